@@ -1,0 +1,295 @@
+package api
+
+import (
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// WorkspaceView is a workspace as operators see it.
+type WorkspaceView struct {
+	WorkspaceID     string     `json:"workspaceId" format:"uuid"`
+	Name            string     `json:"name"`
+	Status          string     `json:"status" enum:"ACTIVE,SUSPENDED"`
+	Shard           string     `json:"shard" doc:"The shard (database) that holds all of the workspace's rows"`
+	ConsoleClientID string     `json:"consoleClientId" doc:"Client id for console calls (app and key management) with a user's sid"`
+	CreatedAt       time.Time  `json:"createdAt"`
+	SuspendedAt     *time.Time `json:"suspendedAt"`
+}
+
+// WorkspaceList is a page of workspaces.
+type WorkspaceList struct {
+	Items      []WorkspaceView `json:"items"`
+	NextCursor *string         `json:"nextCursor" doc:"Opaque; null on the last page"`
+}
+
+// CreateWorkspaceRequest is the body of workspace creation.
+type CreateWorkspaceRequest struct {
+	Name  string `json:"name" example:"Acme Robotics"`
+	Shard string `json:"shard,omitempty" doc:"Shard to place the workspace on; the default shard when omitted"`
+}
+
+// Validate checks the fields before any database work.
+func (r *CreateWorkspaceRequest) Validate() error {
+	r.Name = strings.TrimSpace(r.Name)
+	if n := utf8.RuneCountInString(r.Name); n < 1 || n > 200 {
+		return pmapi.Invalid("name", "name must be 1 to 200 characters")
+	}
+	return nil
+}
+
+// PlaceWorkspaceRequest moves a workspace's directory entry to a shard.
+type PlaceWorkspaceRequest struct {
+	Shard string `json:"shard"`
+}
+
+// Validate checks the fields before any database work.
+func (r *PlaceWorkspaceRequest) Validate() error {
+	if r.Shard == "" {
+		return pmapi.Invalid("shard", "shard is required")
+	}
+	return nil
+}
+
+// UserView is a console user.
+type UserView struct {
+	ID          string    `json:"id" format:"uuid"`
+	WorkspaceID string    `json:"workspaceId" format:"uuid"`
+	Email       string    `json:"email"`
+	Name        string    `json:"name"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// CreateUserRequest is the body of user creation.
+type CreateUserRequest struct {
+	Email string `json:"email" example:"ada@example.com"`
+	Name  string `json:"name" example:"Ada Lovelace"`
+}
+
+// Validate checks the fields before any database work.
+func (r *CreateUserRequest) Validate() error { return authz.ValidateUser(r.Email, r.Name) }
+
+// IssueSessionRequest is the optional body of session issue.
+type IssueSessionRequest struct {
+	TTLSeconds int `json:"ttlSeconds,omitempty" doc:"Lifetime; default 30 days, at most 90 days"`
+}
+
+// Validate checks the fields before any database work.
+func (r *IssueSessionRequest) Validate() error {
+	if r.TTLSeconds < 0 || r.TTLSeconds > 90*24*3600 {
+		return pmapi.Invalid("ttlSeconds", "ttlSeconds must be from 1 to 7776000")
+	}
+	return nil
+}
+
+// SessionIssued carries the sid value; it is shown here once and stored hashed.
+type SessionIssued struct {
+	SID       string    `json:"sid" doc:"Session cookie value; shown only in this response"`
+	SessionID string    `json:"sessionId" format:"uuid"`
+	UserID    string    `json:"userId" format:"uuid"`
+	CreatedAt time.Time `json:"createdAt"`
+	ExpiresAt time.Time `json:"expiresAt"`
+}
+
+func workspaceView(w tenant.Workspace) WorkspaceView {
+	return WorkspaceView{
+		WorkspaceID: w.ID.String(), Name: w.Name, Status: w.Status, Shard: w.Shard,
+		ConsoleClientID: w.ConsoleClientID, CreatedAt: w.CreatedAt, SuspendedAt: w.SuspendedAt,
+	}
+}
+
+func userView(u authz.User) UserView {
+	return UserView{ID: u.ID.String(), WorkspaceID: u.WorkspaceID.String(), Email: u.Email, Name: u.Name, CreatedAt: u.CreatedAt}
+}
+
+func (s *Server) adminOperations() []Operation {
+	const tag = "Operator admin"
+	return []Operation{
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces", ID: "adminCreateWorkspace", Tag: tag, Auth: AuthAdmin,
+			Summary: "Create a workspace and its console client", Body: CreateWorkspaceRequest{}, Result: WorkspaceView{},
+			Status: http.StatusCreated, Handler: s.adminCreateWorkspace},
+		{Method: http.MethodGet, Path: "/admin/v1/workspaces", ID: "adminListWorkspaces", Tag: tag, Auth: AuthAdmin,
+			Summary: "List workspaces, oldest first", Query: ListQuery{}, Result: WorkspaceList{},
+			Status: http.StatusOK, Handler: s.adminListWorkspaces},
+		{Method: http.MethodGet, Path: "/admin/v1/workspaces/{workspaceId}", ID: "adminGetWorkspace", Tag: tag, Auth: AuthAdmin,
+			Summary: "One workspace", Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminGetWorkspace},
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/suspend", ID: "adminSuspendWorkspace", Tag: tag, Auth: AuthAdmin,
+			Summary: "Suspend a workspace: its calls get 403 WORKSPACE_SUSPENDED", Result: WorkspaceView{}, Status: http.StatusOK,
+			Handler: s.adminSetStatus(tenant.StatusSuspended)},
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/resume", ID: "adminResumeWorkspace", Tag: tag, Auth: AuthAdmin,
+			Summary: "Resume a suspended workspace", Result: WorkspaceView{}, Status: http.StatusOK,
+			Handler: s.adminSetStatus(tenant.StatusActive)},
+		{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/shard", ID: "adminPlaceWorkspace", Tag: tag, Auth: AuthAdmin,
+			Summary: "Place a workspace on a shard (refused while it has rows on its current shard)", Body: PlaceWorkspaceRequest{},
+			Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminPlaceWorkspace},
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Tag: tag, Auth: AuthAdmin,
+			Summary: "Create a console user in a workspace", Body: CreateUserRequest{}, Result: UserView{},
+			Status: http.StatusCreated, Handler: s.adminCreateUser},
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions", ID: "adminIssueSession", Tag: tag, Auth: AuthAdmin,
+			Summary: "Issue a console session for a user; returns the sid once", Body: IssueSessionRequest{}, Result: SessionIssued{},
+			Status: http.StatusCreated, Handler: s.adminIssueSession},
+	}
+}
+
+func parseUUIDParam(c *fiber.Ctx, name, what string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Params(name))
+	if err != nil {
+		return uuid.Nil, pmapi.NotFound(what)
+	}
+	return id, nil
+}
+
+func (s *Server) adminCreateWorkspace(c *fiber.Ctx) error {
+	req, err := decodeBody[CreateWorkspaceRequest](c)
+	if err != nil {
+		return err
+	}
+	w, err := s.Directory.Create(c.UserContext(), req.Name, req.Shard)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusCreated, workspaceView(w))
+}
+
+func (s *Server) adminListWorkspaces(c *fiber.Ctx) error {
+	limit, err := queryLimit(c)
+	if err != nil {
+		return err
+	}
+	rawAfter, err := decodeCursor("workspaces", c.Query("cursor"))
+	if err != nil {
+		return err
+	}
+	var after *uuid.UUID
+	if rawAfter != "" {
+		id, err := uuid.Parse(rawAfter)
+		if err != nil {
+			return pmapi.Invalid("cursor", "cursor is not one this list issued")
+		}
+		after = &id
+	}
+	ws, err := s.Directory.List(c.UserContext(), after, limit+1)
+	if err != nil {
+		return err
+	}
+	page := WorkspaceList{Items: []WorkspaceView{}}
+	if len(ws) > limit {
+		ws = ws[:limit]
+		next := encodeCursor("workspaces", ws[limit-1].ID.String())
+		page.NextCursor = &next
+	}
+	for _, w := range ws {
+		page.Items = append(page.Items, workspaceView(w))
+	}
+	return respond(c, http.StatusOK, page)
+}
+
+func (s *Server) adminGetWorkspace(c *fiber.Ctx) error {
+	id, err := parseUUIDParam(c, "workspaceId", "workspace")
+	if err != nil {
+		return err
+	}
+	w, err := s.Directory.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, workspaceView(w))
+}
+
+func (s *Server) adminSetStatus(status string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := parseUUIDParam(c, "workspaceId", "workspace")
+		if err != nil {
+			return err
+		}
+		w, err := s.Directory.SetStatus(c.UserContext(), id, status)
+		if err != nil {
+			return err
+		}
+		return respond(c, http.StatusOK, workspaceView(w))
+	}
+}
+
+func (s *Server) adminPlaceWorkspace(c *fiber.Ctx) error {
+	id, err := parseUUIDParam(c, "workspaceId", "workspace")
+	if err != nil {
+		return err
+	}
+	req, err := decodeBody[PlaceWorkspaceRequest](c)
+	if err != nil {
+		return err
+	}
+	w, err := s.Directory.Place(c.UserContext(), id, req.Shard)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, workspaceView(w))
+}
+
+// activeWorkspace loads the path's workspace and refuses a suspended one.
+func (s *Server) activeWorkspace(c *fiber.Ctx) (tenant.Workspace, *tenant.Shard, error) {
+	id, err := parseUUIDParam(c, "workspaceId", "workspace")
+	if err != nil {
+		return tenant.Workspace{}, nil, err
+	}
+	w, err := s.Directory.Get(c.UserContext(), id)
+	if err != nil {
+		return w, nil, err
+	}
+	if w.Status == tenant.StatusSuspended {
+		return w, nil, pmapi.Errorf(pmapi.CodeWorkspaceSuspended, "this workspace is suspended")
+	}
+	shard, err := s.Directory.ShardOf(w)
+	return w, shard, err
+}
+
+func (s *Server) adminCreateUser(c *fiber.Ctx) error {
+	w, shard, err := s.activeWorkspace(c)
+	if err != nil {
+		return err
+	}
+	req, err := decodeBody[CreateUserRequest](c)
+	if err != nil {
+		return err
+	}
+	u, err := authz.CreateUser(c.UserContext(), shard, w.ID, req.Email, req.Name)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusCreated, userView(u))
+}
+
+func (s *Server) adminIssueSession(c *fiber.Ctx) error {
+	w, shard, err := s.activeWorkspace(c)
+	if err != nil {
+		return err
+	}
+	userID, err := parseUUIDParam(c, "userId", "user")
+	if err != nil {
+		return err
+	}
+	req, err := decodeOptionalBody[IssueSessionRequest](c)
+	if err != nil {
+		return err
+	}
+	ttl := s.SessionTTL
+	if req.TTLSeconds > 0 {
+		ttl = time.Duration(req.TTLSeconds) * time.Second
+	}
+	sid, sess, err := authz.IssueSession(c.UserContext(), shard, w.ID, userID, ttl)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return respond(c, http.StatusCreated, SessionIssued{
+		SID: sid, SessionID: sess.ID.String(), UserID: userID.String(), CreatedAt: sess.CreatedAt, ExpiresAt: sess.ExpiresAt,
+	})
+}

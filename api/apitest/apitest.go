@@ -1,0 +1,272 @@
+// Package apitest drives the real Fiber app against the package's test database
+// and checks every response it receives against the served OpenAPI document with
+// kin-openapi's validator, so a handler cannot drift from the contract unnoticed.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Env is one app over the package's database.
+type Env struct {
+	App        *fiber.App
+	Server     *api.Server
+	Directory  *tenant.Directory
+	AdminToken string
+	Logs       *SafeBuffer
+	router     routers.Router
+}
+
+// SafeBuffer collects log output from concurrent requests.
+type SafeBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *SafeBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// String returns everything logged so far.
+func (b *SafeBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// New builds the app over the test database, as the server's role.
+func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
+	t.Helper()
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig))
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs := &SafeBuffer{}
+	deps := api.Deps{
+		Directory:  tenant.NewDirectory(shards),
+		AdminToken: "pmadm_" + pmapi.RandomBase62(32),
+		Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	}
+	for _, m := range mutate {
+		m(&deps)
+	}
+	app, srv, err := api.New(deps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	router, err := gorillamux.NewRouter(srv.Document())
+	if err != nil {
+		t.Fatalf("router from document: %v", err)
+	}
+	return &Env{App: app, Server: srv, Directory: deps.Directory, AdminToken: deps.AdminToken, Logs: logs, router: router}
+}
+
+// Response is a received answer with its body decoded.
+type Response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	Body   map[string]any
+}
+
+// Data returns body.data as an object.
+func (r *Response) Data() map[string]any {
+	d, _ := r.Body["data"].(map[string]any)
+	return d
+}
+
+// Str returns a string at a dotted path below data, such as "workspace.status".
+func (r *Response) Str(path string) string {
+	v := any(r.Data())
+	for _, k := range strings.Split(path, ".") {
+		m, _ := v.(map[string]any)
+		v = m[k]
+	}
+	s, _ := v.(string)
+	return s
+}
+
+// ErrorCode returns error.code of a failure envelope.
+func (r *Response) ErrorCode() string {
+	e, _ := r.Body["error"].(map[string]any)
+	c, _ := e["code"].(string)
+	return c
+}
+
+// Request describes one call.
+type Request struct {
+	Method  string
+	Path    string
+	Body    any // marshalled as JSON unless it is a string or []byte
+	Header  map[string]string
+	Cookies map[string]string
+}
+
+// Admin returns headers carrying the operator token.
+func (e *Env) Admin() map[string]string {
+	return map[string]string{"Authorization": "Bearer " + e.AdminToken}
+}
+
+// Do sends req through the app and validates the answer against the document.
+func (e *Env) Do(t testing.TB, req Request) *Response {
+	t.Helper()
+	var body io.Reader
+	var raw []byte
+	switch b := req.Body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if raw != nil {
+		body = bytes.NewReader(raw)
+	}
+	hr := httptest.NewRequest(req.Method, req.Path, body)
+	if raw != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range req.Header {
+		hr.Header.Set(k, v)
+	}
+	for k, v := range req.Cookies {
+		hr.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	resp, err := e.App.Test(hr, -1)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
+	}
+	defer resp.Body.Close()
+	out := &Response{Status: resp.StatusCode, Header: resp.Header}
+	out.Raw, _ = io.ReadAll(resp.Body)
+	if len(out.Raw) > 0 && strings.HasPrefix(resp.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
+			t.Fatalf("%s %s: body is not a JSON object: %v\n%s", req.Method, req.Path, err, out.Raw)
+		}
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("%s %s: no X-Request-Id header", req.Method, req.Path)
+	}
+	e.validate(t, hr, raw, out)
+	return out
+}
+
+// validate checks the response against the operation the router finds, or, for a
+// request no operation matches, against the error envelope schema.
+func (e *Env) validate(t testing.TB, hr *http.Request, reqBody []byte, out *Response) {
+	t.Helper()
+	if reqBody != nil {
+		hr.Body = io.NopCloser(bytes.NewReader(reqBody))
+	}
+	route, params, err := e.router.FindRoute(hr)
+	if err != nil {
+		if out.Status < 400 {
+			t.Errorf("%s %s answered %d but the document has no such operation", hr.Method, hr.URL.Path, out.Status)
+			return
+		}
+		e.validateErrorEnvelope(t, hr, out)
+		return
+	}
+	input := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: hr, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status: out.Status,
+		Header: out.Header,
+		Body:   io.NopCloser(bytes.NewReader(out.Raw)),
+		Options: &openapi3filter.Options{
+			IncludeResponseStatus: true,
+			MultiError:            true,
+		},
+	}
+	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
+		t.Errorf("%s %s: response %d does not match the document: %v\n%s", hr.Method, hr.URL.Path, out.Status, err, out.Raw)
+	}
+}
+
+func (e *Env) validateErrorEnvelope(t testing.TB, hr *http.Request, out *Response) {
+	t.Helper()
+	schema := e.Server.Document().Components.Schemas["ErrorEnvelope"]
+	if schema == nil || schema.Value == nil {
+		t.Fatal("document has no ErrorEnvelope schema")
+	}
+	var v any
+	if err := json.Unmarshal(out.Raw, &v); err != nil {
+		t.Errorf("%s %s: error body is not JSON: %s", hr.Method, hr.URL.Path, out.Raw)
+		return
+	}
+	if err := schema.Value.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+		t.Errorf("%s %s: error body does not match ErrorEnvelope: %v\n%s", hr.Method, hr.URL.Path, err, out.Raw)
+	}
+}
+
+// Listen serves the app on a loopback port for tests that need a real socket
+// (fasthttp answers some requests, such as oversized bodies, before any handler).
+func (e *Env) Listen(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = e.App.Listener(ln) }()
+	t.Cleanup(func() { _ = e.App.Shutdown() })
+	return "http://" + ln.Addr().String()
+}
+
+// Send makes a real HTTP request to base and validates the answer like Do.
+func (e *Env) Send(t testing.TB, base string, req Request) *Response {
+	t.Helper()
+	var raw []byte
+	if s, ok := req.Body.(string); ok {
+		raw = []byte(s)
+	}
+	hr, err := http.NewRequest(req.Method, base+req.Path, bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hr.Header.Set("Content-Type", "application/json")
+	for k, v := range req.Header {
+		hr.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(hr)
+	if err != nil {
+		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
+	}
+	defer resp.Body.Close()
+	out := &Response{Status: resp.StatusCode, Header: resp.Header}
+	out.Raw, _ = io.ReadAll(resp.Body)
+	if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
+		t.Fatalf("%s %s: body is not JSON: %s", req.Method, req.Path, out.Raw)
+	}
+	e.validate(t, httptest.NewRequest(req.Method, req.Path, nil), nil, out)
+	return out
+}

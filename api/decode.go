@@ -1,0 +1,154 @@
+package api
+
+import (
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi"
+)
+
+// validator is implemented by request bodies with rules beyond their JSON types.
+type validator interface{ Validate() error }
+
+// decodeBody reads the JSON body into a T strictly: unknown fields, wrong types,
+// trailing data and an empty body are VALIDATION_FAILED naming the field, never a
+// 500. Then T's own Validate runs.
+func decodeBody[T any](c *fiber.Ctx) (T, error) {
+	var v T
+	body := c.Body()
+	if len(bytes.TrimSpace(body)) == 0 {
+		return v, pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
+	}
+	if err := decodeJSON(body, &v); err != nil {
+		return v, err
+	}
+	if val, ok := any(&v).(validator); ok {
+		if err := val.Validate(); err != nil {
+			return v, err
+		}
+	}
+	return v, nil
+}
+
+// decodeOptionalBody is decodeBody for operations whose body may be left out.
+func decodeOptionalBody[T any](c *fiber.Ctx) (T, error) {
+	if len(bytes.TrimSpace(c.Body())) == 0 {
+		var v T
+		if val, ok := any(&v).(validator); ok {
+			return v, val.Validate()
+		}
+		return v, nil
+	}
+	return decodeBody[T](c)
+}
+
+func decodeJSON(body []byte, into any) error {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) == 0 || trimmed[0] != '{' {
+		return pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(into); err != nil {
+		return jsonError(err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return pmapi.Errorf(pmapi.CodeValidation, "request body has data after the JSON object")
+	}
+	return nil
+}
+
+// jsonError explains a decoding failure in terms of the request's fields.
+func jsonError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	var fieldErr *pmapi.Error
+	switch {
+	case errors.As(err, &fieldErr):
+		return fieldErr
+	case errors.As(err, &syntax):
+		return pmapi.Errorf(pmapi.CodeValidation, "malformed JSON at byte %d", syntax.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
+		}
+		return pmapi.Invalid(field, "%s must be %s", field, jsonKind(typ.Type.Kind().String()))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return pmapi.Errorf(pmapi.CodeValidation, "malformed JSON: unexpected end of input")
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field, _ := strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
+		return pmapi.Invalid(field, "unknown field %q", field)
+	}
+	return pmapi.Errorf(pmapi.CodeValidation, "malformed JSON: %v", err)
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "slice", "array":
+		return "an array"
+	case "map", "struct", "ptr":
+		return "an object"
+	}
+	return "a number"
+}
+
+// cursor is the decoded form of the opaque nextCursor: which list it belongs to
+// and the sort key of the last item served.
+type cursor struct {
+	List  string `json:"l"`
+	After string `json:"a"`
+}
+
+func encodeCursor(list, after string) string {
+	b, _ := json.Marshal(cursor{List: list, After: after})
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+// decodeCursor rejects cursors that are malformed or were issued by another list.
+func decodeCursor(list, raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	bad := pmapi.Invalid("cursor", "cursor is not one this list issued")
+	b, err := base64.RawURLEncoding.DecodeString(raw)
+	if err != nil {
+		return "", bad
+	}
+	var cur cursor
+	if err := json.Unmarshal(b, &cur); err != nil || cur.List != list || cur.After == "" {
+		return "", bad
+	}
+	return cur.After, nil
+}
+
+// queryLimit reads `limit`: default 50, 1 to 200.
+func queryLimit(c *fiber.Ctx) (int, error) {
+	raw := c.Query("limit")
+	if raw == "" {
+		return 50, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > 200 {
+		return 0, pmapi.Invalid("limit", "limit must be an integer from 1 to 200")
+	}
+	return n, nil
+}
+
+// ListQuery documents the paging parameters every list shares.
+type ListQuery struct {
+	Limit  int    `query:"limit" doc:"Page size, 1 to 200; default 50"`
+	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
+}

@@ -1,0 +1,105 @@
+package api
+
+import (
+	"fmt"
+	"log/slog"
+	"regexp"
+	"runtime/debug"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi"
+)
+
+// Keys of values that middleware hands to later handlers and to the access log.
+const (
+	localRequestID  = "pmapi.requestId"
+	localErrorCode  = "pmapi.errorCode"
+	localWorkspace  = "pmapi.workspaceId"
+	localClientID   = "pmapi.clientId"
+	headerRequestID = "X-Request-Id"
+)
+
+// saneRequestID accepts a caller's id only when it is short and plain, so it can
+// be logged and echoed without escaping.
+var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,128}$`)
+
+// withRequestID echoes a sane X-Request-Id or makes one, on every response.
+func withRequestID(c *fiber.Ctx) error {
+	id := c.Get(headerRequestID)
+	if !saneRequestID.MatchString(id) {
+		id = "req_" + pmapi.RandomBase62(20)
+	}
+	c.Locals(localRequestID, id)
+	c.Set(headerRequestID, id)
+	return c.Next()
+}
+
+// requestID returns the request's id, making one for responses written before the
+// middleware ran (fasthttp answers an oversized body before any handler).
+func requestID(c *fiber.Ctx) string {
+	if id, ok := c.Locals(localRequestID).(string); ok {
+		return id
+	}
+	id := "req_" + pmapi.RandomBase62(20)
+	c.Locals(localRequestID, id)
+	c.Set(headerRequestID, id)
+	return id
+}
+
+// recoverPanics turns a panic into an INTERNAL error; the stack goes to the log,
+// never into the response.
+func recoverPanics(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				log.Error("panic", "requestId", requestID(c), "route", routeOf(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				err = pmapi.Errorf(pmapi.CodeInternal, "internal error").Wrap(fmt.Errorf("panic: %v", r))
+			}
+		}()
+		return c.Next()
+	}
+}
+
+// accessLog writes one JSON line per request. It never logs headers or bodies, so
+// no credential can reach the log through it.
+func accessLog(log *slog.Logger) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		start := time.Now()
+		err := c.Next()
+		if err != nil {
+			// Let the error handler write the response now so the line below sees
+			// its status; returning nil keeps it from running twice.
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		attrs := []any{
+			"requestId", requestID(c),
+			"method", c.Method(),
+			"route", routeOf(c),
+			"status", c.Response().StatusCode(),
+			"latencyMs", float64(time.Since(start).Microseconds()) / 1000,
+		}
+		if ws, ok := c.Locals(localWorkspace).(string); ok {
+			attrs = append(attrs, "workspaceId", ws)
+		}
+		if cid, ok := c.Locals(localClientID).(string); ok {
+			attrs = append(attrs, "clientId", cid)
+		}
+		if code, ok := c.Locals(localErrorCode).(string); ok {
+			attrs = append(attrs, "code", code)
+		}
+		log.Info("request", attrs...)
+		return nil
+	}
+}
+
+// routeOf is the route template (never the raw path, which carries ids).
+func routeOf(c *fiber.Ctx) string {
+	if r := c.Route(); r != nil && r.Path != "" && r.Path != "/" {
+		return r.Path
+	}
+	return "unmatched"
+}

@@ -1,0 +1,255 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3gen"
+)
+
+// APIVersion is info.version of the document, as the spec fixes it.
+const APIVersion = "0.1.0"
+
+// Security scheme names. The first two are the spec's API-key schemes.
+const (
+	schemeAuthorization = "ApiKeyAuth"
+	schemeClientID      = "ClientId"
+	schemeSession       = "SessionCookie"
+	schemeAdmin         = "AdminToken"
+)
+
+// BuildDocument describes ops as an OpenAPI 3.0 document. Schemas are generated
+// by kin-openapi's openapi3gen from the same Go types the handlers decode and
+// encode; struct tags add what Go types cannot say (enums, docs, examples).
+func BuildDocument(ops []Operation) (*openapi3.T, error) {
+	doc := &openapi3.T{
+		OpenAPI: "3.0.3",
+		Info: &openapi3.Info{
+			Title:   "pmapi — project-management open platform API",
+			Version: APIVersion,
+			Description: "Public API of a multi-tenant project-management product. Success responses are " +
+				"`{\"success\": true, \"data\": ...}`; failures are `{\"success\": false, \"error\": {code, message, details, requestId}}`. " +
+				"Every response carries X-Request-Id.",
+		},
+		Servers: openapi3.Servers{{URL: "/"}},
+		Paths:   openapi3.NewPaths(),
+		Components: &openapi3.Components{
+			Schemas:         openapi3.Schemas{},
+			SecuritySchemes: securitySchemes(),
+			Responses:       openapi3.ResponseBodies{},
+		},
+	}
+	gen := openapi3gen.NewGenerator(
+		openapi3gen.CreateComponentSchemas(openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true}),
+		openapi3gen.SchemaCustomizer(customizeSchema),
+	)
+	schemaOf := func(v any) (*openapi3.SchemaRef, error) {
+		return gen.NewSchemaRefForValue(v, doc.Components.Schemas)
+	}
+	errRef, err := schemaOf(ErrorEnvelope{})
+	if err != nil {
+		return nil, err
+	}
+	doc.Components.Responses["Error"] = &openapi3.ResponseRef{Value: openapi3.NewResponse().
+		WithDescription("Failure; `error.code` is one of the documented codes").
+		WithJSONSchemaRef(errRef)}
+
+	tags := map[string]bool{}
+	for _, op := range ops {
+		o := openapi3.NewOperation()
+		o.OperationID = op.ID
+		o.Summary = op.Summary
+		o.Tags = []string{op.Tag}
+		tags[op.Tag] = true
+		for _, name := range op.pathParams() {
+			o.AddParameter(openapi3.NewPathParameter(name).WithSchema(openapi3.NewStringSchema()))
+		}
+		if op.Query != nil {
+			addQueryParams(o, reflect.TypeOf(op.Query))
+		}
+		o.Security = security(op.Auth)
+		if op.Body != nil {
+			ref, err := schemaOf(op.Body)
+			if err != nil {
+				return nil, fmt.Errorf("%s body: %w", op.ID, err)
+			}
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
+				WithRequired(true).WithJSONSchemaRef(ref)}
+		}
+		desc := http.StatusText(op.Status)
+		resp := openapi3.NewResponse().WithDescription(desc)
+		if op.Result != nil {
+			ref, err := schemaOf(op.Result)
+			if err != nil {
+				return nil, fmt.Errorf("%s result: %w", op.ID, err)
+			}
+			if !op.Raw {
+				ref = envelopeOf(ref)
+			}
+			resp = resp.WithJSONSchemaRef(ref)
+		}
+		o.AddResponse(op.Status, resp)
+		o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		doc.AddOperation(op.Path, op.Method, o)
+	}
+	names := make([]string, 0, len(tags))
+	for t := range tags {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		doc.Tags = append(doc.Tags, &openapi3.Tag{Name: t})
+	}
+	return reload(doc)
+}
+
+// reload round-trips the generated document through kin-openapi's loader, which
+// resolves every $ref, and validates it as OpenAPI 3: a malformed document fails
+// at start-up, not in an integrator's code generator.
+func reload(doc *openapi3.T) (*openapi3.T, error) {
+	raw, err := json.Marshal(doc)
+	if err != nil {
+		return nil, err
+	}
+	loaded, err := openapi3.NewLoader().LoadFromData(raw)
+	if err != nil {
+		return nil, fmt.Errorf("load generated document: %w", err)
+	}
+	if err := loaded.Validate(context.Background()); err != nil {
+		return nil, fmt.Errorf("generated document is not valid OpenAPI: %w", err)
+	}
+	return loaded, nil
+}
+
+func envelopeOf(data *openapi3.SchemaRef) *openapi3.SchemaRef {
+	s := openapi3.NewObjectSchema().
+		WithProperty("success", &openapi3.Schema{Type: &openapi3.Types{"boolean"}, Enum: []any{true}}).
+		WithPropertyRef("data", data)
+	s.Required = []string{"success", "data"}
+	s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(false)}
+	return openapi3.NewSchemaRef("", s)
+}
+
+func securitySchemes() openapi3.SecuritySchemes {
+	return openapi3.SecuritySchemes{
+		schemeAuthorization: &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().
+			WithType("apiKey").WithIn("header").WithName("Authorization").
+			WithDescription("An API key (`pmk_...`) as the bare value, or `Bearer <OAuth access token>`")},
+		schemeClientID: &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().
+			WithType("apiKey").WithIn("header").WithName("X-Client-ID").
+			WithDescription("The app's client id (`pm_cli_...`), or the workspace's console client id")},
+		schemeSession: &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().
+			WithType("apiKey").WithIn("cookie").WithName("sid").
+			WithDescription("A console user's session, sent with X-Client-ID")},
+		schemeAdmin: &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().
+			WithType("http").WithScheme("bearer").
+			WithDescription("The operator token, PMAPI_ADMIN_TOKEN")},
+	}
+}
+
+func security(a Auth) *openapi3.SecurityRequirements {
+	req := openapi3.NewSecurityRequirement()
+	switch a {
+	case AuthAdmin:
+		req.Authenticate(schemeAdmin)
+	case AuthSession:
+		req.Authenticate(schemeClientID).Authenticate(schemeSession)
+	case AuthKey:
+		req.Authenticate(schemeClientID).Authenticate(schemeAuthorization)
+	default:
+		return &openapi3.SecurityRequirements{}
+	}
+	return &openapi3.SecurityRequirements{req}
+}
+
+func addQueryParams(o *openapi3.Operation, t reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if f.Anonymous {
+			addQueryParams(o, f.Type)
+			continue
+		}
+		name := f.Tag.Get("query")
+		if name == "" {
+			continue
+		}
+		var s *openapi3.Schema
+		switch f.Type.Kind() {
+		case reflect.Int:
+			s = openapi3.NewIntegerSchema()
+		case reflect.Bool:
+			s = openapi3.NewBoolSchema()
+		default:
+			s = openapi3.NewStringSchema()
+		}
+		_ = customizeSchema(name, f.Type, f.Tag, s)
+		p := openapi3.NewQueryParameter(name).WithSchema(s)
+		p.Description = f.Tag.Get("doc")
+		p.Required = f.Tag.Get("required") == "true"
+		o.AddParameter(p)
+	}
+}
+
+// customizeSchema applies the struct tags openapi3gen does not read:
+//
+//	doc:"..."      description
+//	enum:"A,B"     allowed values
+//	example:"..."  an example value
+//	format:"..."   string format (date, uri, ...)
+//
+// and, on structs, marks every field without `omitempty` as required and closes
+// the object to unknown properties, so tests that validate responses against the
+// document catch any field that drifts from it.
+func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+	if d := tag.Get("doc"); d != "" {
+		s.Description = d
+	}
+	if e := tag.Get("enum"); e != "" {
+		s.Enum = nil
+		for _, v := range strings.Split(e, ",") {
+			switch v {
+			case "true":
+				s.Enum = append(s.Enum, true)
+			case "false":
+				s.Enum = append(s.Enum, false)
+			default:
+				s.Enum = append(s.Enum, v)
+			}
+		}
+	}
+	if ex := tag.Get("example"); ex != "" {
+		s.Example = ex
+	}
+	if f := tag.Get("format"); f != "" {
+		s.Format = f
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct && s.Properties != nil {
+		s.Required = nil
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "" || name == "-" {
+				continue
+			}
+			if !strings.Contains(opts, "omitempty") {
+				s.Required = append(s.Required, name)
+			}
+		}
+		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(false)}
+	}
+	if t.Kind() == reflect.Map && s.AdditionalProperties.Schema != nil && s.AdditionalProperties.Schema.Value != nil &&
+		s.AdditionalProperties.Schema.Value.Type == nil {
+		// map[string]any: any JSON value.
+		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(true)}
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package api
+
+import (
+	"strings"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// Auth is the credential an operation demands.
+type Auth int
+
+const (
+	// AuthNone: public (health, the OpenAPI document).
+	AuthNone Auth = iota
+	// AuthAdmin: the operator token, `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	AuthAdmin
+	// AuthSession: `X-Client-ID` plus the console session cookie `sid`.
+	AuthSession
+	// AuthKey: `X-Client-ID` plus an API key or OAuth access token in `Authorization`.
+	AuthKey
+)
+
+// Operation declares one route: what the router serves and what the OpenAPI
+// document says about it come from the same value.
+type Operation struct {
+	Method  string
+	Path    string // OpenAPI form: /openapi/v1/apps/{clientId}
+	ID      string // operationId
+	Summary string
+	Tag     string
+	Auth    Auth
+	Scope   string // required scope for AuthKey operations
+	Query   any    // struct whose `query` tags document the query parameters
+	Body    any    // request body type; nil for none
+	Result  any    // type of `data` in the success envelope; nil for a non-JSON answer
+	Status  int    // success status
+	// Raw marks an answer that is not the envelope (the OpenAPI document itself,
+	// health checks); Result then documents the raw body.
+	Raw     bool
+	Handler fiber.Handler
+}
+
+// fiberPath turns {name} segments into Fiber's :name.
+func (o Operation) fiberPath() string {
+	var b strings.Builder
+	for _, seg := range strings.Split(o.Path, "/") {
+		if seg == "" {
+			continue
+		}
+		b.WriteByte('/')
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			b.WriteByte(':')
+			b.WriteString(seg[1 : len(seg)-1])
+		} else {
+			b.WriteString(seg)
+		}
+	}
+	return b.String()
+}
+
+// pathParams lists the {name} segments of the path in order.
+func (o Operation) pathParams() []string {
+	var out []string
+	for _, seg := range strings.Split(o.Path, "/") {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			out = append(out, seg[1:len(seg)-1])
+		}
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package api
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// BodyLimit is the largest request body accepted (413 PAYLOAD_TOO_LARGE above).
+const BodyLimit = 1 << 20
+
+// Deps is what the HTTP layer needs from the rest of the server.
+type Deps struct {
+	Directory *tenant.Directory
+	// AdminToken guards /admin/v1; empty turns the admin API off (404).
+	AdminToken string
+	Log        *slog.Logger
+	// Ready reports whether every shard is reachable and migrated.
+	Ready func(context.Context) error
+	// SessionTTL is the lifetime of sessions the admin API issues by default.
+	SessionTTL time.Duration
+}
+
+// Server holds the dependencies every handler uses.
+type Server struct {
+	Deps
+	doc     *openapi3.T
+	docJSON []byte
+	ops     []Operation
+}
+
+// New builds the Fiber app and its OpenAPI document from one list of operations.
+func New(d Deps) (*fiber.App, *Server, error) {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	if d.SessionTTL == 0 {
+		d.SessionTTL = 30 * 24 * time.Hour
+	}
+	s := &Server{Deps: d}
+	s.ops = s.operations()
+	doc, err := BuildDocument(s.ops)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.docJSON, err = json.Marshal(doc); err != nil {
+		return nil, nil, err
+	}
+	s.doc = doc
+
+	app := fiber.New(fiber.Config{
+		AppName:               "pmapi",
+		BodyLimit:             BodyLimit,
+		ErrorHandler:          errorHandler(d.Log),
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log))
+	for _, op := range s.ops {
+		handlers := append(s.authFor(op), op.Handler)
+		app.Add(op.Method, op.fiberPath(), handlers...)
+	}
+	return app, s, nil
+}
+
+// Document returns the OpenAPI document the app serves.
+func (s *Server) Document() *openapi3.T { return s.doc }
+
+// Operations returns every declared operation.
+func (s *Server) Operations() []Operation { return s.ops }
+
+// operations is the one list of routes; each resource contributes its own.
+func (s *Server) operations() []Operation {
+	var ops []Operation
+	ops = append(ops, s.metaOperations()...)
+	ops = append(ops, s.adminOperations()...)
+	ops = append(ops, s.sessionOperations()...)
+	return ops
+}

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+const adminUsage = `usage: pmapi admin <command>
+
+  workspace create --name NAME [--shard SHARD]
+  workspace list
+  workspace get ID
+  workspace suspend ID
+  workspace resume ID
+  workspace place ID --shard SHARD
+  user create --workspace ID --email EMAIL --name NAME
+  session issue --workspace ID --user USER_ID [--ttl 720h]
+
+Each command is the /admin/v1 operation of the same name, run in-process against
+PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's.
+`
+
+func runAdmin(ctx context.Context, args []string) error {
+	if len(args) < 2 {
+		fmt.Fprint(os.Stderr, adminUsage)
+		return fmt.Errorf("missing admin command")
+	}
+	method, path, body, err := adminRequest(args[0], args[1], args[2:])
+	if err != nil {
+		fmt.Fprint(os.Stderr, adminUsage)
+		return err
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	shards, err := openShards(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer shards.Close()
+	return callAdmin(ctx, tenant.NewDirectory(shards), method, path, body, os.Stdout)
+}
+
+// adminRequest maps a CLI command onto its admin API request.
+func adminRequest(noun, verb string, args []string) (method, path string, body any, err error) {
+	fs := flag.NewFlagSet(noun+" "+verb, flag.ContinueOnError)
+	name := fs.String("name", "", "name")
+	shard := fs.String("shard", "", "shard")
+	workspace := fs.String("workspace", "", "workspace id")
+	email := fs.String("email", "", "email")
+	user := fs.String("user", "", "user id")
+	ttl := fs.Duration("ttl", 0, "session lifetime")
+	// Flags may follow the positional id.
+	var positional []string
+	for len(args) > 0 {
+		if err := fs.Parse(args); err != nil {
+			return "", "", nil, err
+		}
+		args = fs.Args()
+		if len(args) > 0 {
+			positional = append(positional, args[0])
+			args = args[1:]
+		}
+	}
+	id := func() (string, error) {
+		if len(positional) != 1 {
+			return "", fmt.Errorf("%s %s takes one workspace id", noun, verb)
+		}
+		return positional[0], nil
+	}
+	ws := "/admin/v1/workspaces"
+	switch noun + " " + verb {
+	case "workspace create":
+		return "POST", ws, api.CreateWorkspaceRequest{Name: *name, Shard: *shard}, nil
+	case "workspace list":
+		return "GET", ws + "?limit=200", nil, nil
+	case "workspace get", "workspace suspend", "workspace resume", "workspace place":
+		wid, err := id()
+		if err != nil {
+			return "", "", nil, err
+		}
+		switch verb {
+		case "get":
+			return "GET", ws + "/" + wid, nil, nil
+		case "place":
+			return "PUT", ws + "/" + wid + "/shard", api.PlaceWorkspaceRequest{Shard: *shard}, nil
+		}
+		return "POST", ws + "/" + wid + "/" + verb, nil, nil
+	case "user create":
+		return "POST", ws + "/" + *workspace + "/users", api.CreateUserRequest{Email: *email, Name: *name}, nil
+	case "session issue":
+		return "POST", ws + "/" + *workspace + "/users/" + *user + "/sessions",
+			api.IssueSessionRequest{TTLSeconds: int(*ttl / time.Second)}, nil
+	}
+	return "", "", nil, fmt.Errorf("unknown admin command %q", noun+" "+verb)
+}
+
+// callAdmin runs one admin request through the real app with a one-off operator
+// token and prints its data (or its error) as JSON.
+func callAdmin(ctx context.Context, dir *tenant.Directory, method, path string, body any, out io.Writer) error {
+	token := pmapi.RandomBase62(32)
+	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token})
+	if err != nil {
+		return err
+	}
+	var reader io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		reader = bytes.NewReader(b)
+	}
+	req := httptest.NewRequestWithContext(ctx, method, path, reader)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := app.Test(req, -1)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Success bool            `json:"success"`
+		Data    json.RawMessage `json:"data"`
+		Error   json.RawMessage `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &env); err != nil {
+		return fmt.Errorf("unexpected answer %d: %s", resp.StatusCode, strings.TrimSpace(string(raw)))
+	}
+	var pretty bytes.Buffer
+	if !env.Success {
+		_ = json.Indent(&pretty, env.Error, "", "  ")
+		return fmt.Errorf("%d %s", resp.StatusCode, pretty.String())
+	}
+	_ = json.Indent(&pretty, env.Data, "", "  ")
+	fmt.Fprintln(out, pretty.String())
+	return nil
+}

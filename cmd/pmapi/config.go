@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// config is every PMAPI_* setting; README.md documents each in one table.
+type config struct {
+	Addr          string
+	DatabaseURL   string
+	MigrateURL    string
+	Shards        map[string]string
+	MigrateShards map[string]string
+	AdminToken    string
+	TenantSetting tenant.SettingMode
+	LogLevel      slog.Level
+	SessionTTL    time.Duration
+	ShutdownGrace time.Duration
+}
+
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func loadConfig() (config, error) {
+	c := config{
+		Addr:        env("PMAPI_ADDR", ":8080"),
+		DatabaseURL: os.Getenv("PMAPI_DATABASE_URL"),
+		AdminToken:  os.Getenv("PMAPI_ADMIN_TOKEN"),
+	}
+	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)
+	var err error
+	if c.Shards, err = parseShards(os.Getenv("PMAPI_SHARDS")); err != nil {
+		return c, fmt.Errorf("PMAPI_SHARDS: %w", err)
+	}
+	if c.MigrateShards, err = parseShards(os.Getenv("PMAPI_MIGRATE_SHARDS")); err != nil {
+		return c, fmt.Errorf("PMAPI_MIGRATE_SHARDS: %w", err)
+	}
+	if c.TenantSetting, err = tenant.ParseSettingMode(os.Getenv("PMAPI_TENANT_SETTING")); err != nil {
+		return c, err
+	}
+	if c.LogLevel, err = observability.ParseLevel(os.Getenv("PMAPI_LOG_LEVEL")); err != nil {
+		return c, err
+	}
+	if c.SessionTTL, err = time.ParseDuration(env("PMAPI_SESSION_TTL", "720h")); err != nil {
+		return c, fmt.Errorf("PMAPI_SESSION_TTL: %w", err)
+	}
+	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
+		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
+	}
+	return c, nil
+}
+
+// parseShards reads "name=url,name=url". The default shard is PMAPI_DATABASE_URL
+// and is not listed here.
+func parseShards(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, url, ok := strings.Cut(part, "=")
+		if !ok || name == "" || url == "" || name == "default" {
+			return nil, fmt.Errorf("want name=url pairs (not 'default'), got %q", part)
+		}
+		out[name] = url
+	}
+	return out, nil
+}
+
+// openShards connects to the default shard and any others as the server's role.
+func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
+	if c.DatabaseURL == "" {
+		return nil, fmt.Errorf("PMAPI_DATABASE_URL is required (the server role's URL of the default shard)")
+	}
+	urls := map[string]string{"default": c.DatabaseURL}
+	for k, v := range c.Shards {
+		urls[k] = v
+	}
+	var shards []*tenant.Shard
+	for name, url := range urls {
+		pool, err := pgxpool.New(ctx, url)
+		if err != nil {
+			for _, s := range shards {
+				s.Pool.Close()
+			}
+			return nil, fmt.Errorf("shard %s: %w", name, err)
+		}
+		shards = append(shards, tenant.NewShard(name, pool, c.TenantSetting))
+	}
+	return tenant.NewShards("default", shards...)
+}
+
+func newLogger(c config) *slog.Logger { return observability.NewLogger(os.Stdout, c.LogLevel) }

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/migrations"
+)
+
+// runDev is the embedded default: a private PostgreSQL (kept in .pmapi/ unless
+// --ephemeral), migrations, a demo workspace, and API plus workers in one process.
+func runDev(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
+	ephemeral := fs.Bool("ephemeral", false, "throw the data away on exit")
+	dataDir := fs.String("data", ".pmapi", "where persistent dev data lives")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	opts := pgcluster.Options{URL: os.Getenv("PMAPI_DATABASE_URL"), Durable: true, Log: os.Stderr}
+	dbName := "pmapi"
+	if *ephemeral {
+		dbName = "pmapi_dev_" + time.Now().UTC().Format("20060102150405")
+	} else {
+		opts.DataDir = filepath.Join(*dataDir, "pg")
+	}
+	srv, err := pgcluster.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if *ephemeral && srv.Source == "url" {
+			_ = pgcluster.DropDatabase(context.Background(), srv.AdminURL, dbName)
+		}
+		if err := srv.Stop(context.Background()); err != nil {
+			fmt.Fprintln(os.Stderr, "stopping postgres:", err)
+		} else if srv.Source != "url" {
+			fmt.Fprintln(os.Stderr, "postgres stopped")
+		}
+	}()
+	db, err := prepareDevDatabase(ctx, srv.AdminURL, dbName)
+	if err != nil {
+		return err
+	}
+	cfg.DatabaseURL, cfg.MigrateURL, cfg.Shards = db.AppURL, db.OwnerURL, nil
+	if cfg.AdminToken == "" {
+		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
+	}
+	s, err := startServer(ctx, cfg, true, true)
+	if err != nil {
+		return err
+	}
+	demo, err := seedDemo(ctx, s.dir, cfg.SessionTTL)
+	if err != nil {
+		s.stop()
+		return fmt.Errorf("seed: %w", err)
+	}
+	return s.run(ctx, *addr, func(a net.Addr) { printBanner(os.Stdout, a.String(), cfg.AdminToken, demo) })
+}
+
+func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.Database, error) {
+	if err := pgcluster.EnsureRoles(ctx, adminURL); err != nil {
+		return pgcluster.Database{}, err
+	}
+	exists, err := pgcluster.DatabaseExists(ctx, adminURL, name)
+	if err != nil {
+		return pgcluster.Database{}, err
+	}
+	db, err := pgcluster.Describe(adminURL, name)
+	if !exists {
+		db, err = pgcluster.CreateDatabase(ctx, adminURL, name, "")
+	}
+	if err != nil {
+		return db, err
+	}
+	return db, migrations.Up(ctx, db.OwnerURL)
+}
+
+func printBanner(w io.Writer, addr, adminToken string, d demo) {
+	base := "http://" + addr
+	fmt.Fprintf(w, `
+pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
+
+  workspace        %[2]s
+  console client   %[3]s
+  user             %[4]s
+  session (sid)    %[5]s
+  operator token   %[6]s
+
+Paste these:
+
+  curl -s %[1]s/openapi/v1/openapi.json | head -c 400; echo
+  curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/session
+  curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
+
+`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken)
+}

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"text/tabwriter"
+
+	"github.com/pmapi/pmapi/migrations"
+)
+
+func runMigrate(ctx context.Context, args []string) error {
+	if len(args) != 1 || (args[0] != "up" && args[0] != "status") {
+		return fmt.Errorf("usage: pmapi migrate up|status")
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.MigrateURL == "" {
+		return fmt.Errorf("PMAPI_MIGRATE_DATABASE_URL (or PMAPI_DATABASE_URL) is required: the owner role's URL")
+	}
+	targets := map[string]string{"default": cfg.MigrateURL}
+	for k, v := range cfg.MigrateShards {
+		targets[k] = v
+	}
+	names := make([]string, 0, len(targets))
+	for k := range targets {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if args[0] == "up" {
+			if err := migrations.Up(ctx, targets[name]); err != nil {
+				return fmt.Errorf("shard %s: %w", name, err)
+			}
+			fmt.Printf("shard %s: migrated\n", name)
+			continue
+		}
+		lines, err := migrations.Status(ctx, targets[name])
+		if err != nil {
+			return fmt.Errorf("shard %s: %w", name, err)
+		}
+		printStatus(name, lines)
+	}
+	return nil
+}
+
+func printStatus(shard string, lines []migrations.StatusLine) {
+	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "SHARD\tSOURCE\tVERSION\tNAME\tSTATE\n")
+	for _, l := range lines {
+		state := "pending"
+		if l.Applied {
+			state = "applied"
+			if !l.AppliedAt.IsZero() {
+				state += " " + l.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
+			}
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", shard, l.Source, l.Version, l.Name, state)
+	}
+	w.Flush()
+}

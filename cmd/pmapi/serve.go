@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// server is the running process: shards, directory, River clients and, when the
+// API is on, the Fiber app.
+type server struct {
+	cfg    config
+	log    *slog.Logger
+	shards *tenant.Shards
+	dir    *tenant.Directory
+	jobs   *jobs.Clients
+	app    *fiber.App
+}
+
+func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
+	log := newLogger(cfg)
+	shards, err := openShards(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log}); err != nil {
+		shards.Close()
+		return nil, err
+	}
+	if withAPI {
+		s.app, _, err = api.New(api.Deps{
+			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
+		})
+		if err != nil {
+			shards.Close()
+			return nil, err
+		}
+	}
+	// Jobs outlive the start-up context: a signal must lead to a graceful Stop,
+	// not to cancelling running jobs mid-way.
+	if err := s.jobs.Start(context.WithoutCancel(ctx)); err != nil {
+		shards.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// ready is /readyz: every shard answers and carries the newest migration.
+func (s *server) ready(ctx context.Context) error {
+	for _, sh := range s.shards.All() {
+		if err := migrations.CheckCurrent(ctx, sh.Pool); err != nil {
+			return fmt.Errorf("shard %s: %w", sh.Name, err)
+		}
+	}
+	return nil
+}
+
+// run serves HTTP (when on) until ctx ends, then shuts down in order: stop
+// accepting and finish in-flight requests, let running jobs finish, close pools.
+func (s *server) run(ctx context.Context, addr string, onListen func(net.Addr)) error {
+	errc := make(chan error, 1)
+	if s.app != nil {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			s.stop()
+			return err
+		}
+		if onListen != nil {
+			onListen(ln.Addr())
+		}
+		s.log.Info("listening", "addr", ln.Addr().String())
+		go func() { errc <- s.app.Listener(ln) }()
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+	}
+	s.log.Info("shutting down", "grace", s.cfg.ShutdownGrace.String())
+	if s.app != nil {
+		if serr := s.app.ShutdownWithTimeout(s.cfg.ShutdownGrace); serr != nil {
+			err = errors.Join(err, serr)
+		}
+	}
+	s.stop()
+	return err
+}
+
+func (s *server) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
+	defer cancel()
+	if err := s.jobs.Stop(ctx); err != nil {
+		s.log.Error("stopping workers", "error", err.Error())
+	}
+	s.shards.Close()
+}
+
+func runServe(ctx context.Context, args []string, withAPI, withWork bool) error {
+	name := "serve"
+	if !withAPI {
+		name = "work"
+	}
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	addr := fs.String("addr", "", "listen address (default $PMAPI_ADDR or :8080)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if *addr != "" {
+		cfg.Addr = *addr
+	}
+	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	s, err := startServer(startCtx, cfg, withAPI, withWork)
+	if err != nil {
+		return err
+	}
+	return s.run(ctx, cfg.Addr, nil)
+}

@@ -1,0 +1,50 @@
+package pmapi
+
+import (
+	"crypto/rand"
+	"strings"
+)
+
+const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+
+// RandomBase62 returns n characters drawn uniformly from the base62 alphabet with
+// crypto/rand (rejection sampling keeps the draw unbiased).
+func RandomBase62(n int) string {
+	var b strings.Builder
+	b.Grow(n)
+	buf := make([]byte, n+n/2+8)
+	for b.Len() < n {
+		if _, err := rand.Read(buf); err != nil {
+			panic("crypto/rand failed: " + err.Error())
+		}
+		for _, c := range buf {
+			// 248 = 4*62: values above it would favour the first characters.
+			if c < 248 {
+				b.WriteByte(base62[c%62])
+				if b.Len() == n {
+					break
+				}
+			}
+		}
+	}
+	return b.String()
+}
+
+// ClientIDPrefix starts every client id (apps and workspace consoles).
+const ClientIDPrefix = "pm_cli_"
+
+// NewClientID returns a fresh client id: the prefix and 20 base62 characters.
+func NewClientID() string { return ClientIDPrefix + RandomBase62(20) }
+
+// LooksLikeClientID is a cheap syntactic check made before any database work.
+func LooksLikeClientID(s string) bool {
+	if len(s) != len(ClientIDPrefix)+20 || !strings.HasPrefix(s, ClientIDPrefix) {
+		return false
+	}
+	for i := len(ClientIDPrefix); i < len(s); i++ {
+		if strings.IndexByte(base62, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,9 @@
+// Package pgcluster finds or starts the PostgreSQL server that `pmapi dev` and the
+// tests use, and provisions pmapi's two roles and a database on it.
+//
+// The order of preference is fixed so a fresh machine needs no set-up: an explicit
+// PMAPI_DATABASE_URL (a server where pmapi may create roles and databases), then the
+// PostgreSQL server binaries installed on the machine (a private cluster in a
+// directory of its own, on a free loopback port), then a Docker engine (a container
+// through dockertest), and otherwise one error that says what to install.
+package pgcluster

@@ -1,0 +1,144 @@
+package pgcluster
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// The two roles of DESIGN.md section 3. The owner runs migrations and owns every
+// table; the app role is what the server connects as: it owns nothing and has no
+// BYPASSRLS, so row-level security always applies to it.
+const (
+	OwnerRole = "pmapi_owner"
+	AppRole   = "pmapi_app"
+)
+
+// Database is one provisioned database with a URL per role.
+type Database struct {
+	Name     string
+	OwnerURL string
+	AppURL   string
+	AdminURL string
+}
+
+var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
+
+// EnsureRoles creates the two roles when missing. Their passwords are derived from
+// the admin URL, so every process that holds it (parallel test packages, a dev
+// server restarted) computes the same ones without storing them.
+func EnsureRoles(ctx context.Context, adminURL string) error {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return fmt.Errorf("connect as admin: %w", err)
+	}
+	defer conn.Close(ctx)
+	// Serialise role creation across processes provisioning at the same moment.
+	if _, err := conn.Exec(ctx, "select pg_advisory_lock(727274)"); err != nil {
+		return err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(727274)")
+	for _, role := range []string{OwnerRole, AppRole} {
+		var exists bool
+		if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", role).Scan(&exists); err != nil {
+			return err
+		}
+		verb := "ALTER"
+		if !exists {
+			verb = "CREATE"
+		}
+		stmt := fmt.Sprintf("%s ROLE %s LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE PASSWORD %s",
+			verb, pgx.Identifier{role}.Sanitize(), quoteLiteral(rolePassword(adminURL, role)))
+		if _, err := conn.Exec(ctx, stmt); err != nil && !isDuplicate(err) {
+			return fmt.Errorf("%s role %s: %w", verb, role, err)
+		}
+	}
+	return nil
+}
+
+// CreateDatabase makes an empty database owned by the owner role, optionally
+// cloned from a template (tests clone a migrated template instead of migrating).
+func CreateDatabase(ctx context.Context, adminURL, name, template string) (Database, error) {
+	if !dbNameRE.MatchString(name) || (template != "" && !dbNameRE.MatchString(template)) {
+		return Database{}, fmt.Errorf("bad database name %q", name)
+	}
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return Database{}, err
+	}
+	defer conn.Close(ctx)
+	stmt := fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, OwnerRole)
+	if template != "" {
+		stmt += " TEMPLATE " + template
+	}
+	if _, err := conn.Exec(ctx, stmt); err != nil {
+		return Database{}, err
+	}
+	return Describe(adminURL, name)
+}
+
+// DatabaseExists reports whether name exists on the server.
+func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return false, err
+	}
+	defer conn.Close(ctx)
+	var ok bool
+	err = conn.QueryRow(ctx, "select exists(select 1 from pg_database where datname = $1)", name).Scan(&ok)
+	return ok, err
+}
+
+// DropDatabase removes name, ending any sessions still connected to it.
+func DropDatabase(ctx context.Context, adminURL, name string) error {
+	if !dbNameRE.MatchString(name) {
+		return fmt.Errorf("bad database name %q", name)
+	}
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+	return err
+}
+
+// Describe returns the URLs of database name for each role.
+func Describe(adminURL, name string) (Database, error) {
+	u, err := url.Parse(adminURL)
+	if err != nil {
+		return Database{}, err
+	}
+	as := func(role string) string {
+		c := *u
+		c.User = url.UserPassword(role, rolePassword(adminURL, role))
+		c.Path = "/" + name
+		return c.String()
+	}
+	admin := *u
+	admin.Path = "/" + name
+	return Database{Name: name, OwnerURL: as(OwnerRole), AppURL: as(AppRole), AdminURL: admin.String()}, nil
+}
+
+func rolePassword(adminURL, role string) string {
+	mac := hmac.New(sha256.New, []byte(adminURL))
+	mac.Write([]byte("pmapi role password:" + role))
+	return hex.EncodeToString(mac.Sum(nil))
+}
+
+func quoteLiteral(s string) string {
+	return "'" + regexp.MustCompile(`'`).ReplaceAllString(s, "''") + "'"
+}
+
+func isDuplicate(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && (pgErr.Code == "42710" || pgErr.Code == "23505")
+}

@@ -1,0 +1,171 @@
+// Package testdb gives each test package its own PostgreSQL database, cloned from
+// a template that was migrated once per server, so packages run in parallel and
+// start in milliseconds instead of migrating.
+//
+// The server comes from pgcluster: PMAPI_DATABASE_URL when set (`make test` starts
+// one private cluster and sets it for every package), otherwise a private cluster
+// for this package alone.
+package testdb
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/migrations"
+)
+
+var (
+	current pgcluster.Database
+	ready   bool
+
+	poolsMu sync.Mutex
+	appPool *pgxpool.Pool
+	ownPool *pgxpool.Pool
+)
+
+// Run is the whole body of a package's TestMain: os.Exit(testdb.Run(m)).
+func Run(m *testing.M) int {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Log: os.Stderr})
+	if err != nil {
+		cancel()
+		fmt.Fprintln(os.Stderr, "testdb:", err)
+		return 1
+	}
+	db, err := setup(ctx, srv.AdminURL)
+	cancel()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "testdb:", err)
+		_ = srv.Stop(context.Background())
+		return 1
+	}
+	current, ready = db, true
+	code := m.Run()
+
+	poolsMu.Lock()
+	for _, p := range []*pgxpool.Pool{appPool, ownPool} {
+		if p != nil {
+			p.Close()
+		}
+	}
+	poolsMu.Unlock()
+	if err := pgcluster.DropDatabase(context.Background(), srv.AdminURL, db.Name); err != nil {
+		fmt.Fprintln(os.Stderr, "testdb: drop:", err)
+	}
+	if err := srv.Stop(context.Background()); err != nil {
+		fmt.Fprintln(os.Stderr, "testdb: stop:", err)
+	}
+	return code
+}
+
+func setup(ctx context.Context, adminURL string) (pgcluster.Database, error) {
+	if err := pgcluster.EnsureRoles(ctx, adminURL); err != nil {
+		return pgcluster.Database{}, err
+	}
+	template, err := ensureTemplate(ctx, adminURL)
+	if err != nil {
+		return pgcluster.Database{}, err
+	}
+	name := fmt.Sprintf("pmapi_t_%s_%d_%d", packageName(), os.Getpid(), time.Now().UnixNano()%1e6)
+	var db pgcluster.Database
+	// Two packages cloning the same template at the same instant can collide on
+	// its lock; a short retry absorbs that.
+	for attempt := 0; ; attempt++ {
+		db, err = pgcluster.CreateDatabase(ctx, adminURL, name, template)
+		if err == nil || attempt == 20 || !strings.Contains(err.Error(), "being accessed by other users") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return db, err
+}
+
+// ensureTemplate migrates a template database once per schema fingerprint, under a
+// lock shared by every package of the run.
+func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
+	name := "pmapi_tpl_" + migrations.Fingerprint()
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return "", err
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "select pg_advisory_lock(727275)"); err != nil {
+		return "", err
+	}
+	defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(727275)")
+	exists, err := pgcluster.DatabaseExists(ctx, adminURL, name)
+	if err != nil || exists {
+		return name, err
+	}
+	building := name + "_wip"
+	if err := pgcluster.DropDatabase(ctx, adminURL, building); err != nil {
+		return "", err
+	}
+	db, err := pgcluster.CreateDatabase(ctx, adminURL, building, "")
+	if err != nil {
+		return "", err
+	}
+	if err := migrations.Up(ctx, db.OwnerURL); err != nil {
+		return "", fmt.Errorf("migrate template: %w", err)
+	}
+	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
+
+func packageName() string {
+	base := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+	base = nonIdent.ReplaceAllString(strings.ToLower(base), "_")
+	if len(base) > 20 {
+		base = base[:20]
+	}
+	return base
+}
+
+// Database returns this package's database; it fails the test outside Run.
+func Database(tb testing.TB) pgcluster.Database {
+	tb.Helper()
+	if !ready {
+		tb.Fatal("testdb: call testdb.Run from TestMain")
+	}
+	return current
+}
+
+// AppPool connects as the server's role, which row-level security binds.
+func AppPool(tb testing.TB) *pgxpool.Pool {
+	tb.Helper()
+	return pool(tb, &appPool, Database(tb).AppURL)
+}
+
+// OwnerPool connects as the owner role, for schema inspection in tests.
+func OwnerPool(tb testing.TB) *pgxpool.Pool {
+	tb.Helper()
+	return pool(tb, &ownPool, Database(tb).OwnerURL)
+}
+
+func pool(tb testing.TB, slot **pgxpool.Pool, url string) *pgxpool.Pool {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	if *slot == nil {
+		p, err := pgxpool.New(context.Background(), url)
+		if err != nil {
+			tb.Fatalf("testdb: %v", err)
+		}
+		*slot = p
+	}
+	return *slot
+}

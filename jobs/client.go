@@ -1,0 +1,99 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Clients holds one River client per shard: a workspace's jobs live beside its
+// rows, so they commit in the same transaction.
+type Clients struct {
+	byShard map[string]*river.Client[pgx.Tx]
+	working bool
+}
+
+// Options shape the River clients.
+type Options struct {
+	// Work makes the clients fetch and run jobs; false gives insert-only clients
+	// (the API process of a split deployment).
+	Work bool
+	Log  *slog.Logger
+	// Workers is how many jobs one process runs at once per shard.
+	Workers int
+}
+
+// NewClients builds a client per shard with every worker pmapi has.
+func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = 20
+	}
+	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work}
+	for _, shard := range dir.Shards().All() {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &SessionCleanupWorker{Directory: dir, Keep: 7 * 24 * time.Hour})
+		cfg := &river.Config{
+			Schema:  migrations.RiverSchema,
+			Logger:  opts.Log,
+			Workers: workers,
+		}
+		if opts.Work {
+			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
+			shardName := shard.Name
+			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
+				river.PeriodicInterval(6*time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{Shard: shardName}, nil },
+				&river.PeriodicJobOpts{RunOnStart: true},
+			)}
+		}
+		client, err := river.NewClient(riverpgxv5.New(shard.Pool), cfg)
+		if err != nil {
+			return nil, err
+		}
+		cs.byShard[shard.Name] = client
+	}
+	return cs, nil
+}
+
+// For returns the client of shard.
+func (cs *Clients) For(shard string) *river.Client[pgx.Tx] { return cs.byShard[shard] }
+
+// Start begins working jobs on every shard; insert-only clients need no start.
+func (cs *Clients) Start(ctx context.Context) error {
+	if !cs.working {
+		return nil
+	}
+	for _, c := range cs.byShard {
+		if err := c.Start(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stop lets running jobs finish until ctx ends, then cancels what remains.
+func (cs *Clients) Stop(ctx context.Context) error {
+	if !cs.working {
+		return nil
+	}
+	var errs []error
+	for _, c := range cs.byShard {
+		if err := c.Stop(ctx); err != nil {
+			if cerr := c.StopAndCancel(context.Background()); cerr != nil {
+				errs = append(errs, cerr)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}

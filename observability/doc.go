@@ -1,0 +1,3 @@
+// Package observability sets up what operators watch: JSON logs through log/slog
+// (and, as the server grows, Prometheus metrics and health).
+package observability

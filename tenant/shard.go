@@ -1,0 +1,125 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+)
+
+// Shard is one ordinary PostgreSQL database holding whole workspaces.
+type Shard struct {
+	Name string
+	Pool *pgxpool.Pool
+	mode SettingMode
+}
+
+// NewShard wraps a pool connected as the server's role.
+func NewShard(name string, pool *pgxpool.Pool, mode SettingMode) *Shard {
+	return &Shard{Name: name, Pool: pool, mode: mode}
+}
+
+// Read sends the workspace setting and whatever queue adds (with QueuedQuery
+// callbacks reading the results) as one batch: one round trip, one implicit
+// transaction, so the setting covers every query and ends with it.
+func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
+	b := &pgx.Batch{}
+	if s.mode == SetLocal {
+		// SET LOCAL needs a real transaction block; it still travels in one batch.
+		b.Queue("begin")
+		s.mode.queueSetting(b, workspace)
+		queue(b)
+		b.Queue("commit")
+	} else {
+		s.mode.queueSetting(b, workspace)
+		queue(b)
+	}
+	return s.Pool.SendBatch(ctx, b).Close()
+}
+
+// Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one
+// round trip; fn's error (or a panic) rolls everything back, including River jobs
+// fn inserted with InsertTx.
+func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) (err error) {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	s.mode.queueSetting(b, workspace)
+	br := s.Pool.SendBatch(ctx, b)
+	if err := br.Close(); err != nil {
+		if tx := br.Tx(); tx != nil {
+			_ = tx.Rollback(ctx)
+		}
+		return err
+	}
+	tx := br.Tx()
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback(context.WithoutCancel(ctx))
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Shards maps shard names to shards; one is the default, where new workspaces go
+// and where the directory lives.
+type Shards struct {
+	byName  map[string]*Shard
+	Default *Shard
+}
+
+// NewShards builds the map; def must be one of shards.
+func NewShards(def string, shards ...*Shard) (*Shards, error) {
+	m := &Shards{byName: map[string]*Shard{}}
+	for _, s := range shards {
+		if _, dup := m.byName[s.Name]; dup {
+			return nil, fmt.Errorf("shard %q configured twice", s.Name)
+		}
+		m.byName[s.Name] = s
+	}
+	d, ok := m.byName[def]
+	if !ok {
+		return nil, fmt.Errorf("default shard %q is not configured", def)
+	}
+	m.Default = d
+	return m, nil
+}
+
+// ErrUnknownShard means the directory names a shard this process has no pool for.
+var ErrUnknownShard = errors.New("unknown shard")
+
+// Get returns the named shard.
+func (m *Shards) Get(name string) (*Shard, error) {
+	s, ok := m.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q", ErrUnknownShard, name)
+	}
+	return s, nil
+}
+
+// All returns every shard in name order.
+func (m *Shards) All() []*Shard {
+	out := make([]*Shard, 0, len(m.byName))
+	for _, s := range m.byName {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Close closes every shard's pool.
+func (m *Shards) Close() {
+	for _, s := range m.byName {
+		s.Pool.Close()
+	}
+}
