@@ -32,7 +32,7 @@ Each command is the /admin/v1 operation of the same name, run in-process against
 PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's.
 `
 
-func runAdmin(ctx context.Context, args []string) error {
+func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
 	if len(args) < 2 {
 		fmt.Fprint(os.Stderr, adminUsage)
 		return fmt.Errorf("missing admin command")
@@ -51,7 +51,7 @@ func runAdmin(ctx context.Context, args []string) error {
 		return err
 	}
 	defer shards.Close()
-	return callAdmin(ctx, tenant.NewDirectory(shards), method, path, body, os.Stdout)
+	return callAdmin(ctx, tenant.NewDirectory(shards), method, path, body, stdout)
 }
 
 // adminRequest maps a CLI command onto its admin API request.

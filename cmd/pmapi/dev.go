@@ -17,7 +17,7 @@ import (
 
 // runDev is the embedded default: a private PostgreSQL (kept in .pmapi/ unless
 // --ephemeral), migrations, a demo workspace, and API plus workers in one process.
-func runDev(ctx context.Context, args []string) error {
+func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	ephemeral := fs.Bool("ephemeral", false, "throw the data away on exit")
@@ -67,7 +67,7 @@ func runDev(ctx context.Context, args []string) error {
 		s.stop()
 		return fmt.Errorf("seed: %w", err)
 	}
-	return s.run(ctx, *addr, func(a net.Addr) { printBanner(os.Stdout, a.String(), cfg.AdminToken, demo) })
+	return s.run(ctx, *addr, func(a net.Addr) { printBanner(stdout, a.String(), cfg.AdminToken, demo) })
 }
 
 func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.Database, error) {

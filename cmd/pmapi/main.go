@@ -57,7 +57,7 @@ func (e exitCode) Error() string { return fmt.Sprintf("exit status %d", int(e)) 
 func run(ctx context.Context, cmd string, args []string) error {
 	switch cmd {
 	case "dev":
-		return runDev(ctx, args)
+		return runDev(ctx, args, os.Stdout)
 	case "serve":
 		return runServe(ctx, args, true, false)
 	case "work":
@@ -65,7 +65,7 @@ func run(ctx context.Context, cmd string, args []string) error {
 	case "migrate":
 		return runMigrate(ctx, args)
 	case "admin":
-		return runAdmin(ctx, args)
+		return runAdmin(ctx, args, os.Stdout)
 	case "devdb":
 		return runDevDB(ctx, args)
 	case "help", "-h", "--help":

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -88,6 +89,9 @@ func (r runAs) own(path string) error {
 // startLocal runs a private cluster: initdb on first use, then pg_ctl start on a
 // free loopback port with unix sockets off, password authentication on.
 func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) {
+	if opts.Log == nil {
+		opts.Log = io.Discard
+	}
 	who, err := serverIdentity()
 	if err != nil {
 		return nil, err
@@ -99,6 +103,11 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 			return nil, err
 		}
 	} else if base, err = filepath.Abs(base); err != nil {
+		return nil, err
+	}
+	// Parents must be traversable by the server's user; the directory itself is
+	// private to it.
+	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {

@@ -26,8 +26,10 @@ import (
 )
 
 var (
-	current pgcluster.Database
-	ready   bool
+	current  pgcluster.Database
+	ready    bool
+	adminURL string
+	template string
 
 	poolsMu sync.Mutex
 	appPool *pgxpool.Pool
@@ -50,7 +52,7 @@ func Run(m *testing.M) int {
 		_ = srv.Stop(context.Background())
 		return 1
 	}
-	current, ready = db, true
+	current, ready, adminURL = db, true, srv.AdminURL
 	code := m.Run()
 
 	poolsMu.Lock()
@@ -73,12 +75,14 @@ func setup(ctx context.Context, adminURL string) (pgcluster.Database, error) {
 	if err := pgcluster.EnsureRoles(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
-	template, err := ensureTemplate(ctx, adminURL)
-	if err != nil {
+	var err error
+	if template, err = ensureTemplate(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
-	name := fmt.Sprintf("pmapi_t_%s_%d_%d", packageName(), os.Getpid(), time.Now().UnixNano()%1e6)
-	var db pgcluster.Database
+	return clone(ctx, adminURL, fmt.Sprintf("pmapi_t_%s_%d_%d", packageName(), os.Getpid(), time.Now().UnixNano()%1e6))
+}
+
+func clone(ctx context.Context, adminURL, name string) (db pgcluster.Database, err error) {
 	// Two packages cloning the same template at the same instant can collide on
 	// its lock; a short retry absorbs that.
 	for attempt := 0; ; attempt++ {
@@ -134,6 +138,32 @@ func packageName() string {
 		base = base[:20]
 	}
 	return base
+}
+
+// ExtraDatabase clones one more migrated database for the test, dropped when it
+// ends: a second shard, for tests of the shard map.
+func ExtraDatabase(tb testing.TB) pgcluster.Database {
+	tb.Helper()
+	Database(tb)
+	ctx := context.Background()
+	name := fmt.Sprintf("pmapi_x_%s_%d_%d", packageName(), os.Getpid(), time.Now().UnixNano()%1e9)
+	db, err := clone(ctx, adminURL, name)
+	if err != nil {
+		tb.Fatalf("testdb: extra database: %v", err)
+	}
+	tb.Cleanup(func() {
+		if err := pgcluster.DropDatabase(context.Background(), adminURL, name); err != nil {
+			tb.Errorf("testdb: drop %s: %v", name, err)
+		}
+	})
+	return db
+}
+
+// AdminURL is the superuser URL of the server the package's database is on.
+func AdminURL(tb testing.TB) string {
+	tb.Helper()
+	Database(tb)
+	return adminURL
 }
 
 // Database returns this package's database; it fails the test outside Run.

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+)
+
+// TestAdminCLI drives `pmapi admin ...` through its whole set of commands.
+func TestAdminCLI(t *testing.T) {
+	t.Setenv("PMAPI_DATABASE_URL", testdb.Database(t).AppURL)
+	ctx := context.Background()
+	run := func(args ...string) map[string]any {
+		t.Helper()
+		var out bytes.Buffer
+		if err := runAdmin(ctx, args, &out); err != nil {
+			t.Fatalf("admin %s: %v", strings.Join(args, " "), err)
+		}
+		var v map[string]any
+		if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+			t.Fatalf("admin %s printed %q", strings.Join(args, " "), out.String())
+		}
+		return v
+	}
+	ws := run("workspace", "create", "--name", "CLI workspace")
+	id := ws["workspaceId"].(string)
+	if ws["status"] != "ACTIVE" || !strings.HasPrefix(ws["consoleClientId"].(string), "pm_cli_") {
+		t.Fatalf("create: %v", ws)
+	}
+	if got := run("workspace", "suspend", id); got["status"] != "SUSPENDED" {
+		t.Errorf("suspend: %v", got)
+	}
+	if got := run("workspace", "resume", id); got["status"] != "ACTIVE" {
+		t.Errorf("resume: %v", got)
+	}
+	if got := run("workspace", "get", id); got["name"] != "CLI workspace" {
+		t.Errorf("get: %v", got)
+	}
+	if got := run("workspace", "place", id, "--shard", "default"); got["shard"] != "default" {
+		t.Errorf("place: %v", got)
+	}
+	if got := run("workspace", "list"); !strings.Contains(toJSON(got), id) {
+		t.Errorf("list lacks the workspace: %v", got)
+	}
+	user := run("user", "create", "--workspace", id, "--email", "cli@example.com", "--name", "CLI")
+	sess := run("session", "issue", "--workspace", id, "--user", user["id"].(string), "--ttl", "1h")
+	if !strings.HasPrefix(sess["sid"].(string), "pms_") {
+		t.Errorf("session: %v", sess)
+	}
+
+	var out bytes.Buffer
+	err := runAdmin(ctx, []string{"user", "create", "--workspace", id, "--email", "nope", "--name", "X"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "VALIDATION_FAILED") {
+		t.Errorf("bad email: %v", err)
+	}
+	if err := runAdmin(ctx, []string{"workspace", "explode"}, &out); err == nil {
+		t.Error("unknown command accepted")
+	}
+}

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+)
+
+// TestDevServesWhatItPrints runs `pmapi dev --ephemeral` as a new user would and
+// pastes the banner's lines: the document answers 200 and the printed console
+// credentials identify the demo user.
+func TestDevServesWhatItPrints(t *testing.T) {
+	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
+	t.Setenv("PMAPI_ADMIN_TOKEN", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- runDev(ctx, []string{"--ephemeral", "--addr", "127.0.0.1:0"}, pw)
+		pw.Close()
+	}()
+	banner := readBanner(t, pr, done)
+	go io.Copy(io.Discard, pr)
+
+	base := regexp.MustCompile(`serving (http://\S+)`).FindStringSubmatch(banner)
+	client := regexp.MustCompile(`console client\s+(pm_cli_\w+)`).FindStringSubmatch(banner)
+	sid := regexp.MustCompile(`session \(sid\)\s+(pms_\w+)`).FindStringSubmatch(banner)
+	token := regexp.MustCompile(`operator token\s+(pmadm_\w+)`).FindStringSubmatch(banner)
+	if base == nil || client == nil || sid == nil || token == nil {
+		t.Fatalf("banner lacks the address, client id, sid or operator token:\n%s", banner)
+	}
+
+	get := func(path string, header map[string]string) (int, map[string]any) {
+		req, _ := http.NewRequest("GET", base[1]+path, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body
+	}
+	if status, body := get("/openapi/v1/openapi.json", nil); status != 200 || body["openapi"] == nil {
+		t.Errorf("openapi.json: %d", status)
+	}
+	status, body := get("/openapi/v1/session", map[string]string{"X-Client-ID": client[1], "Cookie": "sid=" + sid[1]})
+	if status != 200 || !strings.Contains(toJSON(body), "demo@example.com") {
+		t.Errorf("session with the printed credentials: %d %v", status, body)
+	}
+	if status, _ := get("/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token[1]}); status != 200 {
+		t.Errorf("admin with the printed operator token: %d", status)
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("dev returned %v after cancel", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("dev did not stop within 30s of cancel")
+	}
+}
+
+func readBanner(t *testing.T, r io.Reader, done chan error) string {
+	t.Helper()
+	lines := make(chan string)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var b strings.Builder
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("dev output ended before the banner:\n%s", b.String())
+			}
+			b.WriteString(l + "\n")
+			if strings.Contains(l, "/admin/v1/workspaces") {
+				return b.String()
+			}
+		case err := <-done:
+			t.Fatalf("dev stopped early: %v\n%s", err, b.String())
+		case <-deadline:
+			t.Fatalf("no banner within 60s:\n%s", b.String())
+		}
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
