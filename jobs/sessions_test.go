@@ -1,0 +1,105 @@
+package jobs_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// TestSessionCleanupRunsOnRiverAsServerRole works a cleanup job through a real
+// River client connected as pmapi_app: old expired sessions of every workspace on
+// the shard go, recent ones stay.
+func TestSessionCleanupRunsOnRiverAsServerRole(t *testing.T) {
+	ctx := context.Background()
+	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
+	shards, err := tenant.NewShards("default", shard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := tenant.NewDirectory(shards)
+
+	type seeded struct{ ws, stale, fresh uuid.UUID }
+	var all []seeded
+	for i := 0; i < 2; i++ {
+		w, err := dir.Create(ctx, "cleanup", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := authz.CreateUser(ctx, shard, w.ID, "c@example.com", "C")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s1, err := authz.IssueSession(ctx, shard, w.ID, u.ID, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, s2, err := authz.IssueSession(ctx, shard, w.ID, u.ID, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Backdate the first session: expired eight days ago.
+		err = shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, "update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2", w.ID, s1.ID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, seeded{w.ID, s1.ID, s2.ID})
+	}
+
+	clients, err := jobs.NewClients(dir, jobs.Options{Work: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := clients.For("default")
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	defer cancel()
+	if err := clients.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer clients.Stop(ctx)
+	if _, err := client.Insert(ctx, jobs.SessionCleanupArgs{Shard: "default"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for done := false; !done; {
+		select {
+		case ev := <-events:
+			if ev.Job.Kind != "sessions.cleanup" {
+				continue
+			}
+			if ev.Kind == river.EventKindJobFailed {
+				t.Fatalf("cleanup job failed: %v", ev.Job.Errors)
+			}
+			done = true
+		case <-deadline:
+			t.Fatal("cleanup job did not complete in 20s")
+		}
+	}
+	for _, s := range all {
+		var ids []uuid.UUID
+		err := shard.Read(ctx, s.ws, func(b *pgx.Batch) {
+			b.Queue("select id from sessions where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
+				var err error
+				ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+				return err
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ids) != 1 || ids[0] != s.fresh {
+			t.Errorf("workspace %s keeps sessions %v; want only the fresh %s (stale %s deleted)", s.ws, ids, s.fresh, s.stale)
+		}
+	}
+}
