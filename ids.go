@@ -3,6 +3,9 @@ package pmapi
 import (
 	"crypto/rand"
 	"strings"
+
+	"github.com/google/uuid"
+	"github.com/oklog/ulid/v2"
 )
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
@@ -47,4 +50,35 @@ func LooksLikeClientID(s string) bool {
 		}
 	}
 	return true
+}
+
+// NewID returns a fresh time-ordered id (UUIDv7): rows sort by creation in
+// indexes and keyset pages.
+func NewID() uuid.UUID {
+	id, err := uuid.NewV7()
+	if err != nil {
+		panic("uuid: " + err.Error())
+	}
+	return id
+}
+
+// FormatID renders a stored id for the API: a type prefix such as "prj_" followed
+// by the 128 bits as a 26-character ULID (Crockford base32), which keeps the
+// time order visible and the text short.
+func FormatID(prefix string, id uuid.UUID) string {
+	return prefix + ulid.ULID(id).String()
+}
+
+// ParseID reads an id of the given prefix. Anything else, including an id of
+// another type, is reported as not found: to the caller it names nothing.
+func ParseID(prefix, s, what string) (uuid.UUID, error) {
+	rest, ok := strings.CutPrefix(s, prefix)
+	if !ok || len(rest) != ulid.EncodedSize {
+		return uuid.Nil, NotFound(what)
+	}
+	u, err := ulid.ParseStrict(rest)
+	if err != nil {
+		return uuid.Nil, NotFound(what)
+	}
+	return uuid.UUID(u), nil
 }

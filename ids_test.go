@@ -49,3 +49,29 @@ func TestErrorHelpers(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+func TestFormatAndParseID(t *testing.T) {
+	id := NewID()
+	s := FormatID("key_", id)
+	if len(s) != 4+26 {
+		t.Fatalf("%q has length %d", s, len(s))
+	}
+	back, err := ParseID("key_", s, "key")
+	if err != nil || back != id {
+		t.Fatalf("round trip: %v %v", back, err)
+	}
+	if strings.ToLower(s) != s {
+		if got, err := ParseID("key_", "key_"+strings.ToLower(s[4:]), "key"); err != nil || got != id {
+			t.Errorf("lower-case ULID not accepted: %v", err)
+		}
+	}
+	for _, bad := range []string{"", "key_", "prj_" + s[4:], s + "0", "key_" + strings.Repeat("Z", 26)} {
+		if _, err := ParseID("key_", bad, "key"); ErrorCode(err) != CodeNotFound {
+			t.Errorf("ParseID(%q) = %v, want NOT_FOUND", bad, err)
+		}
+	}
+	later := FormatID("key_", NewID())
+	if later <= s {
+		t.Errorf("ids are not time-ordered: %s then %s", s, later)
+	}
+}

@@ -136,6 +136,7 @@ func (s *Server) adminOperations() []Operation {
 		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions", ID: "adminIssueSession", Tag: tag, Auth: AuthAdmin,
 			Summary: "Issue a console session for a user; returns the sid once", Body: IssueSessionRequest{}, Result: SessionIssued{},
 			Status: http.StatusCreated, Handler: s.adminIssueSession},
+		s.adminRateLimitOperation(),
 	}
 }
 
@@ -292,4 +293,40 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 	return respond(c, http.StatusCreated, SessionIssued{
 		SID: sid, SessionID: sess.ID.String(), UserID: userID.String(), CreatedAt: sess.CreatedAt, ExpiresAt: sess.ExpiresAt,
 	})
+}
+
+// RateLimitRequest sets or clears an app's per-key rate limit.
+type RateLimitRequest struct {
+	PerMinute *int `json:"perMinute" doc:"Requests per minute per credential of the app; null restores the server default"`
+}
+
+func (s *Server) adminRateLimitOperation() Operation {
+	return Operation{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit", ID: "adminSetAppRateLimit",
+		Tag: "Operator admin", Auth: AuthAdmin, Summary: "Override the per-key rate limit of one app",
+		Body: RateLimitRequest{}, Result: AppView{}, Status: http.StatusOK, Handler: s.adminSetRateLimit}
+}
+
+func (s *Server) adminSetRateLimit(c *fiber.Ctx) error {
+	id, err := parseUUIDParam(c, "workspaceId", "workspace")
+	if err != nil {
+		return err
+	}
+	req, err := decodeBody[RateLimitRequest](c)
+	if err != nil {
+		return err
+	}
+	w, err := s.Directory.Get(c.UserContext(), id)
+	if err != nil {
+		return err
+	}
+	shard, err := s.Directory.ShardOf(w)
+	if err != nil {
+		return err
+	}
+	app, err := authz.SetRateLimit(c.UserContext(), shard, w.ID, c.Params("clientId"), req.PerMinute)
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.ClientChanged(app.ClientID))
+	return respond(c, http.StatusOK, appView(app))
 }

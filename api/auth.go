@@ -26,8 +26,47 @@ func (s *Server) authFor(op Operation) []fiber.Handler {
 		return []fiber.Handler{s.requireAdmin}
 	case AuthSession:
 		return []fiber.Handler{s.requireSession}
+	case AuthKey:
+		return []fiber.Handler{s.requireKey, s.limit, s.requireScope(op.Scope)}
 	}
 	return nil
+}
+
+const localPrincipal = "pmapi.principal"
+
+// requireKey authenticates X-Client-ID plus an API key (or OAuth bearer token).
+func (s *Server) requireKey(c *fiber.Ctx) error {
+	clientID := c.Get(headerClientID)
+	p, err := s.Auth.Authenticate(c.UserContext(), clientID, c.Get(fiber.HeaderAuthorization))
+	if s.authOutcome != nil {
+		s.authOutcome(err)
+	}
+	if err != nil {
+		return err
+	}
+	c.Locals(localClientID, clientID)
+	c.Locals(localWorkspace, p.Workspace.ID.String())
+	c.Locals(localPrincipal, p)
+	return c.Next()
+}
+
+// requireScope refuses a principal without the operation's scope; an empty scope
+// means any valid credential will do.
+func (s *Server) requireScope(scope string) fiber.Handler {
+	if scope == "" {
+		return func(c *fiber.Ctx) error { return c.Next() }
+	}
+	want := authz.Scope(scope)
+	return func(c *fiber.Ctx) error {
+		if !principalOf(c).Scopes.Has(want) {
+			return pmapi.Errorf(pmapi.CodeInsufficientScope, "this operation needs the %s scope", scope).With("scope", scope)
+		}
+		return c.Next()
+	}
+}
+
+func principalOf(c *fiber.Ctx) authz.Principal {
+	return c.Locals(localPrincipal).(authz.Principal)
 }
 
 // requireAdmin checks the operator token in constant time. Without a configured

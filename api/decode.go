@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -58,7 +59,13 @@ func decodeJSON(body []byte, into any) error {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(into); err != nil {
-		return jsonError(err)
+		jerr := jsonError(err)
+		if e := pmapi.AsError(jerr); e.Details["field"] == nil {
+			if field := locateBadField(body, into); field != "" {
+				return pmapi.Invalid(field, "%s has the wrong type or format (timestamps are RFC 3339, like 2026-01-31T09:00:00Z)", field)
+			}
+		}
+		return jerr
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return pmapi.Errorf(pmapi.CodeValidation, "request body has data after the JSON object")
@@ -151,4 +158,54 @@ func queryLimit(c *fiber.Ctx) (int, error) {
 type ListQuery struct {
 	Limit  int    `query:"limit" doc:"Page size, 1 to 200; default 50"`
 	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
+}
+
+// bodyHas reports whether the JSON body names field at its top level, to tell
+// "absent" (leave alone) from "null" (clear) in PATCH requests.
+func bodyHas(c *fiber.Ctx, field string) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(c.Body(), &m) != nil {
+		return false
+	}
+	_, ok := m[field]
+	return ok
+}
+
+// locateBadField finds which top-level field of body fails to decode into its Go
+// type, for errors (such as a malformed timestamp) that encoding/json reports
+// without naming the field.
+func locateBadField(body []byte, into any) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		return ""
+	}
+	t := reflect.TypeOf(into)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return ""
+	}
+	var check func(t reflect.Type) string
+	check = func(t reflect.Type) string {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				if name := check(f.Type); name != "" {
+					return name
+				}
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			raw, ok := m[name]
+			if name == "" || !ok {
+				continue
+			}
+			if json.Unmarshal(raw, reflect.New(f.Type).Interface()) != nil {
+				return name
+			}
+		}
+		return ""
+	}
+	return check(t)
 }

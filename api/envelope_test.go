@@ -1,6 +1,12 @@
 package api_test
 
 import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -71,12 +77,32 @@ func TestErrors(t *testing.T) {
 
 func TestBodyOverOneMebibyteIs413(t *testing.T) {
 	env := apitest.New(t)
-	big := `{"name":"` + strings.Repeat("a", 1<<20) + `"}`
 	base := env.Listen(t)
-	resp := env.Send(t, base, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: big})
-	if resp.Status != 413 || resp.ErrorCode() != "PAYLOAD_TOO_LARGE" {
-		t.Fatalf("got %d %s, want 413 PAYLOAD_TOO_LARGE", resp.Status, resp.ErrorCode())
+	// The server answers from the Content-Length header, before reading the
+	// body, so the request is written raw: a client still sending a megabyte
+	// would see its connection reset instead of the answer.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
 	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"name\":\"",
+		env.AdminToken, 1<<20+100)
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var body map[string]any
+	if err := json.Unmarshal(raw, &body); err != nil {
+		t.Fatalf("413 body is not JSON: %s", raw)
+	}
+	code, _ := body["error"].(map[string]any)["code"].(string)
+	if resp.StatusCode != 413 || code != "PAYLOAD_TOO_LARGE" || resp.Header.Get("X-Request-Id") == "" {
+		t.Fatalf("got %d %s (request id %q), want 413 PAYLOAD_TOO_LARGE with a request id", resp.StatusCode, raw, resp.Header.Get("X-Request-Id"))
+	}
+	env.ValidateError(t, raw)
 }
 
 func TestPanicBecomes500WithoutInternals(t *testing.T) {

@@ -74,6 +74,13 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 			addQueryParams(o, reflect.TypeOf(op.Query))
 		}
 		o.Security = security(op.Auth)
+		if op.Idempotent {
+			p := openapi3.NewHeaderParameter(headerIdempotencyKey).WithSchema(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(255))
+			p.Description = "Makes the create safe to retry for 24 hours: the same key with the same body replays the first " +
+				"response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the " +
+				"first request still runs is 409 CONFLICT"
+			o.AddParameter(p)
+		}
 		if op.Body != nil {
 			ref, err := schemaOf(op.Body)
 			if err != nil {
@@ -93,6 +100,9 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 				ref = envelopeOf(ref)
 			}
 			resp = resp.WithJSONSchemaRef(ref)
+		}
+		if op.Auth == AuthKey {
+			resp.Headers = rateLimitHeaders()
 		}
 		o.AddResponse(op.Status, resp)
 		o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
@@ -224,7 +234,7 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 		}
 	}
 	if ex := tag.Get("example"); ex != "" {
-		s.Example = ex
+		s.Example = exampleFor(s, ex)
 	}
 	if f := tag.Get("format"); f != "" {
 		s.Format = f
@@ -252,4 +262,38 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(true)}
 	}
 	return nil
+}
+
+// rateLimitHeaders documents what every key-authenticated answer carries.
+func rateLimitHeaders() openapi3.Headers {
+	h := func(desc string, schema *openapi3.Schema) *openapi3.HeaderRef {
+		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc, Schema: openapi3.NewSchemaRef("", schema)}}}
+	}
+	return openapi3.Headers{
+		"X-RateLimit-Limit":     h("Requests allowed per minute for this credential", openapi3.NewIntegerSchema()),
+		"X-RateLimit-Remaining": h("Requests left now", openapi3.NewIntegerSchema()),
+		"X-RateLimit-Reset":     h("Unix time at which the allowance is full again", openapi3.NewIntegerSchema()),
+		"RateLimit-Policy":      h(`IETF draft: "default";q=<limit>;w=60`, openapi3.NewStringSchema()),
+		"RateLimit":             h(`IETF draft: "default";r=<remaining>;t=<seconds to full>`, openapi3.NewStringSchema()),
+	}
+}
+
+// exampleFor reads an example tag: JSON for non-string schemas, the text itself
+// for strings. An example that does not fit the schema is dropped (slice element
+// schemas inherit their field's tag).
+func exampleFor(s *openapi3.Schema, ex string) any {
+	if s.Type == nil || s.Type.Is("string") {
+		if strings.HasPrefix(ex, "[") {
+			return nil
+		}
+		return ex
+	}
+	var v any
+	if json.Unmarshal([]byte(ex), &v) != nil {
+		return nil
+	}
+	if s.VisitJSON(v) != nil {
+		return nil
+	}
+	return v
 }

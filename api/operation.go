@@ -36,8 +36,10 @@ type Operation struct {
 	Status  int    // success status
 	// Raw marks an answer that is not the envelope (the OpenAPI document itself,
 	// health checks); Result then documents the raw body.
-	Raw     bool
-	Handler fiber.Handler
+	Raw bool
+	// Idempotent operations honour the Idempotency-Key header (POST creates).
+	Idempotent bool
+	Handler    fiber.Handler
 }
 
 // fiberPath turns {name} segments into Fiber's :name.

@@ -9,6 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -25,14 +26,20 @@ type Deps struct {
 	Ready func(context.Context) error
 	// SessionTTL is the lifetime of sessions the admin API issues by default.
 	SessionTTL time.Duration
+	// Auth verifies API keys and bearer tokens of resource calls.
+	Auth *authz.Authenticator
+	// RateLimitPerMinute is the default per-credential limit (apps may override).
+	RateLimitPerMinute int
 }
 
 // Server holds the dependencies every handler uses.
 type Server struct {
 	Deps
-	doc     *openapi3.T
-	docJSON []byte
-	ops     []Operation
+	doc         *openapi3.T
+	docJSON     []byte
+	ops         []Operation
+	limiter     *rateLimiter
+	authOutcome func(error)
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -43,7 +50,13 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	if d.SessionTTL == 0 {
 		d.SessionTTL = 30 * 24 * time.Hour
 	}
-	s := &Server{Deps: d}
+	if d.RateLimitPerMinute <= 0 {
+		d.RateLimitPerMinute = 600
+	}
+	if d.Auth == nil && d.Directory != nil {
+		d.Auth = authz.NewAuthenticator(d.Directory)
+	}
+	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.ops = s.operations()
 	doc, err := BuildDocument(s.ops)
 	if err != nil {
@@ -65,7 +78,11 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	})
 	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log))
 	for _, op := range s.ops {
-		handlers := append(s.authFor(op), op.Handler)
+		handlers := s.authFor(op)
+		if op.Idempotent {
+			handlers = append(handlers, s.idempotent)
+		}
+		handlers = append(handlers, op.Handler)
 		app.Add(op.Method, op.fiberPath(), handlers...)
 	}
 	return app, s, nil
@@ -83,5 +100,8 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.metaOperations()...)
 	ops = append(ops, s.adminOperations()...)
 	ops = append(ops, s.sessionOperations()...)
+	ops = append(ops, s.appOperations()...)
+	ops = append(ops, s.keyOperations()...)
+	ops = append(ops, s.meOperations()...)
 	return ops
 }

@@ -42,7 +42,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &SessionCleanupWorker{Directory: dir, Keep: 7 * 24 * time.Hour})
+		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
 		cfg := &river.Config{
 			Schema:  migrations.RiverSchema,
 			Logger:  opts.Log,
@@ -53,7 +53,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 			shardName := shard.Name
 			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
 				river.PeriodicInterval(6*time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return SessionCleanupArgs{Shard: shardName}, nil },
+				func() (river.JobArgs, *river.InsertOpts) { return MaintenanceArgs{Shard: shardName}, nil },
 				&river.PeriodicJobOpts{RunOnStart: true},
 			)}
 		}

@@ -148,9 +148,18 @@ func (d *Directory) SetStatus(ctx context.Context, id uuid.UUID, status string) 
 	if status != StatusActive && status != StatusSuspended {
 		return Workspace{}, pmapi.Invalid("status", "status must be ACTIVE or SUSPENDED")
 	}
-	return scanWorkspace(d.pool.QueryRow(ctx, `update workspaces set status = $2,
-		suspended_at = case when $2 = 'SUSPENDED' then coalesce(suspended_at, now()) end
-		where id = $1 returning `+workspaceColumns, id, status))
+	var w Workspace
+	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		var err error
+		w, err = scanWorkspace(tx.QueryRow(ctx, `update workspaces set status = $2,
+			suspended_at = case when $2 = 'SUSPENDED' then coalesce(suspended_at, now()) end
+			where id = $1 returning `+workspaceColumns, id, status))
+		if err != nil {
+			return err
+		}
+		return Invalidate(ctx, tx, WorkspaceChanged(id))
+	})
+	return w, err
 }
 
 // Place moves a workspace's directory entry to another shard. Rows are not copied
@@ -203,4 +212,22 @@ func (d *Directory) WorkspacesOn(ctx context.Context, shard string) ([]uuid.UUID
 		return nil, err
 	}
 	return pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+}
+
+// RegisterClient records an app's client id for workspace ws. The app row itself
+// lives on the workspace's shard; this entry is what lets a request find it.
+func (d *Directory) RegisterClient(ctx context.Context, clientID string, ws uuid.UUID) error {
+	_, err := d.pool.Exec(ctx, `insert into client_directory (client_id, workspace_id, kind) values ($1, $2, 'APP')`, clientID, ws)
+	return err
+}
+
+// UnregisterClient forgets an app's client id; it also tells every instance to
+// drop what it cached for that client.
+func (d *Directory) UnregisterClient(ctx context.Context, clientID string) error {
+	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `delete from client_directory where client_id = $1 and kind = 'APP'`, clientID); err != nil {
+			return err
+		}
+		return Invalidate(ctx, tx, ClientChanged(clientID))
+	})
 }

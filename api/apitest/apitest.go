@@ -24,6 +24,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -33,6 +34,7 @@ type Env struct {
 	App        *fiber.App
 	Server     *api.Server
 	Directory  *tenant.Directory
+	Auth       *authz.Authenticator
 	AdminToken string
 	Logs       *SafeBuffer
 	router     routers.Router
@@ -65,8 +67,17 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 		t.Fatal(err)
 	}
 	logs := &SafeBuffer{}
+	dir := tenant.NewDirectory(shards)
+	auth := authz.NewAuthenticator(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	ready := make(chan struct{})
+	stopped := make(chan struct{})
+	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
+	t.Cleanup(func() { cancel(); <-stopped })
+	<-ready
 	deps := api.Deps{
-		Directory:  tenant.NewDirectory(shards),
+		Auth:       auth,
+		Directory:  dir,
 		AdminToken: "pmadm_" + pmapi.RandomBase62(32),
 		Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 	}
@@ -81,7 +92,7 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	if err != nil {
 		t.Fatalf("router from document: %v", err)
 	}
-	return &Env{App: app, Server: srv, Directory: deps.Directory, AdminToken: deps.AdminToken, Logs: logs, router: router}
+	return &Env{App: app, Server: srv, Directory: deps.Directory, Auth: deps.Auth, AdminToken: deps.AdminToken, Logs: logs, router: router}
 }
 
 // Response is a received answer with its body decoded.
@@ -242,31 +253,8 @@ func (e *Env) Listen(t testing.TB) string {
 	return "http://" + ln.Addr().String()
 }
 
-// Send makes a real HTTP request to base and validates the answer like Do.
-func (e *Env) Send(t testing.TB, base string, req Request) *Response {
+// ValidateError checks raw against the document's error envelope schema.
+func (e *Env) ValidateError(t testing.TB, raw []byte) {
 	t.Helper()
-	var raw []byte
-	if s, ok := req.Body.(string); ok {
-		raw = []byte(s)
-	}
-	hr, err := http.NewRequest(req.Method, base+req.Path, bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	hr.Header.Set("Content-Type", "application/json")
-	for k, v := range req.Header {
-		hr.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(hr)
-	if err != nil {
-		t.Fatalf("%s %s: %v", req.Method, req.Path, err)
-	}
-	defer resp.Body.Close()
-	out := &Response{Status: resp.StatusCode, Header: resp.Header}
-	out.Raw, _ = io.ReadAll(resp.Body)
-	if err := json.Unmarshal(out.Raw, &out.Body); err != nil {
-		t.Fatalf("%s %s: body is not JSON: %s", req.Method, req.Path, out.Raw)
-	}
-	e.validate(t, httptest.NewRequest(req.Method, req.Path, nil), nil, out)
-	return out
+	e.validateErrorEnvelope(t, httptest.NewRequest("GET", "/", nil), &Response{Raw: raw})
 }

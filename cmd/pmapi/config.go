@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,16 +17,17 @@ import (
 
 // config is every PMAPI_* setting; README.md documents each in one table.
 type config struct {
-	Addr          string
-	DatabaseURL   string
-	MigrateURL    string
-	Shards        map[string]string
-	MigrateShards map[string]string
-	AdminToken    string
-	TenantSetting tenant.SettingMode
-	LogLevel      slog.Level
-	SessionTTL    time.Duration
-	ShutdownGrace time.Duration
+	Addr               string
+	DatabaseURL        string
+	MigrateURL         string
+	Shards             map[string]string
+	MigrateShards      map[string]string
+	AdminToken         string
+	TenantSetting      tenant.SettingMode
+	LogLevel           slog.Level
+	SessionTTL         time.Duration
+	ShutdownGrace      time.Duration
+	RateLimitPerMinute int
 }
 
 func env(name, def string) string {
@@ -60,6 +62,9 @@ func loadConfig() (config, error) {
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
+	}
+	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil || c.RateLimitPerMinute < 1 {
+		return c, fmt.Errorf("PMAPI_RATE_LIMIT_PER_MINUTE must be a positive integer")
 	}
 	return c, nil
 }

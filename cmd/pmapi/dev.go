@@ -98,12 +98,15 @@ pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
   user             %[4]s
   session (sid)    %[5]s
   operator token   %[6]s
+  app client id    %[7]s
+  API key          %[8]s   (every scope; a new one each start)
 
 Paste these:
 
   curl -s %[1]s/openapi/v1/openapi.json | head -c 400; echo
-  curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/session
+  curl -s -H 'X-Client-ID: %[7]s' -H 'Authorization: %[8]s' %[1]s/openapi/v1/me
+  curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/apps
   curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
 
-`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken)
+`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey)
 }

@@ -62,6 +62,15 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if status, _ := get("/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token[1]}); status != 200 {
 		t.Errorf("admin with the printed operator token: %d", status)
 	}
+	appID := regexp.MustCompile(`app client id\s+(pm_cli_\w+)`).FindStringSubmatch(banner)
+	apiKey := regexp.MustCompile(`API key\s+(pmk_\w+)`).FindStringSubmatch(banner)
+	if appID == nil || apiKey == nil {
+		t.Fatalf("banner lacks the app client id or API key:\n%s", banner)
+	}
+	status, body = get("/openapi/v1/me", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	if status != 200 || len(body["data"].(map[string]any)["scopes"].([]any)) != 14 {
+		t.Errorf("the printed API key: %d %v", status, body)
+	}
 
 	cancel()
 	select {

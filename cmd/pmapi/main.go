@@ -68,6 +68,8 @@ func run(ctx context.Context, cmd string, args []string) error {
 		return runAdmin(ctx, args, os.Stdout)
 	case "devdb":
 		return runDevDB(ctx, args)
+	case "key-check":
+		return runKeyCheck(args, os.Stdout)
 	case "help", "-h", "--help":
 		fmt.Print(usage)
 		return nil

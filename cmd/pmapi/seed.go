@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -19,6 +21,8 @@ type demo struct {
 	ConsoleClientID string
 	Email           string
 	SID             string
+	AppClientID     string
+	APIKey          string
 }
 
 // seedDemo creates the demo workspace and its user once (a persistent dev
@@ -44,7 +48,50 @@ func seedDemo(ctx context.Context, dir *tenant.Directory, ttl time.Duration) (de
 	if err != nil {
 		return demo{}, err
 	}
-	return demo{WorkspaceID: ws.ID.String(), ConsoleClientID: ws.ConsoleClientID, Email: demoEmail, SID: sid}, nil
+	app, key, err := seedAppKey(ctx, dir, shard, ws, user.ID)
+	if err != nil {
+		return demo{}, err
+	}
+	return demo{WorkspaceID: ws.ID.String(), ConsoleClientID: ws.ConsoleClientID, Email: demoEmail, SID: sid,
+		AppClientID: app, APIKey: key}, nil
+}
+
+const demoAppName = "Demo app"
+
+// seedAppKey keeps one demo app with every scope and gives it a fresh key on each
+// start (a key's value cannot be shown twice); the previous dev keys are revoked,
+// and stay listed as revoked like any other.
+func seedAppKey(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws tenant.Workspace, user uuid.UUID) (string, string, error) {
+	apps, err := authz.ListApps(ctx, shard, ws.ID, "", 200)
+	if err != nil {
+		return "", "", err
+	}
+	var app *authz.App
+	for i := range apps {
+		if apps[i].Name == demoAppName {
+			app = &apps[i]
+		}
+	}
+	if app == nil {
+		created, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: demoAppName, Scopes: authz.AllScopes, CreatedBy: user})
+		if err != nil {
+			return "", "", err
+		}
+		app = &created
+	}
+	keys, err := authz.ListKeys(ctx, shard, ws.ID, app.ClientID, uuid.Nil, 200)
+	if err != nil {
+		return "", "", err
+	}
+	for _, k := range keys {
+		if k.RevokedAt == nil && k.Name == "dev" {
+			if _, err := authz.RevokeKey(ctx, shard, ws.ID, app.ClientID, k.ID); err != nil {
+				return "", "", err
+			}
+		}
+	}
+	_, value, err := authz.CreateKey(ctx, shard, ws.ID, app.ClientID, authz.NewKey{Name: "dev", Scopes: authz.AllScopes})
+	return app.ClientID, value, err
 }
 
 func findWorkspace(ctx context.Context, dir *tenant.Directory, name string) (tenant.Workspace, error) {

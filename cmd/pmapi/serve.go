@@ -12,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/tenant"
@@ -26,6 +27,9 @@ type server struct {
 	dir    *tenant.Directory
 	jobs   *jobs.Clients
 	app    *fiber.App
+	auth   *authz.Authenticator
+	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
+	stopAuth func()
 }
 
 func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
@@ -40,12 +44,25 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		return nil, err
 	}
 	if withAPI {
+		s.auth = authz.NewAuthenticator(s.dir)
 		s.app, _, err = api.New(api.Deps{
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
+			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute,
 		})
 		if err != nil {
 			shards.Close()
 			return nil, err
+		}
+		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		ready, done := make(chan struct{}), make(chan struct{})
+		go func() { s.auth.Run(authCtx, func() { close(ready) }); close(done) }()
+		s.stopAuth = func() { cancel(); <-done }
+		select {
+		case <-ready:
+		case <-ctx.Done():
+			s.stopAuth()
+			shards.Close()
+			return nil, fmt.Errorf("listening for credential invalidations: %w", ctx.Err())
 		}
 	}
 	// Jobs outlive the start-up context: a signal must lead to a graceful Stop,
@@ -101,6 +118,9 @@ func (s *server) run(ctx context.Context, addr string, onListen func(net.Addr)) 
 func (s *server) stop() {
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ShutdownGrace)
 	defer cancel()
+	if s.stopAuth != nil {
+		s.stopAuth()
+	}
 	if err := s.jobs.Stop(ctx); err != nil {
 		s.log.Error("stopping workers", "error", err.Error())
 	}

@@ -15,10 +15,10 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// TestSessionCleanupRunsOnRiverAsServerRole works a cleanup job through a real
+// TestMaintenanceRunsOnRiverAsServerRole works a cleanup job through a real
 // River client connected as pmapi_app: old expired sessions of every workspace on
 // the shard go, recent ones stay.
-func TestSessionCleanupRunsOnRiverAsServerRole(t *testing.T) {
+func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	ctx := context.Background()
 	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
 	shards, err := tenant.NewShards("default", shard)
@@ -46,9 +46,14 @@ func TestSessionCleanupRunsOnRiverAsServerRole(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		// Backdate the first session: expired eight days ago.
+		// Backdate the first session (expired eight days ago) and add an
+		// Idempotency-Key record past its window beside a fresh one.
 		err = shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, "update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2", w.ID, s1.ID)
+			if _, err := tx.Exec(ctx, "update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2", w.ID, s1.ID); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash, created_at)
+				values ($1, $2, 'old', '\x00', now() - interval '25 hours'), ($1, $2, 'fresh', '\x00', now())`, w.ID, w.ConsoleClientID)
 			return err
 		})
 		if err != nil {
@@ -68,14 +73,14 @@ func TestSessionCleanupRunsOnRiverAsServerRole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer clients.Stop(ctx)
-	if _, err := client.Insert(ctx, jobs.SessionCleanupArgs{Shard: "default"}, nil); err != nil {
+	if _, err := client.Insert(ctx, jobs.MaintenanceArgs{Shard: "default"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(20 * time.Second)
 	for done := false; !done; {
 		select {
 		case ev := <-events:
-			if ev.Job.Kind != "sessions.cleanup" {
+			if ev.Job.Kind != "maintenance.sweep" {
 				continue
 			}
 			if ev.Kind == river.EventKindJobFailed {
@@ -100,6 +105,20 @@ func TestSessionCleanupRunsOnRiverAsServerRole(t *testing.T) {
 		}
 		if len(ids) != 1 || ids[0] != s.fresh {
 			t.Errorf("workspace %s keeps sessions %v; want only the fresh %s (stale %s deleted)", s.ws, ids, s.fresh, s.stale)
+		}
+		var keys []string
+		err = shard.Read(ctx, s.ws, func(b *pgx.Batch) {
+			b.Queue("select key from idempotency_keys where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
+				var err error
+				keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) != 1 || keys[0] != "fresh" {
+			t.Errorf("workspace %s keeps idempotency keys %v; want only the fresh one", s.ws, keys)
 		}
 	}
 }

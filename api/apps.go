@@ -1,0 +1,257 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// AppView is an app as its workspace's console sees it; the secret never appears.
+type AppView struct {
+	ClientID           string     `json:"clientId" doc:"Public; never changes" example:"pm_cli_4Yq0cJ2bW8rT1mN6pK3s"`
+	Name               string     `json:"name"`
+	Description        *string    `json:"description"`
+	Scopes             []string   `json:"scopes" doc:"The most a key of this app may be granted"`
+	Status             string     `json:"status" enum:"ACTIVE,DISABLED"`
+	SecretPrefix       string     `json:"secretPrefix" doc:"First 12 characters of the secret, to recognise it"`
+	RateLimitPerMinute *int       `json:"rateLimitPerMinute" doc:"Operator override of the per-key rate limit; null for the default"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
+	DisabledAt         *time.Time `json:"disabledAt"`
+}
+
+// AppCreated is AppView plus the secret, returned by creation only.
+type AppCreated struct {
+	AppView
+	Secret string `json:"secret" doc:"Shown only in this response; stored hashed"`
+}
+
+// AppList is a page of apps.
+type AppList struct {
+	Items      []AppView `json:"items"`
+	NextCursor *string   `json:"nextCursor"`
+}
+
+// CreateAppRequest is the body of app creation.
+type CreateAppRequest struct {
+	WorkspaceID string   `json:"workspaceId" doc:"Must be the signed-in user's workspace"`
+	Name        string   `json:"name" example:"Jira sync"`
+	Description *string  `json:"description,omitempty"`
+	Scopes      []string `json:"scopes" example:"[\"projects:read\",\"tasks:write\"]"`
+}
+
+// UpdateAppRequest changes an app; absent fields stay, `description: null` clears.
+type UpdateAppRequest struct {
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Status      *string `json:"status,omitempty" enum:"ACTIVE,DISABLED" doc:"DISABLED stops every credential of the app with 403 APP_DISABLED; ACTIVE re-enables"`
+}
+
+// ScopesRequest replaces an app's declared scopes.
+type ScopesRequest struct {
+	Scopes []string `json:"scopes"`
+}
+
+// AppDeleted says whether the app was removed or, still having active keys,
+// webhooks or OAuth grants, disabled.
+type AppDeleted struct {
+	ClientID string `json:"clientId"`
+	Deleted  bool   `json:"deleted" doc:"true: removed (404 afterwards); false: disabled instead"`
+	Status   string `json:"status" enum:"DELETED,DISABLED"`
+}
+
+// AppSecretRotated carries an app's new secret, shown once.
+type AppSecretRotated struct {
+	ClientID     string `json:"clientId"`
+	Secret       string `json:"secret" doc:"Shown only in this response; the old secret stops at once"`
+	SecretPrefix string `json:"secretPrefix"`
+}
+
+func appView(a authz.App) AppView {
+	return AppView{
+		ClientID: a.ClientID, Name: a.Name, Description: a.Description, Scopes: a.Scopes.Names(), Status: a.Status,
+		SecretPrefix: a.SecretPrefix, RateLimitPerMinute: a.RateLimitPerMinute,
+		CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, DisabledAt: a.DisabledAt,
+	}
+}
+
+func (s *Server) appOperations() []Operation {
+	const tag = "Apps"
+	return []Operation{
+		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Tag: tag, Auth: AuthSession, Idempotent: true,
+			Summary: "Register an app; returns its secret once", Body: CreateAppRequest{}, Result: AppCreated{},
+			Status: http.StatusCreated, Handler: s.createApp},
+		{Method: http.MethodGet, Path: "/openapi/v1/apps", ID: "listApps", Tag: tag, Auth: AuthSession,
+			Summary: "The workspace's apps", Query: ListQuery{}, Result: AppList{}, Status: http.StatusOK, Handler: s.listApps},
+		{Method: http.MethodGet, Path: "/openapi/v1/apps/{clientId}", ID: "getApp", Tag: tag, Auth: AuthSession,
+			Summary: "One app", Result: AppView{}, Status: http.StatusOK, Handler: s.getApp},
+		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}", ID: "updateApp", Tag: tag, Auth: AuthSession,
+			Summary: "Change an app's name, description or status", Body: UpdateAppRequest{}, Result: AppView{},
+			Status: http.StatusOK, Handler: s.updateApp},
+		{Method: http.MethodDelete, Path: "/openapi/v1/apps/{clientId}", ID: "deleteApp", Tag: tag, Auth: AuthSession,
+			Summary: "Delete an app, or disable it while it has active keys, webhooks or OAuth grants", Result: AppDeleted{},
+			Status: http.StatusOK, Handler: s.deleteApp},
+		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}/scopes", ID: "setAppScopes", Tag: tag, Auth: AuthSession,
+			Summary: "Replace the app's declared scopes (keys keep theirs, limited to these)", Body: ScopesRequest{}, Result: AppView{},
+			Status: http.StatusOK, Handler: s.setAppScopes},
+		{Method: http.MethodPost, Path: "/openapi/v1/apps/{clientId}/secret/rotate", ID: "rotateAppSecret", Tag: tag, Auth: AuthSession,
+			Summary: "Replace the app's secret; the new one is returned once", Result: AppSecretRotated{},
+			Status: http.StatusCreated, Handler: s.rotateAppSecret},
+	}
+}
+
+func (s *Server) createApp(c *fiber.Ctx) error {
+	req, err := decodeBody[CreateAppRequest](c)
+	if err != nil {
+		return err
+	}
+	res := resolutionOf(c)
+	if req.WorkspaceID == "" {
+		return pmapi.Invalid("workspaceId", "workspaceId is required")
+	}
+	if ws, err := uuid.Parse(req.WorkspaceID); err != nil || ws != res.Workspace.ID {
+		return pmapi.Errorf(pmapi.CodeForbidden, "workspaceId must be the workspace of the signed-in user").With("field", "workspaceId")
+	}
+	name, err := authz.ValidateAppName(req.Name)
+	if err != nil {
+		return err
+	}
+	if err := authz.ValidateAppDescription(req.Description); err != nil {
+		return err
+	}
+	if req.Scopes == nil {
+		return pmapi.Invalid("scopes", "scopes is required (it may be empty)")
+	}
+	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	if err != nil {
+		return err
+	}
+	app, secret, err := authz.CreateApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID,
+		authz.NewApp{Name: name, Description: req.Description, Scopes: scopes, CreatedBy: userOf(c).ID})
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return respond(c, http.StatusCreated, AppCreated{AppView: appView(app), Secret: secret})
+}
+
+func (s *Server) listApps(c *fiber.Ctx) error {
+	limit, err := queryLimit(c)
+	if err != nil {
+		return err
+	}
+	after, err := decodeCursor("apps", c.Query("cursor"))
+	if err != nil {
+		return err
+	}
+	res := resolutionOf(c)
+	apps, err := authz.ListApps(c.UserContext(), res.Shard, res.Workspace.ID, after, limit+1)
+	if err != nil {
+		return err
+	}
+	page := AppList{Items: []AppView{}}
+	if len(apps) > limit {
+		apps = apps[:limit]
+		next := encodeCursor("apps", apps[limit-1].ClientID)
+		page.NextCursor = &next
+	}
+	for _, a := range apps {
+		page.Items = append(page.Items, appView(a))
+	}
+	return respond(c, http.StatusOK, page)
+}
+
+func (s *Server) getApp(c *fiber.Ctx) error {
+	res := resolutionOf(c)
+	app, err := authz.GetApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"))
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, appView(app))
+}
+
+func (s *Server) updateApp(c *fiber.Ctx) error {
+	req, err := decodeBody[UpdateAppRequest](c)
+	if err != nil {
+		return err
+	}
+	var patch authz.AppPatch
+	if req.Name != nil {
+		name, err := authz.ValidateAppName(*req.Name)
+		if err != nil {
+			return err
+		}
+		patch.Name = &name
+	}
+	if bodyHas(c, "description") {
+		if err := authz.ValidateAppDescription(req.Description); err != nil {
+			return err
+		}
+		patch.Description = &req.Description
+	}
+	if req.Status != nil {
+		if *req.Status != authz.AppActive && *req.Status != authz.AppDisabled {
+			return pmapi.Invalid("status", "status must be ACTIVE or DISABLED")
+		}
+		patch.Status = req.Status
+	}
+	res := resolutionOf(c)
+	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), patch)
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.ClientChanged(app.ClientID))
+	return respond(c, http.StatusOK, appView(app))
+}
+
+func (s *Server) setAppScopes(c *fiber.Ctx) error {
+	req, err := decodeBody[ScopesRequest](c)
+	if err != nil {
+		return err
+	}
+	if req.Scopes == nil {
+		return pmapi.Invalid("scopes", "scopes is required (it may be empty)")
+	}
+	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	if err != nil {
+		return err
+	}
+	res := resolutionOf(c)
+	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), authz.AppPatch{Scopes: &scopes})
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.ClientChanged(app.ClientID))
+	return respond(c, http.StatusOK, appView(app))
+}
+
+func (s *Server) deleteApp(c *fiber.Ctx) error {
+	res := resolutionOf(c)
+	clientID := c.Params("clientId")
+	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID)
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.ClientChanged(clientID))
+	out := AppDeleted{ClientID: clientID, Deleted: removed, Status: "DELETED"}
+	if !removed {
+		out.Status = authz.AppDisabled
+	}
+	return respond(c, http.StatusOK, out)
+}
+
+func (s *Server) rotateAppSecret(c *fiber.Ctx) error {
+	res := resolutionOf(c)
+	app, secret, err := authz.RotateAppSecret(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"))
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return respond(c, http.StatusCreated, AppSecretRotated{ClientID: app.ClientID, Secret: secret, SecretPrefix: app.SecretPrefix})
+}

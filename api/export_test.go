@@ -1,0 +1,5 @@
+package api_test
+
+import "github.com/pmapi/pmapi/authz"
+
+func authzNewKey() string { return authz.NewAPIKey() }

@@ -1,0 +1,72 @@
+package api
+
+import (
+	"crypto/sha256"
+	"regexp"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api/idempotency"
+	"github.com/pmapi/pmapi/authz"
+)
+
+const (
+	headerIdempotencyKey = "Idempotency-Key"
+	headerReplayed       = "Idempotent-Replayed"
+)
+
+var saneIdempotencyKey = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
+
+// idempotent honours Idempotency-Key on create operations (DESIGN.md section 5,
+// as Stripe and the IETF idempotency-key draft): same key and body replay the
+// first response, another body is 422, a request still running is 409.
+func (s *Server) idempotent(c *fiber.Ctx) error {
+	key := c.Get(headerIdempotencyKey)
+	if key == "" {
+		return c.Next()
+	}
+	if !saneIdempotencyKey.MatchString(key) {
+		return pmapi.Invalid(headerIdempotencyKey, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+	}
+	scope := idempotencyScope(c)
+	h := sha256.New()
+	h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
+	h.Write(c.Body())
+	outcome, stored, err := idempotency.Begin(c.UserContext(), scope, key, h.Sum(nil))
+	if err != nil {
+		return err
+	}
+	switch outcome {
+	case idempotency.Mismatch:
+		return pmapi.Errorf(pmapi.CodeIdempotencyReused, "this Idempotency-Key was used with a different request body")
+	case idempotency.InFlight:
+		return pmapi.Errorf(pmapi.CodeConflict, "a request with this Idempotency-Key is still in progress; retry later")
+	case idempotency.Replay:
+		c.Set(headerReplayed, "true")
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+		return c.Status(stored.Status).Send(stored.Body)
+	}
+	if err := c.Next(); err != nil {
+		if herr := c.App().ErrorHandler(c, err); herr != nil {
+			return herr
+		}
+	}
+	status := c.Response().StatusCode()
+	ctx := c.UserContext()
+	if status >= 500 {
+		return idempotency.Abandon(ctx, scope, key)
+	}
+	body := append([]byte(nil), c.Response().Body()...)
+	return idempotency.Finish(ctx, scope, key, idempotency.Response{Status: status, Body: body})
+}
+
+// idempotencyScope is whose key it is: the calling app (or console client) in
+// its workspace.
+func idempotencyScope(c *fiber.Ctx) idempotency.Scope {
+	if p, ok := c.Locals(localPrincipal).(authz.Principal); ok {
+		return idempotency.Scope{Shard: p.Shard, Workspace: p.Workspace.ID, ClientID: p.ClientID}
+	}
+	res := resolutionOf(c)
+	return idempotency.Scope{Shard: res.Shard, Workspace: res.Workspace.ID, ClientID: c.Get(headerClientID)}
+}

@@ -1,0 +1,246 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// KeyView is an API key without its value.
+type KeyView struct {
+	ID         string     `json:"id" example:"key_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	ClientID   string     `json:"clientId"`
+	Name       string     `json:"name"`
+	Prefix     string     `json:"prefix" doc:"First 13 characters of the key"`
+	LastFour   string     `json:"lastFour"`
+	Scopes     []string   `json:"scopes"`
+	Status     string     `json:"status" enum:"ACTIVE,EXPIRED,REVOKED"`
+	ExpiresAt  *time.Time `json:"expiresAt"`
+	CreatedAt  time.Time  `json:"createdAt"`
+	LastUsedAt *time.Time `json:"lastUsedAt" doc:"Updated in batches, at most once a minute"`
+	RevokedAt  *time.Time `json:"revokedAt"`
+}
+
+// KeyCreated is KeyView plus the key's value, returned once (creation and
+// regenerate).
+type KeyCreated struct {
+	KeyView
+	APIKey string `json:"apiKey" doc:"The full key; shown only in this response, stored as SHA-256"`
+	// PreviousValidUntil is when the replaced value stops (regenerate with grace).
+	PreviousValidUntil *time.Time `json:"previousValidUntil,omitempty"`
+}
+
+// KeyList is a page of keys.
+type KeyList struct {
+	Items      []KeyView `json:"items"`
+	NextCursor *string   `json:"nextCursor"`
+}
+
+// CreateKeyRequest is the body of key creation.
+type CreateKeyRequest struct {
+	Name      string     `json:"name,omitempty" doc:"Defaults to \"API key\""`
+	Scopes    []string   `json:"scopes" doc:"A subset of the app's declared scopes"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"In the future; omitted for a key that does not expire"`
+}
+
+// RenameKeyRequest renames a key.
+type RenameKeyRequest struct {
+	Name string `json:"name"`
+}
+
+// RenewKeyRequest moves a key's expiry; the body may be left out.
+type RenewKeyRequest struct {
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"New expiry; default 90 days from now"`
+}
+
+// RegenerateKeyRequest asks for a new value; the body may be left out.
+type RegenerateKeyRequest struct {
+	GraceSeconds int `json:"graceSeconds,omitempty" doc:"How long the old value keeps working, 0 to 86400; default 0 (stops at once)"`
+}
+
+func keyView(k authz.Key) KeyView {
+	status := "ACTIVE"
+	switch {
+	case k.RevokedAt != nil:
+		status = "REVOKED"
+	case k.ExpiresAt != nil && !time.Now().Before(*k.ExpiresAt):
+		status = "EXPIRED"
+	}
+	return KeyView{
+		ID: pmapi.FormatID(authz.KeyIDPrefix, k.ID), ClientID: k.ClientID, Name: k.Name, Prefix: k.Prefix, LastFour: k.LastFour,
+		Scopes: k.Scopes.Names(), Status: status, ExpiresAt: k.ExpiresAt, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt,
+	}
+}
+
+func (s *Server) keyOperations() []Operation {
+	const tag = "API keys"
+	base := "/openapi/v1/apps/{clientId}/keys"
+	return []Operation{
+		{Method: http.MethodPost, Path: base, ID: "createKey", Tag: tag, Auth: AuthSession, Idempotent: true,
+			Summary: "Issue an API key; its value is returned once", Body: CreateKeyRequest{}, Result: KeyCreated{},
+			Status: http.StatusCreated, Handler: s.createKey},
+		{Method: http.MethodGet, Path: base, ID: "listKeys", Tag: tag, Auth: AuthSession,
+			Summary: "The app's keys, revoked ones included; values never appear", Query: ListQuery{}, Result: KeyList{},
+			Status: http.StatusOK, Handler: s.listKeys},
+		{Method: http.MethodDelete, Path: base + "/{keyId}", ID: "revokeKey", Tag: tag, Auth: AuthSession,
+			Summary: "Revoke a key: every request with it fails with 401 INVALID_TOKEN at once; the record is kept",
+			Result:  KeyView{}, Status: http.StatusOK, Handler: s.revokeKey},
+		{Method: http.MethodPost, Path: base + "/{keyId}/regenerate", ID: "regenerateKey", Tag: tag, Auth: AuthSession,
+			Summary: "Give the key a new value (returned once); the old one stops at once or after graceSeconds",
+			Body:    RegenerateKeyRequest{}, Result: KeyCreated{}, Status: http.StatusCreated, Handler: s.regenerateKey},
+		{Method: http.MethodPatch, Path: base + "/{keyId}/name", ID: "renameKey", Tag: tag, Auth: AuthSession,
+			Summary: "Rename a key", Body: RenameKeyRequest{}, Result: KeyView{}, Status: http.StatusOK, Handler: s.renameKey},
+		{Method: http.MethodPost, Path: base + "/{keyId}/renew", ID: "renewKey", Tag: tag, Auth: AuthSession,
+			Summary: "Move a key's expiry (default: 90 days from now)", Body: RenewKeyRequest{}, Result: KeyView{},
+			Status: http.StatusCreated, Handler: s.renewKey},
+	}
+}
+
+func (s *Server) createKey(c *fiber.Ctx) error {
+	req, err := decodeBody[CreateKeyRequest](c)
+	if err != nil {
+		return err
+	}
+	name := req.Name
+	if !bodyHas(c, "name") {
+		name = "API key"
+	}
+	if name, err = authz.ValidateKeyName(name); err != nil {
+		return err
+	}
+	if req.Scopes == nil {
+		return pmapi.Invalid("scopes", "scopes is required")
+	}
+	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	if err != nil {
+		return err
+	}
+	res := resolutionOf(c)
+	key, value, err := authz.CreateKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"),
+		authz.NewKey{Name: name, Scopes: scopes, ExpiresAt: req.ExpiresAt})
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return respond(c, http.StatusCreated, KeyCreated{KeyView: keyView(key), APIKey: value})
+}
+
+func (s *Server) listKeys(c *fiber.Ctx) error {
+	limit, err := queryLimit(c)
+	if err != nil {
+		return err
+	}
+	raw, err := decodeCursor("keys", c.Query("cursor"))
+	if err != nil {
+		return err
+	}
+	var after uuid.UUID
+	if raw != "" {
+		if after, err = uuid.Parse(raw); err != nil {
+			return pmapi.Invalid("cursor", "cursor is not one this list issued")
+		}
+	}
+	res := resolutionOf(c)
+	keys, err := authz.ListKeys(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), after, limit+1)
+	if err != nil {
+		return err
+	}
+	page := KeyList{Items: []KeyView{}}
+	if len(keys) > limit {
+		keys = keys[:limit]
+		next := encodeCursor("keys", keys[limit-1].ID.String())
+		page.NextCursor = &next
+	}
+	for _, k := range keys {
+		page.Items = append(page.Items, keyView(k))
+	}
+	return respond(c, http.StatusOK, page)
+}
+
+// keyTarget reads the path's key id; a malformed one names nothing (404).
+func keyTarget(c *fiber.Ctx) (tenant.Resolution, uuid.UUID, error) {
+	id, err := pmapi.ParseID(authz.KeyIDPrefix, c.Params("keyId"), "key")
+	return resolutionOf(c), id, err
+}
+
+func (s *Server) revokeKey(c *fiber.Ctx) error {
+	res, id, err := keyTarget(c)
+	if err != nil {
+		return err
+	}
+	key, err := authz.RevokeKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id)
+	if err != nil {
+		return err
+	}
+	// This instance forgets the key before answering; others hear the
+	// notification committed with the revocation.
+	s.Auth.Invalidate(tenant.KeyChanged(id))
+	return respond(c, http.StatusOK, keyView(key))
+}
+
+func (s *Server) regenerateKey(c *fiber.Ctx) error {
+	req, err := decodeOptionalBody[RegenerateKeyRequest](c)
+	if err != nil {
+		return err
+	}
+	res, id, err := keyTarget(c)
+	if err != nil {
+		return err
+	}
+	grace := time.Duration(req.GraceSeconds) * time.Second
+	key, value, err := authz.RegenerateKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, grace)
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.KeyChanged(id))
+	out := KeyCreated{KeyView: keyView(key), APIKey: value}
+	if grace > 0 {
+		until := time.Now().Add(grace).UTC().Truncate(time.Second)
+		out.PreviousValidUntil = &until
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return respond(c, http.StatusCreated, out)
+}
+
+func (s *Server) renameKey(c *fiber.Ctx) error {
+	req, err := decodeBody[RenameKeyRequest](c)
+	if err != nil {
+		return err
+	}
+	name, err := authz.ValidateKeyName(req.Name)
+	if err != nil {
+		return err
+	}
+	res, id, err := keyTarget(c)
+	if err != nil {
+		return err
+	}
+	key, err := authz.RenameKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, name)
+	if err != nil {
+		return err
+	}
+	return respond(c, http.StatusOK, keyView(key))
+}
+
+func (s *Server) renewKey(c *fiber.Ctx) error {
+	req, err := decodeOptionalBody[RenewKeyRequest](c)
+	if err != nil {
+		return err
+	}
+	res, id, err := keyTarget(c)
+	if err != nil {
+		return err
+	}
+	key, err := authz.RenewKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, req.ExpiresAt)
+	if err != nil {
+		return err
+	}
+	s.Auth.Invalidate(tenant.KeyChanged(id))
+	return respond(c, http.StatusCreated, keyView(key))
+}

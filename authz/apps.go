@@ -1,0 +1,272 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// App statuses.
+const (
+	AppActive   = "ACTIVE"
+	AppDisabled = "DISABLED"
+)
+
+// App is the container for API access: keys, webhooks and OAuth grants belong to
+// it. Its client id never changes; its secret and keys rotate.
+type App struct {
+	WorkspaceID        uuid.UUID
+	ClientID           string
+	Name               string
+	Description        *string
+	Scopes             Scopes
+	Status             string
+	SecretPrefix       string
+	RateLimitPerMinute *int
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	DisabledAt         *time.Time
+}
+
+const appColumns = `workspace_id, client_id, name, description, scopes, status, secret_prefix,
+	rate_limit_per_minute, created_at, updated_at, disabled_at`
+
+func scanApp(row pgx.Row) (App, error) {
+	var a App
+	var scopes []string
+	err := row.Scan(&a.WorkspaceID, &a.ClientID, &a.Name, &a.Description, &scopes, &a.Status, &a.SecretPrefix,
+		&a.RateLimitPerMinute, &a.CreatedAt, &a.UpdatedAt, &a.DisabledAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, pmapi.NotFound("app")
+	}
+	a.Scopes = scopesFromDB(scopes)
+	return a, err
+}
+
+// ValidateAppName and ValidateAppDescription hold the field rules of apps.
+func ValidateAppName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
+		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
+	}
+	return name, nil
+}
+
+// ValidateAppDescription allows up to 2000 characters.
+func ValidateAppDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > 2000 {
+		return pmapi.Invalid("description", "description must be at most 2000 characters")
+	}
+	return nil
+}
+
+// NewApp is what app creation needs.
+type NewApp struct {
+	Name        string
+	Description *string
+	Scopes      Scopes
+	CreatedBy   uuid.UUID
+}
+
+// CreateApp registers the app's client id in the directory, then writes the app on
+// the workspace's shard. If the shard write fails the directory entry is removed,
+// so no client id points at nothing. The secret is returned once.
+func CreateApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, in NewApp) (App, string, error) {
+	clientID := pmapi.NewClientID()
+	secret := NewAppSecret()
+	if err := dir.RegisterClient(ctx, clientID, ws); err != nil {
+		return App{}, "", err
+	}
+	var app App
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		app, err = scanApp(tx.QueryRow(ctx, `insert into apps (workspace_id, client_id, name, description, scopes, secret_hash, secret_prefix, created_by)
+			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+appColumns,
+			ws, clientID, in.Name, in.Description, in.Scopes.Names(), hashSecret(secret), secret[:secretDisplayPrefix], in.CreatedBy))
+		return err
+	})
+	if err != nil {
+		_ = dir.UnregisterClient(context.WithoutCancel(ctx), clientID)
+		return App{}, "", err
+	}
+	return app, secret, nil
+}
+
+// GetApp returns one app of workspace ws.
+func GetApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) (App, error) {
+	var app App
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+appColumns+" from apps where workspace_id = $1 and client_id = $2", ws, clientID).
+			QueryRow(func(row pgx.Row) error {
+				var err error
+				app, err = scanApp(row)
+				return err
+			})
+	})
+	return app, err
+}
+
+// ListApps pages through the workspace's apps in client id order.
+func ListApps(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after string, limit int) ([]App, error) {
+	var apps []App
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+appColumns+` from apps where workspace_id = $1 and client_id > $2 order by client_id limit $3`, ws, after, limit).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					a, err := scanApp(rows)
+					if err != nil {
+						return err
+					}
+					apps = append(apps, a)
+				}
+				return rows.Err()
+			})
+	})
+	return apps, err
+}
+
+// AppPatch holds the fields an app update may change; nil leaves a field alone.
+type AppPatch struct {
+	Name        *string
+	Description **string // set to a nil *string to clear the description
+	Status      *string
+	Scopes      *Scopes
+}
+
+// UpdateApp applies patch. Changes that affect authentication (status, scopes)
+// tell every instance to drop cached credentials of the app.
+func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, p AppPatch) (App, error) {
+	var app App
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
+		if err != nil {
+			return err
+		}
+		if p.Name != nil {
+			app.Name = *p.Name
+		}
+		if p.Description != nil {
+			app.Description = *p.Description
+		}
+		if p.Scopes != nil {
+			app.Scopes = *p.Scopes
+		}
+		if p.Status != nil && *p.Status != app.Status {
+			app.Status = *p.Status
+		}
+		app, err = scanApp(tx.QueryRow(ctx, `update apps set name = $3, description = $4, scopes = $5, status = $6,
+			disabled_at = case when $6 = 'DISABLED' then coalesce(disabled_at, now()) end, updated_at = now()
+			where workspace_id = $1 and client_id = $2 returning `+appColumns,
+			ws, clientID, app.Name, app.Description, app.Scopes.Names(), app.Status))
+		if err != nil {
+			return err
+		}
+		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+	})
+	return app, err
+}
+
+// SetRateLimit sets or clears (nil) the app's per-key rate limit override.
+func SetRateLimit(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, perMinute *int) (App, error) {
+	if perMinute != nil && (*perMinute < 1 || *perMinute > 1000000) {
+		return App{}, pmapi.Invalid("perMinute", "perMinute must be from 1 to 1000000, or null for the default")
+	}
+	var app App
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		app, err = scanApp(tx.QueryRow(ctx, `update apps set rate_limit_per_minute = $3, updated_at = now()
+			where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID, perMinute))
+		if err != nil {
+			return err
+		}
+		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+	})
+	return app, err
+}
+
+// RotateAppSecret replaces the app's secret and returns the new one, once.
+func RotateAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) (App, string, error) {
+	secret := NewAppSecret()
+	var app App
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		app, err = scanApp(tx.QueryRow(ctx, `update apps set secret_hash = $3, secret_prefix = $4, updated_at = now()
+			where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID, hashSecret(secret), secret[:secretDisplayPrefix]))
+		if err != nil {
+			return err
+		}
+		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+	})
+	return app, secret, err
+}
+
+// VerifyAppSecret checks an app's secret in constant time (OAuth client auth).
+func VerifyAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, secret string) (bool, error) {
+	var stored []byte
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select secret_hash from apps where workspace_id = $1 and client_id = $2", ws, clientID).QueryRow(func(row pgx.Row) error {
+			err := row.Scan(&stored)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return nil
+			}
+			return err
+		})
+	})
+	if err != nil || stored == nil {
+		return false, err
+	}
+	return sameHash(stored, hashSecret(secret)), nil
+}
+
+// appInUse lists the checks that keep an app from being deleted: each returns
+// whether the app still has something active of that kind. Webhooks and OAuth
+// grants add theirs as they arrive.
+var appInUse = []string{
+	`select exists(select 1 from api_keys where workspace_id = $1 and client_id = $2
+		and revoked_at is null and (expires_at is null or expires_at > now()))`,
+}
+
+// DeleteApp removes the app when nothing active hangs on it, and otherwise
+// disables it (the spec's rule). removed tells which happened.
+func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, clientID string) (app App, removed bool, err error) {
+	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
+		if err != nil {
+			return err
+		}
+		inUse := false
+		for _, q := range appInUse {
+			var active bool
+			if err := tx.QueryRow(ctx, q, ws, clientID).Scan(&active); err != nil {
+				return err
+			}
+			inUse = inUse || active
+		}
+		if inUse {
+			app, err = scanApp(tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = coalesce(disabled_at, now()), updated_at = now()
+				where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID))
+			if err != nil {
+				return err
+			}
+		} else {
+			if _, err := tx.Exec(ctx, "delete from apps where workspace_id = $1 and client_id = $2", ws, clientID); err != nil {
+				return err
+			}
+			removed = true
+		}
+		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+	})
+	if err == nil && removed {
+		err = dir.UnregisterClient(ctx, clientID)
+	}
+	return app, removed, err
+}

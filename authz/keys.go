@@ -1,0 +1,195 @@
+package authz
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Key is an API key record. Its value is returned only by CreateKey and
+// RegenerateKey; only its SHA-256 is stored.
+type Key struct {
+	ID         uuid.UUID
+	ClientID   string
+	Name       string
+	Prefix     string
+	LastFour   string
+	Scopes     Scopes
+	ExpiresAt  *time.Time
+	CreatedAt  time.Time
+	LastUsedAt *time.Time
+	RevokedAt  *time.Time
+}
+
+// KeyIDPrefix starts key ids in the API.
+const KeyIDPrefix = "key_"
+
+// MaxGrace bounds how long a regenerated key's old value keeps working.
+const MaxGrace = 24 * time.Hour
+
+// DefaultRenewal is how far renew moves expiresAt when no date is given.
+const DefaultRenewal = 90 * 24 * time.Hour
+
+const keyColumns = "id, client_id, name, prefix, last_four, scopes, expires_at, created_at, last_used_at, revoked_at"
+
+func scanKey(row pgx.Row) (Key, error) {
+	var k Key
+	var scopes []string
+	err := row.Scan(&k.ID, &k.ClientID, &k.Name, &k.Prefix, &k.LastFour, &scopes, &k.ExpiresAt, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return k, pmapi.NotFound("key")
+	}
+	k.Scopes = scopesFromDB(scopes)
+	return k, err
+}
+
+// ValidateKeyName trims and checks a key name.
+func ValidateKeyName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
+		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
+	}
+	return name, nil
+}
+
+// lockApp loads the app for a key operation, so a key is never created for (or
+// moved under) an app of another workspace or one being deleted.
+func lockApp(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (App, error) {
+	return scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for share", ws, clientID))
+}
+
+// NewKey is what key creation needs.
+type NewKey struct {
+	Name      string
+	Scopes    Scopes
+	ExpiresAt *time.Time
+}
+
+// CreateKey issues a key for the app. Its scopes must be within the app's declared
+// scopes (SCOPE_NOT_ALLOWED otherwise, and nothing is written).
+func CreateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, in NewKey) (Key, string, error) {
+	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
+		return Key{}, "", pmapi.Invalid("expiresAt", "expiresAt must be in the future")
+	}
+	value := NewAPIKey()
+	var key Key
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		app, err := lockApp(ctx, tx, ws, clientID)
+		if err != nil {
+			return err
+		}
+		if !app.Scopes.Has(in.Scopes) {
+			return pmapi.Errorf(pmapi.CodeScopeNotAllowed, "the app does not declare every scope asked for; declare them on the app first").
+				With("field", "scopes").With("notAllowed", app.Scopes.Missing(in.Scopes)).With("allowed", app.Scopes.Names())
+		}
+		key, err = scanKey(tx.QueryRow(ctx, `insert into api_keys (workspace_id, id, client_id, name, prefix, last_four, hash, scopes, expires_at)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning `+keyColumns,
+			ws, pmapi.NewID(), clientID, in.Name, value[:KeyDisplayPrefix], value[len(value)-4:], hashSecret(value), in.Scopes.Names(), in.ExpiresAt))
+		return err
+	})
+	if err != nil {
+		return Key{}, "", err
+	}
+	return key, value, nil
+}
+
+// ListKeys pages through an app's keys, newest last (ids are time-ordered).
+func ListKeys(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, after uuid.UUID, limit int) ([]Key, error) {
+	var keys []Key
+	appFound := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&appFound) })
+		b.Queue("select "+keyColumns+` from api_keys where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
+			ws, clientID, after, limit).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				k, err := scanKey(rows)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, k)
+			}
+			return rows.Err()
+		})
+	})
+	if err == nil && !appFound {
+		return nil, pmapi.NotFound("app")
+	}
+	return keys, err
+}
+
+// changeKey runs one update on a key of the app inside a transaction that also
+// tells every instance to drop the key from its cache.
+func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, allowRevoked bool, sql string, args ...any) (Key, error) {
+	var key Key
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := lockApp(ctx, tx, ws, clientID); err != nil {
+			return err
+		}
+		current, err := scanKey(tx.QueryRow(ctx, "select "+keyColumns+" from api_keys where workspace_id = $1 and client_id = $2 and id = $3 for update", ws, clientID, id))
+		if err != nil {
+			return err
+		}
+		if current.RevokedAt != nil && !allowRevoked {
+			return pmapi.Errorf(pmapi.CodeConflict, "the key is revoked")
+		}
+		all := append([]any{ws, clientID, id}, args...)
+		if key, err = scanKey(tx.QueryRow(ctx, sql+" where workspace_id = $1 and client_id = $2 and id = $3 returning "+keyColumns, all...)); err != nil {
+			return err
+		}
+		return tenant.Invalidate(ctx, tx, tenant.KeyChanged(id))
+	})
+	return key, err
+}
+
+// RenameKey changes a key's name (revoked keys too: names are for people).
+func RenameKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, name string) (Key, error) {
+	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4", name)
+}
+
+// RenewKey moves expiresAt; a nil date means DefaultRenewal from now.
+func RenewKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, expiresAt *time.Time) (Key, error) {
+	at := time.Now().Add(DefaultRenewal)
+	if expiresAt != nil {
+		if !expiresAt.After(time.Now()) {
+			return Key{}, pmapi.Invalid("expiresAt", "expiresAt must be in the future")
+		}
+		at = *expiresAt
+	}
+	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4", at)
+}
+
+// RevokeKey sets revokedAt; the record stays for audit.
+func RevokeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Key, error) {
+	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null")
+}
+
+// RegenerateKey gives the key record a new value, returned once. The old value
+// stops at once, or after grace (at most MaxGrace) when grace is positive.
+func RegenerateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, grace time.Duration) (Key, string, error) {
+	if grace < 0 || grace > MaxGrace {
+		return Key{}, "", pmapi.Invalid("graceSeconds", "graceSeconds must be from 0 to 86400")
+	}
+	value := NewAPIKey()
+	var previousUntil *time.Time
+	if grace > 0 {
+		t := time.Now().Add(grace)
+		previousUntil = &t
+	}
+	key, err := changeKey(ctx, shard, ws, clientID, id, false, `update api_keys set
+		previous_hash = case when $7::timestamptz is null then null else hash end, previous_expires_at = $7,
+		hash = $4, prefix = $5, last_four = $6`,
+		hashSecret(value), value[:KeyDisplayPrefix], value[len(value)-4:], previousUntil)
+	if err != nil {
+		return Key{}, "", err
+	}
+	return key, value, nil
+}

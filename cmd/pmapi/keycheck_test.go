@@ -1,0 +1,28 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/pmapi/pmapi/authz"
+)
+
+func TestKeyCheck(t *testing.T) {
+	good := authz.NewAPIKey()
+	var out bytes.Buffer
+	if err := runKeyCheck([]string{good}, &out); err != nil || !strings.Contains(out.String(), "valid") {
+		t.Fatalf("good key: %v %q", err, out.String())
+	}
+	if strings.Contains(out.String(), good) {
+		t.Error("key-check printed the whole key")
+	}
+	out.Reset()
+	bad := good[:len(good)-1] + "x"
+	if good[len(good)-1] == 'x' {
+		bad = good[:len(good)-1] + "y"
+	}
+	if err := runKeyCheck([]string{bad}, &out); err == nil || !strings.Contains(out.String(), "not a pmapi key") {
+		t.Fatalf("bad key: %v %q", err, out.String())
+	}
+}
