@@ -11,6 +11,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
+	"github.com/google/uuid"
 )
 
 // APIVersion is info.version of the document, as the spec fixes it.
@@ -48,6 +49,7 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 	gen := openapi3gen.NewGenerator(
 		openapi3gen.CreateComponentSchemas(openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true}),
 		openapi3gen.SchemaCustomizer(customizeSchema),
+		openapi3gen.CreateTypeNameGenerator(typeName),
 	)
 	schemaOf := func(v any) (*openapi3.SchemaRef, error) {
 		return gen.NewSchemaRefForValue(v, doc.Components.Schemas)
@@ -108,6 +110,20 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 		o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 		doc.AddOperation(op.Path, op.Method, o)
 	}
+	// Event payloads: each is a component schema, and x-webhooks maps every
+	// event type to the schema of its `data`.
+	hooks := map[string]any{}
+	for _, t := range eventTypes() {
+		if _, err := schemaOf(t.Payload); err != nil {
+			return nil, fmt.Errorf("event %s payload: %w", t.Name, err)
+		}
+		hooks[t.Name] = map[string]any{
+			"description": t.Description,
+			"data":        map[string]any{"$ref": "#/components/schemas/" + schemaName(t.Payload)},
+		}
+	}
+	doc.Extensions = map[string]any{"x-webhooks": hooks}
+
 	names := make([]string, 0, len(tags))
 	for t := range tags {
 		names = append(names, t)
@@ -217,6 +233,9 @@ func addQueryParams(o *openapi3.Operation, t reflect.Type) {
 // the object to unknown properties, so tests that validate responses against the
 // document catch any field that drifts from it.
 func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
+	if t == uuidType {
+		*s = openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "uuid", Nullable: s.Nullable}
+	}
 	if d := tag.Get("doc"); d != "" {
 		s.Description = d
 	}
@@ -296,4 +315,32 @@ func exampleFor(s *openapi3.Schema, ex string) any {
 		return nil
 	}
 	return v
+}
+
+var uuidType = reflect.TypeOf(uuid.UUID{})
+
+// typeName names component schemas: types of package api keep their names, a
+// resource package's types are prefixed with the package (project.View becomes
+// ProjectView) unless the name already starts with it (project.Project).
+func typeName(t reflect.Type) string {
+	name := t.Name()
+	pkg := t.PkgPath()
+	base := pkg[strings.LastIndex(pkg, "/")+1:]
+	if base == "" || base == "api" || base == "pmapi" {
+		return name
+	}
+	prefix := strings.ToUpper(base[:1]) + base[1:]
+	if strings.HasPrefix(name, prefix) {
+		return name
+	}
+	return prefix + name
+}
+
+// schemaName is the component name of v's type.
+func schemaName(v any) string {
+	t := reflect.TypeOf(v)
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return typeName(t)
 }

@@ -3,6 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"time"
 
@@ -10,6 +11,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -30,6 +33,8 @@ type Deps struct {
 	Auth *authz.Authenticator
 	// RateLimitPerMinute is the default per-credential limit (apps may override).
 	RateLimitPerMinute int
+	// Events records change events in the changing transaction (jobs.Clients).
+	Events event.Emitter
 }
 
 // Server holds the dependencies every handler uses.
@@ -40,6 +45,8 @@ type Server struct {
 	ops         []Operation
 	limiter     *rateLimiter
 	authOutcome func(error)
+
+	projects project.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -56,7 +63,11 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	if d.Auth == nil && d.Directory != nil {
 		d.Auth = authz.NewAuthenticator(d.Directory)
 	}
+	if d.Events == nil {
+		return nil, nil, errors.New("api: Deps.Events is required")
+	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
+	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
 	s.ops = s.operations()
 	doc, err := BuildDocument(s.ops)
 	if err != nil {
@@ -103,5 +114,13 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.appOperations()...)
 	ops = append(ops, s.keyOperations()...)
 	ops = append(ops, s.meOperations()...)
+	ops = append(ops, s.eventTypeOperations()...)
+	ops = append(ops, s.projectOperations()...)
 	return ops
+}
+
+// projectChildren lists what a project delete cascades to, each with the deleted
+// event it emits per row. Resources that live in projects add themselves here.
+func projectChildren() []project.Child {
+	return nil
 }

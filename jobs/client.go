@@ -43,6 +43,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
+		river.AddWorker(workers, &FanoutWorker{Directory: dir})
 		cfg := &river.Config{
 			Schema:  migrations.RiverSchema,
 			Logger:  opts.Log,

@@ -26,6 +26,7 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -75,7 +76,12 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
 	t.Cleanup(func() { cancel(); <-stopped })
 	<-ready
+	clients, err := jobs.NewClients(dir, jobs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	deps := api.Deps{
+		Events:     clients,
 		Auth:       auth,
 		Directory:  dir,
 		AdminToken: "pmadm_" + pmapi.RandomBase62(32),

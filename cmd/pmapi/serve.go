@@ -47,7 +47,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		s.auth = authz.NewAuthenticator(s.dir)
 		s.app, _, err = api.New(api.Deps{
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
-			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute,
+			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
 		})
 		if err != nil {
 			shards.Close()

@@ -1,0 +1,68 @@
+package apitest
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+)
+
+// EventRow is one recorded event with the number of fan-out jobs queued for it.
+type EventRow struct {
+	Type string
+	Data map[string]any
+	Jobs int
+}
+
+// Events returns the tenant's events, oldest first, each with how many River
+// fan-out jobs name it: a committed change has exactly one per event.
+func (tn *Tenant) Events(t testing.TB) []EventRow {
+	t.Helper()
+	ctx := context.Background()
+	ws := uuid.MustParse(tn.WorkspaceID)
+	var out []EventRow
+	err := pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", ws.String()); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, `select e.type, e.data,
+				(select count(*) from river.river_job j where j.kind = 'event.fanout' and j.args->>'eventId' = e.id::text)
+			from events e where e.workspace_id = $1 order by e.id`, ws)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r EventRow
+			var data []byte
+			if err := rows.Scan(&r.Type, &data, &r.Jobs); err != nil {
+				return err
+			}
+			if err := json.Unmarshal(data, &r.Data); err != nil {
+				return err
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// EventsOf returns the tenant's events of one type.
+func (tn *Tenant) EventsOf(t testing.TB, typ string) []EventRow {
+	t.Helper()
+	var out []EventRow
+	for _, e := range tn.Events(t) {
+		if e.Type == typ {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package api_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+const projectBase = "/openapi/v1/resource/project/"
+
+func createProject(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
+	t.Helper()
+	r := tn.Do(t, "POST", projectBase+"create", body)
+	if r.Status != 201 {
+		t.Fatalf("create project: %d %s", r.Status, r.Raw)
+	}
+	return r.Data()
+}
+
+func TestProjectLifecycle(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	p := createProject(t, tn, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
+		"ragStatus": "AMBER", "startDate": "2026-01-05", "targetDate": "2026-06-30", "memberIds": []string{tn.UserID}})
+	id := p["id"].(string)
+	if p["ragStatus"] != "AMBER" || p["startDate"] != "2026-01-05" || len(p["members"].([]any)) != 1 || p["ownerId"] != tn.UserID {
+		t.Fatalf("created: %v", p)
+	}
+
+	detail := tn.Get(t, projectBase+"detail", map[string]string{"id": id})
+	if detail.Status != 200 || detail.Str("name") != "Retrofit" {
+		t.Fatalf("detail: %d %s", detail.Status, detail.Raw)
+	}
+	up := tn.Do(t, "POST", projectBase+"update", map[string]any{"id": id, "ragStatus": "RED", "description": nil, "targetDate": "2026-07-31"})
+	if up.Status != 201 || up.Str("ragStatus") != "RED" || up.Data()["description"] != nil || up.Str("targetDate") != "2026-07-31" || up.Str("name") != "Retrofit" {
+		t.Fatalf("update: %d %s", up.Status, up.Raw)
+	}
+	wantError(t, tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": id}), 409, "CONFLICT")
+	arch := tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": id})
+	if arch.Status != 201 || arch.Data()["archivedAt"] == nil {
+		t.Fatalf("archive: %s", arch.Raw)
+	}
+	if ids := tn.Get(t, projectBase+"list", nil).IDs(); slices.Contains(ids, id) {
+		t.Error("an archived project is listed without includeArchived")
+	}
+	if ids := tn.Get(t, projectBase+"list", map[string]string{"includeArchived": "true"}).IDs(); !slices.Contains(ids, id) {
+		t.Error("includeArchived=true does not list the archived project")
+	}
+	rest := tn.Do(t, "POST", projectBase+"restore", map[string]any{"id": id})
+	if rest.Status != 201 || rest.Data()["archivedAt"] != nil {
+		t.Fatalf("restore: %s", rest.Raw)
+	}
+	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": id})
+	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": id})
+	if del.Status != 201 || del.Data()["deleted"] != true || del.Data()["cascaded"].(map[string]any)["members"] != float64(1) {
+		t.Fatalf("delete: %d %s", del.Status, del.Raw)
+	}
+	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
+
+	var types []string
+	for _, e := range tn.Events(t) {
+		if e.Jobs != 1 {
+			t.Errorf("event %s has %d fan-out jobs, want 1", e.Type, e.Jobs)
+		}
+		types = append(types, e.Type)
+	}
+	want := []string{"project.created", "project.member_added", "project.updated", "project.archived", "project.restored", "project.archived", "project.deleted"}
+	if !slices.Equal(types, want) {
+		t.Errorf("events %v, want %v", types, want)
+	}
+}
+
+func TestProjectValidation(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	p := createProject(t, tn, map[string]any{"name": "ok"})
+	cases := []struct {
+		name  string
+		path  string
+		body  any
+		field string
+	}{
+		{"empty name", "create", map[string]any{"name": " "}, "name"},
+		{"bad rag", "create", map[string]any{"name": "x", "ragStatus": "PURPLE"}, "ragStatus"},
+		{"bad date", "create", map[string]any{"name": "x", "startDate": "2026-02-30"}, "startDate"},
+		{"target before start", "create", map[string]any{"name": "x", "startDate": "2026-03-01", "targetDate": "2026-02-01"}, "targetDate"},
+		{"owner not a user", "create", map[string]any{"name": "x", "ownerId": "00000000-0000-0000-0000-000000000001"}, "ownerId"},
+		{"owner not a uuid", "create", map[string]any{"name": "x", "ownerId": "bob"}, "ownerId"},
+		{"member not a user", "create", map[string]any{"name": "x", "memberIds": []string{"00000000-0000-0000-0000-000000000001"}}, "memberIds"},
+		{"name wrong type", "create", map[string]any{"name": 5}, "name"},
+		{"unknown field", "create", map[string]any{"name": "x", "color": "red"}, "color"},
+		{"null rag on update", "update", map[string]any{"id": p["id"], "ragStatus": nil}, "ragStatus"},
+		{"bad member role", "member/add", map[string]any{"projectId": p["id"], "userId": tn.UserID, "role": "KING"}, "role"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tn.Do(t, "POST", projectBase+tc.path, tc.body)
+			wantError(t, r, 400, "VALIDATION_FAILED")
+			if got := r.Body["error"].(map[string]any)["details"].(map[string]any)["field"]; got != tc.field {
+				t.Errorf("details.field = %v, want %s", got, tc.field)
+			}
+		})
+	}
+	for _, q := range []map[string]string{{"ragStatus": "BLUE"}, {"ownerId": "x"}, {"includeArchived": "maybe"}, {"limit": "201"}, {"cursor": "zzz"}} {
+		wantError(t, tn.Get(t, projectBase+"list", q), 400, "VALIDATION_FAILED")
+	}
+	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": "prj_nope"}), 404, "NOT_FOUND")
+	if n := len(tn.EventsOf(t, "project.created")); n != 1 {
+		t.Errorf("%d project.created events; refused creates must write none", n)
+	}
+}
+
+func TestProjectListFilters(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	red := createProject(t, tn, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
+	green := createProject(t, tn, map[string]any{"name": "Beta press"})["id"].(string)
+	archived := createProject(t, tn, map[string]any{"name": "Gamma 100% done_"})["id"].(string)
+	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": archived})
+
+	cases := []struct {
+		query map[string]string
+		want  []string
+	}{
+		{map[string]string{}, []string{green, red}},
+		{map[string]string{"ragStatus": "RED"}, []string{red}},
+		{map[string]string{"ragStatus": "GREEN"}, []string{green}},
+		{map[string]string{"ownerId": tn.UserID}, []string{red}},
+		{map[string]string{"q": "FURN"}, []string{red}},
+		{map[string]string{"q": "100%", "includeArchived": "true"}, []string{archived}},
+		{map[string]string{"q": "e_", "includeArchived": "true"}, []string{archived}},
+		{map[string]string{"includeArchived": "true"}, []string{archived, green, red}},
+	}
+	for _, tc := range cases {
+		t.Run(fmt.Sprint(tc.query), func(t *testing.T) {
+			r := tn.Get(t, projectBase+"list", tc.query)
+			if got := r.IDs(); !slices.Equal(got, tc.want) {
+				t.Errorf("got %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	var created []string
+	for i := 0; i < 5; i++ {
+		created = append(created, createProject(t, tn, map[string]any{"name": fmt.Sprintf("p%d", i)})["id"].(string))
+	}
+	seen := map[string]int{}
+	r := tn.Get(t, projectBase+"list", map[string]string{"limit": "2"})
+	for page := 0; ; page++ {
+		for _, id := range r.IDs() {
+			seen[id]++
+		}
+		// Rows inserted between page requests must not shift the pages.
+		createProject(t, tn, map[string]any{"name": fmt.Sprintf("late%d", page)})
+		next, ok := r.Data()["nextCursor"].(string)
+		if !ok {
+			break
+		}
+		r = tn.Get(t, projectBase+"list", map[string]string{"limit": "2", "cursor": next})
+	}
+	for _, id := range created {
+		if seen[id] != 1 {
+			t.Errorf("project %s seen %d times", id, seen[id])
+		}
+	}
+}
+
+func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewTenant(t), env.NewTenant(t)
+	id := createProject(t, a, map[string]any{"name": "secret plans"})["id"].(string)
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"GET", projectBase + "detail?id=" + id, nil},
+		{"GET", projectBase + "members?projectId=" + id, nil},
+		{"POST", projectBase + "update", map[string]any{"id": id, "name": "mine"}},
+		{"POST", projectBase + "archive", map[string]any{"id": id}},
+		{"POST", projectBase + "restore", map[string]any{"id": id}},
+		{"POST", projectBase + "delete", map[string]any{"id": id}},
+		{"POST", projectBase + "member/add", map[string]any{"projectId": id, "userId": b.UserID}},
+		{"POST", projectBase + "member/remove", map[string]any{"projectId": id, "userId": a.UserID}},
+	} {
+		r := b.Do(t, tc.method, tc.path, tc.body)
+		wantError(t, r, 404, "NOT_FOUND")
+	}
+	if ids := b.Get(t, projectBase+"list", map[string]string{"includeArchived": "true", "q": "secret"}).IDs(); len(ids) != 0 {
+		t.Errorf("B lists A's projects: %v", ids)
+	}
+	// A's user cannot be made a member of B's project either.
+	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
+	wantError(t, b.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
+	if r := a.Get(t, projectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
+		t.Errorf("A's project changed: %s", r.Raw)
+	}
+}
+
+func TestProjectScopes(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t, "projects:read")
+	r := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "x"})
+	wantError(t, r, 403, "INSUFFICIENT_SCOPE")
+	if r.Body["error"].(map[string]any)["details"].(map[string]any)["scope"] != "projects:write" {
+		t.Errorf("details.scope: %s", r.Raw)
+	}
+	if got := tn.Get(t, projectBase+"list", nil); got.Status != 200 {
+		t.Errorf("read with projects:read: %d", got.Status)
+	}
+	none := tn.WithKey(tn.NewKey(t, "tasks:read"))
+	wantError(t, none.Get(t, projectBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
+}
+
+func TestProjectMembers(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	id := createProject(t, tn, map[string]any{"name": "m"})["id"].(string)
+	add := tn.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
+	if add.Status != 201 || len(add.Data()["members"].([]any)) != 1 {
+		t.Fatalf("add: %d %s", add.Status, add.Raw)
+	}
+	wantError(t, tn.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID}), 409, "CONFLICT")
+	list := tn.Get(t, projectBase+"members", map[string]string{"projectId": id})
+	if list.Status != 200 || len(list.Items()) != 1 || list.Items()[0]["role"] != "OWNER" {
+		t.Fatalf("members: %s", list.Raw)
+	}
+	rm := tn.Do(t, "POST", projectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID})
+	if rm.Status != 201 || len(rm.Data()["members"].([]any)) != 0 {
+		t.Fatalf("remove: %s", rm.Raw)
+	}
+	wantError(t, tn.Do(t, "POST", projectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID}), 404, "NOT_FOUND")
+	added, removed := tn.EventsOf(t, "project.member_added"), tn.EventsOf(t, "project.member_removed")
+	if len(added) != 1 || len(removed) != 1 || added[0].Data["userId"] != tn.UserID || added[0].Data["projectId"] != id || added[0].Data["role"] != "OWNER" {
+		t.Errorf("member events: %v %v", added, removed)
+	}
+}

@@ -1,0 +1,119 @@
+// Package project is the project resource: its rules, its JSON views and its
+// SQL. Projects hold tasks, risks, notes and members; deleting one (only once it
+// is archived) removes them all.
+package project
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+)
+
+// IDPrefix starts project ids in the API.
+const IDPrefix = "prj_"
+
+// RAG statuses: the traffic-light health of a project.
+const (
+	Green = "GREEN"
+	Amber = "AMBER"
+	Red   = "RED"
+)
+
+// Member roles.
+const (
+	RoleOwner  = "OWNER"
+	RoleMember = "MEMBER"
+	RoleViewer = "VIEWER"
+)
+
+// Project is a stored project.
+type Project struct {
+	ID          uuid.UUID
+	Name        string
+	Description *string
+	OwnerID     *uuid.UUID
+	RAGStatus   string
+	StartDate   *pmapi.Date
+	TargetDate  *pmapi.Date
+	Members     []Member
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ArchivedAt  *time.Time
+}
+
+// Member is a user's place in a project.
+type Member struct {
+	UserID  uuid.UUID `json:"userId"`
+	Role    string    `json:"role"`
+	AddedAt time.Time `json:"addedAt"`
+}
+
+// Fields is a validated set of project fields; nil pointers are "not given".
+type Fields struct {
+	Name        *string
+	Description **string
+	OwnerID     **uuid.UUID
+	RAGStatus   *string
+	StartDate   **pmapi.Date
+	TargetDate  **pmapi.Date
+}
+
+// ValidName trims and checks a project name.
+func ValidName(name string) (string, error) {
+	name = strings.TrimSpace(name)
+	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
+		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
+	}
+	return name, nil
+}
+
+// ValidDescription allows up to 10000 characters.
+func ValidDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > 10000 {
+		return pmapi.Invalid("description", "description must be at most 10000 characters")
+	}
+	return nil
+}
+
+// ValidRAG checks a RAG status.
+func ValidRAG(field, s string) error {
+	switch s {
+	case Green, Amber, Red:
+		return nil
+	}
+	return pmapi.Invalid(field, "%s must be GREEN, AMBER or RED", field).With("allowed", []string{Green, Amber, Red})
+}
+
+// ValidRole checks a member role.
+func ValidRole(s string) error {
+	switch s {
+	case RoleOwner, RoleMember, RoleViewer:
+		return nil
+	}
+	return pmapi.Invalid("role", "role must be OWNER, MEMBER or VIEWER").With("allowed", []string{RoleOwner, RoleMember, RoleViewer})
+}
+
+// ValidDates refuses a target date before the start date.
+func ValidDates(start, target *pmapi.Date) error {
+	if start != nil && target != nil && target.Time().Before(start.Time()) {
+		return pmapi.Invalid("targetDate", "targetDate must not be before startDate")
+	}
+	return nil
+}
+
+// ParseUserID reads a user id field (a UUID); a malformed one is a bad field.
+func ParseUserID(field, s string) (uuid.UUID, error) {
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return uuid.Nil, pmapi.Invalid(field, "%s must be a user id", field)
+	}
+	return id, nil
+}
+
+// ParseID reads a project id given in a request body or query: a malformed one
+// names no project (404), as an absent one does.
+func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "project") }

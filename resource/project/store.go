@@ -1,0 +1,395 @@
+package project
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Child is a resource that lives in a project and goes when the project is
+// deleted; the project store emits its deleted event for each row.
+type Child struct {
+	Table    string // its table, with workspace_id, id and project_id columns
+	Event    string // e.g. "task.deleted"
+	IDPrefix string // e.g. "tsk_"
+	IDField  string // the payload's id field, e.g. "taskId"
+}
+
+// Store reads and writes projects.
+type Store struct {
+	Events   event.Emitter
+	Children []Child
+}
+
+const columns = `p.id, p.name, p.description, p.owner_id, p.rag_status, p.start_date::text, p.target_date::text,
+	coalesce((select json_agg(json_build_object('userId', m.user_id, 'role', m.role, 'addedAt', m.added_at) order by m.added_at, m.user_id)
+		from project_members m where m.workspace_id = p.workspace_id and m.project_id = p.id), '[]'),
+	p.created_at, p.updated_at, p.archived_at`
+
+func scan(row pgx.Row) (Project, error) {
+	var p Project
+	var start, target *string
+	var members []byte
+	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.OwnerID, &p.RAGStatus, &start, &target, &members, &p.CreatedAt, &p.UpdatedAt, &p.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return p, pmapi.NotFound("project")
+	}
+	if err != nil {
+		return p, err
+	}
+	p.StartDate, p.TargetDate = (*pmapi.Date)(start), (*pmapi.Date)(target)
+	if err := json.Unmarshal(members, &p.Members); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+func get(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, ws, id uuid.UUID, lock bool) (Project, error) {
+	sql := "select " + columns + " from projects p where p.workspace_id = $1 and p.id = $2"
+	if lock {
+		sql += " for update"
+	}
+	return scan(q.QueryRow(ctx, sql, ws, id))
+}
+
+// Get returns one project.
+func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
+	var p Project
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
+			var err error
+			p, err = scan(row)
+			return err
+		})
+	})
+	return p, err
+}
+
+// Filter selects projects for a list.
+type Filter struct {
+	RAGStatus       string
+	OwnerID         *uuid.UUID
+	Q               string
+	IncludeArchived bool
+	Before          *uuid.UUID // keyset: ids are time-ordered, lists go newest first
+	Limit           int
+}
+
+// List returns a page of projects, newest first.
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Project, error) {
+	where := []string{"p.workspace_id = $1"}
+	args := []any{ws}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.RAGStatus != "" {
+		add("p.rag_status = ?", f.RAGStatus)
+	}
+	if f.OwnerID != nil {
+		add("p.owner_id = ?", *f.OwnerID)
+	}
+	if f.Q != "" {
+		add(`p.name ilike '%' || ? || '%'`, EscapeLike(f.Q))
+	}
+	if !f.IncludeArchived {
+		where = append(where, "p.archived_at is null")
+	}
+	if f.Before != nil {
+		add("p.id < ?", *f.Before)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s from projects p where %s order by p.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	var out []Project
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				p, err := scan(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, p)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+// EscapeLike makes user text literal inside an ILIKE pattern.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// checkUsers refuses user ids that are not users of the workspace.
+func checkUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, field string, ids ...uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	var found int
+	if err := tx.QueryRow(ctx, "select count(*) from users where workspace_id = $1 and id = any($2)", ws, ids).Scan(&found); err != nil {
+		return err
+	}
+	if found != len(uniq(ids)) {
+		return pmapi.Invalid(field, "%s must name users of this workspace", field)
+	}
+	return nil
+}
+
+func uniq(ids []uuid.UUID) map[uuid.UUID]bool {
+	m := map[uuid.UUID]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
+}
+
+// NewProject is a validated create.
+type NewProject struct {
+	Name        string
+	Description *string
+	OwnerID     *uuid.UUID
+	RAGStatus   string
+	StartDate   *pmapi.Date
+	TargetDate  *pmapi.Date
+	MemberIDs   []uuid.UUID
+}
+
+// Create writes a project and its first members, emitting project.created and a
+// project.member_added per member.
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewProject) (Project, error) {
+	var p Project
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		users := append([]uuid.UUID(nil), in.MemberIDs...)
+		if in.OwnerID != nil {
+			if err := checkUsers(ctx, tx, ws, "ownerId", *in.OwnerID); err != nil {
+				return err
+			}
+		}
+		if err := checkUsers(ctx, tx, ws, "memberIds", users...); err != nil {
+			return err
+		}
+		id := pmapi.NewID()
+		if _, err := tx.Exec(ctx, `insert into projects (workspace_id, id, name, description, owner_id, rag_status, start_date, target_date)
+			values ($1, $2, $3, $4, $5, $6, $7::date, $8::date)`, ws, id, in.Name, in.Description, in.OwnerID, in.RAGStatus,
+			(*string)(in.StartDate), (*string)(in.TargetDate)); err != nil {
+			return err
+		}
+		var events []event.Event
+		for u := range uniq(in.MemberIDs) {
+			if _, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id) values ($1, $2, $3)`, ws, id, u); err != nil {
+				return err
+			}
+			events = append(events, event.Event{Type: "project.member_added", Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, id), UserID: u.String(), Role: RoleMember}})
+		}
+		var err error
+		if p, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		events = append([]event.Event{{Type: "project.created", Data: ToView(p)}}, events...)
+		return s.Events.Emit(ctx, tx, shard, ws, events...)
+	})
+	return p, err
+}
+
+// Update applies the given fields and emits project.updated when anything changed.
+func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, f Fields) (Project, error) {
+	var p Project
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		next := cur
+		if f.Name != nil {
+			next.Name = *f.Name
+		}
+		if f.Description != nil {
+			next.Description = *f.Description
+		}
+		if f.OwnerID != nil {
+			next.OwnerID = *f.OwnerID
+			if next.OwnerID != nil {
+				if err := checkUsers(ctx, tx, ws, "ownerId", *next.OwnerID); err != nil {
+					return err
+				}
+			}
+		}
+		if f.RAGStatus != nil {
+			next.RAGStatus = *f.RAGStatus
+		}
+		if f.StartDate != nil {
+			next.StartDate = *f.StartDate
+		}
+		if f.TargetDate != nil {
+			next.TargetDate = *f.TargetDate
+		}
+		if err := ValidDates(next.StartDate, next.TargetDate); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update projects set name = $3, description = $4, owner_id = $5, rag_status = $6,
+			start_date = $7::date, target_date = $8::date, updated_at = now() where workspace_id = $1 and id = $2`,
+			ws, id, next.Name, next.Description, next.OwnerID, next.RAGStatus, (*string)(next.StartDate), (*string)(next.TargetDate)); err != nil {
+			return err
+		}
+		if p, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.updated", Data: ToView(p)})
+	})
+	return p, err
+}
+
+// SetArchived archives (true) or restores (false) a project. Doing it twice is
+// harmless: the second call changes nothing and emits nothing.
+func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Project, error) {
+	var p Project
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		if (cur.ArchivedAt != nil) == archived {
+			p = cur
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `update projects set archived_at = case when $3 then now() end, updated_at = now()
+			where workspace_id = $1 and id = $2`, ws, id, archived); err != nil {
+			return err
+		}
+		if p, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		typ := "project.restored"
+		if archived {
+			typ = "project.archived"
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(p)})
+	})
+	return p, err
+}
+
+// Delete removes an archived project and everything in it, emitting the deleted
+// event of every child and then project.deleted. An active project is CONFLICT.
+func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (map[string]int, error) {
+	counts := map[string]int{}
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		if cur.ArchivedAt == nil {
+			return pmapi.Errorf(pmapi.CodeConflict, "only an archived project can be deleted; archive it first")
+		}
+		projectID := pmapi.FormatID(IDPrefix, id)
+		var events []event.Event
+		for _, child := range s.Children {
+			rows, err := tx.Query(ctx, fmt.Sprintf("select id from %s where workspace_id = $1 and project_id = $2 order by id", pgx.Identifier{child.Table}.Sanitize()), ws, id)
+			if err != nil {
+				return err
+			}
+			ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			if err != nil {
+				return err
+			}
+			for _, cid := range ids {
+				events = append(events, event.Event{Type: child.Event, Data: map[string]string{
+					child.IDField: pmapi.FormatID(child.IDPrefix, cid), "projectId": projectID,
+				}})
+			}
+			counts[child.Table] = len(ids)
+			if _, err := tx.Exec(ctx, fmt.Sprintf("delete from %s where workspace_id = $1 and project_id = $2", pgx.Identifier{child.Table}.Sanitize()), ws, id); err != nil {
+				return err
+			}
+		}
+		tag, err := tx.Exec(ctx, "delete from project_members where workspace_id = $1 and project_id = $2", ws, id)
+		if err != nil {
+			return err
+		}
+		counts["members"] = int(tag.RowsAffected())
+		if _, err := tx.Exec(ctx, "delete from projects where workspace_id = $1 and id = $2", ws, id); err != nil {
+			return err
+		}
+		events = append(events, event.Event{Type: "project.deleted", Data: DeletedEvent{ProjectID: projectID}})
+		return s.Events.Emit(ctx, tx, shard, ws, events...)
+	})
+	return counts, err
+}
+
+// AddMember adds a user to a project (CONFLICT if already a member).
+func (s Store) AddMember(ctx context.Context, shard *tenant.Shard, ws, projectID, user uuid.UUID, role string) (Project, error) {
+	var p Project
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
+			return err
+		}
+		if err := checkUsers(ctx, tx, ws, "userId", user); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`, ws, projectID, user, role)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
+			return pmapi.Errorf(pmapi.CodeConflict, "the user is already a member of this project")
+		}
+		if err != nil {
+			return err
+		}
+		if p, err = get(ctx, tx, ws, projectID, false); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_added",
+			Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, projectID), UserID: user.String(), Role: role}})
+	})
+	return p, err
+}
+
+// RemoveMember removes a user from a project (NOT_FOUND if not a member).
+func (s Store) RemoveMember(ctx context.Context, shard *tenant.Shard, ws, projectID, user uuid.UUID) (Project, error) {
+	var p Project
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
+			return err
+		}
+		var role string
+		err := tx.QueryRow(ctx, `delete from project_members where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`,
+			ws, projectID, user).Scan(&role)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return pmapi.NotFound("member")
+		}
+		if err != nil {
+			return err
+		}
+		if p, err = get(ctx, tx, ws, projectID, false); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_removed",
+			Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, projectID), UserID: user.String(), Role: role}})
+	})
+	return p, err
+}
+
+// EventTypes documents the events projects emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "project.created", Description: "A project is created", Payload: View{}},
+		{Name: "project.updated", Description: "A project's fields change", Payload: View{}},
+		{Name: "project.archived", Description: "A project is archived", Payload: View{}},
+		{Name: "project.restored", Description: "An archived project is restored", Payload: View{}},
+		{Name: "project.deleted", Description: "An archived project is deleted with everything in it", Payload: DeletedEvent{}},
+		{Name: "project.member_added", Description: "A member is added", Payload: MemberEvent{}},
+		{Name: "project.member_removed", Description: "A member is removed", Payload: MemberEvent{}},
+	}
+}
+
