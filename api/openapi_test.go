@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -93,6 +94,14 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 		ids[op.ID] = true
 		if op.Result == nil && op.Path != "/openapi/v1/openapi.json" {
 			t.Errorf("%s has no result type", op.ID)
+		}
+		// The scope table: every key-authenticated route names its scope, or
+		// says it checks scopes itself.
+		if op.Auth == api.AuthKey && op.Scope == "" && !op.ScopeInHandler {
+			t.Errorf("%s %s (%s) has no scope entry", op.Method, op.Path, op.ID)
+		}
+		if op.Auth != api.AuthKey && (op.Scope != "" || op.ScopeInHandler) {
+			t.Errorf("%s names a scope but is not key-authenticated", op.ID)
 		}
 	}
 }

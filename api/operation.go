@@ -30,6 +30,9 @@ type Operation struct {
 	Tag     string
 	Auth    Auth
 	Scope   string // required scope for AuthKey operations
+	// ScopeInHandler marks an AuthKey operation that needs no single scope: any
+	// credential will do (GET /me) or the handler checks scopes per item (search).
+	ScopeInHandler bool
 	Query   any    // struct whose `query` tags document the query parameters
 	Body    any    // request body type; nil for none
 	Result  any    // type of `data` in the success envelope; nil for a non-JSON answer

@@ -68,6 +68,9 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
+	for _, src := range searchSources() {
+		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
+	}
 	s.ops = s.operations()
 	doc, err := BuildDocument(s.ops)
 	if err != nil {
@@ -116,6 +119,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.meOperations()...)
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
+	ops = append(ops, s.searchOperations()...)
 	return ops
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/search"
 )
 
 // IDPrefix starts project ids in the API.
@@ -117,3 +118,9 @@ func ParseUserID(field, s string) (uuid.UUID, error) {
 // ParseID reads a project id given in a request body or query: a malformed one
 // names no project (404), as an absent one does.
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "project") }
+
+// SearchSource makes projects findable by name and description.
+var SearchSource = search.Source{
+	Type: "project", Scope: "projects:read", Table: "projects", IDPrefix: IDPrefix,
+	Title: "r.name", Body: "coalesce(r.description, '')", ProjectID: "r.id", Live: "r.archived_at is null",
+}

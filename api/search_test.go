@@ -1,0 +1,85 @@
+package api_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+const searchPath = "/openapi/v1/resource/search"
+
+func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
+	t.Helper()
+	r := tn.Get(t, searchPath, q)
+	if r.Status != 200 {
+		t.Fatalf("search %v: %d %s", q, r.Status, r.Raw)
+	}
+	return r.IDs()
+}
+
+func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	furnace := createProject(t, tn, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
+	press := createProject(t, tn, map[string]any{"name": "Hydraulic press upgrade"})["id"].(string)
+	archived := createProject(t, tn, map[string]any{"name": "Furnace archive"})["id"].(string)
+	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": archived})
+
+	cases := []struct {
+		name, q string
+		first   string
+		absent  []string
+	}{
+		{"whole word", "press", press, []string{furnace}},
+		{"stemmed word in the description", "failures burner", furnace, []string{press}},
+		{"partial word", "retrofi", furnace, []string{press}},
+		{"typo", "hydralic", press, []string{furnace}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tn.Get(t, searchPath, map[string]string{"q": tc.q})
+			ids := r.IDs()
+			if len(ids) == 0 || ids[0] != tc.first {
+				t.Fatalf("q=%q: %v, want %s first", tc.q, ids, tc.first)
+			}
+			for _, a := range tc.absent {
+				if slices.Contains(ids, a) {
+					t.Errorf("q=%q also returned %s", tc.q, a)
+				}
+			}
+			top := r.Items()[0]
+			if top["type"] != "project" || top["projectId"] != tc.first || top["score"].(float64) <= 0 || top["title"] == "" || top["snippet"] == "" {
+				t.Errorf("item shape: %v", top)
+			}
+		})
+	}
+	if ids := searchIDs(t, tn, map[string]string{"q": "furnace"}); slices.Contains(ids, archived) {
+		t.Error("archived project found")
+	}
+	if ids := searchIDs(t, tn, map[string]string{"q": "furnace", "limit": "1"}); len(ids) != 1 {
+		t.Errorf("limit=1 gave %d items", len(ids))
+	}
+}
+
+func TestSearchIsolationScopesAndInput(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewTenant(t), env.NewTenant(t)
+	createProject(t, a, map[string]any{"name": "Zeppelin hangar"})
+	if ids := searchIDs(t, b, map[string]string{"q": "zeppelin"}); len(ids) != 0 {
+		t.Fatalf("B finds A's project: %v", ids)
+	}
+	noProjects := a.WithKey(a.NewKey(t, "tasks:read"))
+	wantError(t, noProjects.Get(t, searchPath, map[string]string{"q": "zeppelin", "types": "project"}), 403, "INSUFFICIENT_SCOPE")
+	nothing := a.WithKey(a.NewKey(t))
+	wantError(t, nothing.Get(t, searchPath, map[string]string{"q": "zeppelin"}), 403, "INSUFFICIENT_SCOPE")
+	wantError(t, a.Get(t, searchPath, map[string]string{"q": "x", "types": "project,spaceship"}), 400, "VALIDATION_FAILED")
+	wantError(t, a.Get(t, searchPath, map[string]string{"q": " "}), 400, "VALIDATION_FAILED")
+	wantError(t, a.Get(t, searchPath, nil), 400, "VALIDATION_FAILED")
+	// Operators and punctuation are text, never SQL or tsquery syntax errors.
+	for _, q := range []string{`'); drop table projects; --`, `a & | ! ( :*`, `"unterminated`, `%_\`} {
+		if r := a.Get(t, searchPath, map[string]string{"q": q}); r.Status != 200 {
+			t.Errorf("q=%q: %d %s", q, r.Status, r.Raw)
+		}
+	}
+}
