@@ -33,10 +33,10 @@ type Operation struct {
 	// ScopeInHandler marks an AuthKey operation that needs no single scope: any
 	// credential will do (GET /me) or the handler checks scopes per item (search).
 	ScopeInHandler bool
-	Query   any    // struct whose `query` tags document the query parameters
-	Body    any    // request body type; nil for none
-	Result  any    // type of `data` in the success envelope; nil for a non-JSON answer
-	Status  int    // success status
+	Query          any // struct whose `query` tags document the query parameters
+	Body           any // request body type; nil for none
+	Result         any // type of `data` in the success envelope; nil for a non-JSON answer
+	Status         int // success status
 	// Raw marks an answer that is not the envelope (the OpenAPI document itself,
 	// health checks); Result then documents the raw body.
 	Raw bool
