@@ -38,9 +38,6 @@ const localPrincipal = "pmapi.principal"
 func (s *Server) requireKey(c *fiber.Ctx) error {
 	clientID := c.Get(headerClientID)
 	p, err := s.Auth.Authenticate(c.UserContext(), clientID, c.Get(fiber.HeaderAuthorization))
-	if s.authOutcome != nil {
-		s.authOutcome(err)
-	}
 	if err != nil {
 		return err
 	}

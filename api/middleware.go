@@ -62,8 +62,8 @@ func recoverPanics(log *slog.Logger) fiber.Handler {
 	}
 }
 
-// accessLog writes one JSON line per request. It never logs headers or bodies, so
-// no credential can reach the log through it.
+// accessLog writes one JSON line per request and records its metrics. It never
+// logs headers or bodies, so no credential can reach the log through it.
 func accessLog(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
@@ -75,12 +75,15 @@ func accessLog(log *slog.Logger) fiber.Handler {
 				return herr
 			}
 		}
+		elapsed := time.Since(start)
+		route, status := routeOf(c), c.Response().StatusCode()
+		observeRequest(route, c.Method(), status, elapsed.Seconds())
 		attrs := []any{
 			"requestId", requestID(c),
 			"method", c.Method(),
-			"route", routeOf(c),
-			"status", c.Response().StatusCode(),
-			"latencyMs", float64(time.Since(start).Microseconds()) / 1000,
+			"route", route,
+			"status", status,
+			"latencyMs", float64(elapsed.Microseconds()) / 1000,
 		}
 		if ws, ok := c.Locals(localWorkspace).(string); ok {
 			attrs = append(attrs, "workspaceId", ws)

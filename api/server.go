@@ -40,11 +40,10 @@ type Deps struct {
 // Server holds the dependencies every handler uses.
 type Server struct {
 	Deps
-	doc         *openapi3.T
-	docJSON     []byte
-	ops         []Operation
-	limiter     *rateLimiter
-	authOutcome func(error)
+	doc     *openapi3.T
+	docJSON []byte
+	ops     []Operation
+	limiter *rateLimiter
 
 	projects project.Store
 }

@@ -50,9 +50,6 @@ type Authenticator struct {
 	cache map[[32]byte]*cachedKey
 
 	lastUsed *lastUsedBatcher
-
-	// Hits and Misses count cache lookups (metrics read them).
-	Hits, Misses func()
 }
 
 // cachedKey is everything a request needs to know about a key, its app and its
@@ -81,8 +78,6 @@ func NewAuthenticator(dir *tenant.Directory) *Authenticator {
 		now:      time.Now,
 		cache:    map[[32]byte]*cachedKey{},
 		lastUsed: newLastUsedBatcher(),
-		Hits:     func() {},
-		Misses:   func() {},
 	}
 }
 
@@ -93,6 +88,12 @@ var (
 
 // Authenticate checks one request's credentials.
 func (a *Authenticator) Authenticate(ctx context.Context, clientID, authorization string) (Principal, error) {
+	p, err := a.authenticate(ctx, clientID, authorization)
+	countAttempt(err)
+	return p, err
+}
+
+func (a *Authenticator) authenticate(ctx context.Context, clientID, authorization string) (Principal, error) {
 	if clientID == "" || authorization == "" {
 		return Principal{}, errMissingCredentials
 	}
@@ -119,10 +120,10 @@ func (a *Authenticator) lookup(ctx context.Context, clientID string, hash [32]by
 	entry := a.cache[hash]
 	a.mu.RUnlock()
 	if entry != nil && a.now().Sub(entry.loadedAt) < a.TTL {
-		a.Hits()
+		cacheHit.Inc()
 		return entry, nil
 	}
-	a.Misses()
+	cacheMiss.Inc()
 	res, err := a.dir.Resolve(ctx, clientID)
 	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
 		return nil, errInvalidKey

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/tenant"
@@ -45,9 +46,10 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
 		river.AddWorker(workers, &FanoutWorker{Directory: dir})
 		cfg := &river.Config{
-			Schema:  migrations.RiverSchema,
-			Logger:  opts.Log,
-			Workers: workers,
+			Schema:     migrations.RiverSchema,
+			Logger:     opts.Log,
+			Workers:    workers,
+			Middleware: []rivertype.Middleware{&jobMetrics{}},
 		}
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}

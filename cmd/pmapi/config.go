@@ -28,6 +28,7 @@ type config struct {
 	SessionTTL         time.Duration
 	ShutdownGrace      time.Duration
 	RateLimitPerMinute int
+	MetricsAddr        string
 }
 
 func env(name, def string) string {
@@ -40,6 +41,7 @@ func env(name, def string) string {
 func loadConfig() (config, error) {
 	c := config{
 		Addr:        env("PMAPI_ADDR", ":8080"),
+		MetricsAddr: env("PMAPI_METRICS_ADDR", ":9090"),
 		DatabaseURL: os.Getenv("PMAPI_DATABASE_URL"),
 		AdminToken:  os.Getenv("PMAPI_ADMIN_TOKEN"),
 	}

@@ -55,6 +55,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	cfg.DatabaseURL, cfg.MigrateURL, cfg.Shards = db.AppURL, db.OwnerURL, nil
+	if os.Getenv("PMAPI_METRICS_ADDR") == "" {
+		// Loopback and any free port: a dev server must not fail because 9090
+		// is taken; the banner prints where metrics are.
+		cfg.MetricsAddr = "127.0.0.1:0"
+	}
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
 	}
@@ -67,7 +72,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 		s.stop()
 		return fmt.Errorf("seed: %w", err)
 	}
-	return s.run(ctx, *addr, func(a net.Addr) { printBanner(stdout, a.String(), cfg.AdminToken, demo) })
+	metricsAt := "off"
+	if s.metrics != nil {
+		metricsAt = "http://" + s.metrics.Addr() + "/metrics"
+	}
+	return s.run(ctx, *addr, func(a net.Addr) { printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, demo) })
 }
 
 func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.Database, error) {
@@ -88,7 +97,7 @@ func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.D
 	return db, migrations.Up(ctx, db.OwnerURL)
 }
 
-func printBanner(w io.Writer, addr, adminToken string, d demo) {
+func printBanner(w io.Writer, addr, adminToken, metricsAt string, d demo) {
 	base := "http://" + addr
 	fmt.Fprintf(w, `
 pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
@@ -100,6 +109,7 @@ pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
   operator token   %[6]s
   app client id    %[7]s
   API key          %[8]s   (every scope; a new one each start)
+  metrics          %[9]s
 
 Paste these:
 
@@ -108,5 +118,5 @@ Paste these:
   curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/apps
   curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
 
-`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey)
+`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt)
 }

@@ -72,6 +72,23 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		t.Errorf("the printed API key: %d %v", status, body)
 	}
 
+	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)
+	if metricsURL == nil {
+		t.Fatalf("banner lacks the metrics address:\n%s", banner)
+	}
+	resp, err := http.Get(metricsURL[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	scrape, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`pmapi_http_requests_total{method="GET",route="/openapi/v1/session",status_class="2xx"}`,
+		"pmapi_build_info{", `pmapi_auth_attempts_total{outcome="ok"}`, `pmapi_db_pool_connections{shard="default"`} {
+		if !strings.Contains(string(scrape), want) {
+			t.Errorf("scrape lacks %s", want)
+		}
+	}
+
 	cancel()
 	select {
 	case err := <-done:

@@ -15,6 +15,7 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -30,6 +31,7 @@ type server struct {
 	auth   *authz.Authenticator
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
+	metrics  *observability.MetricsServer
 }
 
 func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
@@ -39,6 +41,19 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		return nil, err
 	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	var pools []observability.PoolSource
+	for _, sh := range shards.All() {
+		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
+	}
+	observability.RegisterPools(pools)
+	if cfg.MetricsAddr != "" && cfg.MetricsAddr != "off" {
+		if s.metrics, err = observability.ListenMetrics(cfg.MetricsAddr); err != nil {
+			shards.Close()
+			return nil, fmt.Errorf("metrics listener on %s (PMAPI_METRICS_ADDR; \"off\" disables it): %w", cfg.MetricsAddr, err)
+		}
+		go s.metrics.Serve(log)
+		log.Info("metrics listening", "addr", s.metrics.Addr())
+	}
 	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log}); err != nil {
 		shards.Close()
 		return nil, err
@@ -120,6 +135,9 @@ func (s *server) stop() {
 	defer cancel()
 	if s.stopAuth != nil {
 		s.stopAuth()
+	}
+	if s.metrics != nil {
+		_ = s.metrics.Shutdown(ctx)
 	}
 	if err := s.jobs.Stop(ctx); err != nil {
 		s.log.Error("stopping workers", "error", err.Error())
