@@ -6,6 +6,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -14,6 +15,7 @@ import (
 func eventTypes() []event.Type {
 	var all []event.Type
 	all = append(all, project.EventTypes()...)
+	all = append(all, actionitem.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
@@ -45,7 +46,8 @@ type Server struct {
 	ops     []Operation
 	limiter *rateLimiter
 
-	projects project.Store
+	projects    project.Store
+	actionItems actionitem.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -67,6 +69,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
+	s.actionItems = actionitem.Store{Events: d.Events}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
 	}
@@ -119,11 +122,14 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
 	ops = append(ops, s.searchOperations()...)
+	ops = append(ops, s.actionItemOperations()...)
 	return ops
 }
 
 // projectChildren lists what a project delete cascades to, each with the deleted
 // event it emits per row. Resources that live in projects add themselves here.
 func projectChildren() []project.Child {
-	return nil
+	return []project.Child{
+		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId"},
+	}
 }
