@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"net/http"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -35,6 +36,9 @@ type Deps struct {
 	RateLimitPerMinute int
 	// Events records change events in the changing transaction (jobs.Clients).
 	Events event.Emitter
+	// RiverUI maps shard names to their River UI handlers, each built with the
+	// prefix RiverUIPrefix + "/" + shard; empty leaves River UI off.
+	RiverUI map[string]http.Handler
 }
 
 // Server holds the dependencies every handler uses.
@@ -98,6 +102,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 		handlers = append(handlers, op.Handler)
 		app.Add(op.Method, op.fiberPath(), handlers...)
 	}
+	s.mountRiverUI(app)
 	return app, s, nil
 }
 
