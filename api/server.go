@@ -2,10 +2,10 @@ package api
 
 import (
 	"context"
-	"net/http"
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"

@@ -2,8 +2,8 @@ package main
 
 import (
 	"bufio"
-	"encoding/base64"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"

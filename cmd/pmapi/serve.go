@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"net/http"
 	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -71,7 +71,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			}
 		}
 		s.app, _, err = api.New(api.Deps{
-			RiverUI: ui,
+			RiverUI:   ui,
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
 		})
