@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -36,6 +37,9 @@ type Deps struct {
 	RateLimitPerMinute int
 	// Events records change events in the changing transaction (jobs.Clients).
 	Events event.Emitter
+	// RiverUI maps shard names to their River UI handlers, each built with the
+	// prefix RiverUIPrefix + "/" + shard; empty leaves River UI off.
+	RiverUI map[string]http.Handler
 }
 
 // Server holds the dependencies every handler uses.
@@ -101,6 +105,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 		handlers = append(handlers, op.Handler)
 		app.Add(op.Method, op.fiberPath(), handlers...)
 	}
+	s.mountRiverUI(app)
 	return app, s, nil
 }
 

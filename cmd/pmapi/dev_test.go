@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -70,6 +71,31 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	status, body = get("/openapi/v1/me", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
 	if status != 200 || len(body["data"].(map[string]any)["scopes"].([]any)) != 14 {
 		t.Errorf("the printed API key: %d %v", status, body)
+	}
+
+	// River UI: behind the operator token (bearer or HTTP Basic), with a Basic
+	// challenge for browsers.
+	uiGet := func(path string, header map[string]string) *http.Response {
+		req, _ := http.NewRequest("GET", base[1]+path, nil)
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if r := uiGet("/admin/river/default/", nil); r.StatusCode != 401 || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
+		t.Errorf("River UI without credentials: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
+	}
+	if r := uiGet("/admin/river/default/api/jobs?state=completed", map[string]string{"Authorization": "Bearer " + token[1]}); r.StatusCode != 200 {
+		t.Errorf("River UI API with the operator token: %d", r.StatusCode)
+	}
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token[1]))
+	if r := uiGet("/admin/river/default/", map[string]string{"Authorization": basic}); r.StatusCode != 200 || !strings.Contains(r.Header.Get("Content-Type"), "html") {
+		t.Errorf("River UI page with Basic: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 
 	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -60,15 +61,25 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	}
 	if withAPI {
 		s.auth = authz.NewAuthenticator(s.dir)
+		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		var ui map[string]http.Handler
+		if cfg.AdminToken != "" {
+			if ui, err = riverUIHandlers(authCtx, shards, s.jobs, log); err != nil {
+				cancel()
+				shards.Close()
+				return nil, fmt.Errorf("river ui: %w", err)
+			}
+		}
 		s.app, _, err = api.New(api.Deps{
+			RiverUI:   ui,
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
 		})
 		if err != nil {
+			cancel()
 			shards.Close()
 			return nil, err
 		}
-		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		ready, done := make(chan struct{}), make(chan struct{})
 		go func() { s.auth.Run(authCtx, func() { close(ready) }); close(done) }()
 		s.stopAuth = func() { cancel(); <-done }
