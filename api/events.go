@@ -9,6 +9,7 @@ import (
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/rrca"
 )
 
 // eventTypes is every event pmapi emits, gathered from the resources.
@@ -16,6 +17,8 @@ func eventTypes() []event.Type {
 	var all []event.Type
 	all = append(all, project.EventTypes()...)
 	all = append(all, actionitem.EventTypes()...)
+	all = append(all, rrca.EventTypes()...)
+	all = append(all, event.Type{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: RRCADeletedEvent{}})
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
@@ -52,4 +55,10 @@ func (s *Server) eventTypeOperations() []Operation {
 			return respond(c, http.StatusOK, out)
 		},
 	}}
+}
+
+// RRCADeletedEvent is the data of rrca.deleted.
+type RRCADeletedEvent struct {
+	RRCAID    string `json:"rrcaId"`
+	ProjectID string `json:"projectId"`
 }

@@ -10,12 +10,13 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/search"
 )
 
 // searchSources is every searchable type, in the order types are documented.
 func searchSources() []search.Source {
-	return []search.Source{project.SearchSource, actionitem.SearchSource}
+	return []search.Source{project.SearchSource, actionitem.SearchSource, rrca.SearchSource}
 }
 
 // SearchQuery documents the search parameters.
