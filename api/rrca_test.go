@@ -158,7 +158,10 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 		}
 	}
 	wantError(t, a.Get(t, rrcaBase, map[string]string{"phase": "DONE"}), 400, "VALIDATION_FAILED")
-	for _, tc := range []struct{ method, path string; body any }{
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
 		{"GET", rrcaBase + "/" + x, nil}, {"PATCH", rrcaBase + "/" + x, map[string]any{"title": "mine"}},
 		{"POST", rrcaBase + "/" + x + "/advance", nil}, {"POST", rrcaBase + "/" + x + "/archive", nil},
 		{"GET", rrcaBase + "/" + x + "/nodes", nil}, {"POST", rrcaBase + "/" + x + "/nodes", map[string]any{"kind": "WHY", "text": "x"}},
