@@ -185,4 +185,3 @@ func (c *client) call(method, path string, header map[string]string, body any) m
 	}
 	return data
 }
-
