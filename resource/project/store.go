@@ -392,4 +392,3 @@ func EventTypes() []event.Type {
 		{Name: "project.member_removed", Description: "A member is removed", Payload: MemberEvent{}},
 	}
 }
-
