@@ -13,6 +13,7 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -47,6 +48,7 @@ type Server struct {
 	authOutcome func(error)
 
 	projects project.Store
+	tasks    task.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -68,6 +70,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
+	s.tasks = task.Store{Events: d.Events}
 	s.ops = s.operations()
 	doc, err := BuildDocument(s.ops)
 	if err != nil {
@@ -116,11 +119,14 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.meOperations()...)
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
+	ops = append(ops, s.taskOperations()...)
 	return ops
 }
 
 // projectChildren lists what a project delete cascades to, each with the deleted
 // event it emits per row. Resources that live in projects add themselves here.
 func projectChildren() []project.Child {
-	return nil
+	return []project.Child{
+		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
+	}
 }
