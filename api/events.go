@@ -8,12 +8,14 @@ import (
 
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/task"
 )
 
 // eventTypes is every event pmapi emits, gathered from the resources.
 func eventTypes() []event.Type {
 	var all []event.Type
 	all = append(all, project.EventTypes()...)
+	all = append(all, task.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })

@@ -10,11 +10,12 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/search"
+	"github.com/pmapi/pmapi/resource/task"
 )
 
 // searchSources is every searchable type, in the order types are documented.
 func searchSources() []search.Source {
-	return []search.Source{project.SearchSource}
+	return []search.Source{project.SearchSource, task.SearchSource}
 }
 
 // SearchQuery documents the search parameters.

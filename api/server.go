@@ -14,6 +14,7 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -50,6 +51,7 @@ type Server struct {
 	limiter *rateLimiter
 
 	projects project.Store
+	tasks    task.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -71,6 +73,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
+	s.tasks = task.Store{Events: d.Events}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
 	}
@@ -123,6 +126,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.meOperations()...)
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
+	ops = append(ops, s.taskOperations()...)
 	ops = append(ops, s.searchOperations()...)
 	return ops
 }
@@ -130,5 +134,7 @@ func (s *Server) operations() []Operation {
 // projectChildren lists what a project delete cascades to, each with the deleted
 // event it emits per row. Resources that live in projects add themselves here.
 func projectChildren() []project.Child {
-	return nil
+	return []project.Child{
+		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
+	}
 }
