@@ -96,7 +96,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 	})
-	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log))
+	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery)
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
 		if op.Idempotent {
