@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -54,6 +55,11 @@ func decodeJSON(body []byte, into any) error {
 	trimmed := bytes.TrimSpace(body)
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
+	}
+	// PostgreSQL text cannot hold NUL; refuse it here rather than fail there.
+	if bytes.Contains(body, []byte(`\u0000`)) {
+		field := nulField(body)
+		return pmapi.Invalid(field, "%s must not contain NUL (\\u0000) characters", field)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -208,4 +214,36 @@ func locateBadField(body []byte, into any) string {
 		return ""
 	}
 	return check(t)
+}
+
+// saneQuery refuses query parameters PostgreSQL cannot store or compare: text
+// with a NUL character or that is not UTF-8 would otherwise fail inside the
+// database as a 500.
+func saneQuery(c *fiber.Ctx) error {
+	var bad string
+	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
+		if bad == "" && (!utf8.Valid(v) || bytes.IndexByte(v, 0) >= 0 || !utf8.Valid(k)) {
+			bad = string(k)
+		}
+	})
+	if bad != "" {
+		if !utf8.ValidString(bad) {
+			bad = "query"
+		}
+		return pmapi.Invalid(bad, "%s must be UTF-8 text without NUL characters", bad)
+	}
+	return c.Next()
+}
+
+// nulField names the top-level field whose JSON text holds a \u0000 escape.
+func nulField(body []byte) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) == nil {
+		for k, v := range m {
+			if bytes.Contains(v, []byte(`\u0000`)) {
+				return k
+			}
+		}
+	}
+	return "body"
 }

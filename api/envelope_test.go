@@ -51,6 +51,9 @@ func TestErrors(t *testing.T) {
 		{"admin with bare token", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": env.AdminToken}}, 401, "UNAUTHENTICATED", ""},
 		{"workspace id not a uuid", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/xyz", Header: admin}, 404, "NOT_FOUND", ""},
 		{"absent workspace", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/01a20674-ff96-758d-9438-aa801a08f580", Header: admin}, 404, "NOT_FOUND", ""},
+		{"NUL in a string field", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"a\u0000b"}`}, 400, "VALIDATION_FAILED", "name"},
+		{"NUL in a query parameter", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=a%00b", Header: admin}, 400, "VALIDATION_FAILED", "cursor"},
+		{"query parameter not UTF-8", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=%ff%fe", Header: admin}, 400, "VALIDATION_FAILED", "cursor"},
 		{"session without credentials", apitest.Request{Method: "GET", Path: "/openapi/v1/session"}, 401, "UNAUTHENTICATED", ""},
 	}
 	for _, tc := range cases {

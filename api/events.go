@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/resource/task"
 )
 
 // eventTypes is every event pmapi emits, gathered from the resources.
@@ -19,6 +20,7 @@ func eventTypes() []event.Type {
 	all = append(all, actionitem.EventTypes()...)
 	all = append(all, rrca.EventTypes()...)
 	all = append(all, event.Type{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: RRCADeletedEvent{}})
+	all = append(all, task.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -228,6 +229,9 @@ func addQueryParams(o *openapi3.Operation, t reflect.Type) {
 //	enum:"A,B"     allowed values
 //	example:"..."  an example value
 //	format:"..."   string format (date, uri, ...)
+//	minimum:"1" maximum:"5"     bounds of a number
+//	minItems:"1" maxItems:"100" bounds of an array's length
+//	nullable:"false"            an optional field (a pointer) that must not be null
 //
 // and, on structs, marks every field without `omitempty` as required and closes
 // the object to unknown properties, so tests that validate responses against the
@@ -258,6 +262,10 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	if f := tag.Get("format"); f != "" {
 		s.Format = f
 	}
+	applyBounds(tag, s)
+	if tag.Get("nullable") == "false" {
+		s.Nullable = false
+	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -281,6 +289,32 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 		s.AdditionalProperties = openapi3.AdditionalProperties{Has: new(true)}
 	}
 	return nil
+}
+
+// applyBounds reads the numeric and length bound tags. An absent tag fails to
+// parse and leaves the schema unbounded.
+// Like every tag, they also reach the schema of a slice's elements, hence the
+// checks of the schema's type.
+func applyBounds(tag reflect.StructTag, s *openapi3.Schema) {
+	if s.Type == nil {
+		return
+	}
+	if s.Type.Is("number") || s.Type.Is("integer") {
+		if v, err := strconv.ParseFloat(tag.Get("minimum"), 64); err == nil {
+			s.Min = &v
+		}
+		if v, err := strconv.ParseFloat(tag.Get("maximum"), 64); err == nil {
+			s.Max = &v
+		}
+	}
+	if s.Type.Is("array") {
+		if v, err := strconv.ParseUint(tag.Get("minItems"), 10, 64); err == nil {
+			s.MinItems = v
+		}
+		if v, err := strconv.ParseUint(tag.Get("maxItems"), 10, 64); err == nil {
+			s.MaxItems = &v
+		}
+	}
 }
 
 // rateLimitHeaders documents what every key-authenticated answer carries.

@@ -83,3 +83,31 @@ func TestSearchIsolationScopesAndInput(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
+	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "Replace gearbox bearings", "description": "Bearings whine at speed"})["id"].(string)
+	r := tn.Get(t, searchPath, map[string]string{"q": "gearbox"})
+	types := map[string]string{}
+	for _, it := range r.Items() {
+		types[it["id"].(string)] = it["type"].(string)
+		if it["projectId"] != prj {
+			t.Errorf("item %v has projectId %v", it["id"], it["projectId"])
+		}
+	}
+	if types[prj] != "project" || types[tsk] != "task" {
+		t.Fatalf("search across types: %s", r.Raw)
+	}
+	if ids := searchIDs(t, tn, map[string]string{"q": "gearbox", "types": "task"}); !slices.Equal(ids, []string{tsk}) {
+		t.Errorf("types=task: %v", ids)
+	}
+	projectsOnly := tn.WithKey(tn.NewKey(t, "projects:read"))
+	for _, it := range projectsOnly.Get(t, searchPath, map[string]string{"q": "gearbox"}).Items() {
+		if it["type"] != "project" {
+			t.Errorf("a projects:read key found a %v", it["type"])
+		}
+	}
+	wantError(t, projectsOnly.Get(t, searchPath, map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
+}

@@ -18,6 +18,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -56,6 +57,7 @@ type Server struct {
 	limiter *rateLimiter
 
 	projects    project.Store
+	tasks       task.Store
 	actionItems actionitem.Store
 	analyses    rrca.Store
 }
@@ -88,6 +90,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
 	s.actionItems = actionitem.Store{Events: d.Events}
 	s.analyses = rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: s.actionItems}
+	s.tasks = task.Store{Events: d.Events}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
 	}
@@ -110,7 +113,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 	})
-	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log))
+	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery)
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
 		if op.Idempotent {
@@ -140,6 +143,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.meOperations()...)
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
+	ops = append(ops, s.taskOperations()...)
 	ops = append(ops, s.searchOperations()...)
 	ops = append(ops, s.actionItemOperations()...)
 	ops = append(ops, s.rrcaOperations()...)
@@ -150,6 +154,7 @@ func (s *Server) operations() []Operation {
 // event it emits per row. Resources that live in projects add themselves here.
 func projectChildren() []project.Child {
 	return []project.Child{
+		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
 		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId"},
 		{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: rrca.IDPrefix, IDField: "rrcaId"},
 	}

@@ -1,0 +1,91 @@
+package task
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Kinds of batch operation, as the `op` field names them.
+const (
+	OpCreate  = "create"
+	OpUpdate  = "update"
+	OpArchive = "archive"
+	OpRestore = "restore"
+)
+
+// OpKinds lists every kind of batch operation.
+var OpKinds = []string{OpCreate, OpUpdate, OpArchive, OpRestore}
+
+// MaxBatch is the most operations one batch may hold.
+const MaxBatch = 100
+
+// Op is one validated operation of a batch: New for a create, ID (and Changes
+// for an update) for the others.
+type Op struct {
+	Kind    string
+	New     NewTask
+	ID      uuid.UUID
+	Changes Changes
+}
+
+// FailedOp is why an atomic batch wrote nothing: the operation at Index failed.
+type FailedOp struct {
+	Index int
+	Err   error
+}
+
+func (f *FailedOp) Error() string { return fmt.Sprintf("operation %d: %v", f.Index, f.Err) }
+
+func (f *FailedOp) Unwrap() error { return f.Err }
+
+// Do runs one operation in its own transaction, as its single-task endpoint
+// would.
+func (s Store) Do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (Task, error) {
+	var t Task
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		t, err = s.run(ctx, tx, shard, ws, op)
+		return err
+	})
+	return t, err
+}
+
+// DoAtomic runs ops in order in one transaction: all of them commit, with their
+// events, or the first failure (a *FailedOp) rolls every one back.
+func (s Store) DoAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]Task, error) {
+	var out []Task
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out = out[:0]
+		for i, op := range ops {
+			t, err := s.run(ctx, tx, shard, ws, op)
+			if err != nil {
+				return &FailedOp{Index: i, Err: err}
+			}
+			out = append(out, t)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (s Store) run(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, op Op) (Task, error) {
+	switch op.Kind {
+	case OpCreate:
+		return s.create(ctx, tx, shard, ws, op.New)
+	case OpUpdate:
+		return s.update(ctx, tx, shard, ws, op.ID, op.Changes)
+	case OpArchive:
+		return s.setArchived(ctx, tx, shard, ws, op.ID, true)
+	case OpRestore:
+		return s.setArchived(ctx, tx, shard, ws, op.ID, false)
+	}
+	return Task{}, fmt.Errorf("unknown batch operation %q", op.Kind)
+}

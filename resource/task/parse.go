@@ -1,0 +1,187 @@
+package task
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/project"
+)
+
+// Has reports whether a request body names a field at its top level, to tell
+// an absent field (leave it alone) from a null one (clear it).
+type Has func(field string) bool
+
+// ParseCreate turns a decoded create body into a validated NewTask. A missing
+// projectId is a bad request; a malformed one names no project (404).
+func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
+	in := NewTask{Description: req.Description, Priority: DefaultPriority, StartDate: micro(req.StartDate), DueDate: micro(req.DueDate)}
+	if req.ProjectID == "" {
+		return in, pmapi.Invalid("projectId", "projectId is required")
+	}
+	var err error
+	if in.Title, err = ValidTitle(req.Title); err != nil {
+		return in, err
+	}
+	if err := ValidDescription(req.Description); err != nil {
+		return in, err
+	}
+	if req.Priority != nil {
+		in.Priority = int(*req.Priority)
+	} else if has("priority") {
+		return in, pmapi.Invalid("priority", "priority cannot be null; leave it out for the default 3")
+	}
+	if in.AssigneeID, err = optionalUser("assigneeId", req.AssigneeID); err != nil {
+		return in, err
+	}
+	if in.ReporterID, err = optionalUser("reporterId", req.ReporterID); err != nil {
+		return in, err
+	}
+	if err := ValidDates(in.StartDate, in.DueDate); err != nil {
+		return in, err
+	}
+	in.ProjectID, err = project.ParseID(req.ProjectID)
+	return in, err
+}
+
+// ParseUpdate turns a decoded update body into the task's id and validated
+// changes. Whether a status move is allowed depends on the stored status, so
+// the store checks that.
+func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
+	var ch Changes
+	if req.TaskID == "" {
+		return uuid.Nil, ch, pmapi.Invalid("taskId", "taskId is required")
+	}
+	if req.Status != nil {
+		if err := ValidStatus("status", *req.Status); err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Status = req.Status
+	} else if has("status") {
+		return uuid.Nil, ch, pmapi.Invalid("status", "status cannot be null")
+	}
+	if req.Title != nil {
+		title, err := ValidTitle(*req.Title)
+		if err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Title = &title
+	} else if has("title") {
+		return uuid.Nil, ch, pmapi.Invalid("title", "title cannot be null")
+	}
+	if has("description") {
+		if err := ValidDescription(req.Description); err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Description = &req.Description
+	}
+	if req.Priority != nil {
+		p := int(*req.Priority)
+		ch.Priority = &p
+	} else if has("priority") {
+		return uuid.Nil, ch, pmapi.Invalid("priority", "priority cannot be null")
+	}
+	for _, f := range []struct {
+		name string
+		raw  *string
+		into ***uuid.UUID
+	}{{"assigneeId", req.AssigneeID, &ch.AssigneeID}, {"reporterId", req.ReporterID, &ch.ReporterID}} {
+		if !has(f.name) {
+			continue
+		}
+		id, err := optionalUser(f.name, f.raw)
+		if err != nil {
+			return uuid.Nil, ch, err
+		}
+		*f.into = &id
+	}
+	if has("startDate") {
+		start := micro(req.StartDate)
+		ch.StartDate = &start
+	}
+	if has("dueDate") {
+		due := micro(req.DueDate)
+		ch.DueDate = &due
+	}
+	id, err := ParseID(req.TaskID)
+	return id, ch, err
+}
+
+// ParseIDRequest reads the task named by an archive or restore body.
+func ParseIDRequest(req IDRequest) (uuid.UUID, error) {
+	if req.TaskID == "" {
+		return uuid.Nil, pmapi.Invalid("taskId", "taskId is required")
+	}
+	return ParseID(req.TaskID)
+}
+
+func optionalUser(field string, s *string) (*uuid.UUID, error) {
+	if s == nil {
+		return nil, nil
+	}
+	id, err := project.ParseUserID(field, *s)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}
+
+// micro cuts a timestamp to what PostgreSQL stores, so that comparing a
+// requested value with the stored one is exact.
+func micro(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	m := t.Truncate(time.Microsecond)
+	return &m
+}
+
+// apply returns cur with ch applied, and checks what depends on both: the
+// status move and the order of the dates.
+func apply(cur Task, ch Changes) (Task, error) {
+	next := cur
+	if ch.Status != nil {
+		if err := CheckTransition(cur.Status, *ch.Status); err != nil {
+			return cur, err
+		}
+		next.Status = *ch.Status
+	}
+	if ch.Title != nil {
+		next.Title = *ch.Title
+	}
+	if ch.Description != nil {
+		next.Description = *ch.Description
+	}
+	if ch.Priority != nil {
+		next.Priority = *ch.Priority
+	}
+	if ch.AssigneeID != nil {
+		next.AssigneeID = *ch.AssigneeID
+	}
+	if ch.ReporterID != nil {
+		next.ReporterID = *ch.ReporterID
+	}
+	if ch.StartDate != nil {
+		next.StartDate = *ch.StartDate
+	}
+	if ch.DueDate != nil {
+		next.DueDate = *ch.DueDate
+	}
+	return next, ValidDates(next.StartDate, next.DueDate)
+}
+
+// same reports whether two versions of a task hold the same fields, so an
+// update that changes nothing writes nothing and emits nothing.
+func same(a, b Task) bool {
+	return a.Status == b.Status && a.Title == b.Title && eqPtr(a.Description, b.Description) && a.Priority == b.Priority &&
+		eqPtr(a.AssigneeID, b.AssigneeID) && eqPtr(a.ReporterID, b.ReporterID) && eqTime(a.StartDate, b.StartDate) && eqTime(a.DueDate, b.DueDate)
+}
+
+func eqPtr[T comparable](a, b *T) bool {
+	return a == b || (a != nil && b != nil && *a == *b)
+}
+
+func eqTime(a, b *time.Time) bool {
+	return a == b || (a != nil && b != nil && a.Equal(*b))
+}

@@ -1,0 +1,319 @@
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Store reads and writes tasks.
+type Store struct {
+	Events event.Emitter
+}
+
+const columns = `t.id, t.project_id, t.title, t.description, t.status, t.priority, t.assignee_id, t.reporter_id,
+	t.start_date, t.due_date, t.created_at, t.updated_at, t.archived_at`
+
+func scan(row pgx.Row) (Task, error) {
+	var t Task
+	err := row.Scan(&t.ID, &t.ProjectID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.AssigneeID, &t.ReporterID,
+		&t.StartDate, &t.DueDate, &t.CreatedAt, &t.UpdatedAt, &t.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return t, pmapi.NotFound("task")
+	}
+	return t, err
+}
+
+// lock reads a task for a change, holding its row until the transaction ends.
+func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
+	t, err := scan(tx.QueryRow(ctx, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2 for update", ws, id))
+	return t, dbError(err)
+}
+
+// Get returns one task.
+func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
+	var t Task
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
+			var err error
+			t, err = scan(row)
+			return err
+		})
+	})
+	return t, err
+}
+
+// Filter selects tasks for a list. Time bounds are half-open: an After bound
+// includes its instant and a Before bound excludes it, so adjacent windows
+// neither overlap nor leave a gap.
+type Filter struct {
+	ProjectID       *uuid.UUID
+	Status          string
+	AssigneeID      *uuid.UUID
+	Q               string
+	DueAfter        *time.Time
+	DueBefore       *time.Time
+	CreatedAfter    *time.Time
+	CreatedBefore   *time.Time
+	IncludeArchived bool
+	Before          *uuid.UUID // keyset: ids are time-ordered, lists go newest first
+	Limit           int
+}
+
+// List returns a page of tasks, newest first.
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Task, error) {
+	where := []string{"t.workspace_id = $1"}
+	args := []any{ws}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.ProjectID != nil {
+		add("t.project_id = ?", *f.ProjectID)
+	}
+	if f.Status != "" {
+		add("t.status = ?", f.Status)
+	}
+	if f.AssigneeID != nil {
+		add("t.assignee_id = ?", *f.AssigneeID)
+	}
+	if f.Q != "" {
+		add(`t.title ilike '%' || ? || '%'`, project.EscapeLike(f.Q))
+	}
+	if f.DueAfter != nil {
+		add("t.due_date >= ?", *f.DueAfter)
+	}
+	if f.DueBefore != nil {
+		add("t.due_date < ?", *f.DueBefore)
+	}
+	if f.CreatedAfter != nil {
+		add("t.created_at >= ?", *f.CreatedAfter)
+	}
+	if f.CreatedBefore != nil {
+		add("t.created_at < ?", *f.CreatedBefore)
+	}
+	if !f.IncludeArchived {
+		where = append(where, "t.archived_at is null")
+	}
+	if f.Before != nil {
+		add("t.id < ?", *f.Before)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s from tasks t where %s order by t.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	var out []Task
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				t, err := scan(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, t)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+// checkUsers refuses user ids that are not users of the workspace, naming the
+// field that holds the stranger.
+func checkUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fields map[string]*uuid.UUID) error {
+	var ids []uuid.UUID
+	for _, id := range fields {
+		if id != nil {
+			ids = append(ids, *id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "select id from users where workspace_id = $1 and id = any($2)", ws, ids)
+	if err != nil {
+		return err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return err
+	}
+	known := map[uuid.UUID]bool{}
+	for _, id := range found {
+		known[id] = true
+	}
+	for _, name := range []string{"assigneeId", "reporterId"} {
+		if id := fields[name]; id != nil && !known[*id] {
+			return pmapi.Invalid(name, "%s must name a user of this workspace", name)
+		}
+	}
+	return nil
+}
+
+// Create writes a task, emitting task.created (and task.assigned when it is
+// created with an assignee).
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
+	var t Task
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		t, err = s.create(ctx, tx, shard, ws, in)
+		return err
+	})
+	return t, err
+}
+
+func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
+	// The key-share lock makes a concurrent project delete wait for this insert
+	// (and then remove the task with its event) instead of racing it.
+	var one int
+	err := tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, in.ProjectID).Scan(&one)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Task{}, pmapi.NotFound("project")
+	}
+	if err != nil {
+		return Task{}, err
+	}
+	if err := checkUsers(ctx, tx, ws, map[string]*uuid.UUID{"assigneeId": in.AssigneeID, "reporterId": in.ReporterID}); err != nil {
+		return Task{}, err
+	}
+	t, err := scan(tx.QueryRow(ctx, `insert into tasks as t (workspace_id, id, project_id, title, description, priority,
+			assignee_id, reporter_id, start_date, due_date)
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+columns,
+		ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Priority, in.AssigneeID, in.ReporterID, in.StartDate, in.DueDate))
+	if err != nil {
+		return t, dbError(err)
+	}
+	events := []event.Event{{Type: "task.created", Data: ToView(t)}}
+	if t.AssigneeID != nil {
+		events = append(events, event.Event{Type: "task.assigned", Data: assigned(t.ID, nil, t.AssigneeID)})
+	}
+	return t, s.Events.Emit(ctx, tx, shard, ws, events...)
+}
+
+// Update applies changes. A refused status move writes nothing; an update that
+// changes nothing writes nothing and emits nothing. Otherwise it emits
+// task.status_changed and task.assigned for those changes, then task.updated.
+func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
+	var t Task
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		t, err = s.update(ctx, tx, shard, ws, id, ch)
+		return err
+	})
+	return t, err
+}
+
+func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
+	cur, err := lock(ctx, tx, ws, id)
+	if err != nil {
+		return cur, err
+	}
+	next, err := apply(cur, ch)
+	if err != nil {
+		return cur, err
+	}
+	if same(cur, next) {
+		return cur, nil
+	}
+	users := map[string]*uuid.UUID{}
+	if !eqPtr(cur.AssigneeID, next.AssigneeID) {
+		users["assigneeId"] = next.AssigneeID
+	}
+	if !eqPtr(cur.ReporterID, next.ReporterID) {
+		users["reporterId"] = next.ReporterID
+	}
+	if err := checkUsers(ctx, tx, ws, users); err != nil {
+		return cur, err
+	}
+	t, err := scan(tx.QueryRow(ctx, `update tasks as t set status = $3, title = $4, description = $5, priority = $6,
+			assignee_id = $7, reporter_id = $8, start_date = $9, due_date = $10, updated_at = now()
+		where t.workspace_id = $1 and t.id = $2 returning `+columns,
+		ws, id, next.Status, next.Title, next.Description, next.Priority, next.AssigneeID, next.ReporterID, next.StartDate, next.DueDate))
+	if err != nil {
+		return t, dbError(err)
+	}
+	var events []event.Event
+	if cur.Status != t.Status {
+		events = append(events, event.Event{Type: "task.status_changed",
+			Data: StatusChangedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: cur.Status, To: t.Status}})
+	}
+	if !eqPtr(cur.AssigneeID, t.AssigneeID) {
+		events = append(events, event.Event{Type: "task.assigned", Data: assigned(id, cur.AssigneeID, t.AssigneeID)})
+	}
+	events = append(events, event.Event{Type: "task.updated", Data: ToView(t)})
+	return t, s.Events.Emit(ctx, tx, shard, ws, events...)
+}
+
+func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
+	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: userText(from), To: userText(to)}
+}
+
+// SetArchived archives (true) or restores (false) a task. Doing it twice is
+// harmless: the second call changes nothing and emits nothing.
+func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
+	var t Task
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		t, err = s.setArchived(ctx, tx, shard, ws, id, archived)
+		return err
+	})
+	return t, err
+}
+
+func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
+	cur, err := lock(ctx, tx, ws, id)
+	if err != nil || (cur.ArchivedAt != nil) == archived {
+		return cur, err
+	}
+	t, err := scan(tx.QueryRow(ctx, `update tasks as t set archived_at = case when $3 then now() end, updated_at = now()
+		where t.workspace_id = $1 and t.id = $2 returning `+columns, ws, id, archived))
+	if err != nil {
+		return t, err
+	}
+	typ := "task.restored"
+	if archived {
+		typ = "task.archived"
+	}
+	return t, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(t)})
+}
+
+// dbError turns the database's refusals into the API's; the checks before each
+// statement should make them unreachable, so they only guard against a race or a
+// rule the Go side missed.
+func dbError(err error) error {
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) {
+		return err
+	}
+	switch pgErr.Code {
+	case "23503": // foreign_key_violation: the project went away meanwhile
+		return pmapi.NotFound("project").Wrap(err)
+	case "23514", "22021", "22P05", "22008": // check, bad characters, timestamp out of range
+		return pmapi.Errorf(pmapi.CodeValidation, "a field holds a value the database refuses").Wrap(err)
+	case "40P01": // deadlock: two atomic batches locked the same tasks in opposite orders
+		return pmapi.Errorf(pmapi.CodeConflict, "a concurrent change locked the same tasks; retry the request").Wrap(err)
+	}
+	return err
+}
+
+// EventTypes documents the events tasks emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "task.created", Description: "A task is created", Payload: View{}},
+		{Name: "task.updated", Description: "Any field of a task changes, status and assignee included (after their own events)", Payload: View{}},
+		{Name: "task.status_changed", Description: "A task's status changes", Payload: StatusChangedEvent{}},
+		{Name: "task.assigned", Description: "A task's assignee changes, including at creation with an assignee and on unassignment", Payload: AssignedEvent{}},
+		{Name: "task.archived", Description: "A task is archived", Payload: View{}},
+		{Name: "task.restored", Description: "An archived task is restored", Payload: View{}},
+		{Name: "task.deleted", Description: "A task is deleted with its project", Payload: DeletedEvent{}},
+	}
+}

@@ -1,0 +1,144 @@
+// Package task is the task resource: a project's work items with the status
+// machine of spec section 3, their JSON views and their SQL.
+package task
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+)
+
+// IDPrefix starts task ids in the API.
+const IDPrefix = "tsk_"
+
+// Statuses of a task.
+const (
+	Todo       = "TODO"
+	InProgress = "IN_PROGRESS"
+	Blocked    = "BLOCKED"
+	Review     = "REVIEW"
+	Done       = "DONE"
+)
+
+// Statuses lists every status in the order of the spec's table.
+var Statuses = []string{Todo, InProgress, Blocked, Review, Done}
+
+// transitions is spec section 3's table. A move to the same status is not in
+// it, so it is refused like any other move outside the table.
+var transitions = map[string][]string{
+	Todo:       {InProgress, Blocked, Done},
+	InProgress: {Review, Blocked, Todo},
+	Review:     {Done, InProgress},
+	Blocked:    {Todo, InProgress},
+	Done:       {InProgress},
+}
+
+// DefaultPriority is given to tasks created without one.
+const DefaultPriority = 3
+
+// Task is a stored task.
+type Task struct {
+	ID          uuid.UUID
+	ProjectID   uuid.UUID
+	Title       string
+	Description *string
+	Status      string
+	Priority    int
+	AssigneeID  *uuid.UUID
+	ReporterID  *uuid.UUID
+	StartDate   *time.Time
+	DueDate     *time.Time
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	ArchivedAt  *time.Time
+}
+
+// NewTask is a validated create.
+type NewTask struct {
+	ProjectID   uuid.UUID
+	Title       string
+	Description *string
+	Priority    int
+	AssigneeID  *uuid.UUID
+	ReporterID  *uuid.UUID
+	StartDate   *time.Time
+	DueDate     *time.Time
+}
+
+// Changes is a validated update; nil pointers are "not given", and a non-nil
+// pointer to nil clears a nullable field.
+type Changes struct {
+	Status      *string
+	Title       *string
+	Description **string
+	Priority    *int
+	AssigneeID  **uuid.UUID
+	ReporterID  **uuid.UUID
+	StartDate   **time.Time
+	DueDate     **time.Time
+}
+
+// ValidStatus checks a status value (not a move).
+func ValidStatus(field, s string) error {
+	if _, ok := transitions[s]; ok {
+		return nil
+	}
+	return pmapi.Invalid(field, "%s must be one of %s", field, strings.Join(Statuses, ", ")).With("allowed", Statuses)
+}
+
+// Allowed returns the statuses a task in status from may move to.
+func Allowed(from string) []string {
+	return append([]string{}, transitions[from]...)
+}
+
+// CheckTransition refuses a move outside the table with INVALID_TRANSITION,
+// naming the move and what the task could have moved to instead.
+func CheckTransition(from, to string) error {
+	for _, next := range transitions[from] {
+		if next == to {
+			return nil
+		}
+	}
+	return pmapi.Errorf(pmapi.CodeInvalidTransition, "a task cannot move from %s to %s", from, to).
+		With("from", from).With("to", to).With("allowed", Allowed(from))
+}
+
+// ValidTitle trims and checks a task title.
+func ValidTitle(title string) (string, error) {
+	title = strings.TrimSpace(title)
+	if n := utf8.RuneCountInString(title); n < 1 || n > 500 {
+		return "", pmapi.Invalid("title", "title must be 1 to 500 characters")
+	}
+	if strings.ContainsRune(title, 0) {
+		return "", pmapi.Invalid("title", "title must not contain NUL characters")
+	}
+	return title, nil
+}
+
+// ValidDescription allows up to 10000 characters.
+func ValidDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > 10000 {
+		return pmapi.Invalid("description", "description must be at most 10000 characters")
+	}
+	// PostgreSQL text cannot hold NUL; refusing it here keeps it a 400.
+	if d != nil && strings.ContainsRune(*d, 0) {
+		return pmapi.Invalid("description", "description must not contain NUL characters")
+	}
+	return nil
+}
+
+// ValidDates refuses a due date before the start date.
+func ValidDates(start, due *time.Time) error {
+	if start != nil && due != nil && due.Before(*start) {
+		return pmapi.Invalid("dueDate", "dueDate must not be before startDate")
+	}
+	return nil
+}
+
+// ParseID reads a task id given in a request body or query: a malformed one
+// names no task (404), as an absent one does.
+func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "task") }
