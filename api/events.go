@@ -6,8 +6,10 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
 )
 
@@ -15,6 +17,9 @@ import (
 func eventTypes() []event.Type {
 	var all []event.Type
 	all = append(all, project.EventTypes()...)
+	all = append(all, actionitem.EventTypes()...)
+	all = append(all, rrca.EventTypes()...)
+	all = append(all, event.Type{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: RRCADeletedEvent{}})
 	all = append(all, task.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
@@ -52,4 +57,10 @@ func (s *Server) eventTypeOperations() []Operation {
 			return respond(c, http.StatusOK, out)
 		},
 	}}
+}
+
+// RRCADeletedEvent is the data of rrca.deleted.
+type RRCADeletedEvent struct {
+	RRCAID    string `json:"rrcaId"`
+	ProjectID string `json:"projectId"`
 }

@@ -11,7 +11,8 @@ import (
 // envelope (apitest validates it against the document), and nothing panics.
 // prepare may create what the seeds refer to and returns replacements for the
 // placeholder "$ID" in seeds.
-func fuzzBody(f *testing.F, method, path string, seeds []string, prepare func(t testing.TB, tn *apitest.Tenant) string) {
+// pathOf, when given, supplies the path after prepare ran (for paths with ids).
+func fuzzBody(f *testing.F, method, path string, seeds []string, prepare func(t testing.TB, tn *apitest.Tenant) string, pathOf ...func() string) {
 	env := apitest.New(f)
 	tn := env.NewTenant(f)
 	id := ""
@@ -20,6 +21,9 @@ func fuzzBody(f *testing.F, method, path string, seeds []string, prepare func(t 
 	}
 	for _, s := range seeds {
 		f.Add([]byte(replaceID(s, id)))
+	}
+	if len(pathOf) > 0 {
+		path = pathOf[0]()
 	}
 	f.Fuzz(func(t *testing.T, body []byte) {
 		r := tn.Do(t, method, path, body)

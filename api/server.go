@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"log/slog"
 	"net/http"
 	"time"
@@ -12,8 +14,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -37,6 +41,8 @@ type Deps struct {
 	RateLimitPerMinute int
 	// Events records change events in the changing transaction (jobs.Clients).
 	Events event.Emitter
+	// RRCAJobs queues similarity and suggestion work (jobs.Clients).
+	RRCAJobs rrca.Jobs
 	// RiverUI maps shard names to their River UI handlers, each built with the
 	// prefix RiverUIPrefix + "/" + shard; empty leaves River UI off.
 	RiverUI map[string]http.Handler
@@ -50,8 +56,10 @@ type Server struct {
 	ops     []Operation
 	limiter *rateLimiter
 
-	projects project.Store
-	tasks    task.Store
+	projects    project.Store
+	tasks       task.Store
+	actionItems actionitem.Store
+	analyses    rrca.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -71,8 +79,17 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	if d.Events == nil {
 		return nil, nil, errors.New("api: Deps.Events is required")
 	}
+	if d.RRCAJobs == nil {
+		if j, ok := d.Events.(rrca.Jobs); ok {
+			d.RRCAJobs = j
+		} else {
+			d.RRCAJobs = noJobs{}
+		}
+	}
 	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
+	s.actionItems = actionitem.Store{Events: d.Events}
+	s.analyses = rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: s.actionItems}
 	s.tasks = task.Store{Events: d.Events}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
@@ -128,6 +145,8 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.projectOperations()...)
 	ops = append(ops, s.taskOperations()...)
 	ops = append(ops, s.searchOperations()...)
+	ops = append(ops, s.actionItemOperations()...)
+	ops = append(ops, s.rrcaOperations()...)
 	return ops
 }
 
@@ -136,5 +155,16 @@ func (s *Server) operations() []Operation {
 func projectChildren() []project.Child {
 	return []project.Child{
 		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
+		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId"},
+		{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: rrca.IDPrefix, IDField: "rrcaId"},
 	}
 }
+
+// noJobs queues nothing: for in-process tools (pmapi admin) that never touch
+// analyses.
+type noJobs struct{}
+
+func (noJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error {
+	return nil
+}
+func (noJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error { return nil }

@@ -12,6 +12,9 @@ import (
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/resource/rrca/suggest"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -30,6 +33,15 @@ type Options struct {
 	Log  *slog.Logger
 	// Workers is how many jobs one process runs at once per shard.
 	Workers int
+	// Engine makes 5-why and look-across suggestions; nil is the deterministic one.
+	Engine suggest.Engine
+}
+
+func (o Options) engine() suggest.Engine {
+	if o.Engine == nil {
+		return suggest.Deterministic{}
+	}
+	return o.Engine
 }
 
 // NewClients builds a client per shard with every worker pmapi has.
@@ -45,6 +57,9 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
 		river.AddWorker(workers, &FanoutWorker{Directory: dir})
+		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}
+		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
+		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{
 			Schema:     migrations.RiverSchema,
 			Logger:     opts.Log,

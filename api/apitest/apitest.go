@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -263,4 +264,34 @@ func (e *Env) Listen(t testing.TB) string {
 func (e *Env) ValidateError(t testing.TB, raw []byte) {
 	t.Helper()
 	e.validateErrorEnvelope(t, httptest.NewRequest("GET", "/", nil), &Response{Raw: raw})
+}
+
+// StartWorkers runs River workers over the test database until the test ends, so
+// jobs the app queues (fan-out, similarity, suggestions) are worked.
+func (e *Env) StartWorkers(t testing.TB) {
+	t.Helper()
+	clients, err := jobs.NewClients(e.Directory, jobs.Options{Work: true, Workers: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clients.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = clients.Stop(ctx)
+	})
+}
+
+// Eventually polls check every 50 ms until it returns true or within passes.
+func Eventually(t testing.TB, within time.Duration, what string, check func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !check() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

@@ -66,3 +66,17 @@ func (tn *Tenant) EventsOf(t testing.TB, typ string) []EventRow {
 	}
 	return out
 }
+
+// ExecAsServer runs one statement as the server's role inside the tenant's
+// workspace, for tests of what the database itself allows.
+func (tn *Tenant) ExecAsServer(t testing.TB, sql string) error {
+	t.Helper()
+	ctx := context.Background()
+	return pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", tn.WorkspaceID); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx, sql)
+		return err
+	})
+}

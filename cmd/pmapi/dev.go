@@ -68,6 +68,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	demo, err := seedDemo(ctx, s.dir, cfg.SessionTTL)
+	if err == nil {
+		err = seedContent(ctx, seeder{app: s.app, clientID: demo.AppClientID, key: demo.APIKey}, demo.UserID)
+	}
 	if err != nil {
 		s.stop()
 		return fmt.Errorf("seed: %w", err)

@@ -98,6 +98,16 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		t.Errorf("River UI page with Basic: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 
+	// The demo content is there: projects and two similar analyses.
+	status, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
+		t.Errorf("seeded projects: %d %v", status, body)
+	}
+	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
+		t.Errorf("seeded analyses: %d %v", status, body)
+	}
+
 	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)
 	if metricsURL == nil {
 		t.Fatalf("banner lacks the metrics address:\n%s", banner)

@@ -23,6 +23,7 @@ type demo struct {
 	SID             string
 	AppClientID     string
 	APIKey          string
+	UserID          string
 }
 
 // seedDemo creates the demo workspace and its user once (a persistent dev
@@ -53,7 +54,7 @@ func seedDemo(ctx context.Context, dir *tenant.Directory, ttl time.Duration) (de
 		return demo{}, err
 	}
 	return demo{WorkspaceID: ws.ID.String(), ConsoleClientID: ws.ConsoleClientID, Email: demoEmail, SID: sid,
-		AppClientID: app, APIKey: key}, nil
+		AppClientID: app, APIKey: key, UserID: user.ID.String()}, nil
 }
 
 const demoAppName = "Demo app"

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http/httptest"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// seeder sends the demo content through the real API with the demo key, so the
+// seed takes the same validation, events and jobs as any integration's calls.
+type seeder struct {
+	app      *fiber.App
+	clientID string
+	key      string
+}
+
+func (s seeder) do(ctx context.Context, method, path string, body any) (map[string]any, error) {
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req := httptest.NewRequestWithContext(ctx, method, path, rd)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Client-ID", s.clientID)
+	req.Header.Set("Authorization", s.key)
+	resp, err := s.app.Test(req, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	if resp.StatusCode >= 300 || json.Unmarshal(raw, &env) != nil {
+		return nil, fmt.Errorf("seed %s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return env.Data, nil
+}
+
+// seedContent fills an empty demo workspace: two projects with a member, their
+// work, and two similar root-cause analyses in the two projects, so similar,
+// 5-why and look-across have something real to show.
+func seedContent(ctx context.Context, s seeder, userID string) error {
+	existing, err := s.do(ctx, "GET", "/openapi/v1/resource/project/list?limit=1&includeArchived=true", nil)
+	if err != nil {
+		return err
+	}
+	if items, _ := existing["items"].([]any); len(items) > 0 {
+		return nil // seeded before
+	}
+	const base = "/openapi/v1/resource/"
+	line4, err := s.do(ctx, "POST", base+"project/create", map[string]any{"name": "Line 4 retrofit", "description": "Replace the hydraulic presses of line 4",
+		"ragStatus": "AMBER", "ownerId": userID, "memberIds": []string{userID}, "startDate": "2026-09-01", "targetDate": "2027-03-31"})
+	if err != nil {
+		return err
+	}
+	pack, err := s.do(ctx, "POST", base+"project/create", map[string]any{"name": "Packaging automation", "description": "Automate the end-of-line packing cell",
+		"memberIds": []string{userID}})
+	if err != nil {
+		return err
+	}
+	p1, p2 := line4["id"].(string), pack["id"].(string)
+	for _, step := range projectContent(p1, p2) {
+		if _, err := s.do(ctx, step.method, step.path, step.body); err != nil {
+			return err
+		}
+	}
+	item, err := s.do(ctx, "POST", base+"action-item/create", map[string]any{"title": "Train night shift on seal handling", "ownerHint": "Maintenance lead", "projectId": p1})
+	if err != nil {
+		return err
+	}
+	if _, err := s.do(ctx, "POST", base+"action-item/"+item["id"].(string)+"/log", map[string]any{"kind": "PROGRESS", "message": "Training slides drafted"}); err != nil {
+		return err
+	}
+	for _, a := range []struct{ project, title, problem, why, root, action string }{
+		{p1, "Hydraulic oil leak at press 2 cylinder seal", "Press 2 loses hydraulic oil through the main cylinder seal every night shift.",
+			"The seal lip is cut at installation", "No torque check of the gland nut at assembly", "Add a torque check of the gland nut to the assembly checklist"},
+		{p2, "Oil leaking from the shrink-wrapper hydraulic seal", "The shrink-wrapper hydraulic unit leaks oil at the cylinder seal after maintenance.",
+			"The seal was fitted without torque verification", "Gland nut not torqued to specification after maintenance", "Torque the gland nut and record it after every seal change"},
+	} {
+		rca, err := s.do(ctx, "POST", base+"rrca", map[string]any{"title": a.title, "problemStatement": a.problem, "projectId": a.project})
+		if err != nil {
+			return err
+		}
+		id := rca["id"].(string)
+		problem, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "PROBLEM", "text": a.problem})
+		if err != nil {
+			return err
+		}
+		why, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "WHY", "text": a.why, "parentId": problem["id"]})
+		if err != nil {
+			return err
+		}
+		root, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "ROOT_CAUSE", "text": a.root, "parentId": why["id"]})
+		if err != nil {
+			return err
+		}
+		for range 2 {
+			if _, err := s.do(ctx, "POST", base+"rrca/"+id+"/advance", nil); err != nil {
+				return err
+			}
+		}
+		if _, err := s.do(ctx, "POST", base+"rrca/"+id+"/corrective-actions", map[string]any{"nodeId": root["id"], "title": a.action, "ownerHint": "Assembly"}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type seedStep struct {
+	method, path string
+	body         any
+}
+
+// projectContent is the work inside the demo projects that other resources add.
+func projectContent(p1, p2 string) []seedStep {
+	return nil
+}

@@ -1,0 +1,154 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/resource/rrca/suggest"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// SimilarityArgs asks for one analysis's neighbours to be recomputed.
+type SimilarityArgs struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+	RRCAID      uuid.UUID `json:"rrcaId"`
+}
+
+// Kind is the stable job kind.
+func (SimilarityArgs) Kind() string { return "rrca.similarity" }
+
+// InsertOpts debounces: while a recomputation for the analysis is queued or
+// running, another request is absorbed by it (River unique jobs). The worker
+// itself re-runs when the analysis changed while it was computing.
+func (SimilarityArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+		rivertype.JobStateScheduled, rivertype.JobStateRetryable,
+	}}}
+}
+
+// SuggestArgs asks for one suggestion run to be worked.
+type SuggestArgs struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+	RunID       uuid.UUID `json:"runId"`
+}
+
+// Kind is the stable job kind.
+func (SuggestArgs) Kind() string { return "rrca.suggest" }
+
+// InsertOpts gives suggestion runs a few tries before they are marked FAILED.
+func (SuggestArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+
+// Similarity queues a similarity recomputation in tx.
+func (cs *Clients) Similarity(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID) error {
+	_, err := cs.For(shard.Name).InsertTx(ctx, tx, SimilarityArgs{WorkspaceID: ws, RRCAID: id}, nil)
+	return err
+}
+
+// Suggest queues a suggestion run in tx.
+func (cs *Clients) Suggest(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, runID uuid.UUID) error {
+	_, err := cs.For(shard.Name).InsertTx(ctx, tx, SuggestArgs{WorkspaceID: ws, RunID: runID}, nil)
+	return err
+}
+
+// workspaceShard finds where a job's workspace lives; a workspace that is gone
+// cancels the job.
+func workspaceShard(ctx context.Context, dir *tenant.Directory, ws uuid.UUID) (*tenant.Shard, error) {
+	w, err := dir.Get(ctx, ws)
+	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
+		return nil, river.JobCancel(fmt.Errorf("workspace %s no longer exists", ws))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return dir.ShardOf(w)
+}
+
+// SimilarityWorker recomputes an analysis's neighbours.
+type SimilarityWorker struct {
+	river.WorkerDefaults[SimilarityArgs]
+	Directory *tenant.Directory
+	Store     rrca.Store
+}
+
+// Work recomputes, and again if the analysis changed meanwhile (a change while
+// this job runs is absorbed by it, not queued).
+func (w *SimilarityWorker) Work(ctx context.Context, job *river.Job[SimilarityArgs]) error {
+	shard, err := workspaceShard(ctx, w.Directory, job.Args.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	for range 3 {
+		before, err := w.updatedAt(ctx, shard, job.Args)
+		if err != nil {
+			return err
+		}
+		if err := w.Store.RecomputeSimilar(ctx, shard, job.Args.WorkspaceID, job.Args.RRCAID); err != nil {
+			return err
+		}
+		after, err := w.updatedAt(ctx, shard, job.Args)
+		if err != nil || after.Equal(before) {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *SimilarityWorker) updatedAt(ctx context.Context, shard *tenant.Shard, a SimilarityArgs) (time.Time, error) {
+	var at time.Time
+	err := shard.Read(ctx, a.WorkspaceID, func(b *pgx.Batch) {
+		b.Queue("select updated_at from rrca_analyses where workspace_id = $1 and id = $2", a.WorkspaceID, a.RRCAID).
+			QueryRow(func(r pgx.Row) error {
+				err := r.Scan(&at)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return river.JobCancel(fmt.Errorf("analysis %s no longer exists", a.RRCAID))
+				}
+				return err
+			})
+	})
+	return at, err
+}
+
+// SuggestWorker works 5-why and look-across runs with the configured engine.
+type SuggestWorker struct {
+	river.WorkerDefaults[SuggestArgs]
+	Directory *tenant.Directory
+	Store     rrca.Store
+	Engine    suggest.Engine
+}
+
+// Work runs the engine; the last failed attempt marks the run FAILED.
+func (w *SuggestWorker) Work(ctx context.Context, job *river.Job[SuggestArgs]) error {
+	shard, err := workspaceShard(ctx, w.Directory, job.Args.WorkspaceID)
+	if err != nil {
+		return err
+	}
+	run, err := w.Store.RunInfo(ctx, shard, job.Args.WorkspaceID, job.Args.RunID)
+	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
+		return river.JobCancel(err)
+	}
+	if err != nil || run.Status != rrca.RunPending {
+		return err
+	}
+	switch run.Kind {
+	case rrca.RunFiveWhy:
+		err = w.Store.RunFiveWhy(ctx, shard, job.Args.WorkspaceID, run, w.Engine)
+	default:
+		err = w.Store.RunLookAcross(ctx, shard, job.Args.WorkspaceID, run, w.Engine)
+	}
+	if err != nil && job.Attempt >= job.MaxAttempts {
+		if ferr := w.Store.FailRun(context.WithoutCancel(ctx), shard, job.Args.WorkspaceID, run.ID, err.Error()); ferr != nil {
+			return ferr
+		}
+	}
+	return err
+}

@@ -1,0 +1,166 @@
+// Package actionitem is the action-item resource: follow-ups with an owner hint
+// and a due date, which may start outside any project and be attached to one
+// later, and their append-only execution logs. Corrective actions and
+// look-across suggestions of root-cause analyses create them.
+package actionitem
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/search"
+)
+
+// Id prefixes.
+const (
+	IDPrefix    = "act_"
+	LogIDPrefix = "log_"
+)
+
+// Statuses.
+const (
+	Open       = "OPEN"
+	InProgress = "IN_PROGRESS"
+	Done       = "DONE"
+	Cancelled  = "CANCELLED"
+)
+
+// Statuses lists every status.
+var Statuses = []string{Open, InProgress, Done, Cancelled}
+
+// transitions is the status table: OPEN -> IN_PROGRESS|DONE|CANCELLED,
+// IN_PROGRESS -> DONE|OPEN|CANCELLED, DONE -> IN_PROGRESS (reopen), CANCELLED -> OPEN.
+var transitions = map[string][]string{
+	Open:       {InProgress, Done, Cancelled},
+	InProgress: {Done, Open, Cancelled},
+	Done:       {InProgress},
+	Cancelled:  {Open},
+}
+
+// Allowed lists the statuses reachable from from.
+func Allowed(from string) []string { return append([]string(nil), transitions[from]...) }
+
+// CheckTransition refuses a move outside the table (a same-state move included).
+func CheckTransition(from, to string) error {
+	if !slices.Contains(Statuses, to) {
+		return pmapi.Invalid("status", "status must be one of %s", strings.Join(Statuses, ", ")).With("allowed", Statuses)
+	}
+	if slices.Contains(transitions[from], to) {
+		return nil
+	}
+	return pmapi.Errorf(pmapi.CodeInvalidTransition, "an action item cannot move from %s to %s", from, to).
+		With("from", from).With("to", to).With("allowed", Allowed(from))
+}
+
+// Closed reports whether an item counts as finished (RRCA's VERIFY gate).
+func Closed(status string) bool { return status == Done || status == Cancelled }
+
+// Sources.
+const (
+	SourceManual           = "MANUAL"
+	SourceCorrectiveAction = "CORRECTIVE_ACTION"
+	SourceLookAcross       = "LOOK_ACROSS"
+)
+
+// Log kinds.
+const (
+	LogNote         = "NOTE"
+	LogProgress     = "PROGRESS"
+	LogBlocker      = "BLOCKER"
+	LogEvidence     = "EVIDENCE"
+	LogStatusChange = "STATUS_CHANGE"
+)
+
+// LogKinds lists every log kind.
+var LogKinds = []string{LogNote, LogProgress, LogBlocker, LogEvidence, LogStatusChange}
+
+// Item is a stored action item.
+type Item struct {
+	ID                 uuid.UUID
+	Title              string
+	Description        *string
+	Status             string
+	OwnerHint          *string
+	ProjectID          *uuid.UUID
+	DueDate            *time.Time
+	Source             string
+	SourceRRCAID       *uuid.UUID
+	SourceNodeID       *uuid.UUID
+	SourceSuggestionID *uuid.UUID
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	ArchivedAt         *time.Time
+}
+
+// Log is one execution log entry.
+type Log struct {
+	ID           uuid.UUID
+	ActionItemID uuid.UUID
+	Kind         string
+	Message      string
+	Author       string
+	CreatedAt    time.Time
+}
+
+// ValidTitle trims and checks a title.
+func ValidTitle(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if n := utf8.RuneCountInString(s); n < 1 || n > 300 {
+		return "", pmapi.Invalid("title", "title must be 1 to 300 characters")
+	}
+	return s, nil
+}
+
+// ValidDescription allows up to 20000 characters.
+func ValidDescription(d *string) error {
+	if d != nil && utf8.RuneCountInString(*d) > 20000 {
+		return pmapi.Invalid("description", "description must be at most 20000 characters")
+	}
+	return nil
+}
+
+// ValidOwnerHint allows a free-text owner of up to 200 characters.
+func ValidOwnerHint(h *string) error {
+	if h != nil && utf8.RuneCountInString(*h) > 200 {
+		return pmapi.Invalid("ownerHint", "ownerHint must be at most 200 characters")
+	}
+	return nil
+}
+
+// ValidLog checks an execution log entry. STATUS_CHANGE entries are written by
+// the server itself when the status moves, never by callers.
+func ValidLog(kind, message string) (string, error) {
+	if kind == LogStatusChange {
+		return "", pmapi.Invalid("kind", "STATUS_CHANGE entries are written by the server when the status changes")
+	}
+	if !slices.Contains(LogKinds, kind) {
+		return "", pmapi.Invalid("kind", "kind must be NOTE, PROGRESS, BLOCKER or EVIDENCE").With("allowed", LogKinds[:4])
+	}
+	message = strings.TrimSpace(message)
+	if n := utf8.RuneCountInString(message); n < 1 || n > 10000 {
+		return "", pmapi.Invalid("message", "message must be 1 to 10000 characters")
+	}
+	return message, nil
+}
+
+// ParseID reads an action-item id; a malformed one names nothing (404).
+func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "action item") }
+
+// Sort orders of the list.
+var SortFields = map[string]string{
+	"createdAt": "created_at",
+	"updatedAt": "updated_at",
+	"dueDate":   "due_date",
+	"title":     "title",
+}
+
+// SearchSource makes action items findable.
+var SearchSource = search.Source{
+	Type: "action-item", Scope: "action-items:read", Table: "action_items", IDPrefix: IDPrefix,
+	Title: "r.title", Body: "coalesce(r.description, '') || ' ' || coalesce(r.owner_hint, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
+}

@@ -1,0 +1,382 @@
+package actionitem
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Store reads and writes action items and their logs.
+type Store struct {
+	Events event.Emitter
+}
+
+const columns = `a.id, a.title, a.description, a.status, a.owner_hint, a.project_id, a.due_date, a.source,
+	a.source_rrca_id, a.source_node_id, a.source_suggestion_id, a.created_at, a.updated_at, a.archived_at`
+
+func scan(row pgx.Row) (Item, error) {
+	var i Item
+	err := row.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
+		&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return i, pmapi.NotFound("action item")
+	}
+	return i, err
+}
+
+func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
+	return scan(tx.QueryRow(ctx, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2 for update", ws, id))
+}
+
+// Get returns one action item.
+func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
+	var it Item
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
+			var err error
+			it, err = scan(row)
+			return err
+		})
+	})
+	return it, err
+}
+
+// Filter selects action items for a list.
+type Filter struct {
+	Status          string
+	ProjectID       *uuid.UUID
+	OwnerHint       string
+	Q               string
+	DueAfter        *time.Time
+	DueBefore       *time.Time
+	CreatedAfter    *time.Time
+	CreatedBefore   *time.Time
+	IncludeArchived bool
+	// Sort is a key of SortFields; Desc flips the order.
+	Sort string
+	Desc bool
+	// After is the keyset position: the previous page's last sort key and id.
+	After *Position
+	Limit int
+}
+
+// Position is a place in a sorted list.
+type Position struct {
+	Key string    `json:"k"`
+	ID  uuid.UUID `json:"i"`
+}
+
+// sortKey is the SQL of a sort: its expression and the type its cursor text is
+// cast back to. A missing due date sorts after every date.
+func sortKey(field string) (expr, typ string) {
+	switch field {
+	case "updatedAt":
+		return "a.updated_at", "timestamptz"
+	case "dueDate":
+		return "coalesce(a.due_date, 'infinity'::timestamptz)", "timestamptz"
+	case "title":
+		return `a.title collate "C"`, "text"
+	}
+	return "a.created_at", "timestamptz"
+}
+
+// List returns a page of items with each one's position for the next cursor.
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Item, []Position, error) {
+	where := []string{"a.workspace_id = $1"}
+	args := []any{ws}
+	add := func(cond string, v ...any) {
+		for _, x := range v {
+			args = append(args, x)
+			cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(args)), 1)
+		}
+		where = append(where, cond)
+	}
+	if f.Status != "" {
+		add("a.status = ?", f.Status)
+	}
+	if f.ProjectID != nil {
+		add("a.project_id = ?", *f.ProjectID)
+	}
+	if f.OwnerHint != "" {
+		add(`a.owner_hint ilike '%' || ? || '%'`, escapeLike(f.OwnerHint))
+	}
+	if f.Q != "" {
+		add(`(a.title ilike '%' || ? || '%' or a.description ilike '%' || ? || '%')`, escapeLike(f.Q), escapeLike(f.Q))
+	}
+	if f.DueAfter != nil {
+		add("a.due_date >= ?", *f.DueAfter)
+	}
+	if f.DueBefore != nil {
+		add("a.due_date < ?", *f.DueBefore)
+	}
+	if f.CreatedAfter != nil {
+		add("a.created_at >= ?", *f.CreatedAfter)
+	}
+	if f.CreatedBefore != nil {
+		add("a.created_at < ?", *f.CreatedBefore)
+	}
+	if !f.IncludeArchived {
+		where = append(where, "a.archived_at is null")
+	}
+	expr, typ := sortKey(f.Sort)
+	dir, cmp := "asc", ">"
+	if f.Desc {
+		dir, cmp = "desc", "<"
+	}
+	if f.After != nil {
+		add(fmt.Sprintf("(%s, a.id) %s (?::%s, ?::uuid)", expr, cmp, typ), f.After.Key, f.After.ID)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s, (%s)::text from action_items a where %s order by %s %s, a.id %s limit $%d",
+		columns, expr, strings.Join(where, " and "), expr, dir, dir, len(args))
+	var items []Item
+	var pos []Position
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var i Item
+				var key string
+				if err := rows.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
+					&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt, &key); err != nil {
+					return err
+				}
+				items = append(items, i)
+				pos = append(pos, Position{Key: key, ID: i.ID})
+			}
+			return rows.Err()
+		})
+	})
+	return items, pos, err
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// NewItem is a validated create.
+type NewItem struct {
+	Title              string
+	Description        *string
+	OwnerHint          *string
+	ProjectID          *uuid.UUID
+	DueDate            *time.Time
+	Source             string
+	SourceRRCAID       *uuid.UUID
+	SourceNodeID       *uuid.UUID
+	SourceSuggestionID *uuid.UUID
+}
+
+func checkProject(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id *uuid.UUID) error {
+	if id == nil {
+		return nil
+	}
+	var ok bool
+	if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, *id).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return pmapi.NotFound("project")
+	}
+	return nil
+}
+
+// CreateTx writes an item inside tx, emitting action-item.created.
+func (s Store) CreateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewItem) (Item, error) {
+	if err := checkProject(ctx, tx, ws, in.ProjectID); err != nil {
+		return Item{}, err
+	}
+	if in.Source == "" {
+		in.Source = SourceManual
+	}
+	it, err := scan(tx.QueryRow(ctx, `insert into action_items as a (workspace_id, id, title, description, owner_hint, project_id, due_date,
+			source, source_rrca_id, source_node_id, source_suggestion_id)
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning `+columns,
+		ws, pmapi.NewID(), in.Title, in.Description, in.OwnerHint, in.ProjectID, in.DueDate, in.Source, in.SourceRRCAID, in.SourceNodeID, in.SourceSuggestionID))
+	if err != nil {
+		return Item{}, err
+	}
+	return it, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.created", Data: ToView(it)})
+}
+
+// Create writes an item in its own transaction.
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewItem) (it Item, err error) {
+	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		it, err = s.CreateTx(ctx, tx, shard, ws, in)
+		return err
+	})
+	return it, err
+}
+
+// Fields is a validated update; nil pointers are "not given".
+type Fields struct {
+	Title       *string
+	Description **string
+	Status      *string
+	OwnerHint   **string
+	DueDate     **time.Time
+}
+
+// UpdateTx applies f inside tx. A status move is checked against the table,
+// logged as a STATUS_CHANGE entry by author, and emitted as
+// action-item.status_changed; any change emits action-item.updated.
+func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, f Fields, author string) (Item, error) {
+	cur, err := getTx(ctx, tx, ws, id)
+	if err != nil {
+		return Item{}, err
+	}
+	next := cur
+	var events []event.Event
+	if f.Status != nil {
+		if err := CheckTransition(cur.Status, *f.Status); err != nil {
+			return Item{}, err
+		}
+		next.Status = *f.Status
+		if err := addLog(ctx, tx, ws, id, LogStatusChange, cur.Status+" -> "+next.Status, author, nil); err != nil {
+			return Item{}, err
+		}
+		events = append(events, event.Event{Type: "action-item.status_changed",
+			Data: StatusEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), From: cur.Status, To: next.Status}})
+	}
+	if f.Title != nil {
+		next.Title = *f.Title
+	}
+	if f.Description != nil {
+		next.Description = *f.Description
+	}
+	if f.OwnerHint != nil {
+		next.OwnerHint = *f.OwnerHint
+	}
+	if f.DueDate != nil {
+		next.DueDate = *f.DueDate
+	}
+	it, err := scan(tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
+		updated_at = now() where a.workspace_id = $1 and a.id = $2 returning `+columns,
+		ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate))
+	if err != nil {
+		return Item{}, err
+	}
+	events = append(events, event.Event{Type: "action-item.updated", Data: ToView(it)})
+	return it, s.Events.Emit(ctx, tx, shard, ws, events...)
+}
+
+// AttachTx puts the item in a project of the workspace.
+func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id, project uuid.UUID) (Item, error) {
+	if _, err := getTx(ctx, tx, ws, id); err != nil {
+		return Item{}, err
+	}
+	if err := checkProject(ctx, tx, ws, &project); err != nil {
+		return Item{}, err
+	}
+	it, err := scan(tx.QueryRow(ctx, `update action_items a set project_id = $3, updated_at = now()
+		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, project))
+	if err != nil {
+		return Item{}, err
+	}
+	return it, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.project_attached", Data: ToView(it)})
+}
+
+// SetArchivedTx archives or restores; repeating it changes and emits nothing.
+func (s Store) SetArchivedTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Item, error) {
+	cur, err := getTx(ctx, tx, ws, id)
+	if err != nil || (cur.ArchivedAt != nil) == archived {
+		return cur, err
+	}
+	it, err := scan(tx.QueryRow(ctx, `update action_items a set archived_at = case when $3 then now() end, updated_at = now()
+		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, archived))
+	if err != nil {
+		return Item{}, err
+	}
+	typ := "action-item.restored"
+	if archived {
+		typ = "action-item.archived"
+	}
+	return it, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(it)})
+}
+
+// DeleteTx removes the item and its logs for good, emitting action-item.deleted.
+func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID) error {
+	cur, err := getTx(ctx, tx, ws, id)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, "delete from action_items where workspace_id = $1 and id = $2", ws, id); err != nil {
+		return err
+	}
+	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
+		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID("prj_", cur.ProjectID)}})
+}
+
+func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, author string, out *Log) error {
+	l := Log{ID: pmapi.NewID(), ActionItemID: item, Kind: kind, Message: message, Author: author}
+	err := tx.QueryRow(ctx, `insert into execution_logs (workspace_id, id, action_item_id, kind, message, author)
+		values ($1, $2, $3, $4, $5, $6) returning created_at`, ws, l.ID, item, kind, message, author).Scan(&l.CreatedAt)
+	if out != nil {
+		*out = l
+	}
+	return err
+}
+
+// AddLog appends an entry to the item's execution log, emitting action-item.logged.
+func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind, message, author string) (Log, error) {
+	var l Log
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := getTx(ctx, tx, ws, item); err != nil {
+			return err
+		}
+		if err := addLog(ctx, tx, ws, item, kind, message, author, &l); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.logged",
+			Data: LoggedEvent{ActionItemID: pmapi.FormatID(IDPrefix, item), Log: ToLogView(l)}})
+	})
+	return l, err
+}
+
+// ListLogs returns the item's log, oldest first, optionally of one kind.
+func (s Store) ListLogs(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind string, after *uuid.UUID, limit int) ([]Log, error) {
+	var logs []Log
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from action_items where workspace_id = $1 and id = $2)", ws, item).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		b.Queue(`select id, action_item_id, kind, message, author, created_at from execution_logs
+			where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
+			order by id limit $5`, ws, item, kind, after, limit).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var l Log
+				if err := rows.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt); err != nil {
+					return err
+				}
+				logs = append(logs, l)
+			}
+			return rows.Err()
+		})
+	})
+	if err == nil && !found {
+		return nil, pmapi.NotFound("action item")
+	}
+	return logs, err
+}
+
+// EventTypes documents the events action items emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "action-item.created", Description: "An action item is created (by hand, by a corrective action or a look-across apply)", Payload: View{}},
+		{Name: "action-item.updated", Description: "An action item is edited (status moves included)", Payload: View{}},
+		{Name: "action-item.status_changed", Description: "An action item's status moves", Payload: StatusEvent{}},
+		{Name: "action-item.project_attached", Description: "An action item is attached to a project", Payload: View{}},
+		{Name: "action-item.archived", Description: "An action item is archived", Payload: View{}},
+		{Name: "action-item.restored", Description: "An archived action item is restored", Payload: View{}},
+		{Name: "action-item.deleted", Description: "An action item is deleted", Payload: DeletedEvent{}},
+		{Name: "action-item.logged", Description: "An execution log entry is added", Payload: LoggedEvent{}},
+	}
+}

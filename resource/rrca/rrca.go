@@ -1,0 +1,202 @@
+// Package rrca is the rapid root-cause analysis resource. An analysis moves
+// forward through DEFINE -> CONTAIN -> ANALYZE -> CORRECT -> VERIFY -> CLOSED
+// (describe the problem, contain it, find the root cause, correct it, verify the
+// correction: the 8D discipline), never backwards, past gates: leaving ANALYZE
+// needs a ROOT_CAUSE node, leaving CORRECT a corrective action, leaving VERIFY
+// every corrective action's item DONE or CANCELLED.
+package rrca
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/search"
+)
+
+// Id prefixes.
+const (
+	IDPrefix           = "rca_"
+	NodeIDPrefix       = "nod_"
+	CorrectivePrefix   = "cac_"
+	SuggestionIDPrefix = "lac_"
+	RunIDPrefix        = "run_"
+)
+
+// Phases, in order.
+const (
+	Define  = "DEFINE"
+	Contain = "CONTAIN"
+	Analyze = "ANALYZE"
+	Correct = "CORRECT"
+	Verify  = "VERIFY"
+	Closed  = "CLOSED"
+)
+
+// Phases lists the phases in their only order.
+var Phases = []string{Define, Contain, Analyze, Correct, Verify, Closed}
+
+// Next returns the phase after p, or "" after CLOSED.
+func Next(p string) string {
+	i := slices.Index(Phases, p)
+	if i < 0 || i == len(Phases)-1 {
+		return ""
+	}
+	return Phases[i+1]
+}
+
+// Gate names, as 409 GATE_NOT_MET details name them.
+const (
+	GateRootCause        = "ROOT_CAUSE_IDENTIFIED"
+	GateCorrectiveAction = "CORRECTIVE_ACTION_DEFINED"
+	GateActionsClosed    = "CORRECTIVE_ACTIONS_CLOSED"
+)
+
+// Facts is what the gates look at.
+type Facts struct {
+	RootCauses        int
+	CorrectiveActions int
+	// OpenActionItems are the ids of corrective actions' items not DONE or
+	// CANCELLED (a corrective action whose item was deleted counts as open).
+	OpenActionItems []string
+}
+
+// CheckAdvance decides a move from phase from. to may be empty (the next
+// phase); anything but the next phase is refused: phases never go back or skip.
+func CheckAdvance(from, to string, f Facts) (string, error) {
+	next := Next(from)
+	if next == "" {
+		return "", pmapi.Errorf(pmapi.CodeConflict, "the analysis is CLOSED; it cannot advance")
+	}
+	if to != "" && to != next {
+		if !slices.Contains(Phases, to) {
+			return "", pmapi.Invalid("to", "to must be one of %s", strings.Join(Phases, ", "))
+		}
+		return "", pmapi.Errorf(pmapi.CodeInvalidTransition, "an analysis in %s can only advance to %s", from, next).
+			With("from", from).With("to", to).With("allowed", []string{next})
+	}
+	gate := func(name, msg string) *pmapi.Error {
+		return pmapi.Errorf(pmapi.CodeGateNotMet, "%s", msg).With("gate", name).With("from", from).With("to", next)
+	}
+	switch from {
+	case Analyze:
+		if f.RootCauses == 0 {
+			return "", gate(GateRootCause, "leaving ANALYZE needs a ROOT_CAUSE node")
+		}
+	case Correct:
+		if f.CorrectiveActions == 0 {
+			return "", gate(GateCorrectiveAction, "leaving CORRECT needs a corrective action")
+		}
+	case Verify:
+		if len(f.OpenActionItems) > 0 {
+			return "", gate(GateActionsClosed, "leaving VERIFY needs every corrective action's item DONE or CANCELLED").
+				With("openActionItems", f.OpenActionItems)
+		}
+	}
+	return next, nil
+}
+
+// Node kinds.
+const (
+	KindProblem            = "PROBLEM"
+	KindWhy                = "WHY"
+	KindCause              = "CAUSE"
+	KindRootCause          = "ROOT_CAUSE"
+	KindContributingFactor = "CONTRIBUTING_FACTOR"
+	KindEscapePoint        = "ESCAPE_POINT"
+	KindEvidence           = "EVIDENCE"
+	KindWhySuggestion      = "WHY_SUGGESTION"
+)
+
+// NodeKinds lists every node kind.
+var NodeKinds = []string{KindProblem, KindWhy, KindCause, KindRootCause, KindContributingFactor, KindEscapePoint, KindEvidence, KindWhySuggestion}
+
+// ValidNewNode checks a node a caller creates: WHY_SUGGESTION nodes come only
+// from the 5-why suggestion job.
+func ValidNewNode(kind, text string) (string, error) {
+	if kind == KindWhySuggestion {
+		return "", pmapi.Invalid("kind", "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY")
+	}
+	if !slices.Contains(NodeKinds, kind) {
+		return "", pmapi.Invalid("kind", "kind must be one of %s", strings.Join(NodeKinds[:7], ", ")).With("allowed", NodeKinds[:7])
+	}
+	text = strings.TrimSpace(text)
+	if n := utf8.RuneCountInString(text); n < 1 || n > 5000 {
+		return "", pmapi.Invalid("text", "text must be 1 to 5000 characters")
+	}
+	return text, nil
+}
+
+// ValidTitle trims and checks an analysis title.
+func ValidTitle(s string) (string, error) {
+	s = strings.TrimSpace(s)
+	if n := utf8.RuneCountInString(s); n < 1 || n > 300 {
+		return "", pmapi.Invalid("title", "title must be 1 to 300 characters")
+	}
+	return s, nil
+}
+
+// ValidProblem checks a problem statement.
+func ValidProblem(s string) error {
+	if utf8.RuneCountInString(s) > 20000 {
+		return pmapi.Invalid("problemStatement", "problemStatement must be at most 20000 characters")
+	}
+	return nil
+}
+
+// Analysis is a stored analysis.
+type Analysis struct {
+	ID               uuid.UUID
+	Title            string
+	ProblemStatement string
+	ProjectID        *uuid.UUID
+	SourceRiskID     *uuid.UUID
+	Phase            string
+	NodeCount        int
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+	ArchivedAt       *time.Time
+}
+
+// Node is one node of an analysis's tree.
+type Node struct {
+	ID              uuid.UUID
+	RRCAID          uuid.UUID
+	ParentID        *uuid.UUID
+	Kind            string
+	Text            string
+	SuggestionRunID *uuid.UUID
+	CreatedAt       time.Time
+}
+
+// CorrectiveAction ties a root cause to the action item it created.
+type CorrectiveAction struct {
+	ID           uuid.UUID
+	RRCAID       uuid.UUID
+	NodeID       *uuid.UUID
+	ActionItemID *uuid.UUID
+	Title        string
+	ItemStatus   *string
+	CreatedAt    time.Time
+}
+
+// PhaseChange is one entry of an analysis's phase history.
+type PhaseChange struct {
+	From  string    `json:"from"`
+	To    string    `json:"to"`
+	Actor string    `json:"actor"`
+	At    time.Time `json:"at"`
+}
+
+// ParseID reads an analysis id; a malformed one names nothing (404).
+func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "analysis") }
+
+// SearchSource makes analyses findable.
+var SearchSource = search.Source{
+	Type: "rrca", Scope: "rrca:read", Table: "rrca_analyses", IDPrefix: IDPrefix,
+	Title: "r.title", Body: "r.problem_statement", ProjectID: "r.project_id", Live: "r.archived_at is null",
+}

@@ -1,0 +1,495 @@
+package rrca
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/rrca/suggest"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Run kinds and statuses.
+const (
+	RunFiveWhy    = "FIVE_WHY"
+	RunLookAcross = "LOOK_ACROSS"
+	RunPending    = "PENDING"
+	RunReady      = "READY"
+	RunFailed     = "FAILED"
+)
+
+// Run is a suggestion run.
+type Run struct {
+	ID          uuid.UUID
+	RRCAID      uuid.UUID
+	Kind        string
+	Status      string
+	Error       *string
+	CreatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// RunView is a suggestion run in the API; a READY 5-why run lists its nodes.
+type RunView struct {
+	ID          string     `json:"id" example:"run_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	RRCAID      string     `json:"rrcaId"`
+	Kind        string     `json:"kind" enum:"FIVE_WHY,LOOK_ACROSS"`
+	Status      string     `json:"status" enum:"PENDING,READY,FAILED"`
+	Error       *string    `json:"error"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	CompletedAt *time.Time `json:"completedAt"`
+	Nodes       []NodeView `json:"nodes" doc:"The WHY_SUGGESTION nodes the run wrote (5-why runs)"`
+}
+
+// ToRunView converts a run.
+func ToRunView(r Run, nodes []Node) RunView {
+	v := RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
+		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: []NodeView{}}
+	for _, n := range nodes {
+		v.Nodes = append(v.Nodes, ToNodeView(n))
+	}
+	return v
+}
+
+const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at"
+
+func scanRun(row pgx.Row) (Run, error) {
+	var r Run
+	err := row.Scan(&r.ID, &r.RRCAID, &r.Kind, &r.Status, &r.Error, &r.CreatedAt, &r.CompletedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, pmapi.NotFound("suggestion run")
+	}
+	return r, err
+}
+
+// CreateRun queues a suggestion run of kind for the analysis.
+func (s Store) CreateRun(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind string) (Run, error) {
+	var r Run
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		var err error
+		r, err = scanRun(tx.QueryRow(ctx, `insert into rrca_suggestion_runs (workspace_id, id, rrca_id, kind) values ($1, $2, $3, $4)
+			returning `+runColumns, ws, pmapi.NewID(), id, kind))
+		if err != nil {
+			return err
+		}
+		return s.Jobs.Suggest(ctx, tx, shard, ws, r.ID)
+	})
+	return r, err
+}
+
+// GetRun returns a run of the analysis with the nodes it wrote.
+func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uuid.UUID) (Run, []Node, error) {
+	var r Run
+	var nodes []Node
+	var runErr error
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and rrca_id = $2 and id = $3", ws, id, runID).
+			QueryRow(func(row pgx.Row) error {
+				r, runErr = scanRun(row)
+				if pmapi.ErrorCode(runErr) == pmapi.CodeNotFound {
+					return nil
+				}
+				return runErr
+			})
+		b.Queue("select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					n, err := scanNode(rows)
+					if err != nil {
+						return err
+					}
+					nodes = append(nodes, n)
+				}
+				return rows.Err()
+			})
+	})
+	if err == nil {
+		err = runErr
+	}
+	return r, nodes, err
+}
+
+// RunInfo is what a worker needs to know about a run.
+func (s Store) RunInfo(ctx context.Context, shard *tenant.Shard, ws, runID uuid.UUID) (Run, error) {
+	var r Run
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID).QueryRow(func(row pgx.Row) error {
+			var err error
+			r, err = scanRun(row)
+			return err
+		})
+	})
+	return r, err
+}
+
+// FailRun marks a run FAILED with the reason.
+func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.UUID, reason string) error {
+	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update rrca_suggestion_runs set status = 'FAILED', error = $3, completed_at = now()
+			where workspace_id = $1 and id = $2 and status = 'PENDING'`, ws, runID, reason)
+		return err
+	})
+}
+
+// candidateRows reads (type, id, title, score) candidate rows.
+func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
+	var out []suggest.Candidate
+	for rows.Next() {
+		var c suggest.Candidate
+		var id uuid.UUID
+		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score); err != nil {
+			return nil, err
+		}
+		prefix := map[string]string{"rrca": IDPrefix, "risk": "rsk_", "task": "tsk_", "node": NodeIDPrefix}[c.Type]
+		c.ID = pmapi.FormatID(prefix, id)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// RunFiveWhy works a 5-why run: it finds the deepest WHY chain, gathers
+// candidates (the why-chains and causes of similar analyses, and the
+// workspace's risks and tasks that match the problem), asks the engine, and
+// writes the picks as WHY_SUGGESTION nodes under the deepest WHY.
+func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
+	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		a, err := get(ctx, tx, ws, run.RRCAID, true)
+		if err != nil {
+			return err
+		}
+		var in suggest.WhyInput
+		in.Problem = a.Title + ". " + a.ProblemStatement
+		// The deepest WHY: walk the why-tree and keep the longest path.
+		var deepest *uuid.UUID
+		rows, err := tx.Query(ctx, `with recursive chain as (
+				select id, text, 1 as depth, array[text] as path from rrca_nodes
+				where workspace_id = $1 and rrca_id = $2 and kind = 'WHY'
+				  and (parent_id is null or parent_id not in (select id from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind = 'WHY'))
+				union all
+				select n.id, n.text, c.depth + 1, c.path || n.text from rrca_nodes n join chain c on n.parent_id = c.id
+				where n.workspace_id = $1 and n.kind = 'WHY'
+			) select id, path from chain order by depth desc, id limit 1`, ws, a.ID)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id, &in.Chain); err != nil {
+				return err
+			}
+			deepest = &id
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, "select text from rrca_nodes where workspace_id = $1 and rrca_id = $2", ws, a.ID)
+		if err != nil {
+			return err
+		}
+		if in.Existing, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		focus := in.Problem
+		if len(in.Chain) > 0 {
+			focus = in.Chain[len(in.Chain)-1] + ". " + in.Problem
+		}
+		rows, err = tx.Query(ctx, `
+			select 'node', n.id, n.text, s.score * case n.kind when 'ROOT_CAUSE' then 1.2 when 'WHY' then 1.1 else 1 end
+			from rrca_similar s join rrca_nodes n on n.workspace_id = s.workspace_id and n.rrca_id = s.similar_id
+			where s.workspace_id = $1 and s.rrca_id = $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')
+			union all
+			select 'risk', r.id, r.title, rrca_text_similarity($3, r.title || ' ' || coalesce(r.description, ''))
+			from risks r where r.workspace_id = $1 and r.archived_at is null
+			union all
+			select 'task', t.id, t.title, rrca_text_similarity($3, t.title || ' ' || coalesce(t.description, ''))
+			from tasks t where t.workspace_id = $1 and t.archived_at is null
+			order by 4 desc limit 50`, ws, a.ID, focus)
+		if err != nil {
+			return err
+		}
+		if in.Candidates, err = candidateRows(rows); err != nil {
+			return err
+		}
+		picks, err := engine.FiveWhy(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, text := range picks {
+			if _, err := tx.Exec(ctx, `insert into rrca_nodes (workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
+				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`, ws, pmapi.NewID(), a.ID, deepest, clip(text, 5000), run.ID); err != nil {
+				return err
+			}
+		}
+		return s.finishRun(ctx, tx, shard, ws, run)
+	})
+}
+
+func (s Store) finishRun(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, run Run) error {
+	if _, err := tx.Exec(ctx, `update rrca_suggestion_runs set status = 'READY', completed_at = now() where workspace_id = $1 and id = $2`, ws, run.ID); err != nil {
+		return err
+	}
+	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.suggestions_ready",
+		Data: RunEvent{RRCAID: pmapi.FormatID(IDPrefix, run.RRCAID), RunID: pmapi.FormatID(RunIDPrefix, run.ID), Kind: run.Kind}})
+}
+
+// RunEvent is the data of rrca.suggestions_ready.
+type RunEvent struct {
+	RRCAID string `json:"rrcaId"`
+	RunID  string `json:"runId"`
+	Kind   string `json:"kind" enum:"FIVE_WHY,LOOK_ACROSS"`
+}
+
+func clip(s string, n int) string {
+	r := []rune(s)
+	if len(r) > n {
+		return string(r[:n])
+	}
+	return s
+}
+
+// RunLookAcross works a look-across run (yokoten): the analysis's root causes
+// (and contributing factors) are matched against the risks, tasks and analyses
+// of every other project of the workspace; the engine turns the matches into one
+// suggestion per target project, carrying the corrective actions to adapt.
+func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
+	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		a, err := get(ctx, tx, ws, run.RRCAID, true)
+		if err != nil {
+			return err
+		}
+		var in suggest.LookAcrossInput
+		rows, err := tx.Query(ctx, `select text from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind in ('ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by kind desc, id`, ws, a.ID)
+		if err != nil {
+			return err
+		}
+		if in.RootCauses, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		if len(in.RootCauses) == 0 {
+			in.RootCauses = []string{a.Title + ". " + a.ProblemStatement}
+		}
+		rows, err = tx.Query(ctx, `select coalesce(i.title, c.title) from corrective_actions c
+			left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+			where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, a.ID)
+		if err != nil {
+			return err
+		}
+		if in.Actions, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+			return err
+		}
+		mechanism := ""
+		for _, rc := range in.RootCauses {
+			mechanism += rc + " "
+		}
+		rows, err = tx.Query(ctx, `with items as (
+				select 'risk' as type, r.id, r.project_id, r.title, r.title || ' ' || coalesce(r.description, '') as doc
+				from risks r where r.workspace_id = $1 and r.archived_at is null
+				union all
+				select 'task', t.id, t.project_id, t.title, t.title || ' ' || coalesce(t.description, '')
+				from tasks t where t.workspace_id = $1 and t.archived_at is null
+				union all
+				select 'rrca', x.id, x.project_id, x.title, x.title || ' ' || x.problem_statement
+				from rrca_analyses x where x.workspace_id = $1 and x.archived_at is null and x.id <> $2
+			)
+			select p.id, p.name, i.type, i.id, i.title, rrca_text_similarity($3, i.doc)
+			from items i join projects p on p.workspace_id = $1 and p.id = i.project_id
+			where p.archived_at is null and p.id is distinct from $4
+			order by p.id, 6 desc`, ws, a.ID, mechanism, a.ProjectID)
+		if err != nil {
+			return err
+		}
+		byProject := map[uuid.UUID]*suggest.ProjectCandidates{}
+		var order []uuid.UUID
+		for rows.Next() {
+			var pid, id uuid.UUID
+			var name string
+			var c suggest.Candidate
+			if err := rows.Scan(&pid, &name, &c.Type, &id, &c.Title, &c.Score); err != nil {
+				return err
+			}
+			c.ID = pmapi.FormatID(map[string]string{"rrca": IDPrefix, "risk": "rsk_", "task": "tsk_"}[c.Type], id)
+			pc := byProject[pid]
+			if pc == nil {
+				pc = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}
+				byProject[pid] = pc
+				order = append(order, pid)
+			}
+			pc.Items = append(pc.Items, c)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		for _, pid := range order {
+			in.Projects = append(in.Projects, *byProject[pid])
+		}
+		sugs, err := engine.LookAcross(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, sg := range sugs {
+			target, err := uuid.Parse(sg.ProjectID)
+			if err != nil {
+				return err
+			}
+			evidence, _ := json.Marshal(sg.Evidence)
+			actions, _ := json.Marshal(sg.Actions)
+			if _, err := tx.Exec(ctx, `insert into look_across_suggestions
+				(workspace_id, id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score)
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), a.ID, run.ID, target, clip(sg.Mechanism, 5000), evidence, actions, sg.Score); err != nil {
+				return err
+			}
+		}
+		return s.finishRun(ctx, tx, shard, ws, run)
+	})
+}
+
+// SuggestionView is a look-across suggestion.
+type SuggestionView struct {
+	ID              string              `json:"id" example:"lac_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	RRCAID          string              `json:"rrcaId"`
+	RunID           string              `json:"runId"`
+	TargetProjectID string              `json:"targetProjectId"`
+	Mechanism       string              `json:"mechanism" doc:"The failure mechanism (root causes) looked for"`
+	Evidence        []suggest.Candidate `json:"evidence" doc:"The target project's matching risks, tasks and analyses, best first"`
+	Actions         []string            `json:"actions" doc:"The corrective actions to adapt; apply creates one action item each"`
+	Score           float64             `json:"score"`
+	Status          string              `json:"status" enum:"PROPOSED,APPLIED,REJECTED"`
+	Reason          *string             `json:"reason" doc:"Why it was rejected"`
+	DecidedAt       *time.Time          `json:"decidedAt"`
+	CreatedAt       time.Time           `json:"createdAt"`
+}
+
+// SuggestionList is an analysis's look-across suggestions, best first.
+type SuggestionList struct {
+	Items []SuggestionView `json:"items"`
+}
+
+const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, reason, decided_at, created_at"
+
+func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
+	var v SuggestionView
+	var id, rid, run, target uuid.UUID
+	var evidence, actions []byte
+	err := row.Scan(&id, &rid, &run, &target, &v.Mechanism, &evidence, &actions, &v.Score, &v.Status, &v.Reason, &v.DecidedAt, &v.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return v, target, pmapi.NotFound("suggestion")
+	}
+	if err != nil {
+		return v, target, err
+	}
+	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID("prj_", target)
+	if err := json.Unmarshal(evidence, &v.Evidence); err != nil {
+		return v, target, err
+	}
+	return v, target, json.Unmarshal(actions, &v.Actions)
+}
+
+// Suggestions lists an analysis's look-across suggestions.
+func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]SuggestionView, error) {
+	out := []SuggestionView{}
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		b.Queue("select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					v, _, err := scanSuggestion(rows)
+					if err != nil {
+						return err
+					}
+					out = append(out, v)
+				}
+				return rows.Err()
+			})
+	})
+	if err == nil && !found {
+		return nil, pmapi.NotFound("analysis")
+	}
+	return out, err
+}
+
+// Apply accepts a suggestion: one action item per action (source LOOK_ACROSS)
+// in the target project, with the owner hint and due date given. Final: a
+// decided suggestion is CONFLICT.
+func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, ownerHint *string, due *time.Time) (SuggestionView, []actionitem.Item, error) {
+	var v SuggestionView
+	var items []actionitem.Item
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, target, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
+		if err != nil {
+			return err
+		}
+		if cur.Status != "PROPOSED" {
+			return pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
+		}
+		actions := cur.Actions
+		if len(actions) == 0 {
+			actions = []string{"Check for: " + clip(cur.Mechanism, 280)}
+		}
+		for _, title := range actions {
+			desc := "Look-across from analysis " + cur.RRCAID + ": " + cur.Mechanism
+			it, err := s.ActionItems.CreateTx(ctx, tx, shard, ws, actionitem.NewItem{
+				Title: clip(title, 300), Description: &desc, OwnerHint: ownerHint, DueDate: due, ProjectID: &target,
+				Source: actionitem.SourceLookAcross, SourceRRCAID: &id, SourceSuggestionID: &sugID,
+			})
+			if err != nil {
+				return err
+			}
+			items = append(items, it)
+		}
+		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'APPLIED', decided_at = now()
+			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID)); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_applied", Data: v})
+	})
+	return v, items, err
+}
+
+// Reject records why a suggestion was turned down. Final, like Apply.
+func (s Store) Reject(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, reason string) (SuggestionView, error) {
+	var v SuggestionView
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, _, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
+		if err != nil {
+			return err
+		}
+		if cur.Status != "PROPOSED" {
+			return pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
+		}
+		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'REJECTED', reason = $3, decided_at = now()
+			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID, reason)); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
+	})
+	return v, err
+}
+
+// EventTypes documents the events analyses emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "rrca.created", Description: "An analysis is started", Payload: View{}},
+		{Name: "rrca.updated", Description: "An analysis's title or problem statement changes", Payload: View{}},
+		{Name: "rrca.advanced", Description: "An analysis moves to its next phase", Payload: PhaseEvent{}},
+		{Name: "rrca.archived", Description: "An analysis is archived", Payload: View{}},
+		{Name: "rrca.restored", Description: "An archived analysis is restored", Payload: View{}},
+		{Name: "rrca.node_added", Description: "A node is added (or a suggestion accepted)", Payload: NodeEvent{}},
+		{Name: "rrca.node_deleted", Description: "A node and its subtree are deleted", Payload: NodeEvent{}},
+		{Name: "rrca.corrective_action_added", Description: "A corrective action is emitted (with its action item)", Payload: CorrectiveActionView{}},
+		{Name: "rrca.suggestions_ready", Description: "A 5-why or look-across run finished", Payload: RunEvent{}},
+		{Name: "rrca.look_across_applied", Description: "A look-across suggestion is applied", Payload: SuggestionView{}},
+		{Name: "rrca.look_across_rejected", Description: "A look-across suggestion is rejected", Payload: SuggestionView{}},
+	}
+}

@@ -1,0 +1,332 @@
+package rrca
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Jobs queues the background work of analyses in the caller's transaction.
+type Jobs interface {
+	// Similarity asks for an analysis's neighbours to be recomputed; repeated
+	// requests within a short window collapse into one run.
+	Similarity(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, rrcaID uuid.UUID) error
+	// Suggest runs a suggestion run (5-why or look-across).
+	Suggest(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, runID uuid.UUID) error
+}
+
+// Store reads and writes analyses, their nodes, corrective actions and
+// suggestions.
+type Store struct {
+	Events      event.Emitter
+	Jobs        Jobs
+	ActionItems actionitem.Store
+}
+
+const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk_id, a.phase,
+	(select count(*) from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id)::int,
+	a.created_at, a.updated_at, a.archived_at`
+
+func scan(row pgx.Row) (Analysis, error) {
+	var a Analysis
+	err := row.Scan(&a.ID, &a.Title, &a.ProblemStatement, &a.ProjectID, &a.SourceRiskID, &a.Phase, &a.NodeCount, &a.CreatedAt, &a.UpdatedAt, &a.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return a, pmapi.NotFound("analysis")
+	}
+	return a, err
+}
+
+type querier interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}
+
+func get(ctx context.Context, q querier, ws, id uuid.UUID, lock bool) (Analysis, error) {
+	sql := "select " + columns + " from rrca_analyses a where a.workspace_id = $1 and a.id = $2"
+	if lock {
+		sql += " for update of a"
+	}
+	return scan(q.QueryRow(ctx, sql, ws, id))
+}
+
+// NewAnalysis is a validated create.
+type NewAnalysis struct {
+	Title            string
+	ProblemStatement *string
+	ProjectID        *uuid.UUID
+	SourceRiskID     *uuid.UUID
+}
+
+// Create starts an analysis. From a risk, the risk's title and description
+// become the problem statement (and its title and project the defaults).
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewAnalysis) (Analysis, error) {
+	var a Analysis
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		problem := ""
+		if in.ProblemStatement != nil {
+			problem = *in.ProblemStatement
+		}
+		if in.SourceRiskID != nil {
+			var title string
+			var desc *string
+			var project uuid.UUID
+			err := tx.QueryRow(ctx, "select title, description, project_id from risks where workspace_id = $1 and id = $2", ws, *in.SourceRiskID).
+				Scan(&title, &desc, &project)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return pmapi.NotFound("risk")
+			}
+			if err != nil {
+				return err
+			}
+			if in.Title == "" {
+				in.Title = title
+			}
+			if in.ProblemStatement == nil {
+				problem = title
+				if desc != nil && *desc != "" {
+					problem += "\n\n" + *desc
+				}
+			}
+			if in.ProjectID == nil {
+				in.ProjectID = &project
+			}
+		}
+		if in.Title == "" {
+			return pmapi.Invalid("title", "title is required (or give sourceRiskId)")
+		}
+		if in.ProjectID != nil {
+			var ok bool
+			if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, *in.ProjectID).Scan(&ok); err != nil {
+				return err
+			}
+			if !ok {
+				return pmapi.NotFound("project")
+			}
+		}
+		id := pmapi.NewID()
+		if _, err := tx.Exec(ctx, `insert into rrca_analyses (workspace_id, id, title, problem_statement, project_id, source_risk_id)
+			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
+			return err
+		}
+		var err error
+		if a, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
+	})
+	return a, err
+}
+
+// Update edits the title or problem statement, queueing a similarity run.
+func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, title, problem *string) (Analysis, error) {
+	var a Analysis
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		if title != nil {
+			cur.Title = *title
+		}
+		if problem != nil {
+			cur.ProblemStatement = *problem
+		}
+		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4, updated_at = now()
+			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
+			return err
+		}
+		if a, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
+	})
+	return a, err
+}
+
+// Detail returns an analysis with its corrective actions and phase history, in
+// one round trip.
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Analysis, []CorrectiveAction, []PhaseChange, error) {
+	var a Analysis
+	var cas []CorrectiveAction
+	var history []PhaseChange
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(r pgx.Row) error {
+			var err error
+			a, err = scan(r)
+			return err
+		})
+		queueCorrective(b, ws, id, &cas)
+		b.Queue(`select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var p PhaseChange
+					if err := rows.Scan(&p.From, &p.To, &p.Actor, &p.At); err != nil {
+						return err
+					}
+					history = append(history, p)
+				}
+				return rows.Err()
+			})
+	})
+	return a, cas, history, err
+}
+
+func queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]CorrectiveAction) {
+	b.Queue(`select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
+		from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id).Query(func(rows pgx.Rows) error {
+		for rows.Next() {
+			var c CorrectiveAction
+			if err := rows.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt); err != nil {
+				return err
+			}
+			*out = append(*out, c)
+		}
+		return rows.Err()
+	})
+}
+
+// Filter selects analyses for a list.
+type Filter struct {
+	Phase           string
+	ProjectID       *uuid.UUID
+	SourceRiskID    *uuid.UUID
+	IncludeArchived bool
+	Before          *uuid.UUID
+	Limit           int
+}
+
+// List returns a page of analyses, newest first.
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Analysis, error) {
+	where := []string{"a.workspace_id = $1"}
+	args := []any{ws}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.Phase != "" {
+		add("a.phase = ?", f.Phase)
+	}
+	if f.ProjectID != nil {
+		add("a.project_id = ?", *f.ProjectID)
+	}
+	if f.SourceRiskID != nil {
+		add("a.source_risk_id = ?", *f.SourceRiskID)
+	}
+	if !f.IncludeArchived {
+		where = append(where, "a.archived_at is null")
+	}
+	if f.Before != nil {
+		add("a.id < ?", *f.Before)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s from rrca_analyses a where %s order by a.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	var out []Analysis
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				a, err := scan(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, a)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+// Advance moves the analysis to its next phase when the gate allows it.
+func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, to, actor string) (Analysis, error) {
+	var a Analysis
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		var f Facts
+		err = tx.QueryRow(ctx, `select
+			(select count(*) from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind = 'ROOT_CAUSE')::int,
+			(select count(*) from corrective_actions where workspace_id = $1 and rrca_id = $2)::int,
+			coalesce((select array_agg(coalesce('act_' || c.action_item_id::text, 'cac_' || c.id::text) order by c.id)
+				from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status not in ('DONE', 'CANCELLED'))), '{}')`,
+			ws, id).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
+		if err != nil {
+			return err
+		}
+		f.OpenActionItems = formatOpen(f.OpenActionItems)
+		next, err := CheckAdvance(cur.Phase, to, f)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update rrca_analyses set phase = $3, updated_at = now() where workspace_id = $1 and id = $2`, ws, id, next); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `insert into rrca_phase_history (workspace_id, id, rrca_id, from_phase, to_phase, actor)
+			values ($1, $2, $3, $4, $5, $6)`, ws, pmapi.NewID(), id, cur.Phase, next, actor); err != nil {
+			return err
+		}
+		if a, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.advanced",
+			Data: PhaseEvent{RRCAID: pmapi.FormatID(IDPrefix, id), From: cur.Phase, To: next}})
+	})
+	return a, err
+}
+
+// formatOpen turns "act_<uuid>" / "cac_<uuid>" texts into API ids.
+func formatOpen(raw []string) []string {
+	out := make([]string, 0, len(raw))
+	for _, r := range raw {
+		prefix, rest, _ := strings.Cut(r, "_")
+		if id, err := uuid.Parse(rest); err == nil {
+			out = append(out, pmapi.FormatID(prefix+"_", id))
+		}
+	}
+	return out
+}
+
+// SetArchived archives or restores; repeating it changes and emits nothing.
+func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
+	var a Analysis
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return err
+		}
+		if (cur.ArchivedAt != nil) == archived {
+			a = cur
+			return nil
+		}
+		if _, err := tx.Exec(ctx, `update rrca_analyses set archived_at = case when $3 then now() end, updated_at = now()
+			where workspace_id = $1 and id = $2`, ws, id, archived); err != nil {
+			return err
+		}
+		if a, err = get(ctx, tx, ws, id, false); err != nil {
+			return err
+		}
+		typ := "rrca.restored"
+		if archived {
+			typ = "rrca.archived"
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
+	})
+	return a, err
+}
