@@ -8,7 +8,9 @@ import (
 
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/note"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
 )
@@ -21,6 +23,8 @@ func eventTypes() []event.Type {
 	all = append(all, rrca.EventTypes()...)
 	all = append(all, event.Type{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: RRCADeletedEvent{}})
 	all = append(all, task.EventTypes()...)
+	all = append(all, risk.EventTypes()...)
+	all = append(all, note.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })

@@ -76,3 +76,31 @@ func FuzzProjectUpdate(f *testing.F) {
 		return r.Str("id")
 	})
 }
+
+func FuzzRiskCreate(f *testing.F) {
+	seeds := append([]string{
+		`{"projectId":"$ID","title":"Supplier delay","severity":"HIGH"}`, `{"projectId":"$ID","title":"x","severity":"high"}`,
+		`{"projectId":"$ID","title":"x","ownerId":"nobody"}`, `{"projectId":null,"title":"x"}`, `{"projectId":"$ID","title":"x","status":"OPEN"}`,
+	}, commonSeeds...)
+	fuzzBody(f, "POST", riskBase+"create", seeds, func(t testing.TB, tn *apitest.Tenant) string {
+		return tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+	})
+}
+
+func FuzzRiskUpdate(f *testing.F) {
+	seeds := append([]string{
+		`{"riskId":"$ID","status":"RESOLVED"}`, `{"riskId":"$ID","status":"OPEN"}`, `{"riskId":"$ID","severity":null}`,
+		`{"riskId":"$ID","ownerId":null,"description":null}`, `{"riskId":"rsk_00000000000000000000000000","status":"OPEN"}`,
+	}, commonSeeds...)
+	fuzzBody(f, "PATCH", riskBase+"update", seeds, func(t testing.TB, tn *apitest.Tenant) string {
+		p := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+		return tn.Do(t, "POST", riskBase+"create", map[string]any{"projectId": p, "title": "fuzzed"}).Str("id")
+	})
+}
+
+func FuzzNoteCreate(f *testing.F) {
+	seeds := append([]string{`{"projectId":"$ID","body":"hello"}`, `{"projectId":"$ID","body":""}`, `{"projectId":"$ID"}`}, commonSeeds...)
+	fuzzBody(f, "POST", noteBase+"create", seeds, func(t testing.TB, tn *apitest.Tenant) string {
+		return tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+	})
+}

@@ -9,7 +9,9 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/note"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/search"
 	"github.com/pmapi/pmapi/resource/task"
@@ -17,7 +19,7 @@ import (
 
 // searchSources is every searchable type, in the order types are documented.
 func searchSources() []search.Source {
-	return []search.Source{project.SearchSource, task.SearchSource, actionitem.SearchSource, rrca.SearchSource}
+	return []search.Source{project.SearchSource, task.SearchSource, risk.SearchSource, note.SearchSource, actionitem.SearchSource, rrca.SearchSource}
 }
 
 // SearchQuery documents the search parameters.

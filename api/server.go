@@ -16,7 +16,9 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/note"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
@@ -60,6 +62,8 @@ type Server struct {
 	tasks       task.Store
 	actionItems actionitem.Store
 	analyses    rrca.Store
+	risks       risk.Store
+	notes       note.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -91,6 +95,8 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	s.actionItems = actionitem.Store{Events: d.Events}
 	s.analyses = rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: s.actionItems}
 	s.tasks = task.Store{Events: d.Events}
+	s.risks = risk.Store{Events: d.Events}
+	s.notes = note.Store{Events: d.Events}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
 	}
@@ -144,6 +150,8 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.eventTypeOperations()...)
 	ops = append(ops, s.projectOperations()...)
 	ops = append(ops, s.taskOperations()...)
+	ops = append(ops, s.riskOperations()...)
+	ops = append(ops, s.noteOperations()...)
 	ops = append(ops, s.searchOperations()...)
 	ops = append(ops, s.actionItemOperations()...)
 	ops = append(ops, s.rrcaOperations()...)
@@ -155,6 +163,8 @@ func (s *Server) operations() []Operation {
 func projectChildren() []project.Child {
 	return []project.Child{
 		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
+		{Table: "risks", Event: "risk.deleted", IDPrefix: risk.IDPrefix, IDField: "riskId"},
+		{Table: "notes", Event: "note.deleted", IDPrefix: note.IDPrefix, IDField: "noteId"},
 		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId"},
 		{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: rrca.IDPrefix, IDField: "rrcaId"},
 	}

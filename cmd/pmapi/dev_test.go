@@ -103,6 +103,12 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
 		t.Errorf("seeded projects: %d %v", status, body)
 	}
+	for path, want := range map[string]int{"task/list": 5, "risk/list": 2, "note/list": 2} {
+		status, body = get("/openapi/v1/resource/"+path, map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+		if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != want {
+			t.Errorf("seeded %s: %d %v", path, status, body)
+		}
+	}
 	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
 	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
 		t.Errorf("seeded analyses: %d %v", status, body)

@@ -67,9 +67,22 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 		return err
 	}
 	p1, p2 := line4["id"].(string), pack["id"].(string)
+	var tasks []string
 	for _, step := range projectContent(p1, p2) {
-		if _, err := s.do(ctx, step.method, step.path, step.body); err != nil {
+		out, err := s.do(ctx, step.method, step.path, step.body)
+		if err != nil {
 			return err
+		}
+		if id, _ := out["id"].(string); len(id) > 4 && id[:4] == "tsk_" {
+			tasks = append(tasks, id)
+		}
+	}
+	// Tasks in several states: one in progress, one in review, one done.
+	for i, path := range [][]string{{"IN_PROGRESS"}, {"IN_PROGRESS", "REVIEW"}, {"DONE"}} {
+		for _, status := range path {
+			if _, err := s.do(ctx, "POST", base+"task/update", map[string]any{"taskId": tasks[i], "status": status}); err != nil {
+				return err
+			}
 		}
 	}
 	item, err := s.do(ctx, "POST", base+"action-item/create", map[string]any{"title": "Train night shift on seal handling", "ownerHint": "Maintenance lead", "projectId": p1})
@@ -119,7 +132,22 @@ type seedStep struct {
 	body         any
 }
 
-// projectContent is the work inside the demo projects that other resources add.
+// projectContent is the work inside the demo projects: tasks in several states,
+// risks and notes.
 func projectContent(p1, p2 string) []seedStep {
-	return nil
+	const base = "/openapi/v1/resource/"
+	create := func(kind string, body map[string]any) seedStep {
+		return seedStep{"POST", base + kind + "/create", body}
+	}
+	return []seedStep{
+		create("task", map[string]any{"projectId": p1, "title": "Order replacement cylinder seals", "priority": 2}),
+		create("task", map[string]any{"projectId": p1, "title": "Drain and flush press 2 hydraulics", "priority": 1}),
+		create("task", map[string]any{"projectId": p1, "title": "Update the line 4 start-up checklist", "priority": 3}),
+		create("task", map[string]any{"projectId": p2, "title": "Select the palletising robot", "priority": 2}),
+		create("task", map[string]any{"projectId": p2, "title": "Layout review of the packing cell", "priority": 4}),
+		create("risk", map[string]any{"projectId": p1, "title": "Seal supplier lead time", "severity": "HIGH", "description": "Only one supplier stocks the seal size"}),
+		create("risk", map[string]any{"projectId": p2, "title": "Robot safety certification", "severity": "MEDIUM"}),
+		create("note", map[string]any{"projectId": p1, "body": "Kick-off: presses are replaced one at a time; press 2 first."}),
+		create("note", map[string]any{"projectId": p2, "body": "Packing cell must keep running during the retrofit weekends."}),
+	}
 }

@@ -1,0 +1,164 @@
+package api_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+func waitRun(t *testing.T, tn *apitest.Tenant, path string) *apitest.Response {
+	t.Helper()
+	var r *apitest.Response
+	apitest.Eventually(t, 30*time.Second, "run READY", func() bool {
+		r = tn.Get(t, path, nil)
+		return r.Str("status") == "READY" || r.Str("status") == "FAILED"
+	})
+	if r.Str("status") != "READY" {
+		t.Fatalf("run ended %s", r.Raw)
+	}
+	return r
+}
+
+func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	p1 := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
+	p2 := createProject(t, tn, map[string]any{"name": "Line 7"})["id"].(string)
+	// A finished analysis of the same failure elsewhere, with its why chain.
+	old := createRRCA(t, tn, map[string]any{"title": "Hydraulic oil leak at press seal", "problemStatement": "Press seal leaks hydraulic oil", "projectId": p2})
+	w := addNode(t, tn, old, "WHY", "Seal lip cut during installation", "")
+	addNode(t, tn, old, "ROOT_CAUSE", "No torque check of the gland nut at assembly", w)
+	createRisk(t, tn, map[string]any{"projectId": p1, "title": "Hydraulic seal kits from a new supplier", "description": "seal quality unknown, press leaks possible"})
+
+	id := createRRCA(t, tn, map[string]any{"title": "Oil leaking from press cylinder seal", "problemStatement": "Hydraulic oil leaks at the press seal every night", "projectId": p1})
+	why := addNode(t, tn, id, "WHY", "The seal is damaged", "")
+	deeper := addNode(t, tn, id, "WHY", "The seal was pinched when fitted", why)
+	apitest.Eventually(t, 30*time.Second, "similar computed", func() bool {
+		r := tn.Get(t, rrcaBase+"/"+id+"/similar", nil)
+		return r.Data()["pending"] == false && len(r.Items()) > 0
+	})
+
+	run := tn.Do(t, "POST", rrcaBase+"/"+id+"/5why/suggest", nil)
+	if run.Status != 201 || run.Str("status") != "PENDING" || run.Str("kind") != "FIVE_WHY" {
+		t.Fatalf("suggest: %d %s", run.Status, run.Raw)
+	}
+	done := waitRun(t, tn, rrcaBase+"/"+id+"/5why/suggestions/"+run.Str("id"))
+	nodes := done.Data()["nodes"].([]any)
+	if len(nodes) == 0 {
+		t.Fatalf("no suggestions: %s", done.Raw)
+	}
+	texts := map[string]bool{}
+	for _, n := range nodes {
+		node := n.(map[string]any)
+		if node["kind"] != "WHY_SUGGESTION" || node["parentId"] != deeper || node["suggestionRunId"] != run.Str("id") {
+			t.Errorf("suggestion node %v: want a WHY_SUGGESTION under the deepest WHY %s", node, deeper)
+		}
+		texts[node["text"].(string)] = true
+	}
+	if !texts["No torque check of the gland nut at assembly"] && !texts["Seal lip cut during installation"] {
+		t.Errorf("suggestions do not draw on the similar analysis: %v", texts)
+	}
+	// Accept one (it becomes a WHY), delete another.
+	first := nodes[0].(map[string]any)["id"].(string)
+	acc := tn.Do(t, "POST", rrcaBase+"/"+id+"/nodes/"+first+"/accept", nil)
+	if acc.Status != 201 || acc.Str("kind") != "WHY" {
+		t.Fatalf("accept: %s", acc.Raw)
+	}
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/nodes/"+first+"/accept", nil), 409, "CONFLICT")
+	if len(nodes) > 1 {
+		second := nodes[1].(map[string]any)["id"].(string)
+		if r := tn.Do(t, "DELETE", rrcaBase+"/"+id+"/nodes/"+second, nil); r.Status != 200 {
+			t.Fatalf("delete suggestion: %s", r.Raw)
+		}
+	}
+	if len(tn.EventsOf(t, "rrca.suggestions_ready")) != 1 {
+		t.Error("no rrca.suggestions_ready event")
+	}
+}
+
+func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	home := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
+	same := createProject(t, tn, map[string]any{"name": "Line 7"})["id"].(string)
+	also := createProject(t, tn, map[string]any{"name": "Paint shop"})["id"].(string)
+	unrelated := createProject(t, tn, map[string]any{"name": "Billing"})["id"].(string)
+	sameRisk := createRisk(t, tn, map[string]any{"projectId": same, "title": "Gland nut torque not checked on hydraulic cylinders", "severity": "HIGH"})["id"].(string)
+	createTask(t, tn, map[string]any{"projectId": also, "title": "Torque check of the gland nut on the paint pump cylinder"})
+	createTask(t, tn, map[string]any{"projectId": unrelated, "title": "Send the quarterly invoices"})
+
+	id := createRRCA(t, tn, map[string]any{"title": "Press cylinder leak", "problemStatement": "Oil leak at the press cylinder", "projectId": home})
+	root := addNode(t, tn, id, "ROOT_CAUSE", "No torque check of the gland nut on hydraulic cylinders at assembly", "")
+	ca := tn.Do(t, "POST", rrcaBase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": "Add a gland nut torque check to the assembly checklist"})
+	if ca.Status != 201 {
+		t.Fatalf("corrective: %s", ca.Raw)
+	}
+	run := tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/suggest", nil)
+	if run.Status != 201 || run.Str("kind") != "LOOK_ACROSS" {
+		t.Fatalf("suggest: %s", run.Raw)
+	}
+	waitRun(t, tn, rrcaBase+"/"+id+"/look-across/runs/"+run.Str("id"))
+	list := tn.Get(t, rrcaBase+"/"+id+"/look-across", nil)
+	byProject := map[string]map[string]any{}
+	for _, it := range list.Items() {
+		byProject[it["targetProjectId"].(string)] = it
+	}
+	if byProject[home] != nil || byProject[unrelated] != nil {
+		t.Errorf("suggestions for the home or an unrelated project: %s", list.Raw)
+	}
+	s1, s2 := byProject[same], byProject[also]
+	if s1 == nil || s2 == nil {
+		t.Fatalf("missing suggestions for the projects with the same mechanism: %s", list.Raw)
+	}
+	ev := s1["evidence"].([]any)[0].(map[string]any)
+	if ev["id"] != sameRisk || ev["type"] != "risk" || ev["score"].(float64) <= 0 {
+		t.Errorf("evidence %v", ev)
+	}
+	if acts := s1["actions"].([]any); len(acts) != 1 || acts[0] != "Add a gland nut torque check to the assembly checklist" {
+		t.Errorf("actions %v", acts)
+	}
+
+	applied := tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", map[string]any{"ownerHint": "Line 7 maintenance", "dueDate": "2027-01-15T00:00:00Z"})
+	if applied.Status != 201 || applied.Str("suggestion.status") != "APPLIED" {
+		t.Fatalf("apply: %d %s", applied.Status, applied.Raw)
+	}
+	items := applied.Data()["actionItems"].([]any)
+	if len(items) != 1 {
+		t.Fatalf("apply created %d items", len(items))
+	}
+	it := items[0].(map[string]any)
+	if it["projectId"] != same || it["source"] != "LOOK_ACROSS" || it["sourceRrcaId"] != id || it["sourceSuggestionId"] != s1["id"] ||
+		it["ownerHint"] != "Line 7 maintenance" || it["title"] != "Add a gland nut torque check to the assembly checklist" {
+		t.Errorf("applied item %v", it)
+	}
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": ""}), 400, "VALIDATION_FAILED")
+	rej := tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "The paint pump uses a press-fit seal"})
+	if rej.Status != 201 || rej.Str("status") != "REJECTED" || rej.Str("reason") != "The paint pump uses a press-fit seal" {
+		t.Fatalf("reject: %s", rej.Raw)
+	}
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	other := env.NewTenant(t)
+	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "x"}), 404, "NOT_FOUND")
+}
+
+func TestRRCAFromARisk(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
+	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Weld cracks on brackets", "description": "Fatigue tests fail at the weld toe"})["id"].(string)
+	r := tn.Do(t, "POST", rrcaBase, map[string]any{"sourceRiskId": rsk})
+	if r.Status != 201 || r.Str("title") != "Weld cracks on brackets" || r.Str("sourceRiskId") != rsk || r.Str("projectId") != prj ||
+		r.Str("problemStatement") != "Weld cracks on brackets\n\nFatigue tests fail at the weld toe" {
+		t.Fatalf("from risk: %d %s", r.Status, r.Raw)
+	}
+	if ids := tn.Get(t, rrcaBase, map[string]string{"sourceRiskId": rsk}).IDs(); len(ids) != 1 || ids[0] != r.Str("id") {
+		t.Errorf("sourceRiskId filter: %v", ids)
+	}
+	other := env.NewTenant(t)
+	wantError(t, other.Do(t, "POST", rrcaBase, map[string]any{"sourceRiskId": rsk}), 404, "NOT_FOUND")
+	wantError(t, tn.Do(t, "POST", rrcaBase, map[string]any{}), 400, "VALIDATION_FAILED")
+}

@@ -1,0 +1,268 @@
+package risk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Store reads and writes risks.
+type Store struct {
+	Events event.Emitter
+}
+
+const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.status, r.owner_id, r.created_at, r.updated_at, r.archived_at"
+
+func scan(row pgx.Row) (Risk, error) {
+	var r Risk
+	err := row.Scan(&r.ID, &r.ProjectID, &r.Title, &r.Description, &r.Severity, &r.Status, &r.OwnerID, &r.CreatedAt, &r.UpdatedAt, &r.ArchivedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, pmapi.NotFound("risk")
+	}
+	return r, err
+}
+
+func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
+	return scan(tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id))
+}
+
+// Get returns one risk.
+func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
+	var r Risk
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
+			var err error
+			r, err = scan(row)
+			return err
+		})
+	})
+	return r, err
+}
+
+// Filter selects risks for a list; a nil ProjectID means the whole workspace.
+type Filter struct {
+	ProjectID       *uuid.UUID
+	Status          string
+	Severity        string
+	OwnerID         *uuid.UUID
+	Q               string
+	CreatedAfter    *time.Time
+	CreatedBefore   *time.Time
+	IncludeArchived bool
+	Before          *uuid.UUID
+	Limit           int
+}
+
+// List returns a page of risks, newest first.
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Risk, error) {
+	where := []string{"r.workspace_id = $1"}
+	args := []any{ws}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.ProjectID != nil {
+		add("r.project_id = ?", *f.ProjectID)
+	}
+	if f.Status != "" {
+		add("r.status = ?", f.Status)
+	}
+	if f.Severity != "" {
+		add("r.severity = ?", f.Severity)
+	}
+	if f.OwnerID != nil {
+		add("r.owner_id = ?", *f.OwnerID)
+	}
+	if f.Q != "" {
+		add(`(r.title ilike '%' || ? || '%' or r.description ilike '%' || ? || '%')`, escapeLike(f.Q))
+	}
+	if f.CreatedAfter != nil {
+		add("r.created_at >= ?", *f.CreatedAfter)
+	}
+	if f.CreatedBefore != nil {
+		add("r.created_at < ?", *f.CreatedBefore)
+	}
+	if !f.IncludeArchived {
+		where = append(where, "r.archived_at is null")
+	}
+	if f.Before != nil {
+		add("r.id < ?", *f.Before)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s from risks r where %s order by r.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	var out []Risk
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				r, err := scan(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, r)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+func checkOwner(ctx context.Context, tx pgx.Tx, ws uuid.UUID, owner *uuid.UUID) error {
+	if owner == nil {
+		return nil
+	}
+	var ok bool
+	if err := tx.QueryRow(ctx, "select exists(select 1 from users where workspace_id = $1 and id = $2)", ws, *owner).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return pmapi.Invalid("ownerId", "ownerId must name a user of this workspace")
+	}
+	return nil
+}
+
+// NewRisk is a validated create.
+type NewRisk struct {
+	ProjectID   uuid.UUID
+	Title       string
+	Description *string
+	Severity    string
+	OwnerID     *uuid.UUID
+}
+
+// Create registers a risk (status OPEN), emitting risk.created.
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewRisk) (Risk, error) {
+	var r Risk
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var ok bool
+		if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, in.ProjectID).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return pmapi.NotFound("project")
+		}
+		if err := checkOwner(ctx, tx, ws, in.OwnerID); err != nil {
+			return err
+		}
+		var err error
+		r, err = scan(tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
+			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
+		if err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "risk.created", Data: ToView(r)})
+	})
+	return r, err
+}
+
+// Changes is a validated update; nil pointers are "not given".
+type Changes struct {
+	Status      *string
+	Title       *string
+	Description **string
+	Severity    *string
+	OwnerID     **uuid.UUID
+}
+
+// Update applies ch. A status move follows the table and emits
+// risk.status_changed, plus risk.opened when the risk becomes OPEN again and
+// risk.resolved when it becomes RESOLVED; any change emits risk.updated.
+func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Risk, error) {
+	var r Risk
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := lock(ctx, tx, ws, id)
+		if err != nil {
+			return err
+		}
+		next := cur
+		var events []event.Event
+		if ch.Status != nil {
+			if err := CheckTransition(cur.Status, *ch.Status); err != nil {
+				return err
+			}
+			next.Status = *ch.Status
+			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID("prj_", cur.ProjectID), From: cur.Status, To: next.Status}
+			events = append(events, event.Event{Type: "risk.status_changed", Data: data})
+			switch next.Status {
+			case Open:
+				events = append(events, event.Event{Type: "risk.opened", Data: data})
+			case Resolved:
+				events = append(events, event.Event{Type: "risk.resolved", Data: data})
+			}
+		}
+		if ch.Title != nil {
+			next.Title = *ch.Title
+		}
+		if ch.Description != nil {
+			next.Description = *ch.Description
+		}
+		if ch.Severity != nil {
+			next.Severity = *ch.Severity
+		}
+		if ch.OwnerID != nil {
+			next.OwnerID = *ch.OwnerID
+			if err := checkOwner(ctx, tx, ws, next.OwnerID); err != nil {
+				return err
+			}
+		}
+		if r, err = scan(tx.QueryRow(ctx, `update risks r set status = $3, title = $4, description = $5, severity = $6, owner_id = $7,
+			updated_at = now() where r.workspace_id = $1 and r.id = $2 returning `+columns,
+			ws, id, next.Status, next.Title, next.Description, next.Severity, next.OwnerID)); err != nil {
+			return err
+		}
+		events = append(events, event.Event{Type: "risk.updated", Data: ToView(r)})
+		return s.Events.Emit(ctx, tx, shard, ws, events...)
+	})
+	return r, err
+}
+
+// SetArchived archives or restores; repeating it changes and emits nothing.
+func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
+	var r Risk
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := lock(ctx, tx, ws, id)
+		if err != nil {
+			return err
+		}
+		if (cur.ArchivedAt != nil) == archived {
+			r = cur
+			return nil
+		}
+		if r, err = scan(tx.QueryRow(ctx, `update risks r set archived_at = case when $3 then now() end, updated_at = now()
+			where r.workspace_id = $1 and r.id = $2 returning `+columns, ws, id, archived)); err != nil {
+			return err
+		}
+		typ := "risk.restored"
+		if archived {
+			typ = "risk.archived"
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(r)})
+	})
+	return r, err
+}
+
+// EventTypes documents the events risks emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "risk.created", Description: "A risk is registered", Payload: View{}},
+		{Name: "risk.updated", Description: "A risk is edited (status moves included)", Payload: View{}},
+		{Name: "risk.status_changed", Description: "A risk's status moves", Payload: StatusEvent{}},
+		{Name: "risk.opened", Description: "A risk becomes OPEN again (sent back or reopened)", Payload: StatusEvent{}},
+		{Name: "risk.resolved", Description: "A risk becomes RESOLVED", Payload: StatusEvent{}},
+		{Name: "risk.archived", Description: "A risk is archived", Payload: View{}},
+		{Name: "risk.restored", Description: "An archived risk is restored", Payload: View{}},
+		{Name: "risk.deleted", Description: "A risk is deleted (with its project)", Payload: DeletedEvent{}},
+	}
+}
