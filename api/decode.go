@@ -247,3 +247,6 @@ func nulField(body []byte) string {
 	}
 	return "body"
 }
+
+// jsonUnmarshal decodes stored JSON.
+func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

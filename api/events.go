@@ -13,6 +13,7 @@ import (
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/resource/webhook"
 )
 
 // eventTypes is every event pmapi emits, gathered from the resources.
@@ -27,6 +28,9 @@ func eventTypes() []event.Type {
 	all = append(all, note.EventTypes()...)
 	all = append(all, event.Type{Name: "webhook.test", Description: "The test operation of a webhook subscription is called",
 		Payload: WebhookTestEvent{}})
+	all = append(all, event.Type{Name: "webhook.disabled", Description: "A subscription is disabled (by a user, after 5 days of failures, or on 410 Gone)",
+		Payload: webhook.DisabledEvent{}})
+	all = append(all, event.Type{Name: "webhook.enabled", Description: "A disabled subscription is enabled again", Payload: webhook.DisabledEvent{}})
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 	return all
 }

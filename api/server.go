@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"log/slog"
+	"net"
 	"net/http"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/note"
@@ -21,6 +23,7 @@ import (
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -43,6 +46,14 @@ type Deps struct {
 	RateLimitPerMinute int
 	// Events records change events in the changing transaction (jobs.Clients).
 	Events event.Emitter
+	// SecretBox seals webhook signing secrets (PMAPI_SECRET_KEY).
+	SecretBox *seal.Box
+	// WebhookSender sends test deliveries; nil builds the production one.
+	WebhookSender *webhook.Sender
+	// WebhookAllowLoopback lets subscriptions name loopback URLs (tests, dev).
+	WebhookAllowLoopback bool
+	// Resolver resolves webhook hosts at subscription time; nil is the system's.
+	Resolver webhook.Resolver
 	// RRCAJobs queues similarity and suggestion work (jobs.Clients).
 	RRCAJobs rrca.Jobs
 	// RiverUI maps shard names to their River UI handlers, each built with the
@@ -64,6 +75,7 @@ type Server struct {
 	analyses    rrca.Store
 	risks       risk.Store
 	notes       note.Store
+	webhooks    webhook.Store
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -97,6 +109,24 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	s.tasks = task.Store{Events: d.Events}
 	s.risks = risk.Store{Events: d.Events}
 	s.notes = note.Store{Events: d.Events}
+	if s.SecretBox == nil {
+		return nil, nil, errors.New("api: Deps.SecretBox is required")
+	}
+	if s.Resolver == nil {
+		s.Resolver = net.DefaultResolver
+	}
+	if s.WebhookSender == nil {
+		sender, err := webhook.NewSender(s.WebhookAllowLoopback, "")
+		if err != nil {
+			return nil, nil, err
+		}
+		s.WebhookSender = sender
+	}
+	hookJobs, ok := d.Events.(webhook.Jobs)
+	if !ok {
+		hookJobs = noJobs{}
+	}
+	s.webhooks = webhook.Store{Events: d.Events, Jobs: hookJobs, Box: s.SecretBox}
 	for _, src := range searchSources() {
 		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
 	}
@@ -155,6 +185,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.searchOperations()...)
 	ops = append(ops, s.actionItemOperations()...)
 	ops = append(ops, s.rrcaOperations()...)
+	ops = append(ops, s.webhookOperations()...)
 	return ops
 }
 
@@ -178,3 +209,7 @@ func (noJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid
 	return nil
 }
 func (noJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error { return nil }
+func (noJobs) Deliver(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, []uuid.UUID) ([]int64, error) {
+	return nil, nil
+}
+func (noJobs) Cancel(context.Context, pgx.Tx, *tenant.Shard, []int64) error { return nil }

@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -233,6 +234,7 @@ func VerifyAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 var appInUse = []string{
 	`select exists(select 1 from api_keys where workspace_id = $1 and client_id = $2
 		and revoked_at is null and (expires_at is null or expires_at > now()))`,
+	webhook.AppInUseSQL,
 }
 
 // DeleteApp removes the app when nothing active hangs on it, and otherwise

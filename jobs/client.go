@@ -11,18 +11,21 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
 // Clients holds one River client per shard: a workspace's jobs live beside its
 // rows, so they commit in the same transaction.
 type Clients struct {
-	byShard map[string]*river.Client[pgx.Tx]
-	working bool
+	byShard  map[string]*river.Client[pgx.Tx]
+	working  bool
+	schedule []time.Duration
 }
 
 // Options shape the River clients.
@@ -35,6 +38,17 @@ type Options struct {
 	Workers int
 	// Engine makes 5-why and look-across suggestions; nil is the deterministic one.
 	Engine suggest.Engine
+	// Box opens webhook signing secrets (required to deliver webhooks).
+	Box *seal.Box
+	// Sender posts deliveries; nil builds the production one (no loopback).
+	Sender *webhook.Sender
+	// Schedule overrides the delivery retry schedule (tests shrink it).
+	Schedule []time.Duration
+	// RescueAfter overrides how long a running job may go silent before River
+	// hands it to another worker (tests of crash safety shorten it).
+	RescueAfter time.Duration
+	// PollInterval overrides how often an idle worker looks for due jobs.
+	PollInterval time.Duration
 }
 
 func (o Options) engine() suggest.Engine {
@@ -52,11 +66,23 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.Workers <= 0 {
 		opts.Workers = 20
 	}
-	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work}
+	if opts.Schedule == nil {
+		opts.Schedule = Schedule
+	}
+	if opts.Sender == nil {
+		sender, err := webhook.NewSender(false, "")
+		if err != nil {
+			return nil, err
+		}
+		opts.Sender = sender
+	}
+	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work, schedule: opts.Schedule}
+	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
-		river.AddWorker(workers, &FanoutWorker{Directory: dir})
+		river.AddWorker(workers, &FanoutWorker{Directory: dir, Webhooks: hooks})
+		river.AddWorker(workers, &DeliverWorker{Directory: dir, Store: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
 		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
@@ -65,6 +91,13 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 			Logger:     opts.Log,
 			Workers:    workers,
 			Middleware: []rivertype.Middleware{&jobMetrics{}},
+		}
+		if opts.RescueAfter > 0 {
+			cfg.RescueStuckJobsAfter = opts.RescueAfter
+		}
+		if opts.PollInterval > 0 {
+			cfg.FetchPollInterval = opts.PollInterval
+			cfg.FetchCooldown = min(opts.PollInterval, river.FetchCooldownDefault)
 		}
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -50,11 +51,13 @@ func (cs *Clients) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws 
 	return err
 }
 
-// FanoutWorker turns an event into deliveries. It marks the event fanned out in
-// the event's workspace transaction, so a retried job does the work once.
+// FanoutWorker turns an event into deliveries: one per ACTIVE subscription that
+// wants it, each with its delivery job, in one transaction that also marks the
+// event fanned out, so a retried job does the work once.
 type FanoutWorker struct {
 	river.WorkerDefaults[FanoutArgs]
 	Directory *tenant.Directory
+	Webhooks  webhook.Store
 }
 
 // Work fans one event out.
@@ -70,9 +73,6 @@ func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) err
 	if err != nil {
 		return err
 	}
-	return shard.Tx(ctx, ws.ID, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `update events set fanned_out_at = now()
-			where workspace_id = $1 and id = $2 and fanned_out_at is null`, ws.ID, job.Args.EventID)
-		return err
-	})
+	_, err = w.Webhooks.Fanout(ctx, shard, ws.ID, job.Args.EventID)
+	return err
 }

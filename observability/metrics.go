@@ -67,7 +67,13 @@ func RegisterPools(pools []PoolSource) {
 		conns: prometheus.NewDesc("pmapi_db_pool_connections", "Connections of a shard's pool, by state.", []string{"shard", "state"}, nil),
 		waits: prometheus.NewDesc("pmapi_db_pool_empty_acquire_total", "Acquires that waited because the pool was empty.", []string{"shard"}, nil),
 	}
-	// Unregistering goes by the descriptions, which every poolCollector shares.
+	Reregister(c)
+}
+
+// Reregister registers c with the default registry, replacing an earlier
+// collector with the same descriptions (unregistering goes by descriptions), so
+// a process that builds its server twice (tests) keeps one.
+func Reregister(c prometheus.Collector) {
 	prometheus.Unregister(c)
 	prometheus.MustRegister(c)
 }

@@ -26,8 +26,10 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -38,8 +40,13 @@ type Env struct {
 	Directory  *tenant.Directory
 	Auth       *authz.Authenticator
 	AdminToken string
-	Logs       *SafeBuffer
-	router     routers.Router
+	// Box seals webhook secrets; workers started by StartWorkers share it.
+	Box *seal.Box
+	// Sender is what deliveries go through (set it with the options of New to
+	// reach a test receiver).
+	Sender *webhook.Sender
+	Logs   *SafeBuffer
+	router routers.Router
 }
 
 // SafeBuffer collects log output from concurrent requests.
@@ -77,11 +84,16 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
 	t.Cleanup(func() { cancel(); <-stopped })
 	<-ready
-	clients, err := jobs.NewClients(dir, jobs.Options{})
+	box, err := seal.New(seal.Random())
+	if err != nil {
+		t.Fatal(err)
+	}
+	clients, err := jobs.NewClients(dir, jobs.Options{Box: box})
 	if err != nil {
 		t.Fatal(err)
 	}
 	deps := api.Deps{
+		SecretBox:  box,
 		Events:     clients,
 		Auth:       auth,
 		Directory:  dir,
@@ -99,7 +111,8 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	if err != nil {
 		t.Fatalf("router from document: %v", err)
 	}
-	return &Env{App: app, Server: srv, Directory: deps.Directory, Auth: deps.Auth, AdminToken: deps.AdminToken, Logs: logs, router: router}
+	return &Env{App: app, Server: srv, Directory: deps.Directory, Auth: deps.Auth, AdminToken: deps.AdminToken, Logs: logs, router: router,
+		Box: box, Sender: srv.WebhookSender}
 }
 
 // Response is a received answer with its body decoded.
@@ -268,9 +281,13 @@ func (e *Env) ValidateError(t testing.TB, raw []byte) {
 
 // StartWorkers runs River workers over the test database until the test ends, so
 // jobs the app queues (fan-out, similarity, suggestions) are worked.
-func (e *Env) StartWorkers(t testing.TB) {
+func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	t.Helper()
-	clients, err := jobs.NewClients(e.Directory, jobs.Options{Work: true, Workers: 4})
+	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender}
+	for _, f := range opts {
+		f(&o)
+	}
+	clients, err := jobs.NewClients(e.Directory, o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -113,7 +114,9 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 // token and prints its data (or its error) as JSON.
 func callAdmin(ctx context.Context, dir *tenant.Directory, method, path string, body any, out io.Writer) error {
 	token := pmapi.RandomBase62(32)
-	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Events: event.Discard{}})
+	// The admin operations never touch webhooks: a throwaway box will do.
+	box, _ := seal.New(seal.Random())
+	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Events: event.Discard{}, SecretBox: box})
 	if err != nil {
 		return err
 	}

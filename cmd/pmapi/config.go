@@ -29,6 +29,9 @@ type config struct {
 	ShutdownGrace      time.Duration
 	RateLimitPerMinute int
 	MetricsAddr        string
+	SecretKey          string
+	WebhookLoopback    bool
+	WebhookCAFile      string
 }
 
 func env(name, def string) string {
@@ -40,10 +43,12 @@ func env(name, def string) string {
 
 func loadConfig() (config, error) {
 	c := config{
-		Addr:        env("PMAPI_ADDR", ":8080"),
-		MetricsAddr: env("PMAPI_METRICS_ADDR", ":9090"),
-		DatabaseURL: os.Getenv("PMAPI_DATABASE_URL"),
-		AdminToken:  os.Getenv("PMAPI_ADMIN_TOKEN"),
+		Addr:          env("PMAPI_ADDR", ":8080"),
+		MetricsAddr:   env("PMAPI_METRICS_ADDR", ":9090"),
+		SecretKey:     os.Getenv("PMAPI_SECRET_KEY"),
+		WebhookCAFile: os.Getenv("PMAPI_WEBHOOK_CA_FILE"),
+		DatabaseURL:   os.Getenv("PMAPI_DATABASE_URL"),
+		AdminToken:    os.Getenv("PMAPI_ADMIN_TOKEN"),
 	}
 	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)
 	var err error
@@ -64,6 +69,11 @@ func loadConfig() (config, error) {
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
+	}
+	if raw := os.Getenv("PMAPI_WEBHOOK_ALLOW_LOOPBACK"); raw != "" {
+		if c.WebhookLoopback, err = strconv.ParseBool(raw); err != nil {
+			return c, fmt.Errorf("PMAPI_WEBHOOK_ALLOW_LOOPBACK must be true or false")
+		}
 	}
 	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil || c.RateLimitPerMinute < 1 {
 		return c, fmt.Errorf("PMAPI_RATE_LIMIT_PER_MINUTE must be a positive integer")

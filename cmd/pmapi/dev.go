@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/migrations"
 )
 
@@ -62,6 +64,11 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
+	}
+	if cfg.SecretKey == "" {
+		if cfg.SecretKey, err = devSecretKey(*ephemeral, *dataDir); err != nil {
+			return err
+		}
 	}
 	s, err := startServer(ctx, cfg, true, true)
 	if err != nil {
@@ -122,4 +129,21 @@ Paste these:
   curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
 
 `, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt)
+}
+
+// devSecretKey keeps the dev server's sealing key beside its data, so sealed
+// webhook secrets still open after a restart; an ephemeral run makes a new one.
+func devSecretKey(ephemeral bool, dataDir string) (string, error) {
+	if ephemeral {
+		return seal.Random(), nil
+	}
+	path := filepath.Join(dataDir, "secret.key")
+	if b, err := os.ReadFile(path); err == nil {
+		return strings.TrimSpace(string(b)), nil
+	}
+	key := seal.Random()
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return "", err
+	}
+	return key, os.WriteFile(path, []byte(key+"\n"), 0o600)
 }

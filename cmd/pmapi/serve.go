@@ -14,9 +14,11 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -41,12 +43,27 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	if err != nil {
 		return nil, err
 	}
+	if cfg.SecretKey == "" {
+		shards.Close()
+		return nil, fmt.Errorf("PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets")
+	}
+	box, err := seal.New(cfg.SecretKey)
+	if err != nil {
+		shards.Close()
+		return nil, err
+	}
+	sender, err := webhook.NewSender(cfg.WebhookLoopback, cfg.WebhookCAFile)
+	if err != nil {
+		shards.Close()
+		return nil, err
+	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
 		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
 	}
 	observability.RegisterPools(pools)
+	observability.Reregister(jobs.QueueGauges{Directory: s.dir})
 	if cfg.MetricsAddr != "" && cfg.MetricsAddr != "off" {
 		if s.metrics, err = observability.ListenMetrics(cfg.MetricsAddr); err != nil {
 			shards.Close()
@@ -55,7 +72,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log}); err != nil {
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender}); err != nil {
 		shards.Close()
 		return nil, err
 	}
@@ -74,6 +91,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			RiverUI:   ui,
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
+			SecretBox: box, WebhookSender: sender, WebhookAllowLoopback: cfg.WebhookLoopback,
 		})
 		if err != nil {
 			cancel()

@@ -1,0 +1,394 @@
+package api_test
+
+import (
+	"context"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/testutil"
+	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/webhook"
+)
+
+// receiver is an HTTPS endpoint on loopback that records what arrives and
+// answers with the statuses it is told, in order (the last one repeats).
+type receiver struct {
+	srv      *httptest.Server
+	caFile   string
+	mu       sync.Mutex
+	got      []received
+	statuses []int
+}
+
+type received struct {
+	header http.Header
+	body   []byte
+}
+
+func newReceiver(t *testing.T, statuses ...int) *receiver {
+	t.Helper()
+	r := &receiver{statuses: statuses}
+	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		body, _ := io.ReadAll(req.Body)
+		r.mu.Lock()
+		r.got = append(r.got, received{req.Header.Clone(), body})
+		status := 200
+		if n := len(r.got); len(r.statuses) > 0 {
+			status = r.statuses[min(n, len(r.statuses))-1]
+		}
+		r.mu.Unlock()
+		if status >= 300 && status < 400 {
+			w.Header().Set("Location", "https://169.254.169.254/latest/meta-data/")
+		}
+		w.WriteHeader(status)
+		_, _ = w.Write([]byte(`{"ok":true}`))
+	}))
+	t.Cleanup(r.srv.Close)
+	// Trust the receiver's certificate through the CA-file path, as an operator
+	// trusts a private PKI: certificate checks stay on.
+	r.caFile = filepath.Join(t.TempDir(), "ca.pem")
+	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
+	if err := os.WriteFile(r.caFile, pemBytes, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func (r *receiver) requests() []received {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]received(nil), r.got...)
+}
+
+func (r *receiver) setStatuses(s ...int) {
+	r.mu.Lock()
+	r.statuses, r.got = s, nil
+	r.mu.Unlock()
+}
+
+// webhookEnv is an app whose deliveries can reach rcv, with workers running on
+// a shrunken retry schedule.
+func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env, *apitest.Tenant) {
+	t.Helper()
+	sender, err := webhook.NewSender(senderLoopback, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, func(d *api.Deps) {
+		d.WebhookAllowLoopback = true
+		d.WebhookSender = sender
+	})
+	env.StartWorkers(t, func(o *jobs.Options) {
+		o.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
+		o.PollInterval = 50 * time.Millisecond
+	})
+	return env, env.NewTenant(t)
+}
+
+func subscribe(t *testing.T, tn *apitest.Tenant, url string, events ...string) (id, secret string) {
+	t.Helper()
+	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": events})
+	if r.Status != 201 {
+		t.Fatalf("subscribe: %d %s", r.Status, r.Raw)
+	}
+	return r.Str("id"), r.Str("secret")
+}
+
+func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
+	rcv := newReceiver(t)
+	env, tn := webhookEnv(t, rcv, true)
+	_, secret := subscribe(t, tn, rcv.srv.URL+"/hook", "task.status_changed")
+	if !strings.HasPrefix(secret, "whsec_") || len(secret) < 6+43 {
+		t.Fatalf("secret %q", secret)
+	}
+	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
+	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "T"})["id"].(string) // task.created: not subscribed
+	if r := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
+		t.Fatalf("update: %s", r.Raw)
+	}
+	apitest.Eventually(t, 20*time.Second, "delivery", func() bool { return len(rcv.requests()) > 0 })
+	time.Sleep(300 * time.Millisecond) // anything else that was going to arrive has arrived
+	reqs := rcv.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d deliveries, want only task.status_changed", len(reqs))
+	}
+	got := reqs[0]
+	var body struct {
+		ID     string         `json:"id"`
+		Type   string         `json:"type"`
+		Data   map[string]any `json:"data"`
+		SentAt time.Time      `json:"sentAt"`
+	}
+	if err := json.Unmarshal(got.body, &body); err != nil {
+		t.Fatal(err)
+	}
+	if body.Type != "task.status_changed" || body.Data["taskId"] != task || body.Data["from"] != "TODO" || body.Data["to"] != "IN_PROGRESS" ||
+		!strings.HasPrefix(body.ID, "evt_") || time.Since(body.SentAt) > time.Minute {
+		t.Errorf("body %s", got.body)
+	}
+	h := got.header
+	if h.Get("User-Agent") != "pmapi-webhooks/1.0" || h.Get("X-Service-Event") != "task.status_changed" || h.Get("X-Service-Delivery-Id") != body.ID ||
+		h.Get("Content-Type") != "application/json" {
+		t.Errorf("headers %v", h)
+	}
+	sig := h.Get("X-Service-Signature")
+	if err := stripewebhook.ValidatePayloadWithTolerance(got.body, sig, secret, 300*time.Second); err != nil {
+		t.Errorf("Stripe's verifier refuses the signature %q: %v", sig, err)
+	}
+	if err := webhook.Verify(sig, got.body, secret, time.Now()); err != nil {
+		t.Errorf("our verifier: %v", err)
+	}
+	// The delivery is listed for the app, SUCCEEDED after one attempt.
+	var list *apitest.Response
+	apitest.Eventually(t, 10*time.Second, "SUCCEEDED", func() bool {
+		list = tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"})
+		return len(list.Items()) == 1
+	})
+	if list.Items()[0]["id"] != body.ID || list.Items()[0]["attempts"] != float64(1) {
+		t.Errorf("list %s", list.Raw)
+	}
+	_ = env
+}
+
+func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
+	rcv := newReceiver(t, 500)
+	_, tn := webhookEnv(t, rcv, true)
+	sub, _ := subscribe(t, tn, rcv.srv.URL, "*")
+	failedBefore := testutil.ToFloat64(jobsMetric("failed"))
+	deadBefore := testutil.ToFloat64(deadCounter())
+	createProject(t, tn, map[string]any{"name": "fails"})
+	var d map[string]any
+	apitest.Eventually(t, 60*time.Second, "DEAD", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": sub}).Items()
+		if len(items) == 0 {
+			return false
+		}
+		d = items[0]
+		return d["status"] == "DEAD"
+	})
+	if d["attempts"] != float64(6) || len(rcv.requests()) != 6 {
+		t.Fatalf("DEAD after %v attempts, %d requests; want 6", d["attempts"], len(rcv.requests()))
+	}
+	detail := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string), nil)
+	log := detail.Data()["attemptLog"].([]any)
+	if len(log) != 6 || log[5].(map[string]any)["statusCode"] != float64(500) || log[0].(map[string]any)["responseSnippet"] != `{"ok":true}` {
+		t.Fatalf("attempt log %s", detail.Raw)
+	}
+	if got := testutil.ToFloat64(jobsMetric("failed")) - failedBefore; got < 6 {
+		t.Errorf("failed attempts counter rose by %v, want at least 6", got)
+	}
+	if got := testutil.ToFloat64(deadCounter()) - deadBefore; got < 1 {
+		t.Errorf("dead counter rose by %v", got)
+	}
+
+	rcv.setStatuses(200)
+	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+d["id"].(string)+"/replay", nil)
+	if rep.Status != 201 || rep.Str("replayOf") != d["id"] || rep.Str("id") == d["id"] {
+		t.Fatalf("replay: %d %s", rep.Status, rep.Raw)
+	}
+	apitest.Eventually(t, 20*time.Second, "replay delivered", func() bool {
+		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil).Str("status") == "SUCCEEDED"
+	})
+	var body map[string]any
+	_ = json.Unmarshal(rcv.requests()[0].body, &body)
+	if body["id"] != rep.Str("id") || body["type"] != "project.created" {
+		t.Errorf("replayed body %v", body)
+	}
+	if again := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string), nil); len(again.Data()["attemptLog"].([]any)) != 6 || again.Str("status") != "DEAD" {
+		t.Errorf("the original's log changed: %s", again.Raw)
+	}
+}
+
+func TestWebhookSucceedsOnTheThirdAttempt(t *testing.T) {
+	rcv := newReceiver(t, 503, 502, 204)
+	_, tn := webhookEnv(t, rcv, true)
+	subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "x"})
+	apitest.Eventually(t, 30*time.Second, "SUCCEEDED", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
+		return len(items) == 1 && items[0]["status"] == "SUCCEEDED" && items[0]["attempts"] == float64(3)
+	})
+	reqs := rcv.requests()
+	if len(reqs) != 3 || reqs[0].header.Get("X-Service-Delivery-Id") != reqs[2].header.Get("X-Service-Delivery-Id") {
+		t.Errorf("a delivery keeps its id through retries: %d requests", len(reqs))
+	}
+}
+
+func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
+	rcv := newReceiver(t, 500)
+	env, tn := webhookEnv(t, rcv, true)
+	_ = env
+	sub, secret := subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "a"})
+	apitest.Eventually(t, 20*time.Second, "first attempt", func() bool { return len(rcv.requests()) >= 1 })
+	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub, nil)
+	if del.Status != 200 || del.Str("status") != "DISABLED" {
+		t.Fatalf("delete: %d %s", del.Status, del.Raw)
+	}
+	n := len(rcv.requests())
+	createProject(t, tn, map[string]any{"name": "b"})
+	time.Sleep(1500 * time.Millisecond)
+	if got := len(rcv.requests()); got != n {
+		t.Fatalf("%d more requests after the subscription was deleted", got-n)
+	}
+	items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": sub}).Items()
+	if len(items) != 1 || items[0]["status"] != "CANCELLED" {
+		t.Errorf("deliveries after delete: %v", items)
+	}
+	list := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil)
+	if len(list.Items()) != 1 || list.Items()[0]["status"] != "DISABLED" || strings.Contains(string(list.Raw), secret) {
+		t.Errorf("the row is kept, DISABLED, without secrets: %s", list.Raw)
+	}
+}
+
+func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
+	rcv := newReceiver(t, 410)
+	_, tn := webhookEnv(t, rcv, true)
+	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "gone"})
+	apitest.Eventually(t, 20*time.Second, "disabled on 410", func() bool {
+		for _, it := range tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items() {
+			if it["id"] == sub && it["status"] == "DISABLED" {
+				return true
+			}
+		}
+		return false
+	})
+	if len(tn.EventsOf(t, "webhook.disabled")) != 1 || len(rcv.requests()) != 1 {
+		t.Errorf("410: %d disabled events, %d requests", len(tn.EventsOf(t, "webhook.disabled")), len(rcv.requests()))
+	}
+
+	redirect := newReceiver(t, 302)
+	env2, tn2 := webhookEnv(t, redirect, true)
+	_ = env2
+	subscribe(t, tn2, redirect.srv.URL, "project.created")
+	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+tn2List(t, tn2)+"/test", nil)
+	if test.Status != 201 || test.Data()["delivered"] != false || test.Data()["status"] != float64(302) || len(redirect.requests()) != 1 {
+		t.Fatalf("a redirect must be a failure and never followed: %s, %d requests", test.Raw, len(redirect.requests()))
+	}
+}
+
+func tn2List(t *testing.T, tn *apitest.Tenant) string {
+	return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items()[0]["id"].(string)
+}
+
+func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
+	rcv := newReceiver(t)
+	_, tn := webhookEnv(t, rcv, true)
+	sub, oldSecret := subscribe(t, tn, rcv.srv.URL, "*")
+	test := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/test", nil)
+	if test.Status != 201 || test.Data()["delivered"] != true || test.Data()["status"] != float64(200) {
+		t.Fatalf("test: %s", test.Raw)
+	}
+	var body map[string]any
+	_ = json.Unmarshal(rcv.requests()[0].body, &body)
+	if body["type"] != "webhook.test" {
+		t.Errorf("test body %v", body)
+	}
+	rot := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 3600})
+	newSecret := rot.Str("secret")
+	if rot.Status != 201 || newSecret == oldSecret || rot.Data()["previousValidUntil"] == nil {
+		t.Fatalf("rotate: %s", rot.Raw)
+	}
+	rcv.setStatuses(200)
+	tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/test", nil)
+	got := rcv.requests()[0]
+	sig := got.header.Get("X-Service-Signature")
+	if strings.Count(sig, "v1=") != 2 {
+		t.Fatalf("during the grace both secrets sign: %q", sig)
+	}
+	for _, s := range []string{oldSecret, newSecret} {
+		if err := webhook.Verify(sig, got.body, s, time.Now()); err != nil {
+			t.Errorf("verify with %s...: %v", s[:10], err)
+		}
+		if err := stripewebhook.ValidatePayloadWithTolerance(got.body, sig, s, 300*time.Second); err != nil {
+			t.Errorf("stripe verify with %s...: %v", s[:10], err)
+		}
+	}
+}
+
+func TestWebhookSSRFGuard(t *testing.T) {
+	rcv := newReceiver(t)
+	// Creation: no loopback switch here.
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	for url, code := range map[string]string{
+		"http://example.com/hook":           "INVALID_WEBHOOK_URL",
+		rcv.srv.URL:                         "URL_NOT_ALLOWED",
+		"https://10.0.0.8/hook":             "URL_NOT_ALLOWED",
+		"https://192.168.1.20/hook":         "URL_NOT_ALLOWED",
+		"https://169.254.169.254/latest/":   "URL_NOT_ALLOWED",
+		"https://[::1]/hook":                "URL_NOT_ALLOWED",
+		"https://[::ffff:10.0.0.1]/hook":    "URL_NOT_ALLOWED",
+		"https://[64:ff9b::a9fe:a9fe]/hook": "URL_NOT_ALLOWED",
+		"https://[2002:c0a8:101::1]/hook":   "URL_NOT_ALLOWED",
+		"https://100.64.0.1/hook":           "URL_NOT_ALLOWED",
+		"https://localhost/hook":            "URL_NOT_ALLOWED",
+	} {
+		r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": []string{"*"}})
+		wantError(t, r, 400, code)
+	}
+	wantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://example.com", "events": []string{"task.exploded"}}), 400, "VALIDATION_FAILED")
+
+	// Dial time: the subscription was accepted (loopback allowed at creation),
+	// but the sender refuses the address when it connects.
+	blockedBefore := testutil.ToFloat64(jobsMetric("blocked"))
+	_, tn2 := webhookEnv(t, rcv, false)
+	sub, _ := subscribe(t, tn2, rcv.srv.URL, "*")
+	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+sub+"/test", nil)
+	if test.Data()["delivered"] != false || len(rcv.requests()) != 0 || !strings.Contains(test.Str("error"), "not allowed") {
+		t.Fatalf("dial-time guard: %s, %d requests", test.Raw, len(rcv.requests()))
+	}
+	if testutil.ToFloat64(jobsMetric("blocked")) <= blockedBefore {
+		t.Error("blocked counter did not rise")
+	}
+}
+
+func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
+	rcv := newReceiver(t)
+	env, tn := webhookEnv(t, rcv, true)
+	subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "x"})
+	var id string
+	apitest.Eventually(t, 20*time.Second, "delivery", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
+		if len(items) == 1 {
+			id = items[0]["id"].(string)
+		}
+		return id != ""
+	})
+	// Another app of the same workspace, and another workspace.
+	otherApp := tn.Console(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": tn.WorkspaceID, "name": "other", "scopes": apitest.AllScopes})
+	key := tn.Console(t, "POST", "/openapi/v1/apps/"+otherApp.Str("clientId")+"/keys", map[string]any{"scopes": apitest.AllScopes}).Str("apiKey")
+	sibling := *tn
+	sibling.ClientID, sibling.Key = otherApp.Str("clientId"), key
+	stranger := env.NewTenant(t)
+	for _, who := range []*apitest.Tenant{&sibling, stranger} {
+		if items := who.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items(); len(items) != 0 {
+			t.Errorf("another app sees %d deliveries", len(items))
+		}
+		wantError(t, who.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
+		wantError(t, who.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 404, "NOT_FOUND")
+	}
+	wantError(t, tn.WithKey(tn.NewKey(t, "webhooks:read")).Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 403, "INSUFFICIENT_SCOPE")
+	wantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil), 403, "INSUFFICIENT_SCOPE")
+	// Another workspace's console cannot see or change the subscriptions.
+	wantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil), 404, "NOT_FOUND")
+	// An app with an active subscription is disabled, not deleted.
+	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+otherApp.Str("clientId"), nil)
+	_ = del
+	_ = context.Background()
+}

@@ -1,0 +1,601 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Jobs queues and cancels delivery jobs inside the caller's transaction.
+type Jobs interface {
+	Deliver(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, deliveries []uuid.UUID) ([]int64, error)
+	Cancel(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, jobIDs []int64) error
+}
+
+// Store reads and writes subscriptions and deliveries.
+type Store struct {
+	Events event.Emitter
+	Jobs   Jobs
+	Box    *seal.Box
+}
+
+// Subscription is a stored subscription.
+type Subscription struct {
+	ID                 uuid.UUID
+	ClientID           string
+	URL                string
+	Events             []string
+	Status             string
+	SecretPrefix       string
+	PreviousValidUntil *time.Time
+	DisabledReason     *string
+	FailingSince       *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	DisabledAt         *time.Time
+	secret, previous   []byte
+}
+
+// ToView converts a subscription (never its secrets).
+func ToView(s Subscription) SubscriptionView {
+	return SubscriptionView{ID: pmapi.FormatID(SubscriptionPrefix, s.ID), ClientID: s.ClientID, URL: s.URL, Events: s.Events,
+		Status: s.Status, SecretPrefix: s.SecretPrefix, PreviousValidUntil: s.PreviousValidUntil, DisabledReason: s.DisabledReason,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DisabledAt: s.DisabledAt}
+}
+
+const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
+	s.failing_since, s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed`
+
+func scanSub(row pgx.Row) (Subscription, error) {
+	var s Subscription
+	err := row.Scan(&s.ID, &s.ClientID, &s.URL, &s.Events, &s.Status, &s.SecretPrefix, &s.PreviousValidUntil, &s.DisabledReason,
+		&s.FailingSince, &s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, pmapi.NotFound("subscription")
+	}
+	return s, err
+}
+
+// Secrets opens the secrets that sign a delivery now: the current one and,
+// during a rotation's grace, the previous one.
+func (st Store) Secrets(s Subscription, now time.Time) ([]string, error) {
+	cur, err := st.Box.Open(s.secret)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{cur}
+	if s.previous != nil && s.PreviousValidUntil != nil && now.Before(*s.PreviousValidUntil) {
+		prev, err := st.Box.Open(s.previous)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, prev)
+	}
+	return out, nil
+}
+
+// NewSecret makes a whsec_ secret: 32 random bytes' worth (43 base62 characters).
+func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
+
+// Create subscribes url for the app's events; the secret is returned once.
+func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string) (Subscription, string, error) {
+	secret := NewSecret()
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var ok bool
+		if err := tx.QueryRow(ctx, "select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return pmapi.NotFound("app")
+		}
+		var err error
+		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
+			values ($1, $2, $3, $4, $5, $6, $7) returning `+subColumns, ws, pmapi.NewID(), clientID, url, events, st.Box.Seal(secret), secret[:12]))
+		return err
+	})
+	return s, secret, err
+}
+
+// List returns an app's subscriptions, oldest first.
+func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) ([]Subscription, error) {
+	var out []Subscription
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					s, err := scanSub(rows)
+					if err != nil {
+						return err
+					}
+					out = append(out, s)
+				}
+				return rows.Err()
+			})
+	})
+	if err == nil && !found {
+		return nil, pmapi.NotFound("app")
+	}
+	return out, err
+}
+
+// Get returns one subscription of the app.
+func (st Store) Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Subscription, error) {
+	var s Subscription
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
+			QueryRow(func(r pgx.Row) error {
+				var err error
+				s, err = scanSub(r)
+				return err
+			})
+	})
+	return s, err
+}
+
+// SetStatus enables or disables a subscription. Disabling stops delivery at once:
+// its pending deliveries are CANCELLED and their River jobs cancelled in the same
+// transaction; the row is kept.
+func (st Store) SetStatus(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, status, reason string) (Subscription, error) {
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		s, err = st.setStatusTx(ctx, tx, shard, ws, &clientID, id, status, reason)
+		return err
+	})
+	return s, err
+}
+
+func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, clientID *string, id uuid.UUID, status, reason string) (Subscription, error) {
+	cur, err := scanSub(tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
+		and ($3::text is null or s.client_id = $3) for update`, ws, id, clientID))
+	if err != nil || cur.Status == status {
+		return cur, err
+	}
+	var why *string
+	if status == "DISABLED" {
+		why = &reason
+		rows, err := tx.Query(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
+			where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING') returning job_id`, ws, id)
+		if err != nil {
+			return cur, err
+		}
+		jobs, err := pgx.CollectRows(rows, pgx.RowTo[*int64])
+		if err != nil {
+			return cur, err
+		}
+		var ids []int64
+		for _, j := range jobs {
+			if j != nil {
+				ids = append(ids, *j)
+			}
+		}
+		if err := st.Jobs.Cancel(ctx, tx, shard, ids); err != nil {
+			return cur, err
+		}
+	}
+	s, err := scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
+		disabled_at = case when $3 = 'DISABLED' then now() end, updated_at = now()
+		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why))
+	if err != nil {
+		return s, err
+	}
+	typ := "webhook.enabled"
+	if status == "DISABLED" {
+		typ = "webhook.disabled"
+	}
+	return s, st.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}})
+}
+
+// Rotate gives the subscription a new secret; the old one keeps signing
+// alongside until grace has passed.
+func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, grace time.Duration) (Subscription, string, error) {
+	secret := NewSecret()
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set previous_secret_sealed = case when $5 > 0 then secret_sealed end,
+			previous_valid_until = case when $5 > 0 then now() + make_interval(secs => $5) end,
+			secret_sealed = $3, secret_prefix = $4, updated_at = now()
+			where s.workspace_id = $1 and s.client_id = $6 and s.id = $2 returning `+subColumns,
+			ws, id, st.Box.Seal(secret), secret[:12], grace.Seconds(), clientID))
+		return err
+	})
+	return s, secret, err
+}
+
+// appInUseSQL lets app deletion see active subscriptions (authz keeps the list).
+const AppInUseSQL = `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`
+
+// matches reports whether a subscription wants an event type.
+func matches(events []string, typ string) bool {
+	for _, e := range events {
+		if e == "*" || e == typ {
+			return true
+		}
+	}
+	return false
+}
+
+// Fanout creates one delivery per ACTIVE subscription of the workspace that wants
+// the event, with its delivery job, in one transaction; a repeated call adds
+// nothing (one delivery per subscription and event).
+func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws, eventID uuid.UUID) (int, error) {
+	created := 0
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var typ string
+		var data []byte
+		var done *time.Time
+		err := tx.QueryRow(ctx, "select type, data, fanned_out_at from events where workspace_id = $1 and id = $2 for update", ws, eventID).Scan(&typ, &data, &done)
+		if errors.Is(err, pgx.ErrNoRows) || (err == nil && done != nil) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, "select id, client_id, events from webhook_subscriptions where workspace_id = $1 and status = 'ACTIVE' order by id", ws)
+		if err != nil {
+			return err
+		}
+		type sub struct {
+			id     uuid.UUID
+			client string
+			events []string
+		}
+		var subs []sub
+		for rows.Next() {
+			var s sub
+			if err := rows.Scan(&s.id, &s.client, &s.events); err != nil {
+				return err
+			}
+			if matches(s.events, typ) {
+				subs = append(subs, s)
+			}
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var ids []uuid.UUID
+		for _, s := range subs {
+			id := pmapi.NewID()
+			tag, err := tx.Exec(ctx, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
+				values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`, ws, id, s.id, s.client, eventID, typ, data)
+			if err != nil {
+				return err
+			}
+			if tag.RowsAffected() == 1 {
+				ids = append(ids, id)
+			}
+		}
+		if err := st.enqueue(ctx, tx, shard, ws, ids); err != nil {
+			return err
+		}
+		created = len(ids)
+		_, err = tx.Exec(ctx, "update events set fanned_out_at = now() where workspace_id = $1 and id = $2", ws, eventID)
+		return err
+	})
+	return created, err
+}
+
+func (st Store) enqueue(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		if _, err := tx.Exec(ctx, "update webhook_deliveries set job_id = $3 where workspace_id = $1 and id = $2", ws, id, jobIDs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Delivery is a stored delivery.
+type Delivery struct {
+	ID             uuid.UUID
+	SubscriptionID uuid.UUID
+	ClientID       string
+	EventType      string
+	Data           []byte
+	Status         string
+	Attempts       int
+	NextAttemptAt  *time.Time
+	LastStatus     *int
+	ReplayOf       *uuid.UUID
+	CreatedAt      time.Time
+	CompletedAt    *time.Time
+}
+
+// ToDeliveryView converts a delivery.
+func ToDeliveryView(d Delivery) DeliveryView {
+	v := DeliveryView{ID: pmapi.FormatID(DeliveryPrefix, d.ID), SubscriptionID: pmapi.FormatID(SubscriptionPrefix, d.SubscriptionID),
+		EventType: d.EventType, Status: d.Status, Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LastStatus: d.LastStatus,
+		CreatedAt: d.CreatedAt, CompletedAt: d.CompletedAt}
+	if d.ReplayOf != nil {
+		s := pmapi.FormatID(DeliveryPrefix, *d.ReplayOf)
+		v.ReplayOf = &s
+	}
+	return v
+}
+
+const deliveryColumns = `d.id, d.subscription_id, d.client_id, d.event_type, d.data, d.status, d.attempts, d.next_attempt_at,
+	d.last_status, d.replay_of, d.created_at, d.completed_at`
+
+func scanDelivery(row pgx.Row) (Delivery, error) {
+	var d Delivery
+	err := row.Scan(&d.ID, &d.SubscriptionID, &d.ClientID, &d.EventType, &d.Data, &d.Status, &d.Attempts, &d.NextAttemptAt,
+		&d.LastStatus, &d.ReplayOf, &d.CreatedAt, &d.CompletedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return d, pmapi.NotFound("delivery")
+	}
+	return d, err
+}
+
+// ForAttempt loads a delivery and its subscription for a delivery attempt.
+func (st Store) ForAttempt(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Delivery, Subscription, error) {
+	var d Delivery
+	var s Subscription
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.id = $2", ws, id).QueryRow(func(r pgx.Row) error {
+			var err error
+			d, err = scanDelivery(r)
+			return err
+		})
+		b.Queue("select "+subColumns+` from webhook_subscriptions s join webhook_deliveries d on d.workspace_id = s.workspace_id
+			and d.subscription_id = s.id where s.workspace_id = $1 and d.id = $2`, ws, id).QueryRow(func(r pgx.Row) error {
+			var err error
+			s, err = scanSub(r)
+			return err
+		})
+	})
+	return d, s, err
+}
+
+// Outcome is what an attempt decided.
+type Outcome struct {
+	Attempt   int
+	Result    Result
+	Status    string     // the delivery's status after it
+	NextAt    *time.Time // for RETRYING
+	DisableOn string     // a reason to disable the subscription, or ""
+}
+
+// FailingFor is how long a subscription may fail every delivery before it is
+// disabled.
+const FailingFor = 5 * 24 * time.Hour
+
+// Record logs an attempt and moves the delivery (and, on failures, the
+// subscription's failing-since clock) in one transaction. It returns whether the
+// subscription was disabled by it.
+func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d Delivery, o Outcome) (disabled bool, err error) {
+	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		r := o.Result
+		outcome := "failed"
+		switch {
+		case r.OK():
+			outcome = "succeeded"
+		case r.Blocked:
+			outcome = "blocked"
+		}
+		var code *int
+		if r.Status != 0 {
+			code = &r.Status
+		}
+		var errText, snippet *string
+		if r.Err != nil {
+			s := r.Err.Error()
+			errText = &s
+		}
+		if r.Snippet != "" {
+			snippet = &r.Snippet
+		}
+		if _, err := tx.Exec(ctx, `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
+			completed_at = case when $3 in ('SUCCEEDED', 'DEAD') then now() end
+			where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`,
+			ws, d.ID, o.Status, o.Attempt, code, o.NextAt); err != nil {
+			return err
+		}
+		reason := o.DisableOn
+		if r.OK() {
+			_, err := tx.Exec(ctx, "update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2", ws, d.SubscriptionID)
+			return err
+		}
+		var since time.Time
+		if err := tx.QueryRow(ctx, `update webhook_subscriptions set failing_since = coalesce(failing_since, now())
+			where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).Scan(&since); err != nil {
+			return err
+		}
+		if reason == "" && time.Since(since) >= FailingFor {
+			reason = "every delivery failed for 5 days"
+		}
+		if reason == "" {
+			return nil
+		}
+		disabled = true
+		_, err := st.setStatusTx(ctx, tx, shard, ws, nil, d.SubscriptionID, "DISABLED", reason)
+		return err
+	})
+	return disabled, err
+}
+
+// DeliveryFilter selects an app's deliveries.
+type DeliveryFilter struct {
+	ClientID       string
+	SubscriptionID *uuid.UUID
+	Status         string
+	EventType      string
+	Since          *time.Time
+	Before         *uuid.UUID
+	Limit          int
+}
+
+// Deliveries returns a page of the app's deliveries, newest first.
+func (st Store) Deliveries(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f DeliveryFilter) ([]Delivery, error) {
+	where := []string{"d.workspace_id = $1", "d.client_id = $2"}
+	args := []any{ws, f.ClientID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
+	}
+	if f.SubscriptionID != nil {
+		add("d.subscription_id = ?", *f.SubscriptionID)
+	}
+	if f.Status != "" {
+		add("d.status = ?", f.Status)
+	}
+	if f.EventType != "" {
+		add("d.event_type = ?", f.EventType)
+	}
+	if f.Since != nil {
+		add("d.created_at >= ?", *f.Since)
+	}
+	if f.Before != nil {
+		add("d.id < ?", *f.Before)
+	}
+	args = append(args, f.Limit)
+	sql := fmt.Sprintf("select %s from webhook_deliveries d where %s order by d.id desc limit $%d", deliveryColumns, strings.Join(where, " and "), len(args))
+	var out []Delivery
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				d, err := scanDelivery(rows)
+				if err != nil {
+					return err
+				}
+				out = append(out, d)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+// Detail returns one of the app's deliveries with its attempt log.
+func (st Store) Detail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Delivery, []AttemptView, error) {
+	var d Delivery
+	var attempts []AttemptView
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3", ws, clientID, id).
+			QueryRow(func(r pgx.Row) error {
+				var err error
+				d, err = scanDelivery(r)
+				return err
+			})
+		b.Queue(`select a.attempt, a.at, a.outcome, a.status_code, a.latency_ms, a.response_snippet, a.error from webhook_attempts a
+			join webhook_deliveries d on d.workspace_id = a.workspace_id and d.id = a.delivery_id
+			where a.workspace_id = $1 and d.client_id = $2 and a.delivery_id = $3 order by a.id`, ws, clientID, id).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var a AttemptView
+				if err := rows.Scan(&a.Attempt, &a.At, &a.Outcome, &a.StatusCode, &a.LatencyMS, &a.ResponseSnippet, &a.Error); err != nil {
+					return err
+				}
+				attempts = append(attempts, a)
+			}
+			return rows.Err()
+		})
+	})
+	return d, attempts, err
+}
+
+// Replay makes new deliveries of the same events (replayOf names each
+// original), queued at once. Only the app's own deliveries can be replayed, and
+// only to an ACTIVE subscription.
+func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, originals []uuid.UUID) ([]Delivery, error) {
+	var out []Delivery
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var ids []uuid.UUID
+		for _, o := range originals {
+			orig, err := scanDelivery(tx.QueryRow(ctx, "select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",
+				ws, clientID, o))
+			if err != nil {
+				return err
+			}
+			var status string
+			if err := tx.QueryRow(ctx, "select status from webhook_subscriptions where workspace_id = $1 and id = $2", ws, orig.SubscriptionID).Scan(&status); err != nil {
+				return err
+			}
+			if status != "ACTIVE" {
+				return pmapi.Errorf(pmapi.CodeConflict, "the subscription is disabled; enable it before replaying")
+			}
+			d, err := scanDelivery(tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_type, data, replay_of)
+				values ($1, $2, $3, $4, $5, $6, $7) returning `+deliveryColumns, ws, pmapi.NewID(), orig.SubscriptionID, clientID, orig.EventType, orig.Data, orig.ID))
+			if err != nil {
+				return err
+			}
+			ids = append(ids, d.ID)
+			out = append(out, d)
+		}
+		return st.enqueue(ctx, tx, shard, ws, ids)
+	})
+	return out, err
+}
+
+// FailedSince lists the app's DEAD or cancelled deliveries of a subscription
+// created since a time, for bulk recovery.
+func (st Store) FailedSince(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, sub uuid.UUID, since time.Time) ([]uuid.UUID, error) {
+	var ids []uuid.UUID
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and id = $3)", ws, clientID, sub).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		b.Queue(`select id from webhook_deliveries where workspace_id = $1 and client_id = $2 and subscription_id = $3 and created_at >= $4
+			and status in ('DEAD', 'CANCELLED') order by id limit 1000`, ws, clientID, sub, since).Query(func(rows pgx.Rows) error {
+			var err error
+			ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			return err
+		})
+	})
+	if err == nil && !found {
+		return nil, pmapi.NotFound("subscription")
+	}
+	return ids, err
+}
+
+// NewTestDelivery records a webhook.test delivery to send synchronously.
+func (st Store) NewTestDelivery(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, sub uuid.UUID) (Delivery, Subscription, error) {
+	var d Delivery
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		if s, err = scanSub(tx.QueryRow(ctx, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, sub)); err != nil {
+			return err
+		}
+		data, _ := json.Marshal(map[string]string{"subscriptionId": pmapi.FormatID(SubscriptionPrefix, sub), "message": "This is a test delivery from pmapi."})
+		d, err = scanDelivery(tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_type, data)
+			values ($1, $2, $3, $4, 'webhook.test', $5) returning `+deliveryColumns, ws, pmapi.NewID(), sub, clientID, data))
+		return err
+	})
+	return d, s, err
+}
+
+// QueueStats reports the deliveries waiting on a shard: how many, and the age of
+// the oldest, for the queue-depth and lag gauges.
+func QueueStats(ctx context.Context, shard *tenant.Shard) (depth int64, oldest time.Duration, err error) {
+	var at *time.Time
+	err = shard.Pool.QueryRow(ctx, `select count(*), min(scheduled_at) from river.river_job
+		where kind = 'webhook.deliver' and state in ('available', 'scheduled', 'retryable', 'running')`).Scan(&depth, &at)
+	if at != nil && time.Since(*at) > 0 {
+		oldest = time.Since(*at)
+	}
+	return depth, oldest, err
+}

@@ -1,0 +1,128 @@
+package webhook
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Id prefixes: subscriptions and deliveries (the webhook body's id).
+const (
+	SubscriptionPrefix = "whk_"
+	DeliveryPrefix     = "evt_"
+	SecretPrefix       = "whsec_"
+)
+
+// SubscriptionView is a subscription without its secret.
+type SubscriptionView struct {
+	ID                 string     `json:"id" example:"whk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	ClientID           string     `json:"clientId"`
+	URL                string     `json:"url" example:"https://hooks.example.com/pmapi"`
+	Events             []string   `json:"events" doc:"Event types, or [\"*\"] for every type"`
+	Status             string     `json:"status" enum:"ACTIVE,DISABLED"`
+	SecretPrefix       string     `json:"secretPrefix" doc:"First characters of the current secret, to recognise it"`
+	PreviousValidUntil *time.Time `json:"previousValidUntil" doc:"While set, deliveries are also signed with the previous secret"`
+	DisabledReason     *string    `json:"disabledReason"`
+	CreatedAt          time.Time  `json:"createdAt"`
+	UpdatedAt          time.Time  `json:"updatedAt"`
+	DisabledAt         *time.Time `json:"disabledAt"`
+}
+
+// SubscriptionCreated is a new subscription with its secret, shown once.
+type SubscriptionCreated struct {
+	SubscriptionView
+	Secret string `json:"secret" doc:"whsec_...: signs every delivery; shown only in this response"`
+}
+
+// SubscriptionList lists an app's subscriptions.
+type SubscriptionList struct {
+	Items []SubscriptionView `json:"items"`
+}
+
+// CreateRequest subscribes an HTTPS endpoint.
+type CreateRequest struct {
+	URL    string   `json:"url" example:"https://hooks.example.com/pmapi"`
+	Events []string `json:"events" example:"[\"task.status_changed\"]"`
+}
+
+// RotateRequest rotates a secret; the body may be left out.
+type RotateRequest struct {
+	GraceSeconds *int `json:"graceSeconds,omitempty" doc:"How long the old secret keeps signing too; default 86400, 0 to 604800"`
+}
+
+// SecretRotated carries the new secret, shown once.
+type SecretRotated struct {
+	SubscriptionView
+	Secret string `json:"secret" doc:"The new whsec_ secret; shown only in this response"`
+}
+
+// TestResult answers the synchronous test delivery.
+type TestResult struct {
+	Delivered  bool    `json:"delivered" doc:"The endpoint answered 2xx"`
+	Status     int     `json:"status" doc:"The endpoint's HTTP status; 0 when no answer came"`
+	DeliveryID string  `json:"deliveryId"`
+	Error      *string `json:"error"`
+}
+
+// Body is what a delivery POSTs.
+type Body struct {
+	ID     string          `json:"id"`
+	Type   string          `json:"type"`
+	Data   json.RawMessage `json:"data"`
+	SentAt time.Time       `json:"sentAt"`
+}
+
+// DeliveryView is a delivery with its state.
+type DeliveryView struct {
+	ID             string     `json:"id" example:"evt_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	SubscriptionID string     `json:"subscriptionId"`
+	EventType      string     `json:"eventType"`
+	Status         string     `json:"status" enum:"PENDING,RETRYING,SUCCEEDED,DEAD,CANCELLED"`
+	Attempts       int        `json:"attempts"`
+	NextAttemptAt  *time.Time `json:"nextAttemptAt"`
+	LastStatus     *int       `json:"lastStatus" doc:"HTTP status of the last attempt"`
+	ReplayOf       *string    `json:"replayOf" doc:"The delivery this one replays"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	CompletedAt    *time.Time `json:"completedAt"`
+}
+
+// AttemptView is one attempt of a delivery.
+type AttemptView struct {
+	Attempt         int       `json:"attempt"`
+	At              time.Time `json:"at"`
+	Outcome         string    `json:"outcome" enum:"succeeded,failed,blocked"`
+	StatusCode      *int      `json:"statusCode"`
+	LatencyMS       float64   `json:"latencyMs"`
+	ResponseSnippet *string   `json:"responseSnippet" doc:"The first KiB of the response body"`
+	Error           *string   `json:"error"`
+}
+
+// DeliveryDetail is a delivery with its attempts and payload.
+type DeliveryDetail struct {
+	DeliveryView
+	Data     map[string]any `json:"data"`
+	Attempts []AttemptView  `json:"attemptLog"`
+}
+
+// DeliveryList is a page of deliveries.
+type DeliveryList struct {
+	Items      []DeliveryView `json:"items"`
+	NextCursor *string        `json:"nextCursor"`
+}
+
+// BulkReplayRequest replays a subscription's failed deliveries since a time.
+type BulkReplayRequest struct {
+	SubscriptionID string    `json:"subscriptionId"`
+	Since          time.Time `json:"since"`
+}
+
+// BulkReplayed lists the new deliveries.
+type BulkReplayed struct {
+	Count int            `json:"count"`
+	Items []DeliveryView `json:"items"`
+}
+
+// DisabledEvent is the data of webhook.disabled.
+type DisabledEvent struct {
+	SubscriptionID string `json:"subscriptionId"`
+	Reason         string `json:"reason"`
+}
