@@ -392,3 +392,36 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 	_ = del
 	_ = context.Background()
 }
+
+func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
+	rcv := newReceiver(t, 500)
+	_, tn := webhookEnv(t, rcv, true)
+	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "one"})
+	apitest.Eventually(t, 30*time.Second, "first delivery dead", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
+		return len(items) == 1 && items[0]["status"] == "DEAD"
+	})
+	// The subscription has been failing for six days: the next failure disables it.
+	if err := tn.ExecAsServer(t, "update webhook_subscriptions set failing_since = now() - interval '6 days'"); err != nil {
+		t.Fatal(err)
+	}
+	createProject(t, tn, map[string]any{"name": "two"})
+	apitest.Eventually(t, 30*time.Second, "auto-disabled", func() bool {
+		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items()[0]["status"] == "DISABLED"
+	})
+	ev := tn.EventsOf(t, "webhook.disabled")
+	if len(ev) != 1 || ev[0].Data["reason"] != "every delivery failed for 5 days" {
+		t.Fatalf("webhook.disabled events %v", ev)
+	}
+	// Bulk recovery: enable, then replay everything that failed since an hour ago.
+	rcv.setStatuses(200)
+	tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/enable", nil)
+	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay", map[string]any{"subscriptionId": sub, "since": time.Now().Add(-time.Hour).Format(time.RFC3339)})
+	if rep.Status != 201 || rep.Data()["count"] != float64(2) {
+		t.Fatalf("bulk replay: %d %s", rep.Status, rep.Raw)
+	}
+	apitest.Eventually(t, 30*time.Second, "replays delivered", func() bool {
+		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 2
+	})
+}

@@ -94,6 +94,9 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		}
 		if opts.RescueAfter > 0 {
 			cfg.RescueStuckJobsAfter = opts.RescueAfter
+			// River wants the default job timeout within the rescue window;
+			// workers with their own Timeout keep it.
+			cfg.JobTimeout = min(river.JobTimeoutDefault, opts.RescueAfter)
 		}
 		if opts.PollInterval > 0 {
 			cfg.FetchPollInterval = opts.PollInterval

@@ -32,6 +32,8 @@ type config struct {
 	SecretKey          string
 	WebhookLoopback    bool
 	WebhookCAFile      string
+	RescueAfter        time.Duration
+	RetrySchedule      []time.Duration
 }
 
 func env(name, def string) string {
@@ -69,6 +71,18 @@ func loadConfig() (config, error) {
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
+	}
+	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", "1h")); err != nil || c.RescueAfter <= 0 {
+		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as 1h")
+	}
+	if raw := os.Getenv("PMAPI_WEBHOOK_RETRY_SCHEDULE"); raw != "" {
+		for _, part := range strings.Split(raw, ",") {
+			d, err := time.ParseDuration(strings.TrimSpace(part))
+			if err != nil || d <= 0 {
+				return c, fmt.Errorf("PMAPI_WEBHOOK_RETRY_SCHEDULE must be positive durations separated by commas, like 1m,5m,30m,2h,12h")
+			}
+			c.RetrySchedule = append(c.RetrySchedule, d)
+		}
 	}
 	if raw := os.Getenv("PMAPI_WEBHOOK_ALLOW_LOOPBACK"); raw != "" {
 		if c.WebhookLoopback, err = strconv.ParseBool(raw); err != nil {

@@ -72,7 +72,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender}); err != nil {
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule}); err != nil {
 		shards.Close()
 		return nil, err
 	}
