@@ -7,7 +7,7 @@ PKGS     := ./...
 # migrated template, so they can run side by side.
 TESTFLAGS ?= -p 4 -count=1 -timeout 9m
 
-.PHONY: build run test lint fmt tools clean
+.PHONY: build run test lint fmt tools chart-check clean
 
 build:
 	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -15,8 +15,20 @@ build:
 run: build
 	$(BIN) dev
 
-test: build
+test: build tools chart-check
 	$(BIN) devdb exec -- $(GO) test $(TESTFLAGS) $(PKGS)
+
+# promtool checks real scrapes in the tests; installed from Debian's prometheus
+# package when missing (with service starts forbidden: only the binary is wanted).
+tools:
+	@command -v promtool >/dev/null || { \
+	  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
+	  rm -f /usr/sbin/policy-rc.d; }
+
+# Helm lint and render, alert rules and dashboard checks (charts/check.sh).
+chart-check:
+	bash charts/check.sh
 
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 $(STATICCHECK):

@@ -90,7 +90,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 			Schema:     migrations.RiverSchema,
 			Logger:     opts.Log,
 			Workers:    workers,
-			Middleware: []rivertype.Middleware{&jobMetrics{}},
+			Middleware: []rivertype.Middleware{&jobMetrics{log: opts.Log}},
 		}
 		if opts.RescueAfter > 0 {
 			cfg.RescueStuckJobsAfter = opts.RescueAfter

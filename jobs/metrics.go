@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,10 +24,22 @@ var (
 	}, []string{"kind"})
 )
 
-// jobMetrics is River worker middleware that times every job and counts its
-// outcome.
+func init() {
+	// Export every kind and state from the start: dashboards see zeros, not gaps.
+	for _, kind := range []string{"maintenance.sweep", "event.fanout", "webhook.deliver", "rrca.similarity", "rrca.suggest"} {
+		for _, state := range []string{"completed", "failed", "cancelled", "snoozed"} {
+			riverJobs.WithLabelValues(kind, state)
+		}
+		riverJobDuration.WithLabelValues(kind)
+	}
+}
+
+// jobMetrics is River worker middleware that times every job, counts its
+// outcome and logs one line for it (id, kind, attempt, outcome; never args,
+// which may carry customer data).
 type jobMetrics struct {
 	river.MiddlewareDefaults
+	log *slog.Logger
 }
 
 var _ rivertype.WorkerMiddleware = (*jobMetrics)(nil)
@@ -35,8 +48,19 @@ var _ rivertype.WorkerMiddleware = (*jobMetrics)(nil)
 func (m *jobMetrics) Work(ctx context.Context, job *rivertype.JobRow, doInner func(context.Context) error) error {
 	start := time.Now()
 	err := doInner(ctx)
-	riverJobDuration.WithLabelValues(job.Kind).Observe(time.Since(start).Seconds())
-	riverJobs.WithLabelValues(job.Kind, outcomeOf(err)).Inc()
+	elapsed := time.Since(start)
+	outcome := outcomeOf(err)
+	riverJobDuration.WithLabelValues(job.Kind).Observe(elapsed.Seconds())
+	riverJobs.WithLabelValues(job.Kind, outcome).Inc()
+	if m.log != nil {
+		attrs := []any{"jobId", job.ID, "kind", job.Kind, "attempt", job.Attempt, "outcome", outcome,
+			"latencyMs", float64(elapsed.Microseconds()) / 1000}
+		if err != nil && outcome == "failed" {
+			m.log.Warn("job", append(attrs, "error", err.Error())...)
+		} else {
+			m.log.Info("job", attrs...)
+		}
+	}
 	return err
 }
 

@@ -37,6 +37,14 @@ var (
 	})
 )
 
+func init() {
+	// Export every outcome from the start, so dashboards and alerts see zeros
+	// rather than missing series.
+	for _, o := range []string{"succeeded", "failed", "dead", "blocked"} {
+		deliveryAttempts.WithLabelValues(o)
+	}
+}
+
 // Schedule is the production retry schedule: after attempt n fails, the next
 // follows Schedule[n-1] later; six attempts in all, then DEAD.
 var Schedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour}

@@ -23,7 +23,14 @@ import (
 // TestKilledWorkerLosesNoDelivery runs `pmapi serve` and `pmapi work` as real
 // processes, SIGKILLs the worker while its delivery request is in flight, and
 // shows a new worker delivers it after River rescues the job.
-func TestKilledWorkerLosesNoDelivery(t *testing.T) {
+func TestKilledWorkerLosesNoDelivery(t *testing.T) { interruptDelivery(t, syscall.SIGKILL) }
+
+// TestSIGTERMLetsTheRunningDeliveryFinish sends SIGTERM to a worker mid-delivery:
+// it stops taking jobs but finishes the attempt in flight, records it, and exits
+// cleanly.
+func TestSIGTERMLetsTheRunningDeliveryFinish(t *testing.T) { interruptDelivery(t, syscall.SIGTERM) }
+
+func interruptDelivery(t *testing.T, sig syscall.Signal) {
 	bin := filepath.Join(t.TempDir(), "pmapi")
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, out)
@@ -38,12 +45,15 @@ func TestKilledWorkerLosesNoDelivery(t *testing.T) {
 		first := len(ids) == 1
 		mu.Unlock()
 		arrived <- struct{}{}
-		if first {
+		if first && sig == syscall.SIGKILL {
 			select { // hold the first attempt until its worker is dead
 			case <-release:
 			case <-r.Context().Done():
 			}
 			return
+		}
+		if first {
+			time.Sleep(time.Second) // answer slowly: the SIGTERM lands mid-request
 		}
 		w.WriteHeader(200)
 	}))
@@ -92,10 +102,23 @@ func TestKilledWorkerLosesNoDelivery(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the first attempt never arrived")
 	}
-	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
+	if err := worker.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
-	_ = worker.Wait()
+	err := worker.Wait()
+	if sig == syscall.SIGTERM {
+		if err != nil {
+			t.Fatalf("the worker did not exit cleanly on SIGTERM: %v", err)
+		}
+		mu.Lock()
+		n := len(ids)
+		mu.Unlock()
+		if n != 1 {
+			t.Fatalf("%d requests; the drained attempt should be the only one", n)
+		}
+		waitDelivered(t, wsID)
+		return
+	}
 	start("work")
 	select {
 	case <-arrived:
@@ -107,6 +130,12 @@ func TestKilledWorkerLosesNoDelivery(t *testing.T) {
 		t.Errorf("the rescued attempt must be the same delivery: %v", ids)
 	}
 	mu.Unlock()
+	waitDelivered(t, wsID)
+}
+
+// waitDelivered waits for the workspace's one delivery to be SUCCEEDED.
+func waitDelivered(t *testing.T, wsID string) {
+	t.Helper()
 	var status string
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) && status != "SUCCEEDED" {

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Lint and render the chart, check its alert rules and dashboard. Installs helm
+# (from the Go module proxy) and promtool (Debian's prometheus package) when
+# missing.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$(go env GOPATH)/bin:$PATH"
+if ! command -v helm >/dev/null; then
+  go install helm.sh/helm/v3/cmd/helm@v3.22.0
+fi
+if ! command -v promtool >/dev/null; then
+  # The package would also start a Prometheus service; forbid service starts.
+  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
+  rm -f /usr/sbin/policy-rc.d
+fi
+helm lint charts/pmapi
+helm lint charts/pmapi --set serviceMonitor.enabled=true,prometheusRule.enabled=true,dashboard.enabled=true
+out=$(helm template demo charts/pmapi --set serviceMonitor.enabled=true,prometheusRule.enabled=true,dashboard.enabled=true)
+for kind in Deployment Service Job ServiceMonitor PrometheusRule ConfigMap PodDisruptionBudget HorizontalPodAutoscaler; do
+  grep -q "^kind: $kind$" <<<"$out" || { echo "rendered chart lacks a $kind"; exit 1; }
+done
+helm template demo charts/pmapi >/dev/null
+promtool check rules charts/pmapi/rules/pmapi-alerts.yaml
+python3 -m json.tool charts/pmapi/dashboards/pmapi.json >/dev/null
+echo "chart-check: ok"
