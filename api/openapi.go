@@ -89,8 +89,12 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 			if err != nil {
 				return nil, fmt.Errorf("%s body: %w", op.ID, err)
 			}
-			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().
-				WithRequired(true).WithJSONSchemaRef(ref)}
+			rb := openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(ref)
+			if op.Form {
+				rb = openapi3.NewRequestBody().WithRequired(true).
+					WithSchemaRef(ref, []string{"application/x-www-form-urlencoded", "application/json"})
+			}
+			o.RequestBody = &openapi3.RequestBodyRef{Value: rb}
 		}
 		desc := http.StatusText(op.Status)
 		resp := openapi3.NewResponse().WithDescription(desc)
@@ -104,11 +108,32 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 			}
 			resp = resp.WithJSONSchemaRef(ref)
 		}
+		if op.HTML {
+			resp = resp.WithContent(openapi3.Content{"text/html": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())})
+		}
 		if op.Auth == AuthKey {
 			resp.Headers = rateLimitHeaders()
 		}
 		o.AddResponse(op.Status, resp)
-		o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		switch {
+		case op.HTML:
+			for _, st := range []int{400, 401, 403, 404, 429} {
+				o.AddResponse(st, openapi3.NewResponse().WithDescription(http.StatusText(st)).
+					WithContent(openapi3.Content{"text/html": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}))
+			}
+			o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		case len(op.Errors) > 0:
+			for st, body := range op.Errors {
+				ref, err := schemaOf(body)
+				if err != nil {
+					return nil, err
+				}
+				o.AddResponse(st, openapi3.NewResponse().WithDescription(http.StatusText(st)).WithJSONSchemaRef(ref))
+			}
+			o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		default:
+			o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		}
 		doc.AddOperation(op.Path, op.Method, o)
 	}
 	// Event payloads: each is a component schema, and x-webhooks maps every

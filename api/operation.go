@@ -42,7 +42,14 @@ type Operation struct {
 	Raw bool
 	// Idempotent operations honour the Idempotency-Key header (POST creates).
 	Idempotent bool
-	Handler    fiber.Handler
+	// Form marks a request body sent form-encoded (OAuth), JSON accepted too.
+	Form bool
+	// HTML marks an operation answering an HTML page.
+	HTML bool
+	// Errors documents error bodies of Raw operations, which do not use the
+	// envelope (OAuth's RFC error shape), by status.
+	Errors  map[int]any
+	Handler fiber.Handler
 }
 
 // fiberPath turns {name} segments into Fiber's :name.

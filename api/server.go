@@ -54,6 +54,8 @@ type Deps struct {
 	WebhookAllowLoopback bool
 	// Resolver resolves webhook hosts at subscription time; nil is the system's.
 	Resolver webhook.Resolver
+	// OAuth runs the device flow and verifies JWTs; nil leaves OAuth off.
+	OAuth *authz.OAuth
 	// RRCAJobs queues similarity and suggestion work (jobs.Clients).
 	RRCAJobs rrca.Jobs
 	// RiverUI maps shard names to their River UI handlers, each built with the
@@ -76,6 +78,7 @@ type Server struct {
 	risks       risk.Store
 	notes       note.Store
 	webhooks    webhook.Store
+	guesses     *codeGuesses
 }
 
 // New builds the Fiber app and its OpenAPI document from one list of operations.
@@ -102,7 +105,10 @@ func New(d Deps) (*fiber.App, *Server, error) {
 			d.RRCAJobs = noJobs{}
 		}
 	}
-	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute)}
+	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute), guesses: &codeGuesses{fails: map[string][]time.Time{}}}
+	if d.OAuth != nil && d.Auth != nil {
+		d.Auth.Bearer = d.OAuth
+	}
 	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
 	s.actionItems = actionitem.Store{Events: d.Events}
 	s.analyses = rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: s.actionItems}
@@ -186,6 +192,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.actionItemOperations()...)
 	ops = append(ops, s.rrcaOperations()...)
 	ops = append(ops, s.webhookOperations()...)
+	ops = append(ops, s.oauthOperations()...)
 	return ops
 }
 

@@ -235,6 +235,7 @@ var appInUse = []string{
 	`select exists(select 1 from api_keys where workspace_id = $1 and client_id = $2
 		and revoked_at is null and (expires_at is null or expires_at > now()))`,
 	webhook.AppInUseSQL,
+	GrantInUseSQL,
 }
 
 // DeleteApp removes the app when nothing active hangs on it, and otherwise

@@ -200,8 +200,17 @@ func (a *Authenticator) admit(e *cachedKey, clientID string) (Principal, error) 
 	}, nil
 }
 
+// grantCache is implemented by bearer verifiers that cache per grant.
+type grantCache interface {
+	InvalidateGrants(tenant.Invalidation)
+	ResetGrants()
+}
+
 // Invalidate drops cached entries an invalidation concerns.
 func (a *Authenticator) Invalidate(inv tenant.Invalidation) {
+	if g, ok := a.Bearer.(grantCache); ok {
+		g.InvalidateGrants(inv)
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for h, e := range a.cache {
@@ -216,6 +225,9 @@ func (a *Authenticator) Invalidate(inv tenant.Invalidation) {
 
 // Reset drops the whole cache.
 func (a *Authenticator) Reset() {
+	if g, ok := a.Bearer.(grantCache); ok {
+		g.ResetGrants()
+	}
 	a.mu.Lock()
 	a.cache = map[[32]byte]*cachedKey{}
 	a.mu.Unlock()

@@ -231,3 +231,7 @@ func (d *Directory) UnregisterClient(ctx context.Context, clientID string) error
 		return Invalidate(ctx, tx, ClientChanged(clientID))
 	})
 }
+
+// Pool is the directory's connection pool, for the few server-wide tables that
+// live beside it (OAuth signing keys, user-code routing).
+func (d *Directory) Pool() *pgxpool.Pool { return d.pool }

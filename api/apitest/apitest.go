@@ -92,7 +92,12 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ring := authz.NewKeyRing(dir.Pool(), box)
+	if err := ring.Load(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	deps := api.Deps{
+		OAuth:      authz.NewOAuth(dir, ring, "pmapi-test"),
 		SecretBox:  box,
 		Events:     clients,
 		Auth:       auth,

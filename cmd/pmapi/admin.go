@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/tenant"
@@ -29,12 +30,16 @@ const adminUsage = `usage: pmapi admin <command>
   workspace place ID --shard SHARD
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
+  oauth rotate-key        new signing key; the old one stays published until its tokens expire
 
 Each command is the /admin/v1 operation of the same name, run in-process against
 PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's.
 `
 
 func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) >= 2 && args[0] == "oauth" && args[1] == "rotate-key" {
+		return rotateKey(ctx, stdout)
+	}
 	if len(args) < 2 {
 		fmt.Fprint(os.Stderr, adminUsage)
 		return fmt.Errorf("missing admin command")
@@ -149,5 +154,32 @@ func callAdmin(ctx context.Context, dir *tenant.Directory, method, path string, 
 	}
 	_ = json.Indent(&pretty, env.Data, "", "  ")
 	fmt.Fprintln(out, pretty.String())
+	return nil
+}
+
+// rotateKey makes a new OAuth signing key (PMAPI_SECRET_KEY seals it); the old
+// key stops signing and stays in the JWKS for the access-token lifetime.
+func rotateKey(ctx context.Context, out io.Writer) error {
+	cfg, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	if cfg.SecretKey == "" {
+		return fmt.Errorf("PMAPI_SECRET_KEY is required to seal the new key")
+	}
+	box, err := seal.New(cfg.SecretKey)
+	if err != nil {
+		return err
+	}
+	shards, err := openShards(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer shards.Close()
+	kid, err := authz.NewKeyRing(tenant.NewDirectory(shards).Pool(), box).Rotate(ctx, cfg.OAuthAccessTTL)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "{\n  \"kid\": %q\n}\n", kid)
 	return nil
 }

@@ -34,6 +34,9 @@ type config struct {
 	WebhookCAFile      string
 	RescueAfter        time.Duration
 	RetrySchedule      []time.Duration
+	OAuthIssuer        string
+	OAuthAccessTTL     time.Duration
+	OAuthReuseGrace    time.Duration
 }
 
 func env(name, def string) string {
@@ -74,6 +77,13 @@ func loadConfig() (config, error) {
 	}
 	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", "1h")); err != nil || c.RescueAfter <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as 1h")
+	}
+	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", "pmapi")
+	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {
+		return c, fmt.Errorf("PMAPI_OAUTH_ACCESS_TTL must be a positive duration")
+	}
+	if c.OAuthReuseGrace, err = time.ParseDuration(env("PMAPI_OAUTH_REUSE_GRACE", "30s")); err != nil || c.OAuthReuseGrace < 0 {
+		return c, fmt.Errorf("PMAPI_OAUTH_REUSE_GRACE must be a duration")
 	}
 	if raw := os.Getenv("PMAPI_WEBHOOK_RETRY_SCHEDULE"); raw != "" {
 		for _, part := range strings.Split(raw, ",") {

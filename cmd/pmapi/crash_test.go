@@ -68,11 +68,15 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_JOB_RESCUE_AFTER=2s", "PMAPI_SHUTDOWN_GRACE=2s",
 		"PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s")
+	var serveLogs bytes.Buffer
 	start := func(cmd string) *exec.Cmd {
 		c := exec.Command(bin, cmd)
 		c.Env = env
-		var logs bytes.Buffer
-		c.Stdout, c.Stderr = &logs, &logs
+		logs := &bytes.Buffer{}
+		if cmd == "serve" {
+			logs = &serveLogs
+		}
+		c.Stdout, c.Stderr = logs, logs
 		if err := c.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -81,7 +85,7 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 	}
 	start("serve")
 	base := "http://" + addr
-	waitUp(t, base+"/healthz")
+	waitUp(t, base+"/healthz", &serveLogs)
 	c := &client{t: t, base: base}
 	admin := map[string]string{"Authorization": "Bearer " + token}
 	ws := c.call("POST", "/admin/v1/workspaces", admin, map[string]any{"name": "crash"})

@@ -78,6 +78,13 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	}
 	if withAPI {
 		s.auth = authz.NewAuthenticator(s.dir)
+		ring := authz.NewKeyRing(s.dir.Pool(), box)
+		if err := ring.Load(ctx); err != nil {
+			shards.Close()
+			return nil, fmt.Errorf("oauth signing keys: %w", err)
+		}
+		oauth := authz.NewOAuth(s.dir, ring, cfg.OAuthIssuer)
+		oauth.AccessTTL, oauth.ReuseGrace = cfg.OAuthAccessTTL, cfg.OAuthReuseGrace
 		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		var ui map[string]http.Handler
 		if cfg.AdminToken != "" {
@@ -91,7 +98,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			RiverUI:   ui,
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
-			SecretBox: box, WebhookSender: sender, WebhookAllowLoopback: cfg.WebhookLoopback,
+			SecretBox: box, WebhookSender: sender, WebhookAllowLoopback: cfg.WebhookLoopback, OAuth: oauth,
 		})
 		if err != nil {
 			cancel()

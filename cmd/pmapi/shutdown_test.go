@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -42,7 +43,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	go func() { exited <- cmd.Wait() }()
 	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	base := "http://" + addr
-	waitUp(t, base+"/healthz")
+	waitUp(t, base+"/healthz", &logs)
 
 	c := &client{t: t, base: base}
 	ws := c.call("POST", "/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token}, map[string]any{"name": "shutdown"})
@@ -134,7 +135,7 @@ func freeAddr(t *testing.T) string {
 	return l.Addr().String()
 }
 
-func waitUp(t *testing.T, url string) {
+func waitUp(t *testing.T, url string, logs fmt.Stringer) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if resp, err := http.Get(url); err == nil {
@@ -145,7 +146,7 @@ func waitUp(t *testing.T, url string) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	t.Fatalf("%s never answered", url)
+	t.Fatalf("%s never answered:\n%s", url, logs)
 }
 
 type client struct {
