@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -39,19 +40,12 @@ func approve(t *testing.T, tn *apitest.Tenant, code, action string) *apitest.Res
 	return tn.Console(t, "POST", "/openapi/v1/oauth/device/approve", map[string]any{"user_code": code, "action": action})
 }
 
-func bearerGet(t *testing.T, base, clientID, token, path string) (int, map[string]any) {
+// bearerGet calls a resource route with an access token, through the app and
+// the document's validation.
+func bearerGet(t *testing.T, env *apitest.Env, clientID, token, path string) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("GET", base+path, nil)
-	req.Header.Set("X-Client-ID", clientID)
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, body
+	r := env.Do(t, apitest.Request{Method: "GET", Path: path, Header: map[string]string{"X-Client-ID": clientID, "Authorization": "Bearer " + token}})
+	return r.Status, r.Body
 }
 
 func errCode(body map[string]any) string {
@@ -66,7 +60,7 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 		style oauth2.AuthStyle
 	}{{"in params", oauth2.AuthStyleInParams}, {"auto-detect", oauth2.AuthStyleAutoDetect}} {
 		t.Run(style.name, func(t *testing.T) {
-			_, base, tn := oauthEnv(t, 30*time.Second)
+			env, base, tn := oauthEnv(t, 30*time.Second)
 			prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 			createTask(t, tn, map[string]any{"projectId": prj, "title": "visible through OAuth"})
 			conf := oauthConfig(base, tn.ClientID, style.style, "tasks:read")
@@ -90,11 +84,11 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 			if tok.TokenType != "Bearer" || tok.RefreshToken == "" || tok.Extra("scope") != "tasks:read" {
 				t.Fatalf("token %+v", tok)
 			}
-			status, body := bearerGet(t, base, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/task/list")
+			status, body := bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/task/list")
 			if status != 200 || !strings.Contains(toJSON(body), "visible through OAuth") {
 				t.Fatalf("reading tasks with the token: %d %v", status, body)
 			}
-			if status, body := bearerGet(t, base, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list"); status != 403 || errCode(body) != "INSUFFICIENT_SCOPE" {
+			if status, body := bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list"); status != 403 || errCode(body) != "INSUFFICIENT_SCOPE" {
 				t.Errorf("a tasks:read token reads projects: %d %v", status, body)
 			}
 			// The library refreshes through /oauth/token once the token is stale.
@@ -103,7 +97,7 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 			if err != nil || fresh.AccessToken == tok.AccessToken || fresh.RefreshToken == tok.RefreshToken {
 				t.Fatalf("refresh: %v", err)
 			}
-			if status, _ := bearerGet(t, base, tn.ClientID, fresh.AccessToken, "/openapi/v1/resource/task/list"); status != 200 {
+			if status, _ := bearerGet(t, env, tn.ClientID, fresh.AccessToken, "/openapi/v1/resource/task/list"); status != 200 {
 				t.Errorf("refreshed token: %d", status)
 			}
 		})
@@ -112,182 +106,174 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 
 func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
-// post sends a form to an OAuth endpoint.
-func post(t *testing.T, base, path string, form url.Values, basic ...string) (int, http.Header, map[string]any) {
+// post sends a form to an OAuth endpoint through the app; the answer is
+// validated against the document like every other.
+func post(t *testing.T, env *apitest.Env, path string, form url.Values, basic ...string) (int, http.Header, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", base+path, strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	h := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	if len(basic) == 2 {
-		req.SetBasicAuth(basic[0], basic[1])
+		h["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(basic[0])+":"+url.QueryEscape(basic[1])))
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, resp.Header, body
+	r := env.Do(t, apitest.Request{Method: "POST", Path: path, Body: form.Encode(), Header: h})
+	return r.Status, r.Header, r.Body
 }
 
-func deviceCode(t *testing.T, base, clientID string) map[string]any {
+func deviceCode(t *testing.T, env *apitest.Env, clientID string) map[string]any {
 	t.Helper()
-	status, _, body := post(t, base, "/openapi/v1/oauth/device/code", url.Values{"client_id": {clientID}})
+	status, _, body := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {clientID}})
 	if status != 200 {
 		t.Fatalf("device code: %d %v", status, body)
 	}
 	return body
 }
 
-func poll(t *testing.T, base, clientID, code string) (int, map[string]any) {
+func poll(t *testing.T, env *apitest.Env, clientID, code string) (int, map[string]any) {
 	t.Helper()
-	status, _, body := post(t, base, "/openapi/v1/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
+	status, _, body := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
 		"device_code": {code}, "client_id": {clientID}})
 	return status, body
 }
 
 func TestOAuthTokenErrors(t *testing.T) {
-	env, base, tn := oauthEnv(t, 30*time.Second)
-	dc := deviceCode(t, base, tn.ClientID)
+	env, _, tn := oauthEnv(t, 30*time.Second)
+	dc := deviceCode(t, env, tn.ClientID)
 	code := dc["device_code"].(string)
 
-	if s, b := poll(t, base, tn.ClientID, code); s != 400 || b["error"] != "authorization_pending" {
+	if s, b := poll(t, env, tn.ClientID, code); s != 400 || b["error"] != "authorization_pending" {
 		t.Fatalf("pending: %d %v", s, b)
 	}
-	if s, b := poll(t, base, tn.ClientID, code); s != 400 || b["error"] != "slow_down" {
+	if s, b := poll(t, env, tn.ClientID, code); s != 400 || b["error"] != "slow_down" {
 		t.Fatalf("slow_down: %d %v", s, b)
 	}
 	// The interval grew by 5 s: polling 1.5 s later is still too fast.
 	time.Sleep(1500 * time.Millisecond)
-	if s, b := poll(t, base, tn.ClientID, code); b["error"] != "slow_down" {
+	if s, b := poll(t, env, tn.ClientID, code); b["error"] != "slow_down" {
 		t.Fatalf("after slow_down the interval must have grown: %d %v", s, b)
 	}
 	if r := approve(t, tn, dc["user_code"].(string), "deny"); r.Status != 200 || r.Str("status") != "DENIED" {
 		t.Fatalf("deny: %s", r.Raw)
 	}
-	if _, b := poll(t, base, tn.ClientID, code); b["error"] != "access_denied" {
+	if _, b := poll(t, env, tn.ClientID, code); b["error"] != "access_denied" {
 		t.Fatalf("after deny: %v", b)
 	}
-	if _, b := poll(t, base, tn.ClientID, "pmd_unknown"); b["error"] != "invalid_grant" {
+	if _, b := poll(t, env, tn.ClientID, "pmd_unknown"); b["error"] != "invalid_grant" {
 		t.Errorf("unknown device code: %v", b)
 	}
-	if s, _, b := post(t, base, "/openapi/v1/oauth/token", url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 || b["error"] != "unsupported_grant_type" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 || b["error"] != "unsupported_grant_type" {
 		t.Errorf("unsupported grant: %d %v", s, b)
 	}
-	if s, _, b := post(t, base, "/openapi/v1/oauth/device/code", url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 || b["error"] != "invalid_client" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 || b["error"] != "invalid_client" {
 		t.Errorf("unknown client: %d %v", s, b)
 	}
-	s, h, b := post(t, base, "/openapi/v1/oauth/device/code", url.Values{}, tn.ClientID, "pm_sec_wrong")
+	s, h, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{}, tn.ClientID, "pm_sec_wrong")
 	if s != 401 || b["error"] != "invalid_client" || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("wrong secret by header: %d %v %v", s, b, h)
 	}
-	if s, _, b := post(t, base, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 || b["error"] != "invalid_scope" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 || b["error"] != "invalid_scope" {
 		t.Errorf("invalid scope: %d %v", s, b)
 	}
 	// A DISABLED app is invalid_client.
 	tn.Console(t, "PATCH", "/openapi/v1/apps/"+tn.ClientID, map[string]any{"status": "DISABLED"})
-	if _, _, b := post(t, base, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}}); b["error"] != "invalid_client" {
+	if _, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}}); b["error"] != "invalid_client" {
 		t.Errorf("disabled app: %v", b)
 	}
 	tn.Console(t, "PATCH", "/openapi/v1/apps/"+tn.ClientID, map[string]any{"status": "ACTIVE"})
 
 	// Expired codes.
 	short := apitest.New(t, func(d *api.Deps) { d.OAuth.DeviceTTL = time.Second })
-	sbase := short.Listen(t)
 	stn := short.NewTenant(t)
-	sdc := deviceCode(t, sbase, stn.ClientID)
+	sdc := deviceCode(t, short, stn.ClientID)
 	time.Sleep(1100 * time.Millisecond)
-	if _, b := poll(t, sbase, stn.ClientID, sdc["device_code"].(string)); b["error"] != "expired_token" {
+	if _, b := poll(t, short, stn.ClientID, sdc["device_code"].(string)); b["error"] != "expired_token" {
 		t.Errorf("expired: %v", b)
 	}
 
 	// Redeeming twice revokes what the first redemption issued.
-	dc2 := deviceCode(t, base, tn.ClientID)
+	dc2 := deviceCode(t, env, tn.ClientID)
 	approve(t, tn, dc2["user_code"].(string), "approve")
-	s, first := poll(t, base, tn.ClientID, dc2["device_code"].(string))
+	s, first := poll(t, env, tn.ClientID, dc2["device_code"].(string))
 	if s != 200 {
 		t.Fatalf("redeem: %d %v", s, first)
 	}
-	if _, b := poll(t, base, tn.ClientID, dc2["device_code"].(string)); b["error"] != "invalid_grant" {
+	if _, b := poll(t, env, tn.ClientID, dc2["device_code"].(string)); b["error"] != "invalid_grant" {
 		t.Errorf("second redemption: %v", b)
 	}
-	if s, b := bearerGet(t, base, tn.ClientID, first["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
+	if s, b := bearerGet(t, env, tn.ClientID, first["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
 		t.Errorf("the first redemption's token after a second redemption: %d %v", s, b)
 	}
-	_ = env
 }
 
 // obtain runs a device flow to the end for the tenant's app.
-func obtain(t *testing.T, base string, tn *apitest.Tenant) map[string]any {
+func obtain(t *testing.T, env *apitest.Env, tn *apitest.Tenant) map[string]any {
 	t.Helper()
-	dc := deviceCode(t, base, tn.ClientID)
+	dc := deviceCode(t, env, tn.ClientID)
 	if r := approve(t, tn, dc["user_code"].(string), "approve"); r.Status != 200 {
 		t.Fatalf("approve: %s", r.Raw)
 	}
-	s, b := poll(t, base, tn.ClientID, dc["device_code"].(string))
+	s, b := poll(t, env, tn.ClientID, dc["device_code"].(string))
 	if s != 200 {
 		t.Fatalf("token: %d %v", s, b)
 	}
 	return b
 }
 
-func refresh(t *testing.T, base, clientID, token string) (int, map[string]any) {
+func refresh(t *testing.T, env *apitest.Env, clientID, token string) (int, map[string]any) {
 	t.Helper()
-	s, _, b := post(t, base, "/openapi/v1/oauth/refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {clientID}})
+	s, _, b := post(t, env, "/openapi/v1/oauth/refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {clientID}})
 	return s, b
 }
 
 func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
-	_, base, tn := oauthEnv(t, 0)
-	tok := obtain(t, base, tn)
-	s, next := refresh(t, base, tn.ClientID, tok["refresh_token"].(string))
+	env, _, tn := oauthEnv(t, 0)
+	tok := obtain(t, env, tn)
+	s, next := refresh(t, env, tn.ClientID, tok["refresh_token"].(string))
 	if s != 200 || next["refresh_token"] == tok["refresh_token"] {
 		t.Fatalf("rotation: %d %v", s, next)
 	}
 	// Reusing the spent token (no grace here) revokes the whole family.
-	if s, b := refresh(t, base, tn.ClientID, tok["refresh_token"].(string)); s != 400 || b["error"] != "invalid_grant" {
+	if s, b := refresh(t, env, tn.ClientID, tok["refresh_token"].(string)); s != 400 || b["error"] != "invalid_grant" {
 		t.Fatalf("reuse: %d %v", s, b)
 	}
-	if s, b := refresh(t, base, tn.ClientID, next["refresh_token"].(string)); b["error"] != "invalid_grant" {
+	if s, b := refresh(t, env, tn.ClientID, next["refresh_token"].(string)); b["error"] != "invalid_grant" {
 		t.Errorf("the newest refresh token after reuse: %d %v", s, b)
 	}
-	if s, b := bearerGet(t, base, tn.ClientID, next["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
+	if s, b := bearerGet(t, env, tn.ClientID, next["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
 		t.Errorf("the newest access token after reuse: %d %v", s, b)
 	}
 
 	// Within the grace a client that lost the answer may retry.
-	_, gbase, gtn := oauthEnv(t, time.Minute)
-	g := obtain(t, gbase, gtn)
-	refresh(t, gbase, gtn.ClientID, g["refresh_token"].(string))
-	if s, b := refresh(t, gbase, gtn.ClientID, g["refresh_token"].(string)); s != 200 {
+	genv, _, gtn := oauthEnv(t, time.Minute)
+	g := obtain(t, genv, gtn)
+	refresh(t, genv, gtn.ClientID, g["refresh_token"].(string))
+	if s, b := refresh(t, genv, gtn.ClientID, g["refresh_token"].(string)); s != 200 {
 		t.Errorf("retry within the grace: %d %v", s, b)
 	}
 
 	// RFC 7009: revoking the refresh token revokes its access tokens; unknown
 	// tokens are fine.
-	r := obtain(t, gbase, gtn)
-	if s, _, b := post(t, gbase, "/openapi/v1/oauth/revoke", url.Values{"token": {r["refresh_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 {
+	r := obtain(t, genv, gtn)
+	if s, _, b := post(t, genv, "/openapi/v1/oauth/revoke", url.Values{"token": {r["refresh_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 {
 		t.Fatalf("revoke: %d %v", s, b)
 	}
-	if s, _ := bearerGet(t, gbase, gtn.ClientID, r["access_token"].(string), "/openapi/v1/me"); s != 401 {
+	if s, _ := bearerGet(t, genv, gtn.ClientID, r["access_token"].(string), "/openapi/v1/me"); s != 401 {
 		t.Errorf("access token after its refresh token was revoked: %d", s)
 	}
-	if s, _, _ := post(t, gbase, "/openapi/v1/oauth/revoke", url.Values{"token": {"nonsense"}, "client_id": {gtn.ClientID}}); s != 200 {
+	if s, _, _ := post(t, genv, "/openapi/v1/oauth/revoke", url.Values{"token": {"nonsense"}, "client_id": {gtn.ClientID}}); s != 200 {
 		t.Errorf("revoking an unknown token: %d", s)
 	}
 	// Introspection of the app's own live token.
-	live := obtain(t, gbase, gtn)
-	if s, _, b := post(t, gbase, "/openapi/v1/oauth/introspect", url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 || b["active"] != true || b["client_id"] != gtn.ClientID {
+	live := obtain(t, genv, gtn)
+	if s, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 || b["active"] != true || b["client_id"] != gtn.ClientID {
 		t.Errorf("introspect: %d %v", s, b)
 	}
-	if _, _, b := post(t, gbase, "/openapi/v1/oauth/introspect", url.Values{"token": {r["access_token"].(string)}, "client_id": {gtn.ClientID}}); b["active"] != false {
+	if _, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {r["access_token"].(string)}, "client_id": {gtn.ClientID}}); b["active"] != false {
 		t.Errorf("introspect a revoked token: %v", b)
 	}
 }
 
 func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
-	_, base, tn := oauthEnv(t, 30*time.Second)
-	tok := obtain(t, base, tn)
+	env, base, tn := oauthEnv(t, 30*time.Second)
+	tok := obtain(t, env, tn)
 	access := tok["access_token"].(string)
 	set, err := jwk.Fetch(context.Background(), base+"/openapi/v1/oauth/jwks.json")
 	if err != nil {
@@ -328,28 +314,26 @@ func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
 		"garbage":       "not.a.jwt",
 		"truncated sig": parts[0] + "." + parts[1] + "." + parts[2][:10],
 	} {
-		if s, b := bearerGet(t, base, tn.ClientID, forged, "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
+		if s, b := bearerGet(t, env, tn.ClientID, forged, "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
 			t.Errorf("%s accepted: %d %v", name, s, b)
 		}
 	}
 	// An expired token (signed with our own key here is impossible from outside,
 	// so shorten the lifetime instead).
-	_, sbase, stn := func() (*apitest.Env, string, *apitest.Tenant) {
-		env := apitest.New(t, func(d *api.Deps) { d.OAuth.AccessTTL = time.Second })
-		return env, env.Listen(t), env.NewTenant(t)
-	}()
-	short := obtain(t, sbase, stn)
+	senv := apitest.New(t, func(d *api.Deps) { d.OAuth.AccessTTL = time.Second })
+	stn := senv.NewTenant(t)
+	short := obtain(t, senv, stn)
 	time.Sleep(1100 * time.Millisecond)
-	if s, b := bearerGet(t, sbase, stn.ClientID, short["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "TOKEN_EXPIRED" {
+	if s, b := bearerGet(t, senv, stn.ClientID, short["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "TOKEN_EXPIRED" {
 		t.Errorf("expired token: %d %v", s, b)
 	}
 	_ = jwt.SigningMethodES256
 }
 
 func TestOAuthTenantIsolation(t *testing.T) {
-	env, base, a := oauthEnv(t, 30*time.Second)
+	env, _, a := oauthEnv(t, 30*time.Second)
 	b := env.NewTenant(t)
-	dc := deviceCode(t, base, a.ClientID)
+	dc := deviceCode(t, env, a.ClientID)
 	// B's user cannot approve A's code, and learns nothing from trying.
 	if r := approve(t, b, dc["user_code"].(string), "approve"); r.Status != 404 || r.ErrorCode() != "NOT_FOUND" {
 		t.Fatalf("another workspace approved: %d %s", r.Status, r.Raw)
@@ -357,13 +341,13 @@ func TestOAuthTenantIsolation(t *testing.T) {
 	if r := approve(t, b, "BBBB-BBBB", "approve"); r.Status != 404 {
 		t.Errorf("unknown code: %d", r.Status)
 	}
-	tok := obtain(t, base, a)
+	tok := obtain(t, env, a)
 	createProject(t, b, map[string]any{"name": "B's secret"})
 	// A's token with B's client id, and with A's client id on B's data.
-	if s, _ := bearerGet(t, base, b.ClientID, tok["access_token"].(string), "/openapi/v1/resource/project/list"); s != 401 {
+	if s, _ := bearerGet(t, env, b.ClientID, tok["access_token"].(string), "/openapi/v1/resource/project/list"); s != 401 {
 		t.Errorf("A's token with B's client id: %d", s)
 	}
-	_, body := bearerGet(t, base, a.ClientID, tok["access_token"].(string), "/openapi/v1/resource/project/list")
+	_, body := bearerGet(t, env, a.ClientID, tok["access_token"].(string), "/openapi/v1/resource/project/list")
 	if strings.Contains(toJSON(body), "B's secret") {
 		t.Error("A's token reads B's projects")
 	}
