@@ -2,6 +2,7 @@ package jobs_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,14 +53,25 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 			if _, err := tx.Exec(ctx, "update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2", w.ID, s1.ID); err != nil {
 				return err
 			}
-			_, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash, created_at)
-				values ($1, $2, 'old', '\x00', now() - interval '25 hours'), ($1, $2, 'fresh', '\x00', now())`, w.ID, w.ConsoleClientID)
+			if _, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash, created_at)
+				values ($1, $2, 'old', '\x00', now() - interval '25 hours'), ($1, $2, 'fresh', '\x00', now())`, w.ID, w.ConsoleClientID); err != nil {
+				return err
+			}
+			// A device code two days past expiry and one still open.
+			_, err := tx.Exec(ctx, `insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, expires_at)
+				values ($1, gen_random_uuid(), 'pm_cli_x', 'old', 'old', '{}', now() - interval '2 days'),
+				       ($1, gen_random_uuid(), 'pm_cli_x', 'fresh', 'fresh', '{}', now() + interval '10 minutes')`, w.ID)
 			return err
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
 		all = append(all, seeded{w.ID, s1.ID, s2.ID})
+	}
+
+	if _, err := dir.Pool().Exec(ctx, `insert into oauth_user_codes (user_code_hash, workspace_id, expires_at)
+		values ($1, $2, now() - interval '2 days'), ($3, $2, now() + interval '10 minutes')`, []byte("stale-"+all[0].ws.String()), all[0].ws, []byte("fresh-"+all[0].ws.String())); err != nil {
+		t.Fatal(err)
 	}
 
 	clients, err := jobs.NewClients(dir, jobs.Options{Work: true})
@@ -120,5 +132,24 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 		if len(keys) != 1 || keys[0] != "fresh" {
 			t.Errorf("workspace %s keeps idempotency keys %v; want only the fresh one", s.ws, keys)
 		}
+		var codes []string
+		err = shard.Read(ctx, s.ws, func(b *pgx.Batch) {
+			b.Queue("select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
+				var err error
+				codes, err = pgx.CollectRows(rows, pgx.RowTo[string])
+				return err
+			})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(codes) != 1 || codes[0] != "fresh" {
+			t.Errorf("workspace %s keeps device codes %v; want only the open one", s.ws, codes)
+		}
+	}
+	var userCodes []string
+	rows, _ := dir.Pool().Query(ctx, "select convert_from(user_code_hash, 'UTF8') from oauth_user_codes where workspace_id = $1", all[0].ws)
+	if userCodes, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(userCodes) != 1 || !strings.HasPrefix(userCodes[0], "fresh-") {
+		t.Errorf("user codes after the sweep: %v %v; want only the open one", userCodes, err)
 	}
 }

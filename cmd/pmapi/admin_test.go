@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
 
@@ -50,6 +51,18 @@ func TestAdminCLI(t *testing.T) {
 	sess := run("session", "issue", "--workspace", id, "--user", user["id"].(string), "--ttl", "1h")
 	if !strings.HasPrefix(sess["sid"].(string), "pms_") {
 		t.Errorf("session: %v", sess)
+	}
+
+	t.Setenv("PMAPI_SECRET_KEY", seal.Random())
+	first, second := run("oauth", "rotate-key"), run("oauth", "rotate-key")
+	if !strings.HasPrefix(first["kid"].(string), "k_") || first["kid"] == second["kid"] {
+		t.Errorf("rotate-key: %v then %v", first, second)
+	}
+	// The first key stays published beside the second until its tokens expire.
+	var published int
+	if err := testdb.AppPool(t).QueryRow(ctx, `select count(*) from oauth_signing_keys where kid = any($1)
+		and (retired_at is null or publish_until > now())`, []string{first["kid"].(string), second["kid"].(string)}).Scan(&published); err != nil || published != 2 {
+		t.Errorf("published keys after rotation: %d %v", published, err)
 	}
 
 	var out bytes.Buffer

@@ -65,6 +65,10 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
 	}
+	if os.Getenv("PMAPI_OAUTH_ISSUER") == "" {
+		// RFC 8414: the issuer is the URL the metadata is served under.
+		cfg.OAuthIssuer = "http://" + *addr
+	}
 	if cfg.SecretKey == "" {
 		if cfg.SecretKey, err = devSecretKey(*ephemeral, *dataDir); err != nil {
 			return err
