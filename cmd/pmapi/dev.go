@@ -65,10 +65,6 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if cfg.AdminToken == "" {
 		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
 	}
-	if os.Getenv("PMAPI_OAUTH_ISSUER") == "" {
-		// RFC 8414: the issuer is the URL the metadata is served under.
-		cfg.OAuthIssuer = "http://" + *addr
-	}
 	if cfg.SecretKey == "" {
 		if cfg.SecretKey, err = devSecretKey(*ephemeral, *dataDir); err != nil {
 			return err
@@ -90,7 +86,14 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if s.metrics != nil {
 		metricsAt = "http://" + s.metrics.Addr() + "/metrics"
 	}
-	return s.run(ctx, *addr, func(a net.Addr) { printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, demo) })
+	return s.run(ctx, *addr, func(a net.Addr) {
+		if os.Getenv("PMAPI_OAUTH_ISSUER") == "" {
+			// RFC 8414: the issuer is the URL the metadata is served under, known
+			// only once bound (--addr may name port 0). Set before serving starts.
+			s.oauth.Issuer = "http://" + a.String()
+		}
+		printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, demo)
+	})
 }
 
 func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.Database, error) {
@@ -130,6 +133,7 @@ Paste these:
   curl -s %[1]s/openapi/v1/openapi.json | head -c 400; echo
   curl -s -H 'X-Client-ID: %[7]s' -H 'Authorization: %[8]s' %[1]s/openapi/v1/me
   curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/apps
+  curl -s -d client_id=%[7]s %[1]s/openapi/v1/oauth/device/code   (OAuth device flow; approve at %[1]s/openapi/v1/oauth/device)
   curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
 
 `, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt)

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"regexp"
 	"strings"
 	"testing"
@@ -73,6 +74,25 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		t.Errorf("the printed API key: %d %v", status, body)
 	}
 
+	// The banner's OAuth line: the seeded app starts a device flow, and the
+	// metadata names this server as the issuer (RFC 8414).
+	if !strings.Contains(banner, "-d client_id="+appID[1]+" "+base[1]+"/openapi/v1/oauth/device/code") {
+		t.Errorf("banner lacks the device-flow line:\n%s", banner)
+	}
+	resp, err := http.PostForm(base[1]+"/openapi/v1/oauth/device/code", url.Values{"client_id": {appID[1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var started map[string]any
+	_ = json.NewDecoder(resp.Body).Decode(&started)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || started["user_code"] == nil || !strings.HasPrefix(started["verification_uri"].(string), base[1]) {
+		t.Errorf("device code for the seeded app: %d %v", resp.StatusCode, started)
+	}
+	if status, meta := get("/.well-known/oauth-authorization-server", nil); status != 200 || meta["issuer"] != base[1] {
+		t.Errorf("metadata issuer: %d %v, want %s", status, meta, base[1])
+	}
+
 	// River UI: behind the operator token (bearer or HTTP Basic), with a Basic
 	// challenge for browsers.
 	uiGet := func(path string, header map[string]string) *http.Response {
@@ -118,7 +138,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if metricsURL == nil {
 		t.Fatalf("banner lacks the metrics address:\n%s", banner)
 	}
-	resp, err := http.Get(metricsURL[1])
+	resp, err = http.Get(metricsURL[1])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -32,6 +32,7 @@ type server struct {
 	jobs   *jobs.Clients
 	app    *fiber.App
 	auth   *authz.Authenticator
+	oauth  *authz.OAuth
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
@@ -85,6 +86,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		}
 		oauth := authz.NewOAuth(s.dir, ring, cfg.OAuthIssuer)
 		oauth.AccessTTL, oauth.ReuseGrace = cfg.OAuthAccessTTL, cfg.OAuthReuseGrace
+		s.oauth = oauth
 		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		var ui map[string]http.Handler
 		if cfg.AdminToken != "" {
