@@ -318,7 +318,7 @@ func (s *Server) introspect(c *fiber.Ctx) error {
 
 func (s *Server) jwks(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "public, max-age=300")
-	return c.JSON(JWKSet{Keys: s.OAuth.Ring.JWKS()})
+	return c.JSON(JWKSet{Keys: s.OAuth.Ring.JWKS(c.UserContext())})
 }
 
 func (s *Server) metadata(c *fiber.Ctx) error {

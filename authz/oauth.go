@@ -191,7 +191,7 @@ func (o *OAuth) issue(ctx context.Context, tx pgx.Tx, ws uuid.UUID, client strin
 			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(o.AccessTTL)), ID: pmapi.NewID().String()},
 		ClientID: client, Scope: strings.Join(scopes.Names(), " "), Workspace: ws.String(), Grant: grant.String(),
 	}
-	access, err := o.Ring.Sign(claims)
+	access, err := o.Ring.Sign(ctx, claims)
 	if err != nil {
 		return Tokens{}, err
 	}

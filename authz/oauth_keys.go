@@ -37,6 +37,9 @@ type JWK struct {
 type KeyRing struct {
 	pool *pgxpool.Pool
 	box  *seal.Box
+	// RefreshEvery bounds how long an instance keeps signing with a key another
+	// instance (or `pmapi admin oauth rotate-key`) has retired.
+	RefreshEvery time.Duration
 
 	mu       sync.RWMutex
 	active   string
@@ -48,7 +51,7 @@ type KeyRing struct {
 
 // NewKeyRing reads and writes keys in the directory database.
 func NewKeyRing(pool *pgxpool.Pool, box *seal.Box) *KeyRing {
-	return &KeyRing{pool: pool, box: box}
+	return &KeyRing{pool: pool, box: box, RefreshEvery: 30 * time.Second}
 }
 
 // jwkOf publishes a P-256 public key: the uncompressed point is 0x04 || X || Y,
@@ -104,11 +107,14 @@ func (k *KeyRing) reload(ctx context.Context) error {
 		if !current {
 			continue
 		}
-		// Only the active key's private half is needed, to sign. A key sealed
-		// under another PMAPI_SECRET_KEY cannot sign here; Load makes a new one.
-		if priv, err := k.openPrivate(sealed); err == nil {
-			private[kid], active = priv, kid
+		// Only the active key's private half is needed, to sign. One this
+		// instance cannot open means its PMAPI_SECRET_KEY differs from the
+		// others': refuse, rather than rotate the key away from under them.
+		priv, err := k.openPrivate(sealed)
+		if err != nil {
+			return fmt.Errorf("the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY; every instance needs the same key: %w", kid, err)
 		}
+		private[kid], active = priv, kid
 	}
 	if err := rows.Err(); err != nil {
 		return err
@@ -187,8 +193,21 @@ func (k *KeyRing) Rotate(ctx context.Context, publishFor time.Duration) (string,
 	return kid, k.reload(ctx)
 }
 
+// fresh reloads the keys when they are older than RefreshEvery, so a rotation
+// made elsewhere reaches this instance's signing and JWKS. A failed reload keeps
+// the keys it has: the database may be back by the next call.
+func (k *KeyRing) fresh(ctx context.Context) {
+	k.mu.RLock()
+	stale := time.Since(k.reloaded) > k.RefreshEvery
+	k.mu.RUnlock()
+	if stale {
+		_ = k.reload(ctx)
+	}
+}
+
 // Sign signs claims with the active key as an RFC 9068 access token.
-func (k *KeyRing) Sign(claims jwt.Claims) (string, error) {
+func (k *KeyRing) Sign(ctx context.Context, claims jwt.Claims) (string, error) {
+	k.fresh(ctx)
 	k.mu.RLock()
 	kid, priv := k.active, k.private[k.active]
 	k.mu.RUnlock()
@@ -222,7 +241,8 @@ func (k *KeyRing) publicKey(ctx context.Context, kid string) (*ecdsa.PublicKey, 
 }
 
 // JWKS lists the published keys.
-func (k *KeyRing) JWKS() []JWK {
+func (k *KeyRing) JWKS(ctx context.Context) []JWK {
+	k.fresh(ctx)
 	k.mu.RLock()
 	defer k.mu.RUnlock()
 	out := make([]JWK, 0, len(k.public))

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +20,10 @@ import (
 
 const testIssuer = "https://pmapi.test"
 
+// deploymentBox is the PMAPI_SECRET_KEY every test's instances share, as every
+// instance of one deployment does: the signing keys table is server-wide.
+var deploymentBox, _ = seal.New(seal.Random())
+
 // oauthFixture is a workspace with an app, a live grant for it, and a verifier
 // whose key ring lives in the test database.
 type oauthFixture struct {
@@ -32,18 +37,13 @@ type oauthFixture struct {
 
 func setupOAuth(t *testing.T) oauthFixture {
 	t.Helper()
-	f := oauthFixture{fixture: setup(t), grant: pmapi.NewID(), user: pmapi.NewID()}
-	box, err := seal.New(seal.Random())
-	if err != nil {
-		t.Fatal(err)
-	}
-	f.box = box
-	f.ring = authz.NewKeyRing(f.dir.Pool(), box)
+	f := oauthFixture{fixture: setup(t), grant: pmapi.NewID(), user: pmapi.NewID(), box: deploymentBox}
+	f.ring = authz.NewKeyRing(f.dir.Pool(), f.box)
 	if err := f.ring.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	f.oauth = authz.NewOAuth(f.dir, f.ring, testIssuer)
-	err = f.shard.Tx(context.Background(), f.ws.ID, func(tx pgx.Tx) error {
+	err := f.shard.Tx(context.Background(), f.ws.ID, func(tx pgx.Tx) error {
 		_, err := tx.Exec(context.Background(), `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, $3, $4, $5)`,
 			f.ws.ID, f.grant, f.clientID, f.user, []string{"tasks:read"})
 		return err
@@ -81,7 +81,7 @@ func signWith(t *testing.T, method jwt.SigningMethod, key any, header map[string
 func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 	f := setupOAuth(t)
 	ctx := context.Background()
-	good, err := f.ring.Sign(f.claims())
+	good, err := f.ring.Sign(ctx, f.claims())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,10 +92,10 @@ func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 	if p.Workspace.ID != f.ws.ID || p.Subject != f.user || p.Credential != "oauth" {
 		t.Fatalf("principal %+v", p)
 	}
-	kid := f.ring.JWKS()[0].Kid
+	kid := kidOf(t, good)
 	stranger, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	atJWT := map[string]any{"typ": "at+jwt", "kid": kid}
-	pubDER := []byte(f.ring.JWKS()[0].X + f.ring.JWKS()[0].Y)
+	pubDER := []byte(f.ring.JWKS(ctx)[0].X + f.ring.JWKS(ctx)[0].Y) // what an HS256 forger would key with
 
 	with := func(change func(*authz.AccessClaims)) authz.AccessClaims {
 		c := f.claims()
@@ -103,7 +103,7 @@ func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 		return c
 	}
 	sign := func(c authz.AccessClaims) string {
-		s, err := f.ring.Sign(c)
+		s, err := f.ring.Sign(ctx, c)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -147,7 +147,7 @@ func (f oauthFixture) privateForTest(t *testing.T) *ecdsa.PrivateKey {
 func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	f := setupOAuth(t)
 	ctx := context.Background()
-	before, err := f.ring.Sign(f.claims())
+	before, err := f.ring.Sign(ctx, f.claims())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,13 +162,13 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 		t.Fatal(err)
 	}
 	published := map[string]bool{}
-	for _, k := range f.ring.JWKS() {
+	for _, k := range f.ring.JWKS(ctx) {
 		published[k.Kid] = true
 	}
 	if newKid == oldKid || !published[oldKid] || !published[newKid] {
-		t.Fatalf("after rotation the JWKS holds %v; want %s and %s", f.ring.JWKS(), oldKid, newKid)
+		t.Fatalf("after rotation the JWKS holds %v; want %s and %s", f.ring.JWKS(ctx), oldKid, newKid)
 	}
-	after, err := f.ring.Sign(f.claims())
+	after, err := f.ring.Sign(ctx, f.claims())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -180,8 +180,15 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 			t.Errorf("%s token after rotation: %v", name, err)
 		}
 	}
-	// The other instance learns the new key from the database the first time
-	// it meets its kid, once its one-reload-a-second throttle allows (unknown
+	// The other instance, once its keys are RefreshEvery old, signs with the
+	// new key too: a rotation reaches every instance.
+	other.RefreshEvery = 0
+	if kid := kidOf(t, mustSign(t, other, f.claims())); kid != newKid {
+		t.Errorf("another instance still signs with %s after the rotation to %s", kid, newKid)
+	}
+	other.RefreshEvery = time.Hour
+	// Its verifier learns a new key from the database the first time it meets
+	// its kid, once its one-reload-a-second throttle allows (unknown
 	// kids must not turn into a query each).
 	time.Sleep(1100 * time.Millisecond)
 	if _, err := authz.NewOAuth(f.dir, other, testIssuer).VerifyBearer(ctx, f.clientID, after); err != nil {
@@ -194,13 +201,39 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	if _, err := f.ring.Rotate(ctx, time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	for _, k := range f.ring.JWKS() {
+	for _, k := range f.ring.JWKS(ctx) {
 		if k.Kid == oldKid {
 			t.Fatal("an expired key is still published")
 		}
 	}
 	if _, err := f.oauth.VerifyBearer(ctx, f.clientID, before); pmapi.ErrorCode(err) != pmapi.CodeInvalidToken {
 		t.Errorf("a token of an unpublished key: %v", err)
+	}
+}
+
+func mustSign(t *testing.T, ring *authz.KeyRing, c authz.AccessClaims) string {
+	t.Helper()
+	s, err := ring.Sign(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// An instance with another PMAPI_SECRET_KEY refuses to start instead of
+// replacing the signing key every other instance uses.
+func TestKeyRingRefusesAnotherSecretKey(t *testing.T) {
+	f := setupOAuth(t)
+	ctx := context.Background()
+	before := kidOf(t, mustSign(t, f.ring, f.claims()))
+	wrong, _ := seal.New(seal.Random())
+	err := authz.NewKeyRing(f.dir.Pool(), wrong).Load(ctx)
+	if err == nil || !strings.Contains(err.Error(), "PMAPI_SECRET_KEY") {
+		t.Fatalf("a ring with another secret key loaded: %v", err)
+	}
+	f.ring.RefreshEvery = 0
+	if after := kidOf(t, mustSign(t, f.ring, f.claims())); after != before {
+		t.Errorf("the signing key changed from %s to %s", before, after)
 	}
 }
 

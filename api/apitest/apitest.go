@@ -84,10 +84,7 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
 	t.Cleanup(func() { cancel(); <-stopped })
 	<-ready
-	box, err := seal.New(seal.Random())
-	if err != nil {
-		t.Fatal(err)
-	}
+	box := deploymentBox
 	clients, err := jobs.NewClients(dir, jobs.Options{Box: box})
 	if err != nil {
 		t.Fatal(err)
@@ -128,6 +125,17 @@ func init() {
 		return string(b), err
 	})
 }
+
+// deploymentBox is the PMAPI_SECRET_KEY every Env of a package shares, as the
+// instances of one deployment do: the OAuth signing key sealed under it lives in
+// the package's one database.
+var deploymentBox = func() *seal.Box {
+	b, err := seal.New(seal.Random())
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
 
 // Response is a received answer with its body decoded.
 type Response struct {

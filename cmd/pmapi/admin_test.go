@@ -11,6 +11,11 @@ import (
 	"github.com/pmapi/pmapi/internal/testdb"
 )
 
+// deploymentSecret is the PMAPI_SECRET_KEY of every process this package's
+// tests start over its one database, as all instances of a deployment share
+// one: the OAuth signing key sealed under it is server-wide.
+var deploymentSecret = seal.Random()
+
 // TestAdminCLI drives `pmapi admin ...` through its whole set of commands.
 func TestAdminCLI(t *testing.T) {
 	t.Setenv("PMAPI_DATABASE_URL", testdb.Database(t).AppURL)
@@ -53,7 +58,7 @@ func TestAdminCLI(t *testing.T) {
 		t.Errorf("session: %v", sess)
 	}
 
-	t.Setenv("PMAPI_SECRET_KEY", seal.Random())
+	t.Setenv("PMAPI_SECRET_KEY", deploymentSecret)
 	first, second := run("oauth", "rotate-key"), run("oauth", "rotate-key")
 	if !strings.HasPrefix(first["kid"].(string), "k_") || first["kid"] == second["kid"] {
 		t.Errorf("rotate-key: %v then %v", first, second)

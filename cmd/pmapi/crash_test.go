@@ -16,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
 
@@ -65,7 +64,7 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 	addr := freeAddr(t)
 	token := "pmadm_crash_test_token_0123456789ab"
 	env := append(os.Environ(), "PMAPI_DATABASE_URL="+testdb.Database(t).AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
-		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
+		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+deploymentSecret, "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_JOB_RESCUE_AFTER=2s", "PMAPI_SHUTDOWN_GRACE=2s",
 		"PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s")
 	var serveLogs bytes.Buffer

@@ -16,7 +16,6 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
 
@@ -33,7 +32,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	token := "pmadm_shutdown_test_token_0123456789"
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(), "PMAPI_DATABASE_URL="+testdb.Database(t).AppURL, "PMAPI_ADDR="+addr,
-		"PMAPI_METRICS_ADDR=off", "PMAPI_ADMIN_TOKEN="+token, "PMAPI_SHUTDOWN_GRACE=20s", "PMAPI_SECRET_KEY="+seal.Random())
+		"PMAPI_METRICS_ADDR=off", "PMAPI_ADMIN_TOKEN="+token, "PMAPI_SHUTDOWN_GRACE=20s", "PMAPI_SECRET_KEY="+deploymentSecret)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
