@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -355,6 +356,24 @@ func TestWebhookSSRFGuard(t *testing.T) {
 	if testutil.ToFloat64(jobsMetric("blocked")) <= blockedBefore {
 		t.Error("blocked counter did not rise")
 	}
+	// A real delivery through River: the attempt fails as blocked and is logged so.
+	createProject(t, tn2, map[string]any{"name": "blocked"})
+	var attempt map[string]any
+	apitest.Eventually(t, 20*time.Second, "blocked attempt logged", func() bool {
+		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"eventType": "project.created"}).Items()
+		if len(items) == 0 {
+			return false
+		}
+		log, _ := tn2.Get(t, "/openapi/v1/webhooks/deliveries/"+items[0]["id"].(string), nil).Data()["attemptLog"].([]any)
+		if len(log) == 0 {
+			return false
+		}
+		attempt = log[0].(map[string]any)
+		return true
+	})
+	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") || attempt["statusCode"] != nil || len(rcv.requests()) != 0 {
+		t.Errorf("blocked delivery attempt %v, %d requests reached the receiver", attempt, len(rcv.requests()))
+	}
 }
 
 func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
@@ -424,4 +443,90 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	apitest.Eventually(t, 30*time.Second, "replays delivered", func() bool {
 		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 2
 	})
+}
+
+// TestDeliveryListFiltersPagesAndDisable covers the delivery list's filters
+// (subscriptionId, status, eventType, since) and keyset pages, and the disable
+// endpoint: a disabled subscription gets no new deliveries until enabled.
+func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
+	rcv := newReceiver(t)
+	env, tn := webhookEnv(t, rcv, true)
+	projects, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	tasks, _ := subscribe(t, tn, rcv.srv.URL, "task.created")
+	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
+	createProject(t, tn, map[string]any{"name": "two"})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})
+	apitest.Eventually(t, 20*time.Second, "three deliveries SUCCEEDED", func() bool {
+		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 3
+	})
+	count := func(q map[string]string) int {
+		t.Helper()
+		r := tn.Get(t, "/openapi/v1/webhooks/deliveries", q)
+		if r.Status != 200 {
+			t.Fatalf("list %v: %d %s", q, r.Status, r.Raw)
+		}
+		return len(r.Items())
+	}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	for _, tc := range []struct {
+		q    map[string]string
+		want int
+	}{
+		{map[string]string{"subscriptionId": projects}, 2},
+		{map[string]string{"subscriptionId": tasks}, 1},
+		{map[string]string{"eventType": "task.created"}, 1},
+		{map[string]string{"eventType": "project.created"}, 2},
+		{map[string]string{"eventType": "risk.opened"}, 0},
+		{map[string]string{"status": "DEAD"}, 0},
+		{map[string]string{"since": past}, 3},
+		{map[string]string{"since": future}, 0},
+	} {
+		if got := count(tc.q); got != tc.want {
+			t.Errorf("%v: %d deliveries, want %d", tc.q, got, tc.want)
+		}
+	}
+	for _, bad := range []map[string]string{{"status": "LOST"}, {"since": "yesterday"}, {"subscriptionId": "x"}} {
+		wantError(t, tn.Get(t, "/openapi/v1/webhooks/deliveries", bad), 400, "VALIDATION_FAILED")
+	}
+	// Keyset pages of one visit each delivery once.
+	seen := map[string]bool{}
+	q := map[string]string{"limit": "1"}
+	for i := 0; i < 5; i++ {
+		r := tn.Get(t, "/openapi/v1/webhooks/deliveries", q)
+		for _, id := range r.IDs() {
+			if seen[id] {
+				t.Errorf("%s on two pages", id)
+			}
+			seen[id] = true
+		}
+		next, ok := r.Data()["nextCursor"].(string)
+		if !ok {
+			break
+		}
+		q["cursor"] = next
+	}
+	if len(seen) != 3 {
+		t.Errorf("pages visited %d deliveries, want 3", len(seen))
+	}
+
+	// Disable: nothing new is delivered; enable: deliveries resume.
+	dis := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil)
+	if dis.Status != 200 || dis.Str("status") != "DISABLED" {
+		t.Fatalf("disable: %d %s", dis.Status, dis.Raw)
+	}
+	createProject(t, tn, map[string]any{"name": "while disabled"})
+	time.Sleep(1500 * time.Millisecond)
+	if got := count(map[string]string{"subscriptionId": projects}); got != 2 {
+		t.Errorf("a disabled subscription got a delivery: %d", got)
+	}
+	if en := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/enable", nil); en.Status != 200 || en.Str("status") != "ACTIVE" {
+		t.Fatalf("enable: %d %s", en.Status, en.Raw)
+	}
+	createProject(t, tn, map[string]any{"name": "after enable"})
+	apitest.Eventually(t, 20*time.Second, "delivery after enable", func() bool {
+		return count(map[string]string{"subscriptionId": projects, "status": "SUCCEEDED"}) == 3
+	})
+	stranger := env.NewTenant(t)
+	wantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
 }
