@@ -143,6 +143,10 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 409, "CONFLICT")
 	other := env.NewTenant(t)
 	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "x"}), 404, "NOT_FOUND")
+	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 404, "NOT_FOUND")
+	if items := other.Get(t, rrcaBase+"/"+id+"/look-across", nil); items.Status != 404 {
+		t.Errorf("another workspace lists the suggestions: %d", items.Status)
+	}
 }
 
 func TestRRCAFromARisk(t *testing.T) {

@@ -174,11 +174,66 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	if ids := b.Get(t, rrcaBase, map[string]string{"includeArchived": "true"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists A's analyses: %v", ids)
 	}
+	// A's nodes, corrective actions and suggestion runs are as invisible to B.
+	root := addNode(t, a, x, "ROOT_CAUSE", "root", "")
+	fiveWhy := a.Do(t, "POST", rrcaBase+"/"+x+"/5why/suggest", nil).Str("id")
+	lookAcross := a.Do(t, "POST", rrcaBase+"/"+x+"/look-across/suggest", nil).Str("id")
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"DELETE", rrcaBase + "/" + x + "/nodes/" + root, nil},
+		{"POST", rrcaBase + "/" + x + "/nodes/" + root + "/accept", nil},
+		{"POST", rrcaBase + "/" + x + "/corrective-actions", map[string]any{"nodeId": root, "title": "mine"}},
+		{"GET", rrcaBase + "/" + x + "/5why/suggestions/" + fiveWhy, nil},
+		{"GET", rrcaBase + "/" + x + "/look-across/runs/" + lookAcross, nil},
+		{"POST", rrcaBase + "/" + x + "/restore", nil},
+	} {
+		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
+	}
+	if n := a.Get(t, rrcaBase+"/"+x+"/nodes", nil).IDs(); len(n) != 1 || n[0] != root {
+		t.Errorf("A's nodes after B's attempts: %v", n)
+	}
+	// Restore brings an archived analysis back into the list.
+	if r := a.Do(t, "POST", rrcaBase+"/"+arch+"/restore", nil); r.Status != 201 {
+		t.Fatalf("restore: %d %s", r.Status, r.Raw)
+	}
+	if ids := a.Get(t, rrcaBase, nil).IDs(); !slices.Contains(ids, arch) {
+		t.Errorf("restored analysis not listed: %v", ids)
+	}
+
 	ro := a.WithKey(a.NewKey(t, "rrca:read"))
-	wantError(t, ro.Do(t, "POST", rrcaBase, map[string]any{"title": "x"}), 403, "INSUFFICIENT_SCOPE")
-	wantError(t, ro.Do(t, "POST", rrcaBase+"/"+x+"/nodes", map[string]any{"kind": "WHY", "text": "x"}), 403, "INSUFFICIENT_SCOPE")
+	sug := rrcaBase + "/" + x + "/look-across/lac_00000000000000000000000000"
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", rrcaBase, map[string]any{"title": "x"}},
+		{"PATCH", rrcaBase + "/" + x, map[string]any{"title": "y"}},
+		{"POST", rrcaBase + "/" + x + "/advance", nil},
+		{"POST", rrcaBase + "/" + x + "/archive", nil},
+		{"POST", rrcaBase + "/" + x + "/restore", nil},
+		{"POST", rrcaBase + "/" + x + "/nodes", map[string]any{"kind": "WHY", "text": "x"}},
+		{"DELETE", rrcaBase + "/" + x + "/nodes/" + root, nil},
+		{"POST", rrcaBase + "/" + x + "/nodes/" + root + "/accept", nil},
+		{"POST", rrcaBase + "/" + x + "/corrective-actions", map[string]any{"nodeId": root, "title": "t"}},
+		{"POST", rrcaBase + "/" + x + "/5why/suggest", nil},
+		{"POST", rrcaBase + "/" + x + "/look-across/suggest", nil},
+		{"POST", sug + "/apply", nil},
+		{"POST", sug + "/reject", map[string]any{"reason": "r"}},
+	} {
+		wantError(t, ro.Do(t, tc.method, tc.path, tc.body), 403, "INSUFFICIENT_SCOPE")
+	}
+	for _, path := range []string{rrcaBase, rrcaBase + "/" + x, rrcaBase + "/" + x + "/nodes", rrcaBase + "/" + x + "/corrective-actions",
+		rrcaBase + "/" + x + "/similar", rrcaBase + "/" + x + "/look-across", rrcaBase + "/" + x + "/5why/suggestions/" + fiveWhy,
+		rrcaBase + "/" + x + "/look-across/runs/" + lookAcross} {
+		if r := ro.Get(t, path, nil); r.Status != 200 {
+			t.Errorf("GET %s with rrca:read: %d %s", path, r.Status, r.Raw)
+		}
+	}
 	none := a.WithKey(a.NewKey(t, "tasks:read"))
 	wantError(t, none.Get(t, rrcaBase, nil), 403, "INSUFFICIENT_SCOPE")
+	wantError(t, none.Get(t, rrcaBase+"/"+x+"/similar", nil), 403, "INSUFFICIENT_SCOPE")
 }
 
 func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
