@@ -56,6 +56,11 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if status, body := get("/openapi/v1/openapi.json", nil); status != 200 || body["openapi"] == nil {
 		t.Errorf("openapi.json: %d", status)
 	}
+	// Readiness runs the real check (every shard reachable and carrying pmapi's
+	// and River's newest migration) as the server's role, without credentials.
+	if status, body := get("/readyz", nil); status != 200 || body["status"] != "ok" {
+		t.Errorf("readyz: %d %v", status, body)
+	}
 	status, body := get("/openapi/v1/session", map[string]string{"X-Client-ID": client[1], "Cookie": "sid=" + sid[1]})
 	if status != 200 || !strings.Contains(toJSON(body), "demo@example.com") {
 		t.Errorf("session with the printed credentials: %d %v", status, body)
