@@ -319,6 +319,14 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 			t.Errorf("stripe verify with %s...: %v", s[:10], err)
 		}
 	}
+	// Without graceSeconds the old secret keeps signing for 24 h; a grace
+	// beyond a week is refused.
+	def := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", nil)
+	until, err := time.Parse(time.RFC3339Nano, def.Str("previousValidUntil"))
+	if def.Status != 201 || err != nil || until.Sub(time.Now().Add(24*time.Hour)).Abs() > time.Minute {
+		t.Errorf("default grace: %s", def.Raw)
+	}
+	wantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
 }
 
 func TestWebhookSSRFGuard(t *testing.T) {
