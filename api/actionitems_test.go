@@ -318,3 +318,25 @@ func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
 		t.Error("the server role may delete execution logs")
 	}
 }
+
+func TestExecutionLogKindsAndLimit(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
+	for _, kind := range []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"} {
+		if r := tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": kind, "message": kind + " entry"}); r.Status != 201 || r.Str("kind") != kind {
+			t.Fatalf("log %s: %d %s", kind, r.Status, r.Raw)
+		}
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", nil).Items()); !slices.Equal(k, []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"}) {
+		t.Errorf("logs %v", k)
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", map[string]string{"limit": "2"}).Items()); len(k) != 2 {
+		t.Errorf("limit 2 gave %v", k)
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", map[string]string{"kind": "BLOCKER"}).Items()); !slices.Equal(k, []string{"BLOCKER"}) {
+		t.Errorf("kind filter %v", k)
+	}
+	wantError(t, tn.Get(t, aiBase+id+"/logs", map[string]string{"kind": "GOSSIP"}), 400, "VALIDATION_FAILED")
+	wantError(t, tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": "GOSSIP", "message": "x"}), 400, "VALIDATION_FAILED")
+}

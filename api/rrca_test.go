@@ -158,6 +158,13 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 		}
 	}
 	wantError(t, a.Get(t, rrcaBase, map[string]string{"phase": "DONE"}), 400, "VALIDATION_FAILED")
+	if ids := a.Get(t, rrcaBase, map[string]string{"limit": "1"}).IDs(); len(ids) != 1 {
+		t.Errorf("limit 1 gave %v", ids)
+	}
+	// No worker runs here, so the similarity job queued on create is pending.
+	if sim := a.Get(t, rrcaBase+"/"+x+"/similar", map[string]string{"limit": "5"}); sim.Status != 200 || sim.Data()["pending"] != true {
+		t.Errorf("similar before its job ran: %d %s", sim.Status, sim.Raw)
+	}
 	for _, tc := range []struct {
 		method, path string
 		body         any
@@ -259,5 +266,8 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	}
 	if tn.Get(t, rrcaBase+"/"+leak+"/similar", nil).Data()["computedAt"] == nil {
 		t.Error("computedAt missing")
+	}
+	if one := tn.Get(t, rrcaBase+"/"+leak+"/similar", map[string]string{"limit": "1"}).Items(); len(one) != 1 || one[0]["rrcaId"] != twin {
+		t.Errorf("limit 1: %v", one)
 	}
 }
