@@ -538,3 +538,37 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 	stranger := env.NewTenant(t)
 	wantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
 }
+
+// TestRetryingDeliveryShowsNextAttempt: after a failed first attempt the
+// delivery is RETRYING with one attempt and its next attempt at the schedule's
+// first step (1 h here), which River holds as the job's scheduled time.
+func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
+	rcv := newReceiver(t, 500)
+	sender, err := webhook.NewSender(true, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env.StartWorkers(t, func(o *jobs.Options) {
+		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
+		o.PollInterval = 50 * time.Millisecond
+	})
+	tn := env.NewTenant(t)
+	subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "x"})
+	var d map[string]any
+	apitest.Eventually(t, 20*time.Second, "RETRYING", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "RETRYING"}).Items()
+		if len(items) == 1 {
+			d = items[0]
+		}
+		return d != nil
+	})
+	next, err := time.Parse(time.RFC3339Nano, fmt.Sprint(d["nextAttemptAt"]))
+	if err != nil || d["attempts"] != float64(1) || next.Sub(time.Now().Add(time.Hour)).Abs() > time.Minute {
+		t.Errorf("retrying delivery %v: want 1 attempt and the next in 1 h", d)
+	}
+	if n := len(rcv.requests()); n != 1 {
+		t.Errorf("%d requests, want 1 before the retry is due", n)
+	}
+}
