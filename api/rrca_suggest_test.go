@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -134,13 +135,18 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 		it["ownerHint"] != "Line 7 maintenance" || it["title"] != "Add a gland nut torque check to the assembly checklist" {
 		t.Errorf("applied item %v", it)
 	}
+	if due, _ := it["dueDate"].(string); !strings.HasPrefix(due, "2027-01-15") {
+		t.Errorf("applied item due %v, want 2027-01-15", it["dueDate"])
+	}
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/reject", map[string]any{"reason": "too late"}), 409, "CONFLICT")
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": ""}), 400, "VALIDATION_FAILED")
 	rej := tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "The paint pump uses a press-fit seal"})
 	if rej.Status != 201 || rej.Str("status") != "REJECTED" || rej.Str("reason") != "The paint pump uses a press-fit seal" {
 		t.Fatalf("reject: %s", rej.Raw)
 	}
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "again"}), 409, "CONFLICT")
 	other := env.NewTenant(t)
 	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "x"}), 404, "NOT_FOUND")
 	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 404, "NOT_FOUND")

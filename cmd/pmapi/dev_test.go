@@ -115,8 +115,24 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		}
 	}
 	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
-	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
-		t.Errorf("seeded analyses: %d %v", status, body)
+	if items, _ := body["data"].(map[string]any)["items"].([]any); status != 200 || len(items) != 2 ||
+		items[0].(map[string]any)["projectId"] == items[1].(map[string]any)["projectId"] {
+		t.Errorf("seeded analyses, want two in two projects: %d %v", status, body)
+	}
+	// The two seeded analyses find each other through the similarity job.
+	if items, _ := body["data"].(map[string]any)["items"].([]any); len(items) == 2 {
+		first, second := items[0].(map[string]any)["id"].(string), items[1].(map[string]any)["id"].(string)
+		var sim map[string]any
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			_, b := get("/openapi/v1/resource/rrca/"+first+"/similar", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+			sim, _ = b["data"].(map[string]any)
+			if found, _ := sim["items"].([]any); sim["pending"] == false && len(found) > 0 {
+				break
+			}
+		}
+		if found, _ := sim["items"].([]any); len(found) == 0 || found[0].(map[string]any)["rrcaId"] != second {
+			t.Errorf("similar of the first seeded analysis: %v, want the second first", sim)
+		}
 	}
 
 	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)
