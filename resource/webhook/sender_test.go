@@ -24,6 +24,12 @@ func TestSenderOutcomes(t *testing.T) {
 		case "/redirect":
 			http.Redirect(w, r, "/big", http.StatusFound)
 			return
+		case "/created":
+			w.WriteHeader(http.StatusCreated)
+			return
+		case "/accepted":
+			w.WriteHeader(http.StatusAccepted)
+			return
 		case "/big":
 			_, _ = w.Write([]byte(strings.Repeat("x", 3000)))
 			return
@@ -48,6 +54,11 @@ func TestSenderOutcomes(t *testing.T) {
 	}
 	if r := send(s, "/ok"); !r.OK() || r.Status != 204 {
 		t.Fatalf("ok: %+v", r)
+	}
+	for _, path := range []string{"/created", "/accepted"} {
+		if r := send(s, path); !r.OK() {
+			t.Errorf("%s is a 2xx, a success: %+v", path, r)
+		}
 	}
 	if r := send(s, "/big"); !r.OK() || len(r.Snippet) != 1024 {
 		t.Errorf("snippet of %d bytes, want 1024", len(r.Snippet))
