@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
@@ -570,5 +571,37 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	}
 	if n := len(rcv.requests()); n != 1 {
 		t.Errorf("%d requests, want 1 before the retry is due", n)
+	}
+	// The queue gauges see the waiting retry; a delivery job waiting for ten
+	// minutes (on a queue no worker serves, so nothing races the reading) shows
+	// in the oldest-pending age.
+	gauges := func() (depth, lag float64) {
+		t.Helper()
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(jobs.QueueGauges{Directory: env.Directory})
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			switch mf.GetName() {
+			case "pmapi_webhook_queue_depth":
+				depth = mf.GetMetric()[0].GetGauge().GetValue()
+			case "pmapi_webhook_oldest_pending_age_seconds":
+				lag = mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return depth, lag
+	}
+	if depth, _ := gauges(); depth < 1 {
+		t.Errorf("queue depth %v with a delivery waiting", depth)
+	}
+	if err := tn.ExecAsServer(t, `insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority)
+		values ('webhook.deliver', '{}', 'audit-unserved', 'available', now() - interval '10 minutes', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tn.ExecAsServer(t, "delete from river.river_job where queue = 'audit-unserved'") })
+	if _, lag := gauges(); lag < 590 || lag > 900 {
+		t.Errorf("oldest pending age %vs, want about 600", lag)
 	}
 }
