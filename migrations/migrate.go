@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -281,8 +282,8 @@ func CheckCurrent(ctx context.Context, q querier) error {
 }
 
 // latestRiverVersion is the newest migration of River's main line that this
-// build embeds (no database is touched).
-func latestRiverVersion() (int, error) {
+// build embeds (no database is touched; worked out once).
+var latestRiverVersion = sync.OnceValues(func() (int, error) {
 	migrator, err := rivermigrate.New(riverpgxv5.New(nil), &rivermigrate.Config{Schema: RiverSchema})
 	if err != nil {
 		return 0, err
@@ -292,4 +293,4 @@ func latestRiverVersion() (int, error) {
 		return 0, fmt.Errorf("river embeds no migrations")
 	}
 	return versions[len(versions)-1].Version, nil
-}
+})
