@@ -1,11 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
 )
 
 const rrcaBase = "/openapi/v1/resource/rrca"
@@ -269,5 +271,31 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	}
 	if one := tn.Get(t, rrcaBase+"/"+leak+"/similar", map[string]string{"limit": "1"}).Items(); len(one) != 1 || one[0]["rrcaId"] != twin {
 		t.Errorf("limit 1: %v", one)
+	}
+}
+
+// TestSimilarityRecomputationIsDebounced: with no worker running, a create,
+// three node additions and a title change leave one queued recomputation for
+// the analysis (River unique jobs), not five.
+func TestSimilarityRecomputationIsDebounced(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	id := createRRCA(t, tn, map[string]any{"title": "Pump cavitation", "problemStatement": "Noise at the feed pump"})
+	p := addNode(t, tn, id, "PROBLEM", "noise", "")
+	w := addNode(t, tn, id, "WHY", "air in the suction line", p)
+	addNode(t, tn, id, "ROOT_CAUSE", "loose suction flange", w)
+	if r := tn.Do(t, "PATCH", rrcaBase+"/"+id, map[string]any{"title": "Feed pump cavitation"}); r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Raw)
+	}
+	var n int
+	if err := testdb.AppPool(t).QueryRow(context.Background(), `select count(*) from river.river_job
+		where kind = 'rrca.similarity' and args->>'workspaceId' = $1 and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d queued similarity jobs for one analysis, want 1", n)
+	}
+	if r := tn.Get(t, rrcaBase+"/"+id+"/similar", nil); r.Data()["pending"] != true {
+		t.Errorf("pending not reported: %s", r.Raw)
 	}
 }
