@@ -172,3 +172,35 @@ func TestRRCAFromARisk(t *testing.T) {
 	wantError(t, other.Do(t, "POST", rrcaBase, map[string]any{"sourceRiskId": rsk}), 404, "NOT_FOUND")
 	wantError(t, tn.Do(t, "POST", rrcaBase, map[string]any{}), 400, "VALIDATION_FAILED")
 }
+
+// TestFiveWhyDrawsOnRisksAndTasks: with no similar analysis in the workspace,
+// the 5-why run still reaches READY through River and its suggestions come from
+// the workspace's own risks and tasks.
+func TestFiveWhyDrawsOnRisksAndTasks(t *testing.T) {
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "Boiler house"})["id"].(string)
+	risk := "Feed water pump suction strainer clogs with scale"
+	task := "Replace the clogged suction strainer of the feed water pump"
+	createRisk(t, tn, map[string]any{"projectId": prj, "title": risk})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": task})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": "Order office chairs"})
+	id := createRRCA(t, tn, map[string]any{"title": "Feed water pump cavitation", "problemStatement": "The feed water pump cavitates: suction strainer clogged", "projectId": prj})
+	addNode(t, tn, id, "WHY", "Suction pressure drops at the feed water pump", "")
+	run := tn.Do(t, "POST", rrcaBase+"/"+id+"/5why/suggest", nil)
+	if run.Status != 201 {
+		t.Fatalf("suggest: %d %s", run.Status, run.Raw)
+	}
+	done := waitRun(t, tn, rrcaBase+"/"+id+"/5why/suggestions/"+run.Str("id"))
+	texts := map[string]bool{}
+	for _, n := range done.Data()["nodes"].([]any) {
+		texts[n.(map[string]any)["text"].(string)] = true
+	}
+	if !texts[risk] && !texts[task] {
+		t.Errorf("suggestions %v do not draw on the workspace's risk or task", texts)
+	}
+	if texts["Order office chairs"] {
+		t.Errorf("an unrelated task was suggested: %v", texts)
+	}
+}
