@@ -268,13 +268,42 @@ func TestActionItemsIsolationAndScopes(t *testing.T) {
 	ap := createProject(t, a, map[string]any{"name": "a"})["id"].(string)
 	bi := createActionItem(t, b, map[string]any{"title": "b"})["id"].(string)
 	wantError(t, b.Do(t, "POST", aiBase+"attach-project", map[string]any{"actionItemId": bi, "projectId": ap}), 404, "NOT_FOUND")
+	// A batch naming A's item fails that operation as not found.
+	br := b.Do(t, "POST", aiBase+"batch", map[string]any{"operations": []map[string]any{{"op": "update", "actionItemId": id, "title": "mine"}}})
+	if br.Status != 201 {
+		t.Fatalf("batch: %d %s", br.Status, br.Raw)
+	}
+	if res := br.Data()["results"].([]any)[0].(map[string]any); res["success"] != false || res["error"].(map[string]any)["code"] != "NOT_FOUND" {
+		t.Errorf("batch on another workspace's item: %v", res)
+	}
+	if got := a.Get(t, aiBase+"detail", map[string]string{"id": id}); got.Str("title") != "private" {
+		t.Errorf("A's item changed: %s", got.Raw)
+	}
 	ro := a.WithKey(a.NewKey(t, "action-items:read"))
-	r := ro.Do(t, "POST", aiBase+"create", map[string]any{"title": "x"})
-	wantError(t, r, 403, "INSUFFICIENT_SCOPE")
-	wantError(t, ro.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": "NOTE", "message": "x"}), 403, "INSUFFICIENT_SCOPE")
+	for _, tc := range []struct {
+		path string
+		body any
+	}{
+		{aiBase + "create", map[string]any{"title": "x"}},
+		{aiBase + "attach-project", map[string]any{"actionItemId": id, "projectId": ap}},
+		{aiBase + "update", map[string]any{"actionItemId": id, "title": "y"}},
+		{aiBase + "archive", map[string]any{"actionItemId": id}},
+		{aiBase + "restore", map[string]any{"actionItemId": id}},
+		{aiBase + "delete", map[string]any{"actionItemId": id}},
+		{aiBase + "batch", map[string]any{"operations": []map[string]any{{"op": "create", "title": "x"}}}},
+		{aiBase + id + "/log", map[string]any{"kind": "NOTE", "message": "x"}},
+	} {
+		wantError(t, ro.Do(t, "POST", tc.path, tc.body), 403, "INSUFFICIENT_SCOPE")
+	}
 	if got := ro.Get(t, aiBase+"list", nil); got.Status != 200 {
 		t.Errorf("read: %d", got.Status)
 	}
+	if got := ro.Get(t, aiBase+id+"/logs", nil); got.Status != 200 {
+		t.Errorf("read logs: %d", got.Status)
+	}
+	none := a.WithKey(a.NewKey(t, "tasks:read"))
+	wantError(t, none.Get(t, aiBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
+	wantError(t, none.Get(t, aiBase+id+"/logs", nil), 403, "INSUFFICIENT_SCOPE")
 }
 
 func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
@@ -288,4 +317,26 @@ func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
 	if err := tn.ExecAsServer(t, "delete from execution_logs"); err == nil {
 		t.Error("the server role may delete execution logs")
 	}
+}
+
+func TestExecutionLogKindsAndLimit(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
+	for _, kind := range []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"} {
+		if r := tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": kind, "message": kind + " entry"}); r.Status != 201 || r.Str("kind") != kind {
+			t.Fatalf("log %s: %d %s", kind, r.Status, r.Raw)
+		}
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", nil).Items()); !slices.Equal(k, []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"}) {
+		t.Errorf("logs %v", k)
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", map[string]string{"limit": "2"}).Items()); len(k) != 2 {
+		t.Errorf("limit 2 gave %v", k)
+	}
+	if k := kindsOf(tn.Get(t, aiBase+id+"/logs", map[string]string{"kind": "BLOCKER"}).Items()); !slices.Equal(k, []string{"BLOCKER"}) {
+		t.Errorf("kind filter %v", k)
+	}
+	wantError(t, tn.Get(t, aiBase+id+"/logs", map[string]string{"kind": "GOSSIP"}), 400, "VALIDATION_FAILED")
+	wantError(t, tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": "GOSSIP", "message": "x"}), 400, "VALIDATION_FAILED")
 }

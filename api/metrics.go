@@ -22,6 +22,32 @@ var (
 )
 
 func observeRequest(route, method string, status int, seconds float64) {
+	method = methodLabel(method)
 	httpRequests.WithLabelValues(route, method, strconv.Itoa(status/100)+"xx").Inc()
 	httpDuration.WithLabelValues(route, method).Observe(seconds)
+}
+
+// methodLabel maps a request method to a constant string. Fiber's c.Method()
+// points into fasthttp's reused request buffer; a series created with it as a
+// label value would later read another request's method (POST turning into
+// "GETT"), giving duplicate series that make the whole scrape fail. Constants
+// also bound the label's values.
+func methodLabel(m string) string {
+	switch m {
+	case "GET":
+		return "GET"
+	case "HEAD":
+		return "HEAD"
+	case "POST":
+		return "POST"
+	case "PUT":
+		return "PUT"
+	case "PATCH":
+		return "PATCH"
+	case "DELETE":
+		return "DELETE"
+	case "OPTIONS":
+		return "OPTIONS"
+	}
+	return "OTHER"
 }

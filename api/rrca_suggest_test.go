@@ -1,6 +1,7 @@
 package api_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -134,15 +135,24 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 		it["ownerHint"] != "Line 7 maintenance" || it["title"] != "Add a gland nut torque check to the assembly checklist" {
 		t.Errorf("applied item %v", it)
 	}
+	if due, _ := it["dueDate"].(string); !strings.HasPrefix(due, "2027-01-15") {
+		t.Errorf("applied item due %v, want 2027-01-15", it["dueDate"])
+	}
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s1["id"].(string)+"/reject", map[string]any{"reason": "too late"}), 409, "CONFLICT")
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": ""}), 400, "VALIDATION_FAILED")
 	rej := tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "The paint pump uses a press-fit seal"})
 	if rej.Status != 201 || rej.Str("status") != "REJECTED" || rej.Str("reason") != "The paint pump uses a press-fit seal" {
 		t.Fatalf("reject: %s", rej.Raw)
 	}
 	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 409, "CONFLICT")
+	wantError(t, tn.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "again"}), 409, "CONFLICT")
 	other := env.NewTenant(t)
 	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "x"}), 404, "NOT_FOUND")
+	wantError(t, other.Do(t, "POST", rrcaBase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 404, "NOT_FOUND")
+	if items := other.Get(t, rrcaBase+"/"+id+"/look-across", nil); items.Status != 404 {
+		t.Errorf("another workspace lists the suggestions: %d", items.Status)
+	}
 }
 
 func TestRRCAFromARisk(t *testing.T) {
@@ -161,4 +171,36 @@ func TestRRCAFromARisk(t *testing.T) {
 	other := env.NewTenant(t)
 	wantError(t, other.Do(t, "POST", rrcaBase, map[string]any{"sourceRiskId": rsk}), 404, "NOT_FOUND")
 	wantError(t, tn.Do(t, "POST", rrcaBase, map[string]any{}), 400, "VALIDATION_FAILED")
+}
+
+// TestFiveWhyDrawsOnRisksAndTasks: with no similar analysis in the workspace,
+// the 5-why run still reaches READY through River and its suggestions come from
+// the workspace's own risks and tasks.
+func TestFiveWhyDrawsOnRisksAndTasks(t *testing.T) {
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "Boiler house"})["id"].(string)
+	risk := "Feed water pump suction strainer clogs with scale"
+	task := "Replace the clogged suction strainer of the feed water pump"
+	createRisk(t, tn, map[string]any{"projectId": prj, "title": risk})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": task})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": "Order office chairs"})
+	id := createRRCA(t, tn, map[string]any{"title": "Feed water pump cavitation", "problemStatement": "The feed water pump cavitates: suction strainer clogged", "projectId": prj})
+	addNode(t, tn, id, "WHY", "Suction pressure drops at the feed water pump", "")
+	run := tn.Do(t, "POST", rrcaBase+"/"+id+"/5why/suggest", nil)
+	if run.Status != 201 {
+		t.Fatalf("suggest: %d %s", run.Status, run.Raw)
+	}
+	done := waitRun(t, tn, rrcaBase+"/"+id+"/5why/suggestions/"+run.Str("id"))
+	texts := map[string]bool{}
+	for _, n := range done.Data()["nodes"].([]any) {
+		texts[n.(map[string]any)["text"].(string)] = true
+	}
+	if !texts[risk] && !texts[task] {
+		t.Errorf("suggestions %v do not draw on the workspace's risk or task", texts)
+	}
+	if texts["Order office chairs"] {
+		t.Errorf("an unrelated task was suggested: %v", texts)
+	}
 }

@@ -1,11 +1,13 @@
 package api_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
 )
 
 const rrcaBase = "/openapi/v1/resource/rrca"
@@ -158,6 +160,13 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 		}
 	}
 	wantError(t, a.Get(t, rrcaBase, map[string]string{"phase": "DONE"}), 400, "VALIDATION_FAILED")
+	if ids := a.Get(t, rrcaBase, map[string]string{"limit": "1"}).IDs(); len(ids) != 1 {
+		t.Errorf("limit 1 gave %v", ids)
+	}
+	// No worker runs here, so the similarity job queued on create is pending.
+	if sim := a.Get(t, rrcaBase+"/"+x+"/similar", map[string]string{"limit": "5"}); sim.Status != 200 || sim.Data()["pending"] != true {
+		t.Errorf("similar before its job ran: %d %s", sim.Status, sim.Raw)
+	}
 	for _, tc := range []struct {
 		method, path string
 		body         any
@@ -174,11 +183,66 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	if ids := b.Get(t, rrcaBase, map[string]string{"includeArchived": "true"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists A's analyses: %v", ids)
 	}
+	// A's nodes, corrective actions and suggestion runs are as invisible to B.
+	root := addNode(t, a, x, "ROOT_CAUSE", "root", "")
+	fiveWhy := a.Do(t, "POST", rrcaBase+"/"+x+"/5why/suggest", nil).Str("id")
+	lookAcross := a.Do(t, "POST", rrcaBase+"/"+x+"/look-across/suggest", nil).Str("id")
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"DELETE", rrcaBase + "/" + x + "/nodes/" + root, nil},
+		{"POST", rrcaBase + "/" + x + "/nodes/" + root + "/accept", nil},
+		{"POST", rrcaBase + "/" + x + "/corrective-actions", map[string]any{"nodeId": root, "title": "mine"}},
+		{"GET", rrcaBase + "/" + x + "/5why/suggestions/" + fiveWhy, nil},
+		{"GET", rrcaBase + "/" + x + "/look-across/runs/" + lookAcross, nil},
+		{"POST", rrcaBase + "/" + x + "/restore", nil},
+	} {
+		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
+	}
+	if n := a.Get(t, rrcaBase+"/"+x+"/nodes", nil).IDs(); len(n) != 1 || n[0] != root {
+		t.Errorf("A's nodes after B's attempts: %v", n)
+	}
+	// Restore brings an archived analysis back into the list.
+	if r := a.Do(t, "POST", rrcaBase+"/"+arch+"/restore", nil); r.Status != 201 {
+		t.Fatalf("restore: %d %s", r.Status, r.Raw)
+	}
+	if ids := a.Get(t, rrcaBase, nil).IDs(); !slices.Contains(ids, arch) {
+		t.Errorf("restored analysis not listed: %v", ids)
+	}
+
 	ro := a.WithKey(a.NewKey(t, "rrca:read"))
-	wantError(t, ro.Do(t, "POST", rrcaBase, map[string]any{"title": "x"}), 403, "INSUFFICIENT_SCOPE")
-	wantError(t, ro.Do(t, "POST", rrcaBase+"/"+x+"/nodes", map[string]any{"kind": "WHY", "text": "x"}), 403, "INSUFFICIENT_SCOPE")
+	sug := rrcaBase + "/" + x + "/look-across/lac_00000000000000000000000000"
+	for _, tc := range []struct {
+		method, path string
+		body         any
+	}{
+		{"POST", rrcaBase, map[string]any{"title": "x"}},
+		{"PATCH", rrcaBase + "/" + x, map[string]any{"title": "y"}},
+		{"POST", rrcaBase + "/" + x + "/advance", nil},
+		{"POST", rrcaBase + "/" + x + "/archive", nil},
+		{"POST", rrcaBase + "/" + x + "/restore", nil},
+		{"POST", rrcaBase + "/" + x + "/nodes", map[string]any{"kind": "WHY", "text": "x"}},
+		{"DELETE", rrcaBase + "/" + x + "/nodes/" + root, nil},
+		{"POST", rrcaBase + "/" + x + "/nodes/" + root + "/accept", nil},
+		{"POST", rrcaBase + "/" + x + "/corrective-actions", map[string]any{"nodeId": root, "title": "t"}},
+		{"POST", rrcaBase + "/" + x + "/5why/suggest", nil},
+		{"POST", rrcaBase + "/" + x + "/look-across/suggest", nil},
+		{"POST", sug + "/apply", nil},
+		{"POST", sug + "/reject", map[string]any{"reason": "r"}},
+	} {
+		wantError(t, ro.Do(t, tc.method, tc.path, tc.body), 403, "INSUFFICIENT_SCOPE")
+	}
+	for _, path := range []string{rrcaBase, rrcaBase + "/" + x, rrcaBase + "/" + x + "/nodes", rrcaBase + "/" + x + "/corrective-actions",
+		rrcaBase + "/" + x + "/similar", rrcaBase + "/" + x + "/look-across", rrcaBase + "/" + x + "/5why/suggestions/" + fiveWhy,
+		rrcaBase + "/" + x + "/look-across/runs/" + lookAcross} {
+		if r := ro.Get(t, path, nil); r.Status != 200 {
+			t.Errorf("GET %s with rrca:read: %d %s", path, r.Status, r.Raw)
+		}
+	}
 	none := a.WithKey(a.NewKey(t, "tasks:read"))
 	wantError(t, none.Get(t, rrcaBase, nil), 403, "INSUFFICIENT_SCOPE")
+	wantError(t, none.Get(t, rrcaBase+"/"+x+"/similar", nil), 403, "INSUFFICIENT_SCOPE")
 }
 
 func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
@@ -204,5 +268,34 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	}
 	if tn.Get(t, rrcaBase+"/"+leak+"/similar", nil).Data()["computedAt"] == nil {
 		t.Error("computedAt missing")
+	}
+	if one := tn.Get(t, rrcaBase+"/"+leak+"/similar", map[string]string{"limit": "1"}).Items(); len(one) != 1 || one[0]["rrcaId"] != twin {
+		t.Errorf("limit 1: %v", one)
+	}
+}
+
+// TestSimilarityRecomputationIsDebounced: with no worker running, a create,
+// three node additions and a title change leave one queued recomputation for
+// the analysis (River unique jobs), not five.
+func TestSimilarityRecomputationIsDebounced(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	id := createRRCA(t, tn, map[string]any{"title": "Pump cavitation", "problemStatement": "Noise at the feed pump"})
+	p := addNode(t, tn, id, "PROBLEM", "noise", "")
+	w := addNode(t, tn, id, "WHY", "air in the suction line", p)
+	addNode(t, tn, id, "ROOT_CAUSE", "loose suction flange", w)
+	if r := tn.Do(t, "PATCH", rrcaBase+"/"+id, map[string]any{"title": "Feed pump cavitation"}); r.Status != 200 {
+		t.Fatalf("patch: %d %s", r.Status, r.Raw)
+	}
+	var n int
+	if err := testdb.AppPool(t).QueryRow(context.Background(), `select count(*) from river.river_job
+		where kind = 'rrca.similarity' and args->>'workspaceId' = $1 and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Errorf("%d queued similarity jobs for one analysis, want 1", n)
+	}
+	if r := tn.Get(t, rrcaBase+"/"+id+"/similar", nil); r.Data()["pending"] != true {
+		t.Errorf("pending not reported: %s", r.Raw)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
@@ -318,6 +320,14 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 			t.Errorf("stripe verify with %s...: %v", s[:10], err)
 		}
 	}
+	// Without graceSeconds the old secret keeps signing for 24 h; a grace
+	// beyond a week is refused.
+	def := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", nil)
+	until, err := time.Parse(time.RFC3339Nano, def.Str("previousValidUntil"))
+	if def.Status != 201 || err != nil || until.Sub(time.Now().Add(24*time.Hour)).Abs() > time.Minute {
+		t.Errorf("default grace: %s", def.Raw)
+	}
+	wantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
 }
 
 func TestWebhookSSRFGuard(t *testing.T) {
@@ -354,6 +364,24 @@ func TestWebhookSSRFGuard(t *testing.T) {
 	}
 	if testutil.ToFloat64(jobsMetric("blocked")) <= blockedBefore {
 		t.Error("blocked counter did not rise")
+	}
+	// A real delivery through River: the attempt fails as blocked and is logged so.
+	createProject(t, tn2, map[string]any{"name": "blocked"})
+	var attempt map[string]any
+	apitest.Eventually(t, 20*time.Second, "blocked attempt logged", func() bool {
+		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"eventType": "project.created"}).Items()
+		if len(items) == 0 {
+			return false
+		}
+		log, _ := tn2.Get(t, "/openapi/v1/webhooks/deliveries/"+items[0]["id"].(string), nil).Data()["attemptLog"].([]any)
+		if len(log) == 0 {
+			return false
+		}
+		attempt = log[0].(map[string]any)
+		return true
+	})
+	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") || attempt["statusCode"] != nil || len(rcv.requests()) != 0 {
+		t.Errorf("blocked delivery attempt %v, %d requests reached the receiver", attempt, len(rcv.requests()))
 	}
 }
 
@@ -424,4 +452,156 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	apitest.Eventually(t, 30*time.Second, "replays delivered", func() bool {
 		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 2
 	})
+}
+
+// TestDeliveryListFiltersPagesAndDisable covers the delivery list's filters
+// (subscriptionId, status, eventType, since) and keyset pages, and the disable
+// endpoint: a disabled subscription gets no new deliveries until enabled.
+func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
+	rcv := newReceiver(t)
+	env, tn := webhookEnv(t, rcv, true)
+	projects, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	tasks, _ := subscribe(t, tn, rcv.srv.URL, "task.created")
+	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
+	createProject(t, tn, map[string]any{"name": "two"})
+	createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})
+	apitest.Eventually(t, 20*time.Second, "three deliveries SUCCEEDED", func() bool {
+		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 3
+	})
+	count := func(q map[string]string) int {
+		t.Helper()
+		r := tn.Get(t, "/openapi/v1/webhooks/deliveries", q)
+		if r.Status != 200 {
+			t.Fatalf("list %v: %d %s", q, r.Status, r.Raw)
+		}
+		return len(r.Items())
+	}
+	future := time.Now().Add(time.Hour).UTC().Format(time.RFC3339)
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	for _, tc := range []struct {
+		q    map[string]string
+		want int
+	}{
+		{map[string]string{"subscriptionId": projects}, 2},
+		{map[string]string{"subscriptionId": tasks}, 1},
+		{map[string]string{"eventType": "task.created"}, 1},
+		{map[string]string{"eventType": "project.created"}, 2},
+		{map[string]string{"eventType": "risk.opened"}, 0},
+		{map[string]string{"status": "DEAD"}, 0},
+		{map[string]string{"since": past}, 3},
+		{map[string]string{"since": future}, 0},
+	} {
+		if got := count(tc.q); got != tc.want {
+			t.Errorf("%v: %d deliveries, want %d", tc.q, got, tc.want)
+		}
+	}
+	for _, bad := range []map[string]string{{"status": "LOST"}, {"since": "yesterday"}, {"subscriptionId": "x"}} {
+		wantError(t, tn.Get(t, "/openapi/v1/webhooks/deliveries", bad), 400, "VALIDATION_FAILED")
+	}
+	// Keyset pages of one visit each delivery once.
+	seen := map[string]bool{}
+	q := map[string]string{"limit": "1"}
+	for i := 0; i < 5; i++ {
+		r := tn.Get(t, "/openapi/v1/webhooks/deliveries", q)
+		for _, id := range r.IDs() {
+			if seen[id] {
+				t.Errorf("%s on two pages", id)
+			}
+			seen[id] = true
+		}
+		next, ok := r.Data()["nextCursor"].(string)
+		if !ok {
+			break
+		}
+		q["cursor"] = next
+	}
+	if len(seen) != 3 {
+		t.Errorf("pages visited %d deliveries, want 3", len(seen))
+	}
+
+	// Disable: nothing new is delivered; enable: deliveries resume.
+	dis := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil)
+	if dis.Status != 200 || dis.Str("status") != "DISABLED" {
+		t.Fatalf("disable: %d %s", dis.Status, dis.Raw)
+	}
+	createProject(t, tn, map[string]any{"name": "while disabled"})
+	time.Sleep(1500 * time.Millisecond)
+	if got := count(map[string]string{"subscriptionId": projects}); got != 2 {
+		t.Errorf("a disabled subscription got a delivery: %d", got)
+	}
+	if en := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/enable", nil); en.Status != 200 || en.Str("status") != "ACTIVE" {
+		t.Fatalf("enable: %d %s", en.Status, en.Raw)
+	}
+	createProject(t, tn, map[string]any{"name": "after enable"})
+	apitest.Eventually(t, 20*time.Second, "delivery after enable", func() bool {
+		return count(map[string]string{"subscriptionId": projects, "status": "SUCCEEDED"}) == 3
+	})
+	stranger := env.NewTenant(t)
+	wantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
+}
+
+// TestRetryingDeliveryShowsNextAttempt: after a failed first attempt the
+// delivery is RETRYING with one attempt and its next attempt at the schedule's
+// first step (1 h here), which River holds as the job's scheduled time.
+func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
+	rcv := newReceiver(t, 500)
+	sender, err := webhook.NewSender(true, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env.StartWorkers(t, func(o *jobs.Options) {
+		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
+		o.PollInterval = 50 * time.Millisecond
+	})
+	tn := env.NewTenant(t)
+	subscribe(t, tn, rcv.srv.URL, "project.created")
+	createProject(t, tn, map[string]any{"name": "x"})
+	var d map[string]any
+	apitest.Eventually(t, 20*time.Second, "RETRYING", func() bool {
+		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "RETRYING"}).Items()
+		if len(items) == 1 {
+			d = items[0]
+		}
+		return d != nil
+	})
+	next, err := time.Parse(time.RFC3339Nano, fmt.Sprint(d["nextAttemptAt"]))
+	if err != nil || d["attempts"] != float64(1) || next.Sub(time.Now().Add(time.Hour)).Abs() > time.Minute {
+		t.Errorf("retrying delivery %v: want 1 attempt and the next in 1 h", d)
+	}
+	if n := len(rcv.requests()); n != 1 {
+		t.Errorf("%d requests, want 1 before the retry is due", n)
+	}
+	// The queue gauges see the waiting retry; a delivery job waiting for ten
+	// minutes (on a queue no worker serves, so nothing races the reading) shows
+	// in the oldest-pending age.
+	gauges := func() (depth, lag float64) {
+		t.Helper()
+		reg := prometheus.NewRegistry()
+		reg.MustRegister(jobs.QueueGauges{Directory: env.Directory})
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			switch mf.GetName() {
+			case "pmapi_webhook_queue_depth":
+				depth = mf.GetMetric()[0].GetGauge().GetValue()
+			case "pmapi_webhook_oldest_pending_age_seconds":
+				lag = mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		return depth, lag
+	}
+	if depth, _ := gauges(); depth < 1 {
+		t.Errorf("queue depth %v with a delivery waiting", depth)
+	}
+	if err := tn.ExecAsServer(t, `insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority)
+		values ('webhook.deliver', '{}', 'audit-unserved', 'available', now() - interval '10 minutes', 1, 1)`); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tn.ExecAsServer(t, "delete from river.river_job where queue = 'audit-unserved'") })
+	if _, lag := gauges(); lag < 590 || lag > 900 {
+		t.Errorf("oldest pending age %vs, want about 600", lag)
+	}
 }

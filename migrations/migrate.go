@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -252,20 +253,44 @@ type querier interface {
 	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
 }
 
-// CheckCurrent returns an error unless the newest embedded migration has been
-// applied to the database behind q. It is one cheap query, for /readyz.
+// CheckCurrent returns an error unless the newest embedded migration, pmapi's
+// and River's, has been applied to the database behind q. It is one cheap
+// query, for /readyz.
 func CheckCurrent(ctx context.Context, q querier) error {
 	all, err := All()
 	if err != nil {
 		return err
 	}
 	latest := all[len(all)-1]
-	var ok bool
-	if err := q.QueryRow(ctx, "select exists(select 1 from schema_migrations where version = $1)", latest.Version).Scan(&ok); err != nil {
+	riverLatest, err := latestRiverVersion()
+	if err != nil {
+		return err
+	}
+	var ok, riverOK bool
+	err = q.QueryRow(ctx, `select exists(select 1 from schema_migrations where version = $1),
+		exists(select 1 from `+RiverSchema+`.river_migration where line = 'main' and version = $2)`, latest.Version, riverLatest).Scan(&ok, &riverOK)
+	if err != nil {
 		return err
 	}
 	if !ok {
 		return fmt.Errorf("migration %04d_%s is not applied; run pmapi migrate up", latest.Version, latest.Name)
 	}
+	if !riverOK {
+		return fmt.Errorf("river migration %d is not applied; run pmapi migrate up", riverLatest)
+	}
 	return nil
 }
+
+// latestRiverVersion is the newest migration of River's main line that this
+// build embeds (no database is touched; worked out once).
+var latestRiverVersion = sync.OnceValues(func() (int, error) {
+	migrator, err := rivermigrate.New(riverpgxv5.New(nil), &rivermigrate.Config{Schema: RiverSchema})
+	if err != nil {
+		return 0, err
+	}
+	versions := migrator.AllVersions()
+	if len(versions) == 0 {
+		return 0, fmt.Errorf("river embeds no migrations")
+	}
+	return versions[len(versions)-1].Version, nil
+})

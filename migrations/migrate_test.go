@@ -2,7 +2,10 @@ package migrations_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/migrations"
@@ -42,5 +45,51 @@ func TestMigrationFilesAreOrdered(t *testing.T) {
 		if m.Version != i+1 {
 			t.Errorf("migration %d is numbered %d; numbers must be 1, 2, 3, ... without gaps", i+1, m.Version)
 		}
+	}
+}
+
+// TestCheckCurrentRefusesAnUnmigratedDatabase is what /readyz rests on: a
+// database missing pmapi's or River's newest migration is not ready, and the
+// error names what is missing.
+func TestCheckCurrentRefusesAnUnmigratedDatabase(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.ExtraDatabase(t)
+	owner, err := pgxpool.New(ctx, db.OwnerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer owner.Close()
+	app, err := pgxpool.New(ctx, db.AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer app.Close()
+	if err := migrations.CheckCurrent(ctx, app); err != nil {
+		t.Fatalf("a migrated database: %v", err)
+	}
+	all, err := migrations.All()
+	if err != nil {
+		t.Fatal(err)
+	}
+	latest := all[len(all)-1]
+	if _, err := owner.Exec(ctx, "delete from schema_migrations where version = $1", latest.Version); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.CheckCurrent(ctx, app); err == nil || !strings.Contains(err.Error(), latest.Name) {
+		t.Errorf("without pmapi's newest migration: %v", err)
+	}
+	if _, err := owner.Exec(ctx, "insert into schema_migrations (version, name) values ($1, $2)", latest.Version, latest.Name); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := owner.Exec(ctx, "delete from river.river_migration where version = (select max(version) from river.river_migration)"); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.CheckCurrent(ctx, app); err == nil || !strings.Contains(err.Error(), "river migration") {
+		t.Errorf("without River's newest migration: %v", err)
+	}
+	// An unreachable database is not ready either.
+	app.Close()
+	if err := migrations.CheckCurrent(ctx, app); err == nil {
+		t.Error("a closed pool is ready")
 	}
 }

@@ -57,6 +57,11 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if status, body := get("/openapi/v1/openapi.json", nil); status != 200 || body["openapi"] == nil {
 		t.Errorf("openapi.json: %d", status)
 	}
+	// Readiness runs the real check (every shard reachable and carrying pmapi's
+	// and River's newest migration) as the server's role, without credentials.
+	if status, body := get("/readyz", nil); status != 200 || body["status"] != "ok" {
+		t.Errorf("readyz: %d %v", status, body)
+	}
 	status, body := get("/openapi/v1/session", map[string]string{"X-Client-ID": client[1], "Cookie": "sid=" + sid[1]})
 	if status != 200 || !strings.Contains(toJSON(body), "demo@example.com") {
 		t.Errorf("session with the printed credentials: %d %v", status, body)
@@ -130,8 +135,64 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		}
 	}
 	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
-	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
-		t.Errorf("seeded analyses: %d %v", status, body)
+	if items, _ := body["data"].(map[string]any)["items"].([]any); status != 200 || len(items) != 2 ||
+		items[0].(map[string]any)["projectId"] == items[1].(map[string]any)["projectId"] {
+		t.Errorf("seeded analyses, want two in two projects: %d %v", status, body)
+	}
+	// The two seeded analyses find each other through the similarity job.
+	if items, _ := body["data"].(map[string]any)["items"].([]any); len(items) == 2 {
+		first, second := items[0].(map[string]any)["id"].(string), items[1].(map[string]any)["id"].(string)
+		var sim map[string]any
+		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			_, b := get("/openapi/v1/resource/rrca/"+first+"/similar", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+			sim, _ = b["data"].(map[string]any)
+			if found, _ := sim["items"].([]any); sim["pending"] == false && len(found) > 0 {
+				break
+			}
+		}
+		if found, _ := sim["items"].([]any); len(found) == 0 || found[0].(map[string]any)["rrcaId"] != second {
+			t.Errorf("similar of the first seeded analysis: %v, want the second first", sim)
+		}
+		// 5-why and look-across on the seeded analysis produce something real.
+		auth := map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]}
+		rrcaPath := "/openapi/v1/resource/rrca/" + first
+		for _, kind := range []struct{ suggest, read, results string }{
+			{"/5why/suggest", "/5why/suggestions/", ""},
+			{"/look-across/suggest", "/look-across/runs/", "/look-across"},
+		} {
+			req, _ := http.NewRequest("POST", base[1]+rrcaPath+kind.suggest, nil)
+			for k, v := range auth {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var created map[string]any
+			_ = json.NewDecoder(resp.Body).Decode(&created)
+			resp.Body.Close()
+			runID, _ := created["data"].(map[string]any)["id"].(string)
+			if resp.StatusCode != 201 || runID == "" {
+				t.Errorf("%s: %d %v", kind.suggest, resp.StatusCode, created)
+				continue
+			}
+			var run map[string]any
+			for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+				_, b := get(rrcaPath+kind.read+runID, auth)
+				run, _ = b["data"].(map[string]any)
+				if run["status"] == "READY" || run["status"] == "FAILED" {
+					break
+				}
+			}
+			found, _ := run["nodes"].([]any)
+			if kind.results != "" {
+				_, b := get(rrcaPath+kind.results, auth)
+				found, _ = b["data"].(map[string]any)["items"].([]any)
+			}
+			if run["status"] != "READY" || len(found) == 0 {
+				t.Errorf("%s on the seeded analysis: run %v, %d results", kind.suggest, run, len(found))
+			}
+		}
 	}
 
 	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)

@@ -142,7 +142,7 @@ func projectContent(p1, p2 string) []seedStep {
 	return []seedStep{
 		create("task", map[string]any{"projectId": p1, "title": "Order replacement cylinder seals", "priority": 2}),
 		create("task", map[string]any{"projectId": p1, "title": "Drain and flush press 2 hydraulics", "priority": 1}),
-		create("task", map[string]any{"projectId": p1, "title": "Update the line 4 start-up checklist", "priority": 3}),
+		create("task", map[string]any{"projectId": p1, "title": "Add a gland nut torque check to the line 4 start-up checklist", "priority": 3}),
 		create("task", map[string]any{"projectId": p2, "title": "Select the palletising robot", "priority": 2}),
 		create("task", map[string]any{"projectId": p2, "title": "Layout review of the packing cell", "priority": 4}),
 		create("risk", map[string]any{"projectId": p1, "title": "Seal supplier lead time", "severity": "HIGH", "description": "Only one supplier stocks the seal size"}),

@@ -66,6 +66,10 @@ type Engine interface {
 type Deterministic struct {
 	// MaxWhys is how many why suggestions a run writes (default 3).
 	MaxWhys int
+	// MinWhyScore is the score a candidate needs to be suggested as a why
+	// (default 0.1): a record sharing no term with the problem only reaches
+	// about 0.05 through trigram noise and is no suggestion.
+	MinWhyScore float64
 	// MinEvidence is the score a project's best record needs for a look-across
 	// suggestion (default 0.25).
 	MinEvidence float64
@@ -73,11 +77,16 @@ type Deterministic struct {
 
 func normal(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
 
-// FiveWhy picks the best-scoring candidate texts not already in the analysis.
+// FiveWhy picks the best-scoring candidate texts not already in the analysis,
+// leaving out those scoring under MinWhyScore.
 func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]string, error) {
 	max := d.MaxWhys
 	if max <= 0 {
 		max = 3
+	}
+	minScore := d.MinWhyScore
+	if minScore <= 0 {
+		minScore = 0.1
 	}
 	seen := map[string]bool{}
 	for _, e := range in.Existing {
@@ -87,6 +96,9 @@ func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]string, error)
 	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
 	var out []string
 	for _, c := range cands {
+		if c.Score < minScore {
+			break // sorted: the rest score lower
+		}
 		k := normal(c.Title)
 		if k == "" || seen[k] {
 			continue

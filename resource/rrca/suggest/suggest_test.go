@@ -21,6 +21,19 @@ func TestFiveWhyPicksBestNewTexts(t *testing.T) {
 	}
 }
 
+func TestFiveWhyLeavesOutUnrelatedRecords(t *testing.T) {
+	got, _ := Deterministic{}.FiveWhy(context.Background(), WhyInput{
+		Candidates: []Candidate{
+			{Title: "Suction strainer clogs with scale", Score: 0.42},
+			{Title: "Order office chairs", Score: 0.05},
+			{Title: "Paint the fence", Score: 0.02},
+		},
+	})
+	if !slices.Equal(got, []string{"Suction strainer clogs with scale"}) {
+		t.Fatalf("%v", got)
+	}
+}
+
 func TestLookAcrossKeepsProjectsWithEvidence(t *testing.T) {
 	got, _ := Deterministic{}.LookAcross(context.Background(), LookAcrossInput{
 		RootCauses: []string{"no torque check"}, Actions: []string{"add torque check"},

@@ -1,0 +1,66 @@
+package api_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+// TestEventPayloadsMatchTheDocument records events of every resource through
+// the API and holds each one's data to the schema the document's x-webhooks
+// names for its type, so a webhook receiver can rely on the description.
+func TestEventPayloadsMatchTheDocument(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
+	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "T"})["id"].(string)
+	tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"})
+	createRisk(t, tn, map[string]any{"projectId": prj, "title": "R"})
+	ai := createActionItem(t, tn, map[string]any{"title": "A"})["id"].(string)
+	tn.Do(t, "POST", aiBase+"update", map[string]any{"actionItemId": ai, "status": "DONE"})
+	tn.Do(t, "POST", aiBase+ai+"/log", map[string]any{"kind": "NOTE", "message": "m"})
+	rca := createRRCA(t, tn, map[string]any{"title": "X", "projectId": prj})
+	advance(tn, t, rca)
+	root := addNode(t, tn, rca, "ROOT_CAUSE", "r", "")
+	tn.Do(t, "POST", rrcaBase+"/"+rca+"/corrective-actions", map[string]any{"nodeId": root, "title": "c"})
+	tn.Do(t, "POST", aiBase+"archive", map[string]any{"actionItemId": ai})
+	tn.Do(t, "POST", aiBase+"delete", map[string]any{"actionItemId": ai})
+	if r := tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj}); r.Status != 201 {
+		t.Fatalf("archive project: %s", r.Raw)
+	}
+
+	doc := env.Server.Document()
+	hooks, _ := doc.Extensions["x-webhooks"].(map[string]any)
+	events := tn.Events(t)
+	if len(events) < 10 {
+		t.Fatalf("only %d events recorded", len(events))
+	}
+	seen := map[string]bool{}
+	for _, e := range events {
+		hook, ok := hooks[e.Type].(map[string]any)
+		if !ok {
+			t.Errorf("event type %s is not in x-webhooks", e.Type)
+			continue
+		}
+		ref := hook["data"].(map[string]any)["$ref"].(string)
+		schema := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+		if schema == nil || schema.Value == nil {
+			t.Errorf("%s: %s does not resolve", e.Type, ref)
+			continue
+		}
+		if err := schema.Value.VisitJSON(map[string]any(e.Data)); err != nil {
+			t.Errorf("%s payload %v does not match %s: %v", e.Type, e.Data, ref, err)
+		}
+		seen[e.Type] = true
+	}
+	t.Logf("%d event types checked against the document: %v", len(seen), seen)
+	// Every event type of the spec's table has its payload described.
+	for _, typ := range []string{"note.created", "note.updated", "note.deleted", "action-item.created", "action-item.updated",
+		"action-item.deleted", "task.created", "task.status_changed", "task.assigned", "task.deleted", "risk.created", "risk.opened",
+		"risk.resolved", "risk.deleted", "project.created", "project.member_added", "project.member_removed", "webhook.test"} {
+		if _, ok := hooks[typ]; !ok {
+			t.Errorf("x-webhooks lacks %s", typ)
+		}
+	}
+}

@@ -1,0 +1,35 @@
+package api_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+// TestReadyzAnswersForTheShards checks /readyz without credentials: 200 while
+// the readiness check (every shard reachable and migrated; see cmd/pmapi) passes,
+// 503 SERVICE_UNAVAILABLE when it does not, with the failure logged. Both answers are
+// validated against the document.
+func TestReadyzAnswersForTheShards(t *testing.T) {
+	var failure error
+	env := apitest.New(t, func(d *api.Deps) {
+		d.Ready = func(context.Context) error { return failure }
+	})
+	r := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})
+	if r.Status != 200 || r.Body["status"] != "ok" {
+		t.Fatalf("ready: %d %s", r.Status, r.Raw)
+	}
+	failure = errors.New("shard eu-2: migration 0042_x is not applied; run pmapi migrate up")
+	wantError(t, env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"}), 503, "SERVICE_UNAVAILABLE")
+	// The unauthenticated answer carries no internals; the log names the shard.
+	if !strings.Contains(env.Logs.String(), "shard eu-2") {
+		t.Error("the not-ready log line does not name the shard")
+	}
+	if h := env.Do(t, apitest.Request{Method: "GET", Path: "/healthz"}); h.Status != 200 {
+		t.Errorf("healthz while not ready: %d", h.Status)
+	}
+}
