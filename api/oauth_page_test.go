@@ -150,6 +150,17 @@ func TestOAuthClientAuthentication(t *testing.T) {
 	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"client_id": {id}, "grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}}); s != 400 || b["error"] != "invalid_request" {
 		t.Errorf("no device_code: %d %v", s, b)
 	}
+	// The token endpoint authenticates the client as the device endpoint does.
+	grant := url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}, "device_code": {"pmd_x"}}
+	grant.Set("client_id", "pm_cli_00000000000000000000")
+	if s, _, b := post(t, env, "/openapi/v1/oauth/token", grant); s != 400 || b["error"] != "invalid_client" {
+		t.Errorf("token with an unknown client: %d %v", s, b)
+	}
+	grant.Del("client_id")
+	if s, h, b := post(t, env, "/openapi/v1/oauth/token", grant, id, "pm_sec_wrong"); s != 401 || b["error"] != "invalid_client" || h.Get("WWW-Authenticate") == "" {
+		t.Errorf("token with a wrong Basic secret: %d %v", s, b)
+	}
+
 	// Metadata and JWKS are public and name each other.
 	meta := env.Do(t, apitest.Request{Method: "GET", Path: "/.well-known/oauth-authorization-server"})
 	if meta.Status != 200 || !strings.HasSuffix(meta.Body["jwks_uri"].(string), "/openapi/v1/oauth/jwks.json") || meta.Body["issuer"] == "" {
