@@ -197,6 +197,14 @@ func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 	// A's user cannot be made a member of B's project either.
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
 	wantError(t, b.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
+	// Nor its owner or an initial member, nor a risk's owner in B.
+	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", projectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", riskBase+"create", map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	if ids := b.Get(t, projectBase+"list", map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
+		t.Errorf("B lists projects by A's user: %v", ids)
+	}
 	if r := a.Get(t, projectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
 		t.Errorf("A's project changed: %s", r.Raw)
 	}
