@@ -248,3 +248,38 @@ func TestProjectMembers(t *testing.T) {
 		t.Errorf("member events: %v %v", added, removed)
 	}
 }
+
+// TestProjectDeleteCascadesToEveryChild deletes an archived project holding a
+// member, a task, a risk and a note: all go, each with its deleted event (and
+// its fan-out job), and the answer counts them.
+func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)
+	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
+	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
+	note := tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "n"}).Str("id")
+	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
+	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
+	if del.Status != 201 {
+		t.Fatalf("delete: %d %s", del.Status, del.Raw)
+	}
+	counts := del.Data()["cascaded"].(map[string]any)
+	for _, k := range []string{"tasks", "risks", "notes", "members"} {
+		if counts[k] != float64(1) {
+			t.Errorf("cascaded[%s] = %v, want 1: %v", k, counts[k], counts)
+		}
+	}
+	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, projectBase+"members", map[string]string{"projectId": prj}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, taskBase+"detail", map[string]string{"id": tsk}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, riskBase+"detail", map[string]string{"id": rsk}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, noteBase+"detail", map[string]string{"id": note}), 404, "NOT_FOUND")
+	for typ, field := range map[string]string{"task.deleted": "taskId", "risk.deleted": "riskId", "note.deleted": "noteId", "project.deleted": "projectId"} {
+		evs := tn.EventsOf(t, typ)
+		want := map[string]string{"task.deleted": tsk, "risk.deleted": rsk, "note.deleted": note, "project.deleted": prj}[typ]
+		if len(evs) != 1 || evs[0].Data[field] != want || evs[0].Jobs != 1 {
+			t.Errorf("%s events: %v", typ, evs)
+		}
+	}
+}
