@@ -15,11 +15,11 @@ import (
 // AppView is an app as its workspace's console sees it; the secret never appears.
 type AppView struct {
 	ClientID           string     `json:"clientId" doc:"Public; never changes" example:"pm_cli_4Yq0cJ2bW8rT1mN6pK3s"`
-	Name               string     `json:"name"`
+	Name               string     `json:"name" example:"Jira sync"`
 	Description        *string    `json:"description"`
-	Scopes             []string   `json:"scopes" doc:"The most a key of this app may be granted"`
+	Scopes             []string   `json:"scopes" doc:"The most a key of this app may be granted" example:"[\"projects:read\",\"tasks:read\",\"tasks:write\"]"`
 	Status             string     `json:"status" enum:"ACTIVE,DISABLED"`
-	SecretPrefix       string     `json:"secretPrefix" doc:"First 12 characters of the secret, to recognise it"`
+	SecretPrefix       string     `json:"secretPrefix" doc:"First 12 characters of the secret, to recognise it" example:"pm_sec_Q8vZ2"`
 	RateLimitPerMinute *int       `json:"rateLimitPerMinute" doc:"Operator override of the per-key rate limit; null for the default"`
 	CreatedAt          time.Time  `json:"createdAt"`
 	UpdatedAt          time.Time  `json:"updatedAt"`
@@ -29,7 +29,7 @@ type AppView struct {
 // AppCreated is AppView plus the secret, returned by creation only.
 type AppCreated struct {
 	AppView
-	Secret string `json:"secret" doc:"Shown only in this response; stored hashed"`
+	Secret string `json:"secret" doc:"Shown only in this response; stored hashed" example:"pm_sec_Q8vZ2kT4nB7xW1mL5rC9pH3sJ6dF0yG2aE8uN4qV"`
 }
 
 // AppList is a page of apps.
@@ -42,7 +42,7 @@ type AppList struct {
 type CreateAppRequest struct {
 	WorkspaceID string   `json:"workspaceId" doc:"Must be the signed-in user's workspace"`
 	Name        string   `json:"name" example:"Jira sync"`
-	Description *string  `json:"description,omitempty"`
+	Description *string  `json:"description,omitempty" example:"Mirrors tasks into Jira"`
 	Scopes      []string `json:"scopes" example:"[\"projects:read\",\"tasks:write\"]"`
 }
 
@@ -55,7 +55,7 @@ type UpdateAppRequest struct {
 
 // ScopesRequest replaces an app's declared scopes.
 type ScopesRequest struct {
-	Scopes []string `json:"scopes"`
+	Scopes []string `json:"scopes" example:"[\"projects:read\",\"tasks:read\",\"tasks:write\"]"`
 }
 
 // AppDeleted says whether the app was removed or, still having active keys,

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -122,7 +123,9 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 }
 
 func TestDeleteAppRemovesOrDisables(t *testing.T) {
-	env := apitest.New(t)
+	// Loopback webhook URLs are allowed so that a subscription can be created;
+	// nothing is ever delivered (no workers run).
+	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback = true })
 	c := newConsole(t, env)
 
 	t.Run("no active keys: removed", func(t *testing.T) {
@@ -157,5 +160,27 @@ func TestDeleteAppRemovesOrDisables(t *testing.T) {
 		if r := me(t, env, a.ClientID, k.Value); r.Status != 200 {
 			t.Errorf("after re-enable: %d %s", r.Status, r.Raw)
 		}
+	})
+	t.Run("active webhook and no key: disabled; removed once the webhook is deleted", func(t *testing.T) {
+		a := c.createApp(t, "tasks:read")
+		hook := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/webhooks", map[string]any{"url": "https://127.0.0.1:9/hook", "events": []string{"task.created"}})
+		if hook.Status != 201 {
+			t.Fatalf("subscribe: %d %s", hook.Status, hook.Raw)
+		}
+		r := c.do(t, "DELETE", "/openapi/v1/apps/"+a.ClientID, nil)
+		if r.Status != 200 || r.Data()["deleted"] != false || r.Str("status") != "DISABLED" {
+			t.Fatalf("delete with an active webhook: %d %s", r.Status, r.Raw)
+		}
+		if got := c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil); got.Str("status") != "DISABLED" {
+			t.Fatalf("after disable: %s", got.Raw)
+		}
+		if del := c.do(t, "DELETE", "/openapi/v1/apps/"+a.ClientID+"/webhooks/"+hook.Str("id"), nil); del.Status != 200 {
+			t.Fatalf("delete webhook: %d %s", del.Status, del.Raw)
+		}
+		r = c.do(t, "DELETE", "/openapi/v1/apps/"+a.ClientID, nil)
+		if r.Status != 200 || r.Data()["deleted"] != true || r.Str("status") != "DELETED" {
+			t.Fatalf("delete with only a disabled webhook: %d %s", r.Status, r.Raw)
+		}
+		wantError(t, c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil), 404, "NOT_FOUND")
 	})
 }

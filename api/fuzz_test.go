@@ -104,3 +104,14 @@ func FuzzNoteCreate(f *testing.F) {
 		return tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
 	})
 }
+
+func FuzzNoteUpdate(f *testing.F) {
+	seeds := append([]string{
+		`{"noteId":"$ID","body":"edited"}`, `{"noteId":"$ID","body":""}`, `{"noteId":"$ID","body":null}`, `{"noteId":"$ID"}`,
+		`{"noteId":"not_00000000000000000000000000","body":"x"}`, `{"noteId":"$ID","body":"x","projectId":"$ID"}`,
+	}, commonSeeds...)
+	fuzzBody(f, "PATCH", noteBase+"update", seeds, func(t testing.TB, tn *apitest.Tenant) string {
+		p := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+		return tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": p, "body": "fuzzed"}).Str("id")
+	})
+}

@@ -15,13 +15,13 @@ import (
 // KeyView is an API key without its value.
 type KeyView struct {
 	ID         string     `json:"id" example:"key_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
-	ClientID   string     `json:"clientId"`
-	Name       string     `json:"name"`
-	Prefix     string     `json:"prefix" doc:"First 13 characters of the key"`
-	LastFour   string     `json:"lastFour"`
-	Scopes     []string   `json:"scopes"`
+	ClientID   string     `json:"clientId" example:"pm_cli_4Yq0cJ2bW8rT1mN6pK3s"`
+	Name       string     `json:"name" example:"CI deploy"`
+	Prefix     string     `json:"prefix" doc:"First 13 characters of the key" example:"pmk_7Hq2LmX9v"`
+	LastFour   string     `json:"lastFour" example:"vDNk"`
+	Scopes     []string   `json:"scopes" example:"[\"tasks:read\",\"tasks:write\"]"`
 	Status     string     `json:"status" enum:"ACTIVE,EXPIRED,REVOKED"`
-	ExpiresAt  *time.Time `json:"expiresAt"`
+	ExpiresAt  *time.Time `json:"expiresAt" example:"2027-01-31T00:00:00Z"`
 	CreatedAt  time.Time  `json:"createdAt"`
 	LastUsedAt *time.Time `json:"lastUsedAt" doc:"Updated in batches, at most once a minute"`
 	RevokedAt  *time.Time `json:"revokedAt"`
@@ -31,7 +31,7 @@ type KeyView struct {
 // regenerate).
 type KeyCreated struct {
 	KeyView
-	APIKey string `json:"apiKey" doc:"The full key; shown only in this response, stored as SHA-256"`
+	APIKey string `json:"apiKey" doc:"The full key; shown only in this response, stored as SHA-256" example:"pmk_7Hq2LmX9vB4cR8nT1yW6zK3pD5sF0gJa38vDNk"`
 	// PreviousValidUntil is when the replaced value stops (regenerate with grace).
 	PreviousValidUntil *time.Time `json:"previousValidUntil,omitempty"`
 }
@@ -44,24 +44,24 @@ type KeyList struct {
 
 // CreateKeyRequest is the body of key creation.
 type CreateKeyRequest struct {
-	Name      string     `json:"name,omitempty" doc:"Defaults to \"API key\""`
-	Scopes    []string   `json:"scopes" doc:"A subset of the app's declared scopes"`
-	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"In the future; omitted for a key that does not expire"`
+	Name      string     `json:"name,omitempty" doc:"Defaults to \"API key\"" example:"CI deploy"`
+	Scopes    []string   `json:"scopes" doc:"A subset of the app's declared scopes" example:"[\"tasks:read\",\"tasks:write\"]"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"In the future; omitted for a key that does not expire" example:"2027-01-31T00:00:00Z"`
 }
 
 // RenameKeyRequest renames a key.
 type RenameKeyRequest struct {
-	Name string `json:"name"`
+	Name string `json:"name" example:"CI deploy (rotated)"`
 }
 
 // RenewKeyRequest moves a key's expiry; the body may be left out.
 type RenewKeyRequest struct {
-	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"New expiry; default 90 days from now"`
+	ExpiresAt *time.Time `json:"expiresAt,omitempty" doc:"New expiry; default 90 days from now" example:"2027-04-30T00:00:00Z"`
 }
 
 // RegenerateKeyRequest asks for a new value; the body may be left out.
 type RegenerateKeyRequest struct {
-	GraceSeconds int `json:"graceSeconds,omitempty" doc:"How long the old value keeps working, 0 to 86400; default 0 (stops at once)"`
+	GraceSeconds int `json:"graceSeconds,omitempty" doc:"How long the old value keeps working, 0 to 86400; default 0 (stops at once)" example:"3600"`
 }
 
 func keyView(k authz.Key) KeyView {

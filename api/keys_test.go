@@ -266,8 +266,21 @@ func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
 		t.Fatal(err)
 	}
 	list = c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID+"/keys", nil)
-	if list.Data()["items"].([]any)[0].(map[string]any)["lastUsedAt"] == nil {
+	first := list.Data()["items"].([]any)[0].(map[string]any)["lastUsedAt"]
+	if first == nil {
 		t.Fatalf("lastUsedAt not set after the flush: %s", list.Raw)
+	}
+	// Within the minute, further uses and flushes write nothing for this key.
+	time.Sleep(10 * time.Millisecond)
+	for i := 0; i < 3; i++ {
+		me(t, env, a.ClientID, k.Value)
+	}
+	if err := env.Auth.FlushLastUsed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	list = c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID+"/keys", nil)
+	if again := list.Data()["items"].([]any)[0].(map[string]any)["lastUsedAt"]; again != first {
+		t.Errorf("lastUsedAt written twice within a minute: %v then %v", first, again)
 	}
 }
 

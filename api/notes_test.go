@@ -47,8 +47,10 @@ func TestNotes(t *testing.T) {
 	} {
 		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
 	}
-	if ids := b.Get(t, noteBase+"list", nil).IDs(); len(ids) != 0 {
-		t.Errorf("B lists A's notes: %v", ids)
+	for _, q := range []map[string]string{nil, {"projectId": p1}, {"q": "welding"}} {
+		if ids := b.Get(t, noteBase+"list", q).IDs(); len(ids) != 0 {
+			t.Errorf("B lists A's notes with %v: %v", q, ids)
+		}
 	}
 	wantError(t, a.WithKey(a.NewKey(t, "notes:read")).Do(t, "POST", noteBase+"delete", map[string]any{"noteId": id}), 403, "INSUFFICIENT_SCOPE")
 	del := a.Do(t, "POST", noteBase+"delete", map[string]any{"noteId": id})

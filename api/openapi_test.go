@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/authz"
 )
 
 // TestDocumentMatchesRouter holds the router and the document equal: every route
@@ -103,5 +104,47 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 		if op.Auth != api.AuthKey && (op.Scope != "" || op.ScopeInHandler) {
 			t.Errorf("%s names a scope but is not key-authenticated", op.ID)
 		}
+	}
+}
+
+// TestAppAndKeySchemasCarryExamples keeps the credential operations' request
+// and response schemas illustrated: each field an integrator copies from has
+// an example value in the document.
+func TestAppAndKeySchemasCarryExamples(t *testing.T) {
+	env := apitest.New(t)
+	schemas := env.Server.Document().Components.Schemas
+	want := map[string][]string{
+		"AppCreated":           {"clientId", "name", "scopes", "secret", "secretPrefix"},
+		"CreateAppRequest":     {"name", "description", "scopes"},
+		"KeyCreated":           {"id", "clientId", "name", "apiKey", "prefix", "lastFour", "scopes", "expiresAt"},
+		"KeyView":              {"id", "clientId", "name", "prefix", "lastFour", "scopes", "expiresAt"},
+		"CreateKeyRequest":     {"name", "scopes", "expiresAt"},
+		"RenameKeyRequest":     {"name"},
+		"RenewKeyRequest":      {"expiresAt"},
+		"RegenerateKeyRequest": {"graceSeconds"},
+	}
+	for schema, fields := range want {
+		ref := schemas[schema]
+		if ref == nil || ref.Value == nil {
+			t.Errorf("no component schema %s", schema)
+			continue
+		}
+		for _, f := range fields {
+			p := ref.Value.Properties[f]
+			if p == nil || p.Value == nil {
+				t.Errorf("%s has no property %s", schema, f)
+				continue
+			}
+			if p.Value.Example == nil {
+				t.Errorf("%s.%s has no example", schema, f)
+				continue
+			}
+			if err := p.Value.VisitJSON(p.Value.Example); err != nil {
+				t.Errorf("%s.%s example %v does not fit its schema: %v", schema, f, p.Value.Example, err)
+			}
+		}
+	}
+	if ex, _ := schemas["KeyCreated"].Value.Properties["apiKey"].Value.Example.(string); !authz.CheckAPIKey(ex) {
+		t.Errorf("the apiKey example %q does not pass the key checksum", ex)
 	}
 }

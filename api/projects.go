@@ -58,7 +58,7 @@ func (s *Server) projectOperations() []Operation {
 			Status: http.StatusCreated, Handler: s.deleteProject},
 		{Method: http.MethodGet, Path: base + "members", ID: "listProjectMembers", Tag: tag, Auth: AuthKey, Scope: read,
 			Summary: "A project's members", Query: ProjectMembersQuery{}, Result: ProjectMembers{}, Status: http.StatusOK, Handler: s.listProjectMembers},
-		{Method: http.MethodPost, Path: base + "member/add", ID: "addProjectMember", Tag: tag, Auth: AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: base + "member/add", ID: "addProjectMember", Tag: tag, Auth: AuthKey, Scope: write, Idempotent: true,
 			Summary: "Add a member (emits project.member_added)", Body: project.MemberRequest{}, Result: project.View{}, Status: http.StatusCreated,
 			Handler: s.addProjectMember},
 		{Method: http.MethodPost, Path: base + "member/remove", ID: "removeProjectMember", Tag: tag, Auth: AuthKey, Scope: write,

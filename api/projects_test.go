@@ -197,6 +197,14 @@ func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 	// A's user cannot be made a member of B's project either.
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
 	wantError(t, b.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
+	// Nor its owner or an initial member, nor a risk's owner in B.
+	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", projectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	wantError(t, b.Do(t, "POST", riskBase+"create", map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	if ids := b.Get(t, projectBase+"list", map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
+		t.Errorf("B lists projects by A's user: %v", ids)
+	}
 	if r := a.Get(t, projectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
 		t.Errorf("A's project changed: %s", r.Raw)
 	}
@@ -238,5 +246,40 @@ func TestProjectMembers(t *testing.T) {
 	added, removed := tn.EventsOf(t, "project.member_added"), tn.EventsOf(t, "project.member_removed")
 	if len(added) != 1 || len(removed) != 1 || added[0].Data["userId"] != tn.UserID || added[0].Data["projectId"] != id || added[0].Data["role"] != "OWNER" {
 		t.Errorf("member events: %v %v", added, removed)
+	}
+}
+
+// TestProjectDeleteCascadesToEveryChild deletes an archived project holding a
+// member, a task, a risk and a note: all go, each with its deleted event (and
+// its fan-out job), and the answer counts them.
+func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	prj := createProject(t, tn, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)
+	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
+	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
+	note := tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "n"}).Str("id")
+	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
+	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
+	if del.Status != 201 {
+		t.Fatalf("delete: %d %s", del.Status, del.Raw)
+	}
+	counts := del.Data()["cascaded"].(map[string]any)
+	for _, k := range []string{"tasks", "risks", "notes", "members"} {
+		if counts[k] != float64(1) {
+			t.Errorf("cascaded[%s] = %v, want 1: %v", k, counts[k], counts)
+		}
+	}
+	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, projectBase+"members", map[string]string{"projectId": prj}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, taskBase+"detail", map[string]string{"id": tsk}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, riskBase+"detail", map[string]string{"id": rsk}), 404, "NOT_FOUND")
+	wantError(t, tn.Get(t, noteBase+"detail", map[string]string{"id": note}), 404, "NOT_FOUND")
+	for typ, field := range map[string]string{"task.deleted": "taskId", "risk.deleted": "riskId", "note.deleted": "noteId", "project.deleted": "projectId"} {
+		evs := tn.EventsOf(t, typ)
+		want := map[string]string{"task.deleted": tsk, "risk.deleted": rsk, "note.deleted": note, "project.deleted": prj}[typ]
+		if len(evs) != 1 || evs[0].Data[field] != want || evs[0].Jobs != 1 {
+			t.Errorf("%s events: %v", typ, evs)
+		}
 	}
 }

@@ -200,10 +200,16 @@ func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	} {
 		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
 	}
-	if ids := b.Get(t, riskBase+"list", map[string]string{"includeArchived": "true"}).IDs(); len(ids) != 0 {
-		t.Errorf("B lists A's risks: %v", ids)
+	for _, q := range []map[string]string{
+		{"includeArchived": "true"}, {"projectId": prj}, {"q": "secret"}, {"status": "OPEN"}, {"ownerId": a.UserID},
+	} {
+		if ids := b.Get(t, riskBase+"list", q).IDs(); len(ids) != 0 {
+			t.Errorf("B lists A's risks with %v: %v", q, ids)
+		}
 	}
-	_ = bp
+	if ids := b.Get(t, riskBase+"list", map[string]string{"projectId": bp}).IDs(); len(ids) != 0 {
+		t.Errorf("B's own project lists A's risks: %v", ids)
+	}
 	ro := a.WithKey(a.NewKey(t, "risks:read"))
 	r := ro.Do(t, "POST", riskBase+"create", map[string]any{"projectId": prj, "title": "x"})
 	wantError(t, r, 403, "INSUFFICIENT_SCOPE")

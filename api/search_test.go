@@ -111,3 +111,56 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 	}
 	wantError(t, projectsOnly.Get(t, searchPath, map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
 }
+
+// TestSearchCoversEveryTypeAndItsScope plants one item of each searchable type
+// with the same rare word: all six come back with their type; a key with one
+// read scope finds only that type; another workspace finds none; a limit
+// outside 1..200 is refused.
+func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
+	env := apitest.New(t)
+	a, b := env.NewTenant(t), env.NewTenant(t)
+	created := func(r *apitest.Response) string {
+		t.Helper()
+		if r.Status != 201 {
+			t.Fatalf("create: %d %s", r.Status, r.Raw)
+		}
+		return r.Str("id")
+	}
+	prj := createProject(t, a, map[string]any{"name": "Quokka enclosure"})["id"].(string)
+	want := map[string]string{ // id -> type
+		prj: "project",
+		createTask(t, a, map[string]any{"projectId": prj, "title": "Feed the quokka"})["id"].(string):                   "task",
+		createRisk(t, a, map[string]any{"projectId": prj, "title": "Quokka escapes the enclosure"})["id"].(string):      "risk",
+		created(a.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "The quokka likes shade"})): "note",
+		created(a.Do(t, "POST", aiBase+"create", map[string]any{"projectId": prj, "title": "Build quokka shade"})):      "action-item",
+		created(a.Do(t, "POST", rrcaBase, map[string]any{"projectId": prj, "title": "Quokka fence gap"})):               "rrca",
+	}
+	got := map[string]string{}
+	for _, it := range a.Get(t, searchPath, map[string]string{"q": "quokka", "limit": "200"}).Items() {
+		got[it["id"].(string)] = it["type"].(string)
+	}
+	for id, typ := range want {
+		if got[id] != typ {
+			t.Errorf("%s %s: found as %q", typ, id, got[id])
+		}
+	}
+	scopeOf := map[string]string{"project": "projects:read", "task": "tasks:read", "risk": "risks:read", "note": "notes:read",
+		"action-item": "action-items:read", "rrca": "rrca:read"}
+	for typ, scope := range scopeOf {
+		items := a.WithKey(a.NewKey(t, scope)).Get(t, searchPath, map[string]string{"q": "quokka"}).Items()
+		if len(items) == 0 {
+			t.Errorf("a %s key finds nothing", scope)
+		}
+		for _, it := range items {
+			if it["type"] != typ {
+				t.Errorf("a %s key found a %v", scope, it["type"])
+			}
+		}
+	}
+	if ids := searchIDs(t, b, map[string]string{"q": "quokka"}); len(ids) != 0 {
+		t.Errorf("another workspace finds A's items: %v", ids)
+	}
+	for _, limit := range []string{"0", "201", "ten"} {
+		wantError(t, a.Get(t, searchPath, map[string]string{"q": "quokka", "limit": limit}), 400, "VALIDATION_FAILED")
+	}
+}

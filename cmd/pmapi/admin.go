@@ -31,12 +31,16 @@ const adminUsage = `usage: pmapi admin <command>
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
+  key-check KEY...        offline check of API keys' format and checksum (no database; same as pmapi key-check)
 
 Each command is the /admin/v1 operation of the same name, run in-process against
 PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's.
 `
 
 func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
+	if len(args) >= 1 && args[0] == "key-check" {
+		return runKeyCheck(args[1:], stdout)
+	}
 	if len(args) >= 2 && args[0] == "oauth" && args[1] == "rotate-key" {
 		return rotateKey(ctx, stdout)
 	}

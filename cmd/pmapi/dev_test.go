@@ -134,6 +134,21 @@ func TestDevServesWhatItPrints(t *testing.T) {
 			t.Errorf("seeded %s: %d %v", path, status, body)
 		}
 	}
+	// Projects with members, tasks in several states.
+	_, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	for _, p := range body["data"].(map[string]any)["items"].([]any) {
+		if members, _ := p.(map[string]any)["members"].([]any); len(members) == 0 {
+			t.Errorf("seeded project without members: %v", p)
+		}
+	}
+	_, body = get("/openapi/v1/resource/task/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	states := map[any]bool{}
+	for _, it := range body["data"].(map[string]any)["items"].([]any) {
+		states[it.(map[string]any)["status"]] = true
+	}
+	if len(states) < 3 {
+		t.Errorf("seeded tasks are in %d states, want several: %v", len(states), states)
+	}
 	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
 	if items, _ := body["data"].(map[string]any)["items"].([]any); status != 200 || len(items) != 2 ||
 		items[0].(map[string]any)["projectId"] == items[1].(map[string]any)["projectId"] {

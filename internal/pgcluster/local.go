@@ -22,13 +22,17 @@ import (
 
 // findBinaries returns the directory holding initdb and pg_ctl: PATH first, then
 // the newest /usr/lib/postgresql/<version>/bin (Debian keeps them off PATH).
+// binariesGlob is where Debian and Ubuntu install the server binaries (a
+// variable so a test can look somewhere empty).
+var binariesGlob = "/usr/lib/postgresql/*/bin"
+
 func findBinaries() (string, error) {
 	if p, err := exec.LookPath("pg_ctl"); err == nil {
 		if _, err := exec.LookPath("initdb"); err == nil {
 			return filepath.Dir(p), nil
 		}
 	}
-	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	dirs, _ := filepath.Glob(binariesGlob)
 	sort.Slice(dirs, func(i, j int) bool { return versionOf(dirs[i]) > versionOf(dirs[j]) })
 	for _, d := range dirs {
 		if fileExists(filepath.Join(d, "initdb")) && fileExists(filepath.Join(d, "pg_ctl")) {
