@@ -170,3 +170,24 @@ func TestOAuthClientAuthentication(t *testing.T) {
 		t.Errorf("jwks: %d %s", jwks.Status, jwks.Raw)
 	}
 }
+
+// The OAuth endpoints read form or JSON bodies of their own (not the envelope's
+// decoder); no body may reach a 5xx.
+func FuzzOAuthToken(f *testing.F) {
+	seeds := append([]string{
+		`{"grant_type":"urn:ietf:params:oauth:grant-type:device_code","device_code":"pmd_x","client_id":"$ID"}`,
+		`{"grant_type":"refresh_token","refresh_token":"pmr_x","client_id":"$ID","scope":"tasks:read"}`,
+		`{"grant_type":"refresh_token","refresh_token":"pmr_x","client_id":"$ID","scope":"nonsense:x"}`,
+		`{"grant_type":"password","client_id":"$ID","client_secret":"pm_sec_x"}`,
+		`{"grant_type":7,"client_id":["$ID"]}`,
+	}, commonSeeds...)
+	fuzzBody(f, "POST", "/openapi/v1/oauth/token", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
+}
+
+func FuzzOAuthDeviceCode(f *testing.F) {
+	seeds := append([]string{
+		`{"client_id":"$ID"}`, `{"client_id":"$ID","scope":"tasks:read projects:read"}`, `{"client_id":"$ID","scope":"   "}`,
+		`{"client_id":"$ID","client_secret":""}`, `{"client_id":"pm_cli_\u0000"}`,
+	}, commonSeeds...)
+	fuzzBody(f, "POST", "/openapi/v1/oauth/device/code", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
+}

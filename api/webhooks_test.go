@@ -1,7 +1,6 @@
 package api_test
 
 import (
-	"context"
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
@@ -415,10 +414,15 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 	wantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil), 403, "INSUFFICIENT_SCOPE")
 	// Another workspace's console cannot see or change the subscriptions.
 	wantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil), 404, "NOT_FOUND")
-	// An app with an active subscription is disabled, not deleted.
-	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+otherApp.Str("clientId"), nil)
-	_ = del
-	_ = context.Background()
+	// The subscribing app is disabled by a delete, not removed: its deliveries
+	// and their log outlive the call (the webhook-only branch is in apps_test.go).
+	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID, nil)
+	if del.Status != 200 || del.Data()["deleted"] != false || del.Str("status") != "DISABLED" {
+		t.Errorf("deleting the subscribing app: %d %s", del.Status, del.Raw)
+	}
+	if r := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID, nil); r.Status != 200 || r.Str("status") != "DISABLED" {
+		t.Errorf("the disabled app: %d %s", r.Status, r.Raw)
+	}
 }
 
 func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
