@@ -65,6 +65,19 @@ func FuzzProjectCreate(f *testing.F) {
 	fuzzBody(f, "POST", projectBase+"create", seeds, nil)
 }
 
+func FuzzProjectMemberAdd(f *testing.F) {
+	seeds := append([]string{
+		`{"projectId":"$ID","userId":"00000000-0000-0000-0000-000000000000"}`,
+		`{"projectId":"$ID","userId":"00000000-0000-0000-0000-000000000000","role":"OWNER"}`,
+		`{"projectId":"$ID","userId":"not-a-uuid","role":"KING"}`,
+		`{"projectId":"prj_00000000000000000000000000","userId":null}`,
+		`{"projectId":"$ID","userId":["x"],"role":7}`,
+	}, commonSeeds...)
+	fuzzBody(f, "POST", projectBase+"member/add", seeds, func(t testing.TB, tn *apitest.Tenant) string {
+		return tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+	})
+}
+
 func FuzzProjectUpdate(f *testing.F) {
 	seeds := append([]string{
 		`{"id":"$ID","name":"renamed"}`,
