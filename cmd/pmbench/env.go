@@ -132,6 +132,18 @@ func (c *cluster) waitJobsDrained(ctx context.Context, within time.Duration) int
 	}
 }
 
+// discardJobs deletes River jobs still waiting, so a scenario that outran the
+// workers leaves no backlog to the next one; it returns how many it deleted.
+func (c *cluster) discardJobs(ctx context.Context) (int64, error) {
+	conn, err := pgx.Connect(ctx, c.db.AdminURL)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, "delete from "+migrations.RiverSchema+".river_job where state in ('available', 'retryable', 'scheduled', 'pending')")
+	return tag.RowsAffected(), err
+}
+
 // proc is one pmapi process (serve or work) the bench started.
 type proc struct {
 	name string

@@ -147,7 +147,10 @@ func truncate(b []byte, n int) string {
 // httpClient returns a keep-alive client with room for conc idle connections.
 func httpClient(conc int, tlsConf *tls.Config) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
-		MaxIdleConns: 4 * conc, MaxIdleConnsPerHost: 4 * conc, IdleConnTimeout: time.Minute,
+		MaxIdleConns: 4 * conc, MaxIdleConnsPerHost: 4 * conc,
+		// Below the API's 30 s ReadTimeout, after which fasthttp answers an idle
+		// keep-alive connection with an unsolicited 400 "Request Timeout".
+		IdleConnTimeout:    20 * time.Second,
 		DisableCompression: true, TLSClientConfig: tlsConf,
 	}}
 }

@@ -33,9 +33,12 @@ type options struct {
 	Tasks       int
 	Risks       int
 	Scale       int // pgbench -i -s
-	Pmapi       string
-	OutDir      string
-	Log         io.Writer
+	// PoolMaxConns, when set, is added to pmapi's database URL
+	// (pool_max_conns); 0 keeps pgx's default, max(4, CPUs).
+	PoolMaxConns int
+	Pmapi        string
+	OutDir       string
+	Log          io.Writer
 }
 
 func main() {
@@ -46,6 +49,7 @@ func main() {
 	flag.StringVar(&o.Pmapi, "pmapi", "", "a pmapi binary built with -trimpath -ldflags \"-s -w\" (default: build one)")
 	flag.StringVar(&o.OutDir, "out", "bench/results", "where the JSON result goes")
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
+	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
 	flag.Parse()
 	o.defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -121,6 +125,7 @@ type Postgres struct {
 	Version      string `json:"version"`
 	Source       string `json:"source"`
 	PgbenchScale int    `json:"pgbenchScale"`
+	PoolMaxConns int    `json:"poolMaxConns"`
 }
 
 type Seed struct {
