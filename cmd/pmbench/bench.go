@@ -294,8 +294,8 @@ func (b *bench) runAll(ctx context.Context) error {
 		return err
 	}
 	b.ratio(&write, "pgbench tpcb-like", tpcb)
+	write.BacklogDiscarded = b.settle(ctx, "write")
 	add(write)
-	b.cl.waitJobsDrained(ctx, 30*time.Second)
 
 	// latency: constant arrival rate at half of each measured maximum.
 	half := func(v float64) float64 { return max(1, v/2) }
@@ -307,8 +307,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	})
 	rd.TargetRate = half(detail.RPS)
 	add(rd)
-	add(b.pacedWrites(ctx, "latency write", half(write.RPS), false))
-	b.cl.waitJobsDrained(ctx, 30*time.Second)
+	lw := b.pacedWrites(ctx, "latency write", half(write.RPS), false)
+	// Fan-out jobs still waiting would find the subscription made next and
+	// deliver old events in the deliver scenario.
+	lw.BacklogDiscarded = b.settle(ctx, "latency write")
+	add(lw)
 
 	// deliver: subscribe the receiver, then the same writes.
 	hook, err := api{base: b.base, client: b.client}.call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/webhooks", b.console,
@@ -324,6 +327,21 @@ func (b *bench) runAll(ctx context.Context) error {
 	add(deliver)
 	add(b.pacedWrites(ctx, "latency deliver", half(deliver.DeliveriesPerS), true))
 	return nil
+}
+
+// settle gives the workers 10 s to finish the jobs a phase left, then deletes
+// the rest so the next phase starts without a backlog; it returns how many.
+func (b *bench) settle(ctx context.Context, phase string) int {
+	b.cl.waitJobsDrained(ctx, 10*time.Second)
+	n, err := b.cl.discardJobs(ctx)
+	if err != nil {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: discarding jobs: %v\n", phase, err)
+	}
+	if n > 0 {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: discarded %d jobs the workers had not reached\n", phase, n)
+	}
+	b.cl.waitJobsDrained(ctx, 10*time.Second) // the ones running
+	return int(n)
 }
 
 func (b *bench) detailURL(i int) string {
@@ -391,10 +409,7 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 		return r
 	})
 	b.fillDeliveries(&s, commits, start)
-	if n, err := b.cl.discardJobs(ctx); err == nil && n > 0 {
-		fmt.Fprintf(b.o.Log, "pmbench: deliver: discarded %d waiting jobs so the next phase starts clean\n", n)
-	}
-	b.cl.waitJobsDrained(ctx, 10*time.Second)
+	s.BacklogDiscarded = b.settle(ctx, "deliver")
 	b.rcv.reset()
 	sample, _ := json.Marshal(webhook.Body{ID: "whd_sample", Type: "task.updated", Data: json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`), SentAt: time.Now()})
 	raw := b.rawClient(ctx, sample)
@@ -409,7 +424,6 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 	s.TpcbTPS = tpcb
 	s.RatioTpcb = s.DeliveriesPerS / tpcb
 	s.Reference, s.RefValue, s.Ratio = "pgbench tpcb-like (deliveries/s)", tpcb, s.RatioTpcb
-	b.cl.waitJobsDrained(ctx, 30*time.Second)
 	return s, nil
 }
 

@@ -172,6 +172,9 @@ type Scenario struct {
 	CommitToRcptP99 float64 `json:"commitToReceiptP99ms,omitempty"`
 	CommitToRcptMax float64 `json:"commitToReceiptMaxMs,omitempty"`
 	Undelivered     int     `json:"undelivered,omitempty"`
+	// River jobs (fan-outs, deliveries) left waiting after the phase and
+	// deleted so the next phase starts clean.
+	BacklogDiscarded int `json:"backlogDiscarded,omitempty"`
 }
 
 // run sets everything up, runs every scenario and writes the JSON. The report
@@ -242,6 +245,9 @@ func printTable(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
 				s.Name, s.Deliveries, s.DeliveriesPerS, s.RawClientPerS, s.RatioRawClient, s.TpcbTPS, s.RatioTpcb,
 				s.CommitToRcptP50, s.CommitToRcptP99, s.CommitToRcptMax, s.Undelivered, s.BadSignatures)
+		}
+		if s.BacklogDiscarded > 0 {
+			fmt.Fprintf(w, "%s: %d River jobs the workers had not reached 10 s after the phase were discarded\n", s.Name, s.BacklogDiscarded)
 		}
 		if s.FirstError != "" {
 			fmt.Fprintf(w, "%s: first error: %s\n", s.Name, s.FirstError)
