@@ -329,10 +329,11 @@ func (b *bench) runAll(ctx context.Context) error {
 	return nil
 }
 
-// settle gives the workers 10 s to finish the jobs a phase left, then deletes
-// the rest so the next phase starts without a backlog; it returns how many.
+// settle gives the workers up to 10 s (twice the phase's length when shorter)
+// to finish the jobs a phase left, then deletes the rest so the next phase
+// starts without a backlog; it returns how many.
 func (b *bench) settle(ctx context.Context, phase string) int {
-	b.cl.waitJobsDrained(ctx, 10*time.Second)
+	b.cl.waitJobsDrained(ctx, min(10*time.Second, 2*b.o.Duration))
 	n, err := b.cl.discardJobs(ctx)
 	if err != nil {
 		fmt.Fprintf(b.o.Log, "pmbench: %s: discarding jobs: %v\n", phase, err)

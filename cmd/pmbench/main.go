@@ -247,7 +247,7 @@ func printTable(w io.Writer, rep *Report) {
 				s.CommitToRcptP50, s.CommitToRcptP99, s.CommitToRcptMax, s.Undelivered, s.BadSignatures)
 		}
 		if s.BacklogDiscarded > 0 {
-			fmt.Fprintf(w, "%s: %d River jobs the workers had not reached 10 s after the phase were discarded\n", s.Name, s.BacklogDiscarded)
+			fmt.Fprintf(w, "%s: %d River jobs the workers had not reached after the phase were discarded\n", s.Name, s.BacklogDiscarded)
 		}
 		if s.FirstError != "" {
 			fmt.Fprintf(w, "%s: first error: %s\n", s.Name, s.FirstError)
