@@ -412,7 +412,12 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 	b.fillDeliveries(&s, commits, start)
 	s.BacklogDiscarded = b.settle(ctx, "deliver")
 	b.rcv.reset()
-	sample, _ := json.Marshal(webhook.Body{ID: "whd_sample", Type: "task.updated", Data: json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`), SentAt: time.Now()})
+	// The raw client posts a body pmapi delivered (re-signed with the same
+	// secret, as each attempt is), or one of the same shape if none came.
+	sample := b.rcv.firstBody()
+	if sample == nil {
+		sample, _ = json.Marshal(webhook.Body{ID: "whd_sample", Type: "task.updated", Data: json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`), SentAt: time.Now()})
+	}
 	raw := b.rawClient(ctx, sample)
 	s.RawClientPerS = raw
 	if raw > 0 {

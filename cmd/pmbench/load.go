@@ -245,6 +245,7 @@ type receiver struct {
 	count    atomic.Int64
 	badSig   atomic.Int64
 	last     atomic.Int64 // unix nanos of the latest receipt
+	sample   []byte       // the first delivery body, for the raw client (under mu)
 }
 
 func newReceiver() *receiver {
@@ -274,14 +275,25 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		r.badSig.Add(1)
 	}
 	var b deliveryBody
-	if json.Unmarshal(body, &b) == nil && b.Data.ID != "" {
-		r.mu.Lock()
+	ok := json.Unmarshal(body, &b) == nil && b.Data.ID != ""
+	r.mu.Lock()
+	if ok {
 		r.arrivals[b.Data.ID+"|"+b.Data.UpdatedAt] = now
-		r.mu.Unlock()
 	}
+	if r.sample == nil {
+		r.sample = body
+	}
+	r.mu.Unlock()
 	r.count.Add(1)
 	r.last.Store(now.UnixNano())
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// firstBody is the first delivery body received, or nil.
+func (r *receiver) firstBody() []byte {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sample
 }
 
 // reset starts a new count.
