@@ -17,7 +17,7 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	o := options{Quick: true, Duration: time.Second, Concurrency: 16, Tasks: 300, Risks: 20, OutDir: dir}
+	o := options{Quick: true, Duration: time.Second, Concurrency: 8, Tasks: 300, Risks: 20, OutDir: dir}
 	if testing.Verbose() {
 		o.Log = os.Stderr
 	}

@@ -110,8 +110,12 @@ func paced(ctx context.Context, rate float64, dur time.Duration, conc int, tr ve
 	if rate < 1 {
 		rate = 1
 	}
-	att := vegeta.NewAttacker(vegeta.Workers(uint64(conc)), vegeta.MaxWorkers(uint64(4*conc)),
-		vegeta.Timeout(30*time.Second), vegeta.KeepAlive(true), vegeta.MaxBody(1<<20))
+	// Our client, so its idle connections close before the API's read timeout
+	// and are closed when the attack ends.
+	client := httpClient(conc, nil)
+	defer client.CloseIdleConnections()
+	att := vegeta.NewAttacker(vegeta.Client(client), vegeta.Workers(uint64(conc)), vegeta.MaxWorkers(uint64(4*conc)),
+		vegeta.MaxBody(1<<20))
 	pacer := vegeta.ConstantPacer{Freq: int(rate + 0.5), Per: time.Second}
 	var res loopResult
 	start := time.Now()
