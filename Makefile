@@ -7,7 +7,7 @@ PKGS     := ./...
 # migrated template, so they can run side by side.
 TESTFLAGS ?= -p 4 -count=1 -timeout 9m
 
-.PHONY: build run test lint fmt tools chart-check clean
+.PHONY: build run test bench lint fmt tools chart-check clean
 
 build:
 	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -17,6 +17,11 @@ run: build
 
 test: build tools chart-check
 	$(BIN) devdb exec -- $(GO) test $(TESTFLAGS) $(PKGS)
+
+# Load test of a release build against same-run references (pgbench, a raw
+# HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/.
+bench: build
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick)
 
 # promtool checks real scrapes in the tests; installed from Debian's prometheus
 # package when missing (with service starts forbidden: only the binary is wanted).

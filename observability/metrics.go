@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"runtime"
 	"runtime/debug"
 	"time"
@@ -95,9 +96,10 @@ func (c *poolCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// MetricsServer serves /metrics (Prometheus text format) and /healthz on their
-// own listener, so scrapes never compete with API traffic and the worker
-// process, which has no API, still has a health endpoint.
+// MetricsServer serves /metrics (Prometheus text format), /healthz and
+// net/http/pprof's /debug/pprof/ on their own listener, so scrapes never compete
+// with API traffic and the worker process, which has no API, still has a health
+// endpoint and profiles.
 type MetricsServer struct {
 	srv *http.Server
 	ln  net.Listener
@@ -115,6 +117,13 @@ func ListenMetrics(addr string) (*MetricsServer, error) {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write([]byte(`{"status":"ok"}`))
 	})
+	// Profiles live here, beside /metrics and never on the API port: the
+	// listener is for operators (bind it to loopback or a cluster network).
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
 	return &MetricsServer{ln: ln, srv: &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}}, nil
 }
 

@@ -1,0 +1,501 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/resource/webhook"
+)
+
+// bench is one run's world: the cluster, the two pmapi processes, the webhook
+// receiver and the seeded workspace.
+type bench struct {
+	o       options
+	rep     *Report
+	cl      *cluster
+	pgb     pgbench
+	tmp     string
+	rcv     *receiver
+	serve   *proc
+	work    *proc
+	base    string
+	client  *http.Client
+	keyH    http.Header
+	console map[string]string
+	appID   string
+
+	projects []string
+	tasks    []string
+	statuses []string // the status each task is in; worker w owns the tasks i with i%conc == w
+	ratesMu  sync.Mutex
+	next     int // the constant-rate writers' position in tasks
+}
+
+func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error) {
+	b = &bench{o: o, rep: rep}
+	defer func() {
+		if err != nil {
+			b.close()
+		}
+	}()
+	pgbBin, err := findPgbench()
+	if err != nil {
+		return b, err
+	}
+	if b.tmp, err = os.MkdirTemp("", "pmbench-"); err != nil {
+		return b, err
+	}
+	if o.Pmapi == "" {
+		fmt.Fprintln(o.Log, "pmbench: building pmapi with -trimpath -ldflags \"-s -w\"")
+		if o.Pmapi, err = buildPmapi(ctx, b.tmp); err != nil {
+			return b, err
+		}
+	}
+	if b.cl, err = startCluster(ctx, o.Log); err != nil {
+		return b, err
+	}
+	rep.Postgres = Postgres{Version: b.cl.version, Source: b.cl.srv.Source, PgbenchScale: o.Scale, PoolMaxConns: o.PoolMaxConns}
+	b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL}
+	fmt.Fprintf(o.Log, "pmbench: pgbench -i -s %d\n", o.Scale)
+	if err := b.pgb.init(ctx, o.Scale); err != nil {
+		return b, err
+	}
+
+	b.rcv = newReceiver()
+	caFile := filepath.Join(b.tmp, "receiver-ca.pem")
+	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.rcv.srv.Certificate().Raw}), 0o600); err != nil {
+		return b, err
+	}
+	addr, err := freeAddr()
+	if err != nil {
+		return b, err
+	}
+	token := "pmadm_" + pmapi.RandomBase62(32)
+	dbURL := b.cl.db.AppURL
+	if o.PoolMaxConns > 0 {
+		u, err := url.Parse(dbURL)
+		if err != nil {
+			return b, err
+		}
+		q := u.Query()
+		q.Set("pool_max_conns", strconv.Itoa(o.PoolMaxConns))
+		u.RawQuery = q.Encode()
+		dbURL = u.String()
+	}
+	env := append(os.Environ(), "PMAPI_DATABASE_URL="+dbURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
+		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
+		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_RATE_LIMIT_PER_MINUTE=100000000", "PMAPI_SHUTDOWN_GRACE=5s")
+	if b.serve, err = startProc(o.Pmapi, "serve", env); err != nil {
+		return b, err
+	}
+	if b.work, err = startProc(o.Pmapi, "work", env); err != nil {
+		return b, err
+	}
+	b.base = "http://" + addr
+	if err := waitUp(ctx, b.base+"/healthz", b.serve, 60*time.Second); err != nil {
+		return b, err
+	}
+	b.client = httpClient(o.Concurrency, nil)
+	t0 := time.Now()
+	if err := b.seed(ctx, token); err != nil {
+		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.logs)
+	}
+	rep.Seed = Seed{Projects: len(b.projects), Tasks: len(b.tasks), Risks: o.Risks, Seconds: time.Since(t0).Seconds()}
+	fmt.Fprintf(o.Log, "pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n", len(b.projects), len(b.tasks), o.Risks, rep.Seed.Seconds)
+	if n := b.cl.waitJobsDrained(ctx, 2*time.Minute); n > 0 {
+		fmt.Fprintf(o.Log, "pmbench: %d seed jobs still pending\n", n)
+	}
+	return b, nil
+}
+
+func (b *bench) close() {
+	for _, p := range []*proc{b.serve, b.work} {
+		if p != nil {
+			p.stop()
+		}
+	}
+	if b.rcv != nil {
+		b.rcv.srv.Close()
+	}
+	if b.cl != nil {
+		b.cl.stop()
+	}
+	if b.tmp != "" {
+		os.RemoveAll(b.tmp)
+	}
+}
+
+var allScopes = []string{"projects:read", "projects:write", "tasks:read", "tasks:write", "risks:read", "risks:write",
+	"webhooks:read", "webhooks:write"}
+
+// seed creates the workspace, user, session, app and key through the admin and
+// console APIs, then projects, tasks (batch endpoint, 100 per call) and risks
+// through the app API with the key.
+func (b *bench) seed(ctx context.Context, token string) error {
+	a := api{base: b.base, client: b.client}
+	admin := map[string]string{"Authorization": "Bearer " + token}
+	ws, err := a.call(ctx, "POST", "/admin/v1/workspaces", admin, map[string]any{"name": "pmbench"})
+	if err != nil {
+		return err
+	}
+	wsID := ws["workspaceId"].(string)
+	user, err := a.call(ctx, "POST", "/admin/v1/workspaces/"+wsID+"/users", admin, map[string]any{"email": "bench@example.com", "name": "Bench"})
+	if err != nil {
+		return err
+	}
+	sess, err := a.call(ctx, "POST", "/admin/v1/workspaces/"+wsID+"/users/"+user["id"].(string)+"/sessions", admin, nil)
+	if err != nil {
+		return err
+	}
+	b.console = map[string]string{"X-Client-ID": ws["consoleClientId"].(string), "Cookie": "sid=" + sess["sid"].(string)}
+	app, err := a.call(ctx, "POST", "/openapi/v1/apps", b.console, map[string]any{"workspaceId": wsID, "name": "pmbench", "scopes": allScopes})
+	if err != nil {
+		return err
+	}
+	b.appID = app["clientId"].(string)
+	key, err := a.call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/keys", b.console, map[string]any{"scopes": allScopes})
+	if err != nil {
+		return err
+	}
+	b.keyH = http.Header{"X-Client-Id": {b.appID}, "Authorization": {key["apiKey"].(string)}, "Content-Type": {"application/json"}}
+	keyM := map[string]string{"X-Client-ID": b.appID, "Authorization": key["apiKey"].(string)}
+	const base = "/openapi/v1/resource/"
+	for i := range b.o.Projects {
+		p, err := a.call(ctx, "POST", base+"project/create", keyM, map[string]any{"name": fmt.Sprintf("Bench project %d", i+1)})
+		if err != nil {
+			return err
+		}
+		b.projects = append(b.projects, p["id"].(string))
+	}
+	for done := 0; done < b.o.Tasks; done += 100 {
+		n := min(100, b.o.Tasks-done)
+		ops := make([]map[string]any, n)
+		for i := range ops {
+			k := done + i
+			ops[i] = map[string]any{"op": "create", "projectId": b.projects[k%len(b.projects)],
+				"title": fmt.Sprintf("Bench task %d", k+1), "priority": 1 + k%5}
+		}
+		out, err := a.call(ctx, "POST", base+"task/batch", keyM, map[string]any{"atomic": true, "operations": ops})
+		if err != nil {
+			return err
+		}
+		results, _ := out["results"].([]any)
+		for _, r := range results {
+			data, _ := r.(map[string]any)["data"].(map[string]any)
+			id, _ := data["id"].(string)
+			if id == "" {
+				return fmt.Errorf("a batch result without a task: %v", r)
+			}
+			b.tasks = append(b.tasks, id)
+			b.statuses = append(b.statuses, "TODO")
+		}
+	}
+	// Risks one by one (there is no risk batch), 8 at a time.
+	errc := make(chan error, 8)
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < b.o.Risks; i += 8 {
+				_, err := a.call(ctx, "POST", base+"risk/create", keyM, map[string]any{"projectId": b.projects[i%len(b.projects)],
+					"title": fmt.Sprintf("Bench risk %d", i+1), "severity": []string{"LOW", "MEDIUM", "HIGH"}[i%3]})
+				if err != nil {
+					errc <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	return <-errc
+}
+
+// scenario measures one closed loop or paced run with the API's and the
+// worker's CPU time around it.
+func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
+	api0, work0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid())
+	r := f()
+	api1, work1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid())
+	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, FirstError: r.FirstErr,
+		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
+		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
+	if ok := r.Requests - r.Errors; ok > 0 {
+		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
+		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
+	}
+	if mode == "closed-loop" {
+		s.Concurrency = b.o.Concurrency
+	}
+	fmt.Fprintf(b.o.Log, "pmbench: %s: %d requests, %.0f/s, %d errors\n", name, s.Requests, s.RPS, s.Errors)
+	return s
+}
+
+func (b *bench) ratio(s *Scenario, ref string, v float64) {
+	s.Reference, s.RefValue = ref, v
+	if v > 0 {
+		s.Ratio = s.RPS / v
+	}
+}
+
+func (b *bench) runAll(ctx context.Context) error {
+	c, d := b.o.Concurrency, b.o.Duration
+	add := func(s Scenario) { b.rep.Scenarios = append(b.rep.Scenarios, s) }
+
+	// read-detail
+	detail := b.measure("read-detail", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			_, err := send(ctx, b.client, "GET", b.detailURL(rand.IntN(len(b.tasks))), b.keyH, nil)
+			return err
+		})
+	})
+	tps, err := b.pgb.run(ctx, "select-only", c, d)
+	if err != nil {
+		return err
+	}
+	b.ratio(&detail, "pgbench -S", tps)
+	add(detail)
+
+	// read-list
+	list := b.measure("read-list", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			u := b.base + "/openapi/v1/resource/task/list?limit=50&projectId=" + url.QueryEscape(b.projects[rand.IntN(len(b.projects))])
+			_, err := send(ctx, b.client, "GET", u, b.keyH, nil)
+			return err
+		})
+	})
+	if tps, err = b.pgb.run(ctx, "select-only", c, d); err != nil {
+		return err
+	}
+	b.ratio(&list, "pgbench -S", tps)
+	add(list)
+
+	// write
+	write := b.measure("write", "closed-loop", func() loopResult { return b.writeLoop(ctx, nil) })
+	tpcb, err := b.pgb.run(ctx, "tpcb-like", c, d)
+	if err != nil {
+		return err
+	}
+	b.ratio(&write, "pgbench tpcb-like", tpcb)
+	write.BacklogDiscarded = b.settle(ctx, "write")
+	add(write)
+
+	// latency: constant arrival rate at half of each measured maximum.
+	half := func(v float64) float64 { return max(1, v/2) }
+	rd := b.measure("latency read-detail", "constant-rate", func() loopResult {
+		return paced(ctx, half(detail.RPS), d, c, func(t *vegeta.Target) error {
+			t.Method, t.URL, t.Header = "GET", b.detailURL(rand.IntN(len(b.tasks))), b.keyH
+			return nil
+		}, nil)
+	})
+	rd.TargetRate = half(detail.RPS)
+	add(rd)
+	lw := b.pacedWrites(ctx, "latency write", half(write.RPS), false)
+	// Fan-out jobs still waiting would find the subscription made next and
+	// deliver old events in the deliver scenario.
+	lw.BacklogDiscarded = b.settle(ctx, "latency write")
+	add(lw)
+
+	// deliver: subscribe the receiver, then the same writes.
+	hook, err := api{base: b.base, client: b.client}.call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/webhooks", b.console,
+		map[string]any{"url": b.rcv.srv.URL, "events": []string{"task.updated"}})
+	if err != nil {
+		return err
+	}
+	b.rcv.secret.Store(hook["secret"].(string))
+	deliver, err := b.deliverMax(ctx)
+	if err != nil {
+		return err
+	}
+	add(deliver)
+	add(b.pacedWrites(ctx, "latency deliver", half(deliver.DeliveriesPerS), true))
+	return nil
+}
+
+// settle gives the workers up to 10 s (twice the phase's length when shorter)
+// to finish the jobs a phase left, then deletes the rest so the next phase
+// starts without a backlog; it returns how many.
+func (b *bench) settle(ctx context.Context, phase string) int {
+	b.cl.waitJobsDrained(ctx, min(10*time.Second, 2*b.o.Duration))
+	n, err := b.cl.discardJobs(ctx)
+	if err != nil {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: discarding jobs: %v\n", phase, err)
+	}
+	if n > 0 {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: discarded %d jobs the workers had not reached\n", phase, n)
+	}
+	b.cl.waitJobsDrained(ctx, 10*time.Second) // the ones running
+	return int(n)
+}
+
+func (b *bench) detailURL(i int) string {
+	return b.base + "/openapi/v1/resource/task/detail?id=" + b.tasks[i]
+}
+
+// updateBody moves task i to the other status of TODO ↔ IN_PROGRESS.
+func (b *bench) updateBody(i int) (next string, body []byte) {
+	next = "IN_PROGRESS"
+	if b.statuses[i] == "IN_PROGRESS" {
+		next = "TODO"
+	}
+	body, _ = json.Marshal(map[string]string{"taskId": b.tasks[i], "status": next})
+	return next, body
+}
+
+type updated struct {
+	Data struct {
+		ID        string `json:"id"`
+		UpdatedAt string `json:"updatedAt"`
+	} `json:"data"`
+}
+
+// writeLoop is the closed loop of status updates: worker w moves its own tasks
+// one after another, so no two requests touch one task at once. commits (when
+// not nil) gets, for each update, when its answer arrived.
+func (b *bench) writeLoop(ctx context.Context, commits func(key string, at time.Time)) loopResult {
+	c := b.o.Concurrency
+	return closedLoop(ctx, c, b.o.Duration, func(ctx context.Context, w, i int) error {
+		owned := (len(b.tasks) - w + c - 1) / c
+		if owned <= 0 {
+			return fmt.Errorf("fewer tasks than workers")
+		}
+		k := w + (i%owned)*c
+		next, body := b.updateBody(k)
+		raw, err := send(ctx, b.client, "POST", b.base+"/openapi/v1/resource/task/update", b.keyH, body)
+		if err != nil {
+			return err
+		}
+		b.statuses[k] = next
+		if commits != nil {
+			var u updated
+			if json.Unmarshal(raw, &u) == nil {
+				commits(u.Data.ID+"|"+u.Data.UpdatedAt, time.Now())
+			}
+		}
+		return nil
+	})
+}
+
+// deliverMax runs the closed loop of updates with the subscription, waits for
+// the deliveries, and measures the references right after: a raw Go client
+// posting the same signed body to the same receiver, and tpcb-like.
+func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
+	c, d := b.o.Concurrency, b.o.Duration
+	var mu sync.Mutex
+	commits := map[string]time.Time{}
+	b.rcv.reset()
+	start := time.Now()
+	s := b.measure("deliver", "closed-loop", func() loopResult {
+		r := b.writeLoop(ctx, func(k string, at time.Time) { mu.Lock(); commits[k] = at; mu.Unlock() })
+		// The workers' CPU counts until the backlog is delivered, or the
+		// bounded wait ends (the rest is counted as undelivered).
+		b.rcv.waitCount(ctx, r.Requests-r.Errors, 2*d+10*time.Second)
+		return r
+	})
+	b.fillDeliveries(&s, commits, start)
+	s.BacklogDiscarded = b.settle(ctx, "deliver")
+	b.rcv.reset()
+	// The raw client posts a body pmapi delivered (re-signed with the same
+	// secret, as each attempt is), or one of the same shape if none came.
+	sample := b.rcv.firstBody()
+	if sample == nil {
+		sample, _ = json.Marshal(webhook.Body{ID: "whd_sample", Type: "task.updated", Data: json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`), SentAt: time.Now()})
+	}
+	raw := b.rawClient(ctx, sample)
+	s.RawClientPerS = raw
+	if raw > 0 {
+		s.RatioRawClient = s.DeliveriesPerS / raw
+	}
+	tpcb, err := b.pgb.run(ctx, "tpcb-like", c, d)
+	if err != nil {
+		return s, err
+	}
+	s.TpcbTPS = tpcb
+	s.RatioTpcb = s.DeliveriesPerS / tpcb
+	s.Reference, s.RefValue, s.Ratio = "pgbench tpcb-like (deliveries/s)", tpcb, s.RatioTpcb
+	return s, nil
+}
+
+// fillDeliveries sets the delivery figures of s from the receiver.
+func (b *bench) fillDeliveries(s *Scenario, commits map[string]time.Time, start time.Time) {
+	s.Deliveries = int(b.rcv.count.Load())
+	s.BadSignatures = int(b.rcv.badSig.Load())
+	if last := b.rcv.last.Load(); last > 0 {
+		s.DeliveriesPerS = float64(s.Deliveries) / time.Unix(0, last).Sub(start).Seconds()
+	}
+	lat, matched := b.rcv.latencies(commits)
+	s.Undelivered = len(commits) - matched
+	s.CommitToRcptP50, s.CommitToRcptP99 = quantile(lat, 0.5), quantile(lat, 0.99)
+	if len(lat) > 0 {
+		s.CommitToRcptMax = float64(lat[len(lat)-1].Microseconds()) / 1000
+	}
+}
+
+// rawClient posts a signed body to the receiver from conc goroutines for the
+// scenario's duration and returns the requests per second.
+func (b *bench) rawClient(ctx context.Context, body []byte) float64 {
+	pool := x509.NewCertPool()
+	pool.AddCert(b.rcv.srv.Certificate())
+	client := httpClient(b.o.Concurrency, &tls.Config{RootCAs: pool})
+	secret := b.rcv.secret.Load().(string)
+	b.rcv.reset()
+	r := closedLoop(ctx, b.o.Concurrency, b.o.Duration, func(ctx context.Context, w, i int) error {
+		now := time.Now()
+		h := http.Header{"Content-Type": {"application/json"}, webhook.SignatureHeader: {webhook.Sign(body, now, secret)}}
+		_, err := send(ctx, client, "POST", b.rcv.srv.URL, h, body)
+		return err
+	})
+	fmt.Fprintf(b.o.Log, "pmbench: raw webhook client: %.0f/s, %d errors\n", r.rps(), r.Errors)
+	return r.rps()
+}
+
+// pacedWrites sends status updates at rate with vegeta; with deliveries, the
+// receiver is subscribed and commit-to-receipt of each update is measured.
+func (b *bench) pacedWrites(ctx context.Context, name string, rate float64, deliveries bool) Scenario {
+	commits := map[string]time.Time{}
+	b.rcv.reset()
+	start := time.Now()
+	s := b.measure(name, "constant-rate", func() loopResult {
+		r := paced(ctx, rate, b.o.Duration, b.o.Concurrency, func(t *vegeta.Target) error {
+			b.ratesMu.Lock()
+			i := b.next % len(b.tasks)
+			b.next++
+			next, body := b.updateBody(i)
+			b.statuses[i] = next // assumed to succeed; a failure heals on the task's next turn
+			b.ratesMu.Unlock()
+			t.Method, t.URL, t.Header, t.Body = "POST", b.base+"/openapi/v1/resource/task/update", b.keyH, body
+			return nil
+		}, func(res *vegeta.Result) {
+			var u updated
+			if res.Code >= 200 && res.Code < 300 && json.Unmarshal(res.Body, &u) == nil {
+				commits[u.Data.ID+"|"+u.Data.UpdatedAt] = res.End()
+			}
+		})
+		if deliveries {
+			b.rcv.waitCount(ctx, r.Requests-r.Errors, 2*b.o.Duration+30*time.Second)
+		}
+		return r
+	})
+	s.TargetRate = rate
+	if deliveries {
+		b.fillDeliveries(&s, commits, start)
+	}
+	return s
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/migrations"
+)
+
+// cluster is the PostgreSQL server of one run: pmapi's database and pgbench's,
+// side by side, so every reference is measured on the same server.
+type cluster struct {
+	srv      *pgcluster.Server
+	db       pgcluster.Database
+	pgbURL   string // pgbench's own role and database
+	pgbName  string
+	version  string
+	adminURL string
+}
+
+const pgbenchRole = "pmbench_pgbench"
+
+func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
+	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Durable: true, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	c := &cluster{srv: srv, adminURL: srv.AdminURL}
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	if err := pgcluster.EnsureRoles(ctx, srv.AdminURL); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if c.db, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, "pmbench_"+stamp, ""); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if err := migrations.Up(ctx, c.db.OwnerURL); err != nil {
+		c.stop()
+		return nil, err
+	}
+	// pgbench runs as a role of its own (not a superuser) in a database of its own.
+	c.pgbName = "pmbench_pgb_" + stamp
+	password := pmapi.RandomBase62(24)
+	conn, err := pgx.Connect(ctx, srv.AdminURL)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	_ = conn.QueryRow(ctx, "show server_version").Scan(&c.version)
+	var exists bool
+	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", pgbenchRole).Scan(&exists); err != nil {
+		c.stop()
+		return nil, err
+	}
+	verb := "CREATE"
+	if exists {
+		verb = "ALTER"
+	}
+	quoted := "'" + strings.ReplaceAll(password, "'", "''") + "'"
+	for _, stmt := range []string{
+		verb + " ROLE " + pgbenchRole + " LOGIN NOSUPERUSER PASSWORD " + quoted,
+		"CREATE DATABASE " + c.pgbName + " OWNER " + pgbenchRole,
+	} {
+		if _, err := conn.Exec(ctx, stmt); err != nil {
+			c.stop()
+			return nil, fmt.Errorf("%s: %w", strings.Fields(stmt)[0]+" "+strings.Fields(stmt)[1], err)
+		}
+	}
+	u, err := urlWith(srv.AdminURL, pgbenchRole, password, c.pgbName)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	c.pgbURL = u
+	return c, nil
+}
+
+func (c *cluster) stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c.db.Name != "" {
+		_ = pgcluster.DropDatabase(ctx, c.srv.AdminURL, c.db.Name)
+	}
+	if c.pgbName != "" {
+		_ = pgcluster.DropDatabase(ctx, c.srv.AdminURL, c.pgbName)
+	}
+	_ = c.srv.Stop(ctx)
+}
+
+// pendingJobs counts River jobs not yet finished in pmapi's database.
+func (c *cluster) pendingJobs(ctx context.Context) (int, error) {
+	conn, err := pgx.Connect(ctx, c.db.AdminURL)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	var n int
+	err = conn.QueryRow(ctx, "select count(*) from "+migrations.RiverSchema+
+		".river_job where state in ('available', 'running', 'retryable', 'scheduled', 'pending')").Scan(&n)
+	return n, err
+}
+
+// waitJobsDrained waits, at most within, for the workers to finish the backlog
+// (the seed's fan-out jobs), so one scenario's leftovers do not run in the next.
+func (c *cluster) waitJobsDrained(ctx context.Context, within time.Duration) int {
+	deadline := time.Now().Add(within)
+	for {
+		n, err := c.pendingJobs(ctx)
+		if err != nil || n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// discardJobs deletes River jobs still waiting, so a scenario that outran the
+// workers leaves no backlog to the next one; it returns how many it deleted.
+func (c *cluster) discardJobs(ctx context.Context) (int64, error) {
+	conn, err := pgx.Connect(ctx, c.db.AdminURL)
+	if err != nil {
+		return 0, err
+	}
+	defer conn.Close(ctx)
+	tag, err := conn.Exec(ctx, "delete from "+migrations.RiverSchema+".river_job where state in ('available', 'retryable', 'scheduled', 'pending')")
+	return tag.RowsAffected(), err
+}
+
+// proc is one pmapi process (serve or work) the bench started.
+type proc struct {
+	name string
+	cmd  *exec.Cmd
+	logs *tailBuffer
+	done chan error
+}
+
+func startProc(bin, name string, env []string) (*proc, error) {
+	p := &proc{name: name, cmd: exec.Command(bin, name), logs: &tailBuffer{max: 64 << 10}, done: make(chan error, 1)}
+	p.cmd.Env = env
+	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	go func() { p.done <- p.cmd.Wait() }()
+	return p, nil
+}
+
+func (p *proc) pid() int { return p.cmd.Process.Pid }
+
+// stop sends SIGTERM and waits at most 15 s before killing the process.
+func (p *proc) stop() {
+	_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-p.done:
+	case <-time.After(15 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+	}
+}
+
+// cpuSeconds is utime+stime of the process from /proc/PID/stat (in USER_HZ,
+// which Linux fixes at 100 for /proc).
+func cpuSeconds(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 13 {
+		return 0
+	}
+	u, _ := strconv.ParseFloat(f[11], 64)
+	st, _ := strconv.ParseFloat(f[12], 64)
+	return (u + st) / 100
+}
+
+// peakRSSMB is VmHWM (the resident set's high-water mark) in MiB.
+func peakRSSMB(pid int) float64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, _ := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 64)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// tailBuffer keeps the last max bytes written to it (a process's logs, shown
+// when something fails).
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+	max int
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > t.max {
+		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}
+
+func freeAddr() (string, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	defer l.Close()
+	return l.Addr().String(), nil
+}
+
+func waitUp(ctx context.Context, url string, p *proc, within time.Duration) error {
+	deadline := time.Now().Add(within)
+	for time.Now().Before(deadline) {
+		select {
+		case err := <-p.done:
+			p.done <- err
+			return fmt.Errorf("pmapi %s exited: %v\n%s", p.name, err, p.logs)
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return fmt.Errorf("%s never answered:\n%s", url, p.logs)
+}
+
+// buildPmapi builds cmd/pmapi with the release flags into dir.
+func buildPmapi(ctx context.Context, dir string) (string, error) {
+	bin := filepath.Join(dir, "pmapi")
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "github.com/pmapi/pmapi/cmd/pmapi")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build pmapi: %v\n%s", err, out)
+	}
+	return bin, nil
+}
+
+// api is a small JSON client for the seed and set-up calls.
+type api struct {
+	base   string
+	client *http.Client
+}
+
+func (a api) call(ctx context.Context, method, path string, header map[string]string, body any) (map[string]any, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return nil, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := a.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var env struct {
+		Data map[string]any `json:"data"`
+	}
+	if resp.StatusCode >= 300 || json.Unmarshal(raw, &env) != nil {
+		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
+	}
+	return env.Data, nil
+}
+
+func urlWith(base, user, password, db string) (string, error) {
+	d, err := pgcluster.Describe(base, db)
+	if err != nil {
+		return "", err
+	}
+	// Describe gives the database's admin URL; swap in pgbench's role.
+	u := d.AdminURL
+	at := strings.Index(u, "@")
+	scheme := strings.Index(u, "://")
+	if at < 0 || scheme < 0 {
+		return "", fmt.Errorf("unexpected database URL form")
+	}
+	return u[:scheme+3] + user + ":" + password + u[at:], nil
+}

@@ -1,0 +1,272 @@
+// Command pmbench measures a real pmapi (release build, `pmapi serve` and
+// `pmapi work` as separate processes) on a private PostgreSQL, and measures in
+// the same run, on the same server and at the same concurrency, a reference for
+// each scenario: pgbench's select-only and tpcb-like, and a raw Go HTTP client
+// posting signed webhook bodies. Every figure is a ratio against its reference
+// because the machine it runs on is shared and noisy.
+//
+//	make bench            # 10,000 tasks, 20 s per scenario
+//	make bench QUICK=1    # 1,000 tasks, 3 s per scenario
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"text/tabwriter"
+	"time"
+)
+
+type options struct {
+	Quick       bool
+	Duration    time.Duration // per scenario
+	Concurrency int
+	Projects    int
+	Tasks       int
+	Risks       int
+	Scale       int // pgbench -i -s
+	// PoolMaxConns, when set, is added to pmapi's database URL
+	// (pool_max_conns); 0 keeps pgx's default, max(4, CPUs).
+	PoolMaxConns int
+	Pmapi        string
+	OutDir       string
+	Log          io.Writer
+}
+
+func main() {
+	o := options{Log: os.Stderr}
+	flag.BoolVar(&o.Quick, "quick", os.Getenv("QUICK") != "", "a few seconds per scenario and a smaller seed")
+	flag.DurationVar(&o.Duration, "duration", 0, "per scenario (default 20s, quick 3s)")
+	flag.IntVar(&o.Concurrency, "c", 64, "closed-loop concurrency and pgbench clients")
+	flag.StringVar(&o.Pmapi, "pmapi", "", "a pmapi binary built with -trimpath -ldflags \"-s -w\" (default: build one)")
+	flag.StringVar(&o.OutDir, "out", "bench/results", "where the JSON result goes")
+	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
+	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
+	flag.Parse()
+	o.defaults()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	rep, path, err := run(ctx, o)
+	if rep != nil {
+		printTable(os.Stdout, rep)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pmbench:", err)
+		os.Exit(1)
+	}
+	fmt.Println("\nresults:", path)
+}
+
+func (o *options) defaults() {
+	if o.Duration == 0 {
+		o.Duration = 20 * time.Second
+		if o.Quick {
+			o.Duration = 3 * time.Second
+		}
+	}
+	if o.Concurrency == 0 {
+		o.Concurrency = 64
+	}
+	if o.Projects == 0 {
+		o.Projects = 20
+	}
+	if o.Tasks == 0 {
+		o.Tasks = 10_000
+		if o.Quick {
+			o.Tasks = 1_000
+		}
+	}
+	if o.Risks == 0 {
+		o.Risks = 1_000
+		if o.Quick {
+			o.Risks = 100
+		}
+	}
+	if o.Scale == 0 {
+		o.Scale = 1
+	}
+	if o.Log == nil {
+		o.Log = io.Discard
+	}
+}
+
+// Report is the JSON written under bench/results; bench/results/README.md
+// explains every field.
+type Report struct {
+	StartedAt   time.Time  `json:"startedAt"`
+	Quick       bool       `json:"quick"`
+	Seconds     float64    `json:"secondsPerScenario"`
+	Concurrency int        `json:"concurrency"`
+	Machine     Machine    `json:"machine"`
+	Postgres    Postgres   `json:"postgres"`
+	Seed        Seed       `json:"seed"`
+	Scenarios   []Scenario `json:"scenarios"`
+	API         Process    `json:"api"`
+	Worker      Process    `json:"worker"`
+}
+
+type Machine struct {
+	CPUs      int     `json:"cpus"`
+	MemoryGiB float64 `json:"memoryGiB"`
+	GoVersion string  `json:"goVersion"`
+	GOOS      string  `json:"goos"`
+	GOARCH    string  `json:"goarch"`
+}
+
+type Postgres struct {
+	Version      string `json:"version"`
+	Source       string `json:"source"`
+	PgbenchScale int    `json:"pgbenchScale"`
+	PoolMaxConns int    `json:"poolMaxConns"`
+}
+
+type Seed struct {
+	Projects int     `json:"projects"`
+	Tasks    int     `json:"tasks"`
+	Risks    int     `json:"risks"`
+	Seconds  float64 `json:"seconds"`
+}
+
+type Process struct {
+	PeakRSSMiB float64 `json:"peakRssMiB"`
+	CPUSeconds float64 `json:"cpuSeconds"`
+}
+
+// Scenario is one row of the table.
+type Scenario struct {
+	Name        string  `json:"name"`
+	Mode        string  `json:"mode"` // closed-loop or constant-rate
+	Concurrency int     `json:"concurrency,omitempty"`
+	TargetRate  float64 `json:"targetRate,omitempty"`
+	Requests    int     `json:"requests"`
+	Errors      int     `json:"errors"`
+	FirstError  string  `json:"firstError,omitempty"`
+	Seconds     float64 `json:"seconds"`
+	RPS         float64 `json:"rps"`
+	P50ms       float64 `json:"p50ms"`
+	P99ms       float64 `json:"p99ms"`
+	P999ms      float64 `json:"p999ms"`
+	Reference   string  `json:"reference,omitempty"`
+	RefValue    float64 `json:"referenceValue,omitempty"`
+	Ratio       float64 `json:"ratio,omitempty"`
+	// API and worker CPU seconds per 1,000 successful requests.
+	APICPUPer1k    float64 `json:"apiCpuSecondsPer1000"`
+	WorkerCPUPer1k float64 `json:"workerCpuSecondsPer1000"`
+	// Deliveries (deliver scenarios only).
+	Deliveries      int     `json:"deliveries,omitempty"`
+	DeliveriesPerS  float64 `json:"deliveriesPerSecond,omitempty"`
+	BadSignatures   int     `json:"badSignatures,omitempty"`
+	RawClientPerS   float64 `json:"rawClientPerSecond,omitempty"`
+	RatioRawClient  float64 `json:"ratioRawClient,omitempty"`
+	TpcbTPS         float64 `json:"tpcbTps,omitempty"`
+	RatioTpcb       float64 `json:"ratioTpcb,omitempty"`
+	CommitToRcptP50 float64 `json:"commitToReceiptP50ms,omitempty"`
+	CommitToRcptP99 float64 `json:"commitToReceiptP99ms,omitempty"`
+	CommitToRcptMax float64 `json:"commitToReceiptMaxMs,omitempty"`
+	Undelivered     int     `json:"undelivered,omitempty"`
+	// River jobs (fan-outs, deliveries) left waiting after the phase and
+	// deleted so the next phase starts clean.
+	BacklogDiscarded int `json:"backlogDiscarded,omitempty"`
+}
+
+// run sets everything up, runs every scenario and writes the JSON. The report
+// holds what was measured even when a later step failed.
+func run(ctx context.Context, o options) (*Report, string, error) {
+	o.defaults()
+	rep := &Report{StartedAt: time.Now().UTC(), Quick: o.Quick, Seconds: o.Duration.Seconds(), Concurrency: o.Concurrency,
+		Machine: Machine{CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB(), GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}}
+	b, err := newBench(ctx, o, rep)
+	if err != nil {
+		return nil, "", err
+	}
+	defer b.close()
+	err = b.runAll(ctx)
+	rep.API = Process{PeakRSSMiB: peakRSSMB(b.serve.pid()), CPUSeconds: cpuSeconds(b.serve.pid())}
+	rep.Worker = Process{PeakRSSMiB: peakRSSMB(b.work.pid()), CPUSeconds: cpuSeconds(b.work.pid())}
+	path, werr := writeReport(o.OutDir, rep)
+	if err == nil {
+		err = werr
+	}
+	return rep, path, err
+}
+
+func writeReport(dir string, rep *Report) (string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, rep.StartedAt.Format("20060102T150405Z")+".json")
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return "", err
+	}
+	return path, os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func memTotalGiB() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb float64
+			fmt.Sscanf(strings.TrimSpace(rest), "%f", &kb)
+			return float64(int(kb/1024/1024*10)) / 10
+		}
+	}
+	return 0
+}
+
+func printTable(w io.Writer, rep *Report) {
+	fmt.Fprintf(w, "\npmbench %s: %d CPUs, %.1f GiB, PostgreSQL %s (%s), %s per scenario, concurrency %d, %d tasks\n\n",
+		rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs, rep.Machine.MemoryGiB, rep.Postgres.Version, rep.Postgres.Source,
+		time.Duration(rep.Seconds*float64(time.Second)), rep.Concurrency, rep.Seed.Tasks)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\tapi cpu s/1k\twork cpu s/1k\t")
+	for _, s := range rep.Scenarios {
+		mode := s.Mode
+		if s.TargetRate > 0 {
+			mode = fmt.Sprintf("%.0f/s", s.TargetRate)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%.3f\t%.3f\t\n", s.Name, mode, s.RPS, s.Errors,
+			s.P50ms, s.P99ms, s.P999ms, dash(s.Reference), num(s.RefValue, "%.0f"), num(s.Ratio, "%.2f"), s.APICPUPer1k, s.WorkerCPUPer1k)
+	}
+	tw.Flush()
+	for _, s := range rep.Scenarios {
+		if s.Deliveries > 0 || strings.HasPrefix(s.Name, "deliver") {
+			fmt.Fprintf(w, "%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
+				s.Name, s.Deliveries, s.DeliveriesPerS, s.RawClientPerS, s.RatioRawClient, s.TpcbTPS, s.RatioTpcb,
+				s.CommitToRcptP50, s.CommitToRcptP99, s.CommitToRcptMax, s.Undelivered, s.BadSignatures)
+		}
+		if s.BacklogDiscarded > 0 {
+			fmt.Fprintf(w, "%s: %d River jobs the workers had not reached after the phase were discarded\n", s.Name, s.BacklogDiscarded)
+		}
+		if s.FirstError != "" {
+			fmt.Fprintf(w, "%s: first error: %s\n", s.Name, s.FirstError)
+		}
+	}
+	fmt.Fprintf(w, "pmapi serve: peak RSS %.1f MiB, %.1f CPU s; pmapi work: peak RSS %.1f MiB, %.1f CPU s\n",
+		rep.API.PeakRSSMiB, rep.API.CPUSeconds, rep.Worker.PeakRSSMiB, rep.Worker.CPUSeconds)
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func num(v float64, f string) string {
+	if v == 0 {
+		return "-"
+	}
+	return fmt.Sprintf(f, v)
+}
