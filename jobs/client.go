@@ -49,6 +49,10 @@ type Options struct {
 	RescueAfter time.Duration
 	// PollInterval overrides how often an idle worker looks for due jobs.
 	PollInterval time.Duration
+	// FetchCooldown overrides the least time between two fetches of a busy
+	// worker (River's default is 100 ms). With Workers it bounds how many jobs a
+	// process starts a second: a webhook delivery takes three jobs.
+	FetchCooldown time.Duration
 }
 
 func (o Options) engine() suggest.Engine {
@@ -101,6 +105,14 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		if opts.PollInterval > 0 {
 			cfg.FetchPollInterval = opts.PollInterval
 			cfg.FetchCooldown = min(opts.PollInterval, river.FetchCooldownDefault)
+		}
+		if opts.FetchCooldown > 0 {
+			cfg.FetchCooldown = opts.FetchCooldown
+			// River wants the idle poll no shorter than the cooldown.
+			if cfg.FetchPollInterval == 0 {
+				cfg.FetchPollInterval = river.FetchPollIntervalDefault
+			}
+			cfg.FetchPollInterval = max(cfg.FetchPollInterval, opts.FetchCooldown)
 		}
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}

@@ -34,6 +34,8 @@ type config struct {
 	WebhookCAFile      string
 	RescueAfter        time.Duration
 	RetrySchedule      []time.Duration
+	JobWorkers         int
+	JobFetchCooldown   time.Duration
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
@@ -77,6 +79,12 @@ func loadConfig() (config, error) {
 	}
 	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", "1h")); err != nil || c.RescueAfter <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as 1h")
+	}
+	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 || c.JobWorkers > 10000 {
+		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")
+	}
+	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", "100ms")); err != nil || c.JobFetchCooldown < time.Millisecond {
+		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 100ms")
 	}
 	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", "pmapi")
 	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {

@@ -73,7 +73,8 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule}); err != nil {
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
+		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown}); err != nil {
 		shards.Close()
 		return nil, err
 	}

@@ -1,0 +1,22 @@
+package jobs_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// River refuses a fetch cooldown longer than the idle poll; any cooldown an
+// operator sets, short or long, must still build working clients.
+func TestFetchCooldownBuildsValidClients(t *testing.T) {
+	shards, _ := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig))
+	dir := tenant.NewDirectory(shards)
+	for _, cooldown := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 5 * time.Second} {
+		if _, err := jobs.NewClients(dir, jobs.Options{Work: true, Workers: 100, FetchCooldown: cooldown}); err != nil {
+			t.Errorf("cooldown %s: %v", cooldown, err)
+		}
+	}
+}
