@@ -19,9 +19,10 @@ test: build tools chart-check
 	$(BIN) devdb exec -- $(GO) test $(TESTFLAGS) $(PKGS)
 
 # Load test of a release build against same-run references (pgbench, a raw
-# HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/.
+# HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;
+# PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick)
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE))
 
 # promtool checks real scrapes in the tests; installed from Debian's prometheus
 # package when missing (with service starts forbidden: only the binary is wanted).

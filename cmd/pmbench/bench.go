@@ -7,12 +7,14 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,19 +28,22 @@ import (
 // bench is one run's world: the cluster, the two pmapi processes, the webhook
 // receiver and the seeded workspace.
 type bench struct {
-	o       options
-	rep     *Report
-	cl      *cluster
-	pgb     pgbench
-	tmp     string
-	rcv     *receiver
-	serve   *proc
-	work    *proc
-	base    string
-	client  *http.Client
-	keyH    http.Header
-	console map[string]string
-	appID   string
+	o     options
+	rep   *Report
+	cl    *cluster
+	pgb   pgbench
+	tmp   string
+	rcv   *receiver
+	serve *proc
+	work  *proc
+	// serveDebug and workDebug are the metrics (and pprof) listeners, set
+	// only with -profile.
+	serveDebug, workDebug string
+	base                  string
+	client                *http.Client
+	keyH                  http.Header
+	console               map[string]string
+	appID                 string
 
 	projects []string
 	tasks    []string
@@ -98,13 +103,28 @@ func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error)
 		u.RawQuery = q.Encode()
 		dbURL = u.String()
 	}
-	env := append(os.Environ(), "PMAPI_DATABASE_URL="+dbURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
+	env := append(os.Environ(), "PMAPI_DATABASE_URL="+dbURL, "PMAPI_ADDR="+addr,
 		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_RATE_LIMIT_PER_MINUTE=100000000", "PMAPI_SHUTDOWN_GRACE=5s")
-	if b.serve, err = startProc(o.Pmapi, "serve", env); err != nil {
+	serveEnv, workEnv := append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off"), append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off")
+	if o.ProfileDir != "" {
+		// Each process gets its own metrics listener, which serves pprof.
+		if b.serveDebug, err = freeAddr(); err != nil {
+			return b, err
+		}
+		if b.workDebug, err = freeAddr(); err != nil {
+			return b, err
+		}
+		serveEnv[len(serveEnv)-1] = "PMAPI_METRICS_ADDR=" + b.serveDebug
+		workEnv[len(workEnv)-1] = "PMAPI_METRICS_ADDR=" + b.workDebug
+		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			return b, err
+		}
+	}
+	if b.serve, err = startProc(o.Pmapi, "serve", serveEnv); err != nil {
 		return b, err
 	}
-	if b.work, err = startProc(o.Pmapi, "work", env); err != nil {
+	if b.work, err = startProc(o.Pmapi, "work", workEnv); err != nil {
 		return b, err
 	}
 	b.base = "http://" + addr
@@ -231,21 +251,55 @@ func (b *bench) seed(ctx context.Context, token string) error {
 // scenario measures one closed loop or paced run with the API's and the
 // worker's CPU time around it.
 func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
-	api0, work0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid())
+	var profiles sync.WaitGroup
+	if b.o.ProfileDir != "" && mode == "closed-loop" {
+		b.profile(&profiles, name, "serve", b.serveDebug)
+		b.profile(&profiles, name, "work", b.workDebug)
+	}
+	api0, work0, self0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds()
 	r := f()
-	api1, work1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid())
+	api1, work1, self1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds()
+	profiles.Wait()
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, FirstError: r.FirstErr,
 		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
 	if ok := r.Requests - r.Errors; ok > 0 {
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
+		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
 	}
 	if mode == "closed-loop" {
 		s.Concurrency = b.o.Concurrency
 	}
 	fmt.Fprintf(b.o.Log, "pmbench: %s: %d requests, %.0f/s, %d errors\n", name, s.Requests, s.RPS, s.Errors)
 	return s
+}
+
+// profile fetches a CPU profile of one process over the phase's length into
+// ProfileDir/<phase>-<process>.pprof, in the background; a failure is logged,
+// never fatal, since the figures do not depend on it.
+func (b *bench) profile(wg *sync.WaitGroup, phase, process, addr string) {
+	secs := max(1, int(b.o.Duration.Seconds()))
+	path := filepath.Join(b.o.ProfileDir, strings.ReplaceAll(phase, " ", "-")+"-"+process+".pprof")
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		c := &http.Client{Timeout: time.Duration(secs+30) * time.Second}
+		resp, err := c.Get(fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs))
+		if err == nil {
+			defer resp.Body.Close()
+			var f *os.File
+			if f, err = os.Create(path); err == nil {
+				_, err = io.Copy(f, resp.Body)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}
+		if err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: profile %s: %v\n", path, err)
+		}
+	}()
 }
 
 func (b *bench) ratio(s *Scenario, ref string, v float64) {

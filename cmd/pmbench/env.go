@@ -193,6 +193,16 @@ func cpuSeconds(pid int) float64 {
 	return (u + st) / 100
 }
 
+// selfCPUSeconds is the user and system CPU time pmbench itself (the load
+// generator and the webhook receiver) has used.
+func selfCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
 // peakRSSMB is VmHWM (the resident set's high-water mark) in MiB.
 func peakRSSMB(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

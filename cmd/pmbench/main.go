@@ -38,7 +38,10 @@ type options struct {
 	PoolMaxConns int
 	Pmapi        string
 	OutDir       string
-	Log          io.Writer
+	// ProfileDir, when set, gets a CPU profile of `pmapi serve` (and of
+	// `pmapi work` in the deliver phase) for every closed-loop phase.
+	ProfileDir string
+	Log        io.Writer
 }
 
 func main() {
@@ -50,6 +53,7 @@ func main() {
 	flag.StringVar(&o.OutDir, "out", "bench/results", "where the JSON result goes")
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
+	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
 	flag.Parse()
 	o.defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -157,9 +161,11 @@ type Scenario struct {
 	Reference   string  `json:"reference,omitempty"`
 	RefValue    float64 `json:"referenceValue,omitempty"`
 	Ratio       float64 `json:"ratio,omitempty"`
-	// API and worker CPU seconds per 1,000 successful requests.
-	APICPUPer1k    float64 `json:"apiCpuSecondsPer1000"`
-	WorkerCPUPer1k float64 `json:"workerCpuSecondsPer1000"`
+	// API, worker and pmbench (load generator and receiver) CPU seconds per
+	// 1,000 successful requests.
+	APICPUPer1k     float64 `json:"apiCpuSecondsPer1000"`
+	WorkerCPUPer1k  float64 `json:"workerCpuSecondsPer1000"`
+	PmbenchCPUPer1k float64 `json:"pmbenchCpuSecondsPer1000"`
 	// Deliveries (deliver scenarios only).
 	Deliveries      int     `json:"deliveries,omitempty"`
 	DeliveriesPerS  float64 `json:"deliveriesPerSecond,omitempty"`
@@ -230,14 +236,14 @@ func printTable(w io.Writer, rep *Report) {
 		rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs, rep.Machine.MemoryGiB, rep.Postgres.Version, rep.Postgres.Source,
 		time.Duration(rep.Seconds*float64(time.Second)), rep.Concurrency, rep.Seed.Tasks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\tapi cpu s/1k\twork cpu s/1k\t")
+	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\tapi cpu s/1k\twork cpu s/1k\tpmbench cpu s/1k\t")
 	for _, s := range rep.Scenarios {
 		mode := s.Mode
 		if s.TargetRate > 0 {
 			mode = fmt.Sprintf("%.0f/s", s.TargetRate)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%.3f\t%.3f\t\n", s.Name, mode, s.RPS, s.Errors,
-			s.P50ms, s.P99ms, s.P999ms, dash(s.Reference), num(s.RefValue, "%.0f"), num(s.Ratio, "%.2f"), s.APICPUPer1k, s.WorkerCPUPer1k)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t\n", s.Name, mode, s.RPS, s.Errors,
+			s.P50ms, s.P99ms, s.P999ms, dash(s.Reference), num(s.RefValue, "%.0f"), num(s.Ratio, "%.2f"), s.APICPUPer1k, s.WorkerCPUPer1k, s.PmbenchCPUPer1k)
 	}
 	tw.Flush()
 	for _, s := range rep.Scenarios {
