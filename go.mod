@@ -17,6 +17,8 @@ require (
 	github.com/riverqueue/river/rivertype v0.51.1
 	github.com/stripe/stripe-go/v84 v84.4.1
 	github.com/tsenart/vegeta/v12 v12.13.0
+	github.com/valyala/fasthttp v1.51.0
+	github.com/vgarvardt/pgx-google-uuid/v5 v5.6.0
 	golang.org/x/oauth2 v0.37.0
 	golang.org/x/time v0.16.0
 	riverqueue.com/riverui v0.22.0
@@ -94,7 +96,6 @@ require (
 	github.com/tidwall/pretty v1.2.2 // indirect
 	github.com/tidwall/sjson v1.2.5 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
-	github.com/valyala/fasthttp v1.51.0 // indirect
 	github.com/valyala/fastjson v1.6.10 // indirect
 	github.com/valyala/tcplisten v1.0.0 // indirect
 	github.com/xeipuuv/gojsonpointer v0.0.0-20190905194746-02993c407bfb // indirect

@@ -171,3 +171,27 @@ func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 		t.Errorf("%d rows survived rolled-back transactions", n)
 	}
 }
+
+// TestUUIDsOverTheWire: ids, nullable ids and id arrays survive a round trip
+// through PostgreSQL on a pool from tenant.Connect.
+func TestUUIDsOverTheWire(t *testing.T) {
+	ctx := context.Background()
+	pool, err := tenant.Connect(ctx, testdb.Database(t).AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	a, b := uuid.New(), uuid.New()
+	var got uuid.UUID
+	var some, none *uuid.UUID
+	var text string
+	var in bool
+	err = pool.QueryRow(ctx, "select $1::uuid, $2::uuid, null::uuid, $1::uuid::text, $2::uuid = any($3::uuid[])", a, &b, []uuid.UUID{a, b}).
+		Scan(&got, &some, &none, &text, &in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != a || some == nil || *some != b || none != nil || text != a.String() || !in {
+		t.Errorf("got %v %v %v %q %v; want %v %v <nil> %q true", got, some, none, text, in, a, b, a.String())
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/gofiber/fiber/v2"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
@@ -71,7 +72,14 @@ func (b *SafeBuffer) String() string {
 // New builds the app over the test database, as the server's role.
 func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 	t.Helper()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig))
+	return NewOnPool(t, testdb.AppPool(t), mutate...)
+}
+
+// NewOnPool is New over a pool of the caller's (one connected as the server's
+// role to the package's database), for tests that watch the connections.
+func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*api.Deps)) *Env {
+	t.Helper()
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, tenant.SetConfig))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
@@ -142,7 +141,7 @@ func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 	}
 	var shards []*tenant.Shard
 	for name, url := range urls {
-		pool, err := pgxpool.New(ctx, url)
+		pool, err := tenant.Connect(ctx, url)
 		if err != nil {
 			for _, s := range shards {
 				s.Pool.Close()

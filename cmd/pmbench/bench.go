@@ -41,6 +41,7 @@ type bench struct {
 	serveDebug, workDebug string
 	base                  string
 	client                *http.Client
+	load                  *loadClient // the closed loops' client, with the API key
 	keyH                  http.Header
 	console               map[string]string
 	appID                 string
@@ -76,7 +77,7 @@ func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error)
 		return b, err
 	}
 	rep.Postgres = Postgres{Version: b.cl.version, Source: b.cl.srv.Source, PgbenchScale: o.Scale, PoolMaxConns: o.PoolMaxConns}
-	b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL}
+	b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL, postmaster: postmasterPID(ctx, b.cl.adminURL)}
 	fmt.Fprintf(o.Log, "pmbench: pgbench -i -s %d\n", o.Scale)
 	if err := b.pgb.init(ctx, o.Scale); err != nil {
 		return b, err
@@ -194,6 +195,7 @@ func (b *bench) seed(ctx context.Context, token string) error {
 		return err
 	}
 	b.keyH = http.Header{"X-Client-Id": {b.appID}, "Authorization": {key["apiKey"].(string)}, "Content-Type": {"application/json"}}
+	b.load = newLoadClient(b.o.Concurrency, b.keyH)
 	keyM := map[string]string{"X-Client-ID": b.appID, "Authorization": key["apiKey"].(string)}
 	const base = "/openapi/v1/resource/"
 	for i := range b.o.Projects {
@@ -256,9 +258,9 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		b.profile(&profiles, name, "serve", b.serveDebug)
 		b.profile(&profiles, name, "work", b.workDebug)
 	}
-	api0, work0, self0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds()
+	api0, work0, self0, pg0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), postgresCPUSeconds(b.pgb.postmaster)
 	r := f()
-	api1, work1, self1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds()
+	api1, work1, self1, pg1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), postgresCPUSeconds(b.pgb.postmaster)
 	profiles.Wait()
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, FirstError: r.FirstErr,
 		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
@@ -267,6 +269,9 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
 		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
+		if b.pgb.postmaster != 0 {
+			s.PostgresCPUPer1k = (pg1 - pg0) / float64(ok) * 1000
+		}
 	}
 	if mode == "closed-loop" {
 		s.Concurrency = b.o.Concurrency
@@ -302,10 +307,11 @@ func (b *bench) profile(wg *sync.WaitGroup, phase, process, addr string) {
 	}()
 }
 
-func (b *bench) ratio(s *Scenario, ref string, v float64) {
-	s.Reference, s.RefValue = ref, v
-	if v > 0 {
-		s.Ratio = s.RPS / v
+func (b *bench) ratio(s *Scenario, ref string, r pgbenchResult) {
+	s.Reference, s.RefValue = ref, r.TPS
+	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = r.PostgresCPUPer1k, r.ClientCPUPer1k
+	if r.TPS > 0 {
+		s.Ratio = s.RPS / r.TPS
 	}
 }
 
@@ -316,7 +322,7 @@ func (b *bench) runAll(ctx context.Context) error {
 	// read-detail
 	detail := b.measure("read-detail", "closed-loop", func() loopResult {
 		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
-			_, err := send(ctx, b.client, "GET", b.detailURL(rand.IntN(len(b.tasks))), b.keyH, nil)
+			_, err := b.load.do("GET", b.detailURL(rand.IntN(len(b.tasks))), nil)
 			return err
 		})
 	})
@@ -331,7 +337,7 @@ func (b *bench) runAll(ctx context.Context) error {
 	list := b.measure("read-list", "closed-loop", func() loopResult {
 		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
 			u := b.base + "/openapi/v1/resource/task/list?limit=50&projectId=" + url.QueryEscape(b.projects[rand.IntN(len(b.projects))])
-			_, err := send(ctx, b.client, "GET", u, b.keyH, nil)
+			_, err := b.load.do("GET", u, nil)
 			return err
 		})
 	})
@@ -432,7 +438,7 @@ func (b *bench) writeLoop(ctx context.Context, commits func(key string, at time.
 		}
 		k := w + (i%owned)*c
 		next, body := b.updateBody(k)
-		raw, err := send(ctx, b.client, "POST", b.base+"/openapi/v1/resource/task/update", b.keyH, body)
+		raw, err := b.load.do("POST", b.base+"/openapi/v1/resource/task/update", body)
 		if err != nil {
 			return err
 		}
@@ -481,9 +487,10 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 	if err != nil {
 		return s, err
 	}
-	s.TpcbTPS = tpcb
-	s.RatioTpcb = s.DeliveriesPerS / tpcb
-	s.Reference, s.RefValue, s.Ratio = "pgbench tpcb-like (deliveries/s)", tpcb, s.RatioTpcb
+	s.TpcbTPS = tpcb.TPS
+	s.RatioTpcb = s.DeliveriesPerS / tpcb.TPS
+	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = tpcb.PostgresCPUPer1k, tpcb.ClientCPUPer1k
+	s.Reference, s.RefValue, s.Ratio = "pgbench tpcb-like (deliveries/s)", tpcb.TPS, s.RatioTpcb
 	return s, nil
 }
 

@@ -176,33 +176,6 @@ func (p *proc) stop() {
 	}
 }
 
-// cpuSeconds is utime+stime of the process from /proc/PID/stat (in USER_HZ,
-// which Linux fixes at 100 for /proc).
-func cpuSeconds(pid int) float64 {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 13 {
-		return 0
-	}
-	u, _ := strconv.ParseFloat(f[11], 64)
-	st, _ := strconv.ParseFloat(f[12], 64)
-	return (u + st) / 100
-}
-
-// selfCPUSeconds is the user and system CPU time pmbench itself (the load
-// generator and the webhook receiver) has used.
-func selfCPUSeconds() float64 {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
-}
-
 // peakRSSMB is VmHWM (the resident set's high-water mark) in MiB.
 func peakRSSMB(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))

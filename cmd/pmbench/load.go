@@ -189,8 +189,9 @@ func send(ctx context.Context, c *http.Client, method, url string, header http.H
 
 // pgbench runs the PostgreSQL client that ships with the server.
 type pgbench struct {
-	bin string
-	url string
+	bin        string
+	url        string
+	postmaster int // for the cluster's CPU time; 0 when not on this machine
 }
 
 func findPgbench() (string, error) {
@@ -215,10 +216,23 @@ func (p pgbench) init(ctx context.Context, scale int) error {
 	return nil
 }
 
-var tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+var (
+	tpsRE = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+	txRE  = regexp.MustCompile(`number of transactions actually processed: ([0-9]+)`)
+)
+
+// pgbenchResult is one pgbench run: its rate and, per 1,000 transactions, the
+// CPU seconds PostgreSQL and pgbench itself used.
+type pgbenchResult struct {
+	TPS                 float64
+	PostgresCPUPer1k    float64
+	ClientCPUPer1k      float64
+	transactionsCounted int
+}
 
 // run is one pgbench run; script is "select-only" (-S) or "tpcb-like".
-func (p pgbench) run(ctx context.Context, script string, clients int, dur time.Duration) (float64, error) {
+func (p pgbench) run(ctx context.Context, script string, clients int, dur time.Duration) (pgbenchResult, error) {
+	var res pgbenchResult
 	secs := max(1, int(dur.Round(time.Second)/time.Second))
 	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(secs)}
 	if script == "select-only" {
@@ -228,15 +242,31 @@ func (p pgbench) run(ctx context.Context, script string, clients int, dur time.D
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+2*time.Minute)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, p.bin, append(args, p.url)...).CombinedOutput()
+	pg0 := postgresCPUSeconds(p.postmaster)
+	cmd := exec.CommandContext(ctx, p.bin, append(args, p.url)...)
+	out, err := cmd.CombinedOutput()
+	pg1 := postgresCPUSeconds(p.postmaster)
 	if err != nil {
-		return 0, fmt.Errorf("pgbench %s: %v\n%s", script, err, out)
+		return res, fmt.Errorf("pgbench %s: %v\n%s", script, err, out)
 	}
 	m := tpsRE.FindSubmatch(out)
 	if m == nil {
-		return 0, fmt.Errorf("pgbench %s: no tps in its output:\n%s", script, out)
+		return res, fmt.Errorf("pgbench %s: no tps in its output:\n%s", script, out)
 	}
-	return strconv.ParseFloat(string(m[1]), 64)
+	if res.TPS, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
+		return res, err
+	}
+	if m := txRE.FindSubmatch(out); m != nil {
+		res.transactionsCounted, _ = strconv.Atoi(string(m[1]))
+	}
+	if n := float64(res.transactionsCounted); n > 0 {
+		if p.postmaster != 0 {
+			res.PostgresCPUPer1k = (pg1 - pg0) / n * 1000
+		}
+		st := cmd.ProcessState
+		res.ClientCPUPer1k = (st.UserTime() + st.SystemTime()).Seconds() / n * 1000
+	}
+	return res, nil
 }
 
 // receiver is the local HTTPS webhook endpoint: it checks each signature,

@@ -166,6 +166,12 @@ type Scenario struct {
 	APICPUPer1k     float64 `json:"apiCpuSecondsPer1000"`
 	WorkerCPUPer1k  float64 `json:"workerCpuSecondsPer1000"`
 	PmbenchCPUPer1k float64 `json:"pmbenchCpuSecondsPer1000"`
+	// The whole PostgreSQL cluster's CPU seconds per 1,000 requests (0 when
+	// the server is not on this machine), and the reference's: PostgreSQL's
+	// and pgbench's own per 1,000 transactions.
+	PostgresCPUPer1k    float64 `json:"postgresCpuSecondsPer1000,omitempty"`
+	RefPostgresCPUPer1k float64 `json:"referencePostgresCpuSecondsPer1000,omitempty"`
+	RefClientCPUPer1k   float64 `json:"referenceClientCpuSecondsPer1000,omitempty"`
 	// Deliveries (deliver scenarios only).
 	Deliveries      int     `json:"deliveries,omitempty"`
 	DeliveriesPerS  float64 `json:"deliveriesPerSecond,omitempty"`
@@ -236,14 +242,27 @@ func printTable(w io.Writer, rep *Report) {
 		rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs, rep.Machine.MemoryGiB, rep.Postgres.Version, rep.Postgres.Source,
 		time.Duration(rep.Seconds*float64(time.Second)), rep.Concurrency, rep.Seed.Tasks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\tapi cpu s/1k\twork cpu s/1k\tpmbench cpu s/1k\t")
+	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\t")
 	for _, s := range rep.Scenarios {
 		mode := s.Mode
 		if s.TargetRate > 0 {
 			mode = fmt.Sprintf("%.0f/s", s.TargetRate)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t%.3f\t%.3f\t%.3f\t\n", s.Name, mode, s.RPS, s.Errors,
-			s.P50ms, s.P99ms, s.P999ms, dash(s.Reference), num(s.RefValue, "%.0f"), num(s.Ratio, "%.2f"), s.APICPUPer1k, s.WorkerCPUPer1k, s.PmbenchCPUPer1k)
+		fmt.Fprintf(tw, "%s\t%s\t%.0f\t%d\t%.1f\t%.1f\t%.1f\t%s\t%s\t%s\t\n", s.Name, mode, s.RPS, s.Errors,
+			s.P50ms, s.P99ms, s.P999ms, dash(s.Reference), num(s.RefValue, "%.0f"), num(s.Ratio, "%.2f"))
+	}
+	tw.Flush()
+	// Where the machine's CPU went, per request (or per reference
+	// transaction): on a small machine the processes share the same cores.
+	fmt.Fprintln(w, "\nCPU microseconds per request (per transaction for the reference)")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tpmapi serve\tpmapi work\tpmbench\tpostgres\ttotal\t\treference: postgres\tpgbench\ttotal\t")
+	for _, s := range rep.Scenarios {
+		total := s.APICPUPer1k + s.WorkerCPUPer1k + s.PmbenchCPUPer1k + s.PostgresCPUPer1k
+		refTotal := s.RefPostgresCPUPer1k + s.RefClientCPUPer1k
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%s\t%.0f\t\t%s\t%s\t%s\t\n", s.Name, s.APICPUPer1k*1000, s.WorkerCPUPer1k*1000,
+			s.PmbenchCPUPer1k*1000, num(s.PostgresCPUPer1k*1000, "%.0f"), total*1000,
+			num(s.RefPostgresCPUPer1k*1000, "%.0f"), num(s.RefClientCPUPer1k*1000, "%.0f"), num(refTotal*1000, "%.0f"))
 	}
 	tw.Flush()
 	for _, s := range rep.Scenarios {

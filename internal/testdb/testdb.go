@@ -23,6 +23,7 @@ import (
 
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 var (
@@ -191,7 +192,7 @@ func pool(tb testing.TB, slot **pgxpool.Pool, url string) *pgxpool.Pool {
 	poolsMu.Lock()
 	defer poolsMu.Unlock()
 	if *slot == nil {
-		p, err := pgxpool.New(context.Background(), url)
+		p, err := tenant.Connect(context.Background(), url)
 		if err != nil {
 			tb.Fatalf("testdb: %v", err)
 		}

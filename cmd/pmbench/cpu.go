@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// procStat reads the fields of /proc/PID/stat after the command name: [1] is
+// the parent's pid; [11], [12] are the process's user and system time and
+// [13], [14] those of its waited-for children, in USER_HZ (which Linux fixes
+// at 100 for /proc).
+func procStat(pid int) []string {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
+	if len(f) < 15 {
+		return nil
+	}
+	return f
+}
+
+func ticks(f []string, i ...int) float64 {
+	var sum float64
+	for _, k := range i {
+		v, _ := strconv.ParseFloat(f[k], 64)
+		sum += v
+	}
+	return sum / 100
+}
+
+// cpuSeconds is the user and system time of one process.
+func cpuSeconds(pid int) float64 {
+	f := procStat(pid)
+	if f == nil {
+		return 0
+	}
+	return ticks(f, 11, 12)
+}
+
+// selfCPUSeconds is the user and system CPU time pmbench itself (the load
+// generator and the webhook receiver) has used.
+func selfCPUSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// postmasterPID finds the cluster's postmaster from postmaster.pid in its data
+// directory; 0 when the server is not on this machine or not readable.
+func postmasterPID(ctx context.Context, adminURL string) int {
+	conn, err := pgx.Connect(ctx, adminURL)
+	if err != nil {
+		return 0
+	}
+	defer conn.Close(ctx)
+	var dir string
+	if conn.QueryRow(ctx, "show data_directory").Scan(&dir) != nil {
+		return 0
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "postmaster.pid"))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
+	if procStat(pid) == nil {
+		return 0
+	}
+	return pid
+}
+
+// postgresCPUSeconds is the CPU time of the whole cluster: the postmaster, its
+// live children (backends, walwriter, checkpointer...) and the children it has
+// reaped, whose time the kernel adds to the postmaster's cutime and cstime. A
+// backend that exits between two readings moves from the second sum to the
+// first without being lost.
+func postgresCPUSeconds(postmaster int) float64 {
+	f := procStat(postmaster)
+	if f == nil {
+		return 0
+	}
+	total := ticks(f, 11, 12, 13, 14)
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == postmaster {
+			continue
+		}
+		if c := procStat(pid); c != nil && c[1] == strconv.Itoa(postmaster) {
+			total += ticks(c, 11, 12)
+		}
+	}
+	return total
+}
