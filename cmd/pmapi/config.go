@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
 )
