@@ -93,6 +93,16 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			e = pmapi.AsError(err)
 		}
 		status := StatusOf(e.Code)
+		if fe != nil && fe.Code == http.StatusRequestTimeout {
+			// fasthttp answers a connection on which no request arrived within
+			// the read timeout, then closes it. Clients that opened it ahead
+			// of need read this answer before their next request; 408 is the
+			// status HTTP clients (Go's Transport among them) recognise there
+			// as "the server closed an idle connection" and retry on a new one,
+			// where a 400 would be taken as the answer to that request.
+			status = http.StatusRequestTimeout
+			e = pmapi.Errorf(pmapi.CodeValidation, "no request arrived within the read timeout; the connection is closed")
+		}
 		rid := requestID(c)
 		if status >= 500 {
 			log.Error("request failed", "requestId", rid, "route", routeOf(c), "code", e.Code, "cause", causeText(e))

@@ -61,6 +61,8 @@ type Deps struct {
 	// RiverUI maps shard names to their River UI handlers, each built with the
 	// prefix RiverUIPrefix + "/" + shard; empty leaves River UI off.
 	RiverUI map[string]http.Handler
+	// ReadTimeout bounds how long a request may take to arrive (30 s when 0).
+	ReadTimeout time.Duration
 }
 
 // Server holds the dependencies every handler uses.
@@ -146,12 +148,16 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	}
 	s.doc = doc
 
+	readTimeout := d.ReadTimeout
+	if readTimeout <= 0 {
+		readTimeout = 30 * time.Second
+	}
 	app := fiber.New(fiber.Config{
 		AppName:               "pmapi",
 		BodyLimit:             BodyLimit,
 		ErrorHandler:          errorHandler(d.Log),
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
+		ReadTimeout:           readTimeout,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 	})

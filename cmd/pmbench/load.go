@@ -152,8 +152,8 @@ func truncate(b []byte, n int) string {
 func httpClient(conc int, tlsConf *tls.Config) *http.Client {
 	return &http.Client{Timeout: 30 * time.Second, Transport: &http.Transport{
 		MaxIdleConns: 4 * conc, MaxIdleConnsPerHost: 4 * conc,
-		// Below the API's 30 s ReadTimeout, after which fasthttp answers an idle
-		// keep-alive connection with an unsolicited 400 "Request Timeout".
+		// Below the API's 30 s read timeout, after which it answers a connection
+		// that never carried a request with 408 and closes it.
 		IdleConnTimeout:    20 * time.Second,
 		DisableCompression: true, TLSClientConfig: tlsConf,
 	}}
