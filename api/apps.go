@@ -84,7 +84,7 @@ func appView(a authz.App) AppView {
 func (s *Server) appOperations() []Operation {
 	const tag = "Apps"
 	return []Operation{
-		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Tag: tag, Auth: AuthSession, Idempotent: true,
+		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "secret",
 			Summary: "Register an app; returns its secret once", Body: CreateAppRequest{}, Result: AppCreated{},
 			Status: http.StatusCreated, Handler: s.createApp},
 		{Method: http.MethodGet, Path: "/openapi/v1/apps", ID: "listApps", Tag: tag, Auth: AuthSession,

@@ -2,6 +2,7 @@ package api
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"regexp"
 
 	"github.com/gofiber/fiber/v2"
@@ -20,45 +21,83 @@ var saneIdempotencyKey = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
 
 // idempotent honours Idempotency-Key on create operations (DESIGN.md section 5,
 // as Stripe and the IETF idempotency-key draft): same key and body replay the
-// first response, another body is 422, a request still running is 409.
-func (s *Server) idempotent(c *fiber.Ctx) error {
-	key := c.Get(headerIdempotencyKey)
-	if key == "" {
-		return c.Next()
-	}
-	if !saneIdempotencyKey.MatchString(key) {
-		return pmapi.Invalid(headerIdempotencyKey, "Idempotency-Key must be 1 to 255 visible ASCII characters")
-	}
-	scope := idempotencyScope(c)
-	h := sha256.New()
-	h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
-	h.Write(c.Body())
-	outcome, stored, err := idempotency.Begin(c.UserContext(), scope, key, h.Sum(nil))
-	if err != nil {
-		return err
-	}
-	switch outcome {
-	case idempotency.Mismatch:
-		return pmapi.Errorf(pmapi.CodeIdempotencyReused, "this Idempotency-Key was used with a different request body")
-	case idempotency.InFlight:
-		return pmapi.Errorf(pmapi.CodeConflict, "a request with this Idempotency-Key is still in progress; retry later")
-	case idempotency.Replay:
-		c.Set(headerReplayed, "true")
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-		return c.Status(stored.Status).Send(stored.Body)
-	}
-	if err := c.Next(); err != nil {
-		if herr := c.App().ErrorHandler(c, err); herr != nil {
-			return herr
+// first response, another body is 422, a request still running is 409. For a
+// create whose answer holds a secret (secretField), only the created id is
+// kept and a replay is 409 naming it: the spec shows secrets once and never
+// stores them in clear.
+func (s *Server) idempotent(secretField string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		key := c.Get(headerIdempotencyKey)
+		if key == "" {
+			return c.Next()
 		}
+		if !saneIdempotencyKey.MatchString(key) {
+			return pmapi.Invalid(headerIdempotencyKey, "Idempotency-Key must be 1 to 255 visible ASCII characters")
+		}
+		scope := idempotencyScope(c)
+		h := sha256.New()
+		h.Write([]byte(c.Method() + " " + c.Path() + "\n"))
+		h.Write(c.Body())
+		outcome, stored, err := idempotency.Begin(c.UserContext(), scope, key, h.Sum(nil))
+		if err != nil {
+			return err
+		}
+		switch outcome {
+		case idempotency.Mismatch:
+			return pmapi.Errorf(pmapi.CodeIdempotencyReused, "this Idempotency-Key was used with a different request body")
+		case idempotency.InFlight:
+			return pmapi.Errorf(pmapi.CodeConflict, "a request with this Idempotency-Key is still in progress; retry later")
+		case idempotency.Replay:
+			c.Set(headerReplayed, "true")
+			if secretField != "" && stored.Status < 300 {
+				return pmapi.Errorf(pmapi.CodeConflict, "the first request with this Idempotency-Key created %s; its %s was shown only in that answer",
+					createdID(stored.Body), secretField).With("id", createdID(stored.Body))
+			}
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+			return c.Status(stored.Status).Send(stored.Body)
+		}
+		if err := c.Next(); err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		status := c.Response().StatusCode()
+		ctx := c.UserContext()
+		if status >= 500 {
+			return idempotency.Abandon(ctx, scope, key)
+		}
+		body := append([]byte(nil), c.Response().Body()...)
+		if secretField != "" && status < 300 {
+			body = keptOfSecretAnswer(body)
+		}
+		return idempotency.Finish(ctx, scope, key, idempotency.Response{Status: status, Body: body})
 	}
-	status := c.Response().StatusCode()
-	ctx := c.UserContext()
-	if status >= 500 {
-		return idempotency.Abandon(ctx, scope, key)
+}
+
+// keptOfSecretAnswer is what is stored of an answer holding a secret: the
+// created resource's id (data.id, or data.clientId for an app), nothing else.
+func keptOfSecretAnswer(body []byte) []byte {
+	var answer struct {
+		Data struct {
+			ID       string `json:"id"`
+			ClientID string `json:"clientId"`
+		} `json:"data"`
 	}
-	body := append([]byte(nil), c.Response().Body()...)
-	return idempotency.Finish(ctx, scope, key, idempotency.Response{Status: status, Body: body})
+	_ = json.Unmarshal(body, &answer)
+	id := answer.Data.ID
+	if id == "" {
+		id = answer.Data.ClientID
+	}
+	kept, _ := json.Marshal(map[string]string{"id": id})
+	return kept
+}
+
+func createdID(kept []byte) string {
+	var v struct {
+		ID string `json:"id"`
+	}
+	_ = json.Unmarshal(kept, &v)
+	return v.ID
 }
 
 // idempotencyScope is whose key it is: the calling app (or console client) in

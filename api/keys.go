@@ -82,7 +82,7 @@ func (s *Server) keyOperations() []Operation {
 	const tag = "API keys"
 	base := "/openapi/v1/apps/{clientId}/keys"
 	return []Operation{
-		{Method: http.MethodPost, Path: base, ID: "createKey", Tag: tag, Auth: AuthSession, Idempotent: true,
+		{Method: http.MethodPost, Path: base, ID: "createKey", Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "apiKey",
 			Summary: "Issue an API key; its value is returned once", Body: CreateKeyRequest{}, Result: KeyCreated{},
 			Status: http.StatusCreated, Handler: s.createKey},
 		{Method: http.MethodGet, Path: base, ID: "listKeys", Tag: tag, Auth: AuthSession,

@@ -82,6 +82,10 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 			p.Description = "Makes the create safe to retry for 24 hours: the same key with the same body replays the first " +
 				"response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the " +
 				"first request still runs is 409 CONFLICT"
+			if op.SecretField != "" {
+				p.Description += ". The `" + op.SecretField + "` is shown only once: a replay answers 409 CONFLICT with " +
+					"details.id naming what the first request created (regenerate or rotate it if the first answer was lost)"
+			}
 			o.AddParameter(p)
 		}
 		if op.Body != nil {

@@ -42,6 +42,12 @@ type Operation struct {
 	Raw bool
 	// Idempotent operations honour the Idempotency-Key header (POST creates).
 	Idempotent bool
+	// SecretField names the member of data holding a secret the spec shows
+	// only once (app secret, API key, webhook secret). A replay of such an
+	// Idempotent create answers 409 with the created resource's id instead of
+	// the first response, which is not kept: it would store the secret in
+	// clear and show it twice.
+	SecretField string
 	// Form marks a request body sent form-encoded (OAuth), JSON accepted too.
 	Form bool
 	// HTML marks an operation answering an HTML page.

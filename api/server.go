@@ -165,7 +165,7 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
 		if op.Idempotent {
-			handlers = append(handlers, s.idempotent)
+			handlers = append(handlers, s.idempotent(op.SecretField))
 		}
 		handlers = append(handlers, op.Handler)
 		app.Add(op.Method, op.fiberPath(), handlers...)

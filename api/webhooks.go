@@ -29,7 +29,7 @@ func (s *Server) webhookOperations() []Operation {
 	one := subs + "/{subId}"
 	deliveries := "/openapi/v1/webhooks/deliveries"
 	return []Operation{
-		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Tag: tag, Auth: AuthSession, Idempotent: true,
+		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once", Body: webhook.CreateRequest{},
 			Result: webhook.SubscriptionCreated{}, Status: http.StatusCreated, Handler: s.createWebhook},
 		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: AuthSession,
