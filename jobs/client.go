@@ -163,3 +163,10 @@ func (cs *Clients) Stop(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// PoolConns is how many connections a shard's pool needs so that none of its
+// workers waits for one: a job holds one while it reads or writes, River's
+// notifier holds one for good to LISTEN, and its fetcher, completer and
+// maintenance services take one each while they run. A pool of pgx's default
+// size (four on small machines) left twenty workers queueing for three.
+func PoolConns(workers int) int32 { return int32(workers) + 5 }

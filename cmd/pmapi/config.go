@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -39,6 +37,9 @@ type config struct {
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
+	// poolFloor is the least size of each shard's pool: commands that run
+	// workers set it for them (jobs.PoolConns); zero leaves pgx's default.
+	poolFloor int32
 }
 
 func env(name, def string) string {
@@ -142,7 +143,7 @@ func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 	}
 	var shards []*tenant.Shard
 	for name, url := range urls {
-		pool, err := pgxpool.New(ctx, url)
+		pool, err := connect(ctx, url, c.poolFloor)
 		if err != nil {
 			for _, s := range shards {
 				s.Pool.Close()
