@@ -24,8 +24,8 @@ import (
 // BenchmarkWebhookDelivery drains a backlog of b.N task updates' events (each
 // transaction emits task.status_changed and task.updated, as a status update
 // does) to one HTTPS subscription to task.updated, with workers set up as
-// `pmapi work` sets them up: a pool of their own and the default River
-// settings. It reports deliveries/s, the workers' pool waits and the jobs'
+// `pmapi work` sets them up: a pool of their own, sized as work sizes it, and
+// the default River settings. It reports deliveries/s, the workers' pool waits and the jobs'
 // queue and run times, so a slow drain shows where its time went.
 //
 // DELIVER_WORKERS, DELIVER_COOLDOWN (a duration) and DELIVER_POOL (max
@@ -82,6 +82,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	poolCfg.MaxConns = jobs.PoolConns(envInt(b, "DELIVER_WORKERS", 20))
 	if n := envInt(b, "DELIVER_POOL", 0); n > 0 {
 		poolCfg.MaxConns = int32(n)
 	}

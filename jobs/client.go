@@ -51,7 +51,8 @@ type Options struct {
 	PollInterval time.Duration
 	// FetchCooldown overrides the least time between two fetches of a busy
 	// worker (River's default is 100 ms). With Workers it bounds how many jobs a
-	// process starts a second: a webhook delivery takes three jobs.
+	// process starts a second: a webhook delivery takes two jobs (its
+	// transaction's fan-out and the delivery).
 	FetchCooldown time.Duration
 }
 
