@@ -448,26 +448,28 @@ func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d
 		if r.Snippet != "" {
 			snippet = &r.Snippet
 		}
-		if _, err := tx.Exec(ctx, `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
+		// One round trip for the attempt, the delivery and the subscription.
+		b := &pgx.Batch{}
+		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText)
+		b.Queue(`update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
 			completed_at = case when $3 in ('SUCCEEDED', 'DEAD') then now() end
 			where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`,
-			ws, d.ID, o.Status, o.Attempt, code, o.NextAt); err != nil {
+			ws, d.ID, o.Status, o.Attempt, code, o.NextAt)
+		var since time.Time
+		if r.OK() {
+			// Only a failing subscription is written: every success rewriting
+			// the row made concurrent deliveries to it queue for its lock.
+			b.Queue("update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2 and failing_since is not null",
+				ws, d.SubscriptionID)
+		} else {
+			b.Queue(`update webhook_subscriptions set failing_since = coalesce(failing_since, now())
+				where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).QueryRow(func(row pgx.Row) error { return row.Scan(&since) })
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil || r.OK() {
 			return err
 		}
 		reason := o.DisableOn
-		if r.OK() {
-			_, err := tx.Exec(ctx, "update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2", ws, d.SubscriptionID)
-			return err
-		}
-		var since time.Time
-		if err := tx.QueryRow(ctx, `update webhook_subscriptions set failing_since = coalesce(failing_since, now())
-			where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).Scan(&since); err != nil {
-			return err
-		}
 		if reason == "" && time.Since(since) >= FailingFor {
 			reason = "every delivery failed for 5 days"
 		}
