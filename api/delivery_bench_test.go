@@ -25,8 +25,8 @@ import (
 // transaction emits task.status_changed and task.updated, as a status update
 // does) to one HTTPS subscription to task.updated, with workers set up as
 // `pmapi work` sets them up: a pool of their own, sized as work sizes it, and
-// the default River settings. It reports deliveries/s, the workers' pool waits and the jobs'
-// queue and run times, so a slow drain shows where its time went.
+// pmapi's default worker settings. It reports deliveries/s, the workers' pool
+// waits and the jobs' run times, so a slow drain shows where its time went.
 //
 // DELIVER_WORKERS, DELIVER_COOLDOWN (a duration) and DELIVER_POOL (max
 // connections) override the defaults to compare settings:

@@ -50,7 +50,7 @@ type Options struct {
 	// PollInterval overrides how often an idle worker looks for due jobs.
 	PollInterval time.Duration
 	// FetchCooldown overrides the least time between two fetches of a busy
-	// worker (River's default is 100 ms). With Workers it bounds how many jobs a
+	// worker (DefaultFetchCooldown when zero). With Workers it bounds how many jobs a
 	// process starts a second: a webhook delivery takes two jobs (its
 	// transaction's fan-out and the delivery).
 	FetchCooldown time.Duration
@@ -63,6 +63,12 @@ func (o Options) engine() suggest.Engine {
 	return o.Engine
 }
 
+// DefaultFetchCooldown is a tenth of River's 100 ms: a busy process starts at
+// most Workers jobs per cooldown, and River's default held 20 workers to 200
+// jobs (100 webhook deliveries) a second while they sat mostly idle. Idle
+// workers are unaffected: they fetch on insert notifications and the poll.
+const DefaultFetchCooldown = 10 * time.Millisecond
+
 // NewClients builds a client per shard with every worker pmapi has.
 func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.Log == nil {
@@ -73,6 +79,9 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	}
 	if opts.Schedule == nil {
 		opts.Schedule = Schedule
+	}
+	if opts.FetchCooldown <= 0 {
+		opts.FetchCooldown = DefaultFetchCooldown
 	}
 	if opts.Sender == nil {
 		sender, err := webhook.NewSender(false, "")
