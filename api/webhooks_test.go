@@ -39,7 +39,7 @@ type received struct {
 	body   []byte
 }
 
-func newReceiver(t *testing.T, statuses ...int) *receiver {
+func newReceiver(t testing.TB, statuses ...int) *receiver {
 	t.Helper()
 	r := &receiver{statuses: statuses}
 	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -99,7 +99,7 @@ func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env,
 	return env, env.NewTenant(t)
 }
 
-func subscribe(t *testing.T, tn *apitest.Tenant, url string, events ...string) (id, secret string) {
+func subscribe(t testing.TB, tn *apitest.Tenant, url string, events ...string) (id, secret string) {
 	t.Helper()
 	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": events})
 	if r.Status != 201 {

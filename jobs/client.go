@@ -50,8 +50,9 @@ type Options struct {
 	// PollInterval overrides how often an idle worker looks for due jobs.
 	PollInterval time.Duration
 	// FetchCooldown overrides the least time between two fetches of a busy
-	// worker (River's default is 100 ms). With Workers it bounds how many jobs a
-	// process starts a second: a webhook delivery takes three jobs.
+	// worker (DefaultFetchCooldown when zero). With Workers it bounds how many jobs a
+	// process starts a second: a webhook delivery takes two jobs (its
+	// transaction's fan-out and the delivery).
 	FetchCooldown time.Duration
 }
 
@@ -61,6 +62,12 @@ func (o Options) engine() suggest.Engine {
 	}
 	return o.Engine
 }
+
+// DefaultFetchCooldown is a tenth of River's 100 ms: a busy process starts at
+// most Workers jobs per cooldown, and River's default held 20 workers to 200
+// jobs (100 webhook deliveries) a second while they sat mostly idle. Idle
+// workers are unaffected: they fetch on insert notifications and the poll.
+const DefaultFetchCooldown = 10 * time.Millisecond
 
 // NewClients builds a client per shard with every worker pmapi has.
 func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
@@ -72,6 +79,9 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	}
 	if opts.Schedule == nil {
 		opts.Schedule = Schedule
+	}
+	if opts.FetchCooldown <= 0 {
+		opts.FetchCooldown = DefaultFetchCooldown
 	}
 	if opts.Sender == nil {
 		sender, err := webhook.NewSender(false, "")
@@ -163,3 +173,10 @@ func (cs *Clients) Stop(ctx context.Context) error {
 	}
 	return errors.Join(errs...)
 }
+
+// PoolConns is how many connections a shard's pool needs so that none of its
+// workers waits for one: a job holds one while it reads or writes, River's
+// notifier holds one for good to LISTEN, and its fetcher, completer and
+// maintenance services take one each while they run. A pool of pgx's default
+// size (four on small machines) left twenty workers queueing for three.
+func PoolConns(workers int) int32 { return int32(workers) + 5 }

@@ -14,7 +14,7 @@ import (
 func TestFetchCooldownBuildsValidClients(t *testing.T) {
 	shards, _ := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig))
 	dir := tenant.NewDirectory(shards)
-	for _, cooldown := range []time.Duration{time.Millisecond, 10 * time.Millisecond, 5 * time.Second} {
+	for _, cooldown := range []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 5 * time.Second} {
 		if _, err := jobs.NewClients(dir, jobs.Options{Work: true, Workers: 100, FetchCooldown: cooldown}); err != nil {
 			t.Errorf("cooldown %s: %v", cooldown, err)
 		}

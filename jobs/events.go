@@ -15,52 +15,55 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// FanoutArgs asks for one event to be fanned out to the webhook subscriptions
-// that want it.
+// FanoutArgs asks for the events of one transaction to be fanned out to the
+// webhook subscriptions that want them: one job per transaction rather than per
+// event, since every job costs a fetch slot and a round of bookkeeping.
 type FanoutArgs struct {
-	WorkspaceID uuid.UUID `json:"workspaceId"`
-	EventID     uuid.UUID `json:"eventId"`
+	WorkspaceID uuid.UUID   `json:"workspaceId"`
+	EventIDs    []uuid.UUID `json:"eventIds,omitempty"`
+	// EventID is the single event of jobs queued before EventIDs existed; they
+	// may still wait in river_job when a new version starts.
+	EventID uuid.UUID `json:"eventId,omitzero"`
 }
 
 // Kind is the stable job kind stored in river_job.
 func (FanoutArgs) Kind() string { return "event.fanout" }
 
-// Emit writes each event row and inserts its fan-out job in tx, so both commit
-// with the change that caused them, and neither survives its rollback.
+// Emit writes each event row and one fan-out job for them all in tx, so both
+// commit with the change that caused them, and neither survives its rollback.
 func (cs *Clients) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, events ...event.Event) error {
 	client := cs.For(shard.Name)
 	if client == nil {
 		return fmt.Errorf("no River client for shard %s", shard.Name)
 	}
-	params := make([]river.InsertManyParams, 0, len(events))
-	for _, ev := range events {
+	if len(events) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(events))
+	for i, ev := range events {
 		data, err := json.Marshal(ev.Data)
 		if err != nil {
 			return fmt.Errorf("event %s: %w", ev.Type, err)
 		}
-		id := pmapi.NewID()
-		if _, err := tx.Exec(ctx, `insert into events (workspace_id, id, type, data) values ($1, $2, $3, $4)`, ws, id, ev.Type, data); err != nil {
+		ids[i] = pmapi.NewID()
+		if _, err := tx.Exec(ctx, `insert into events (workspace_id, id, type, data) values ($1, $2, $3, $4)`, ws, ids[i], ev.Type, data); err != nil {
 			return err
 		}
-		params = append(params, river.InsertManyParams{Args: FanoutArgs{WorkspaceID: ws, EventID: id}})
 	}
-	if len(params) == 0 {
-		return nil
-	}
-	_, err := client.InsertManyTx(ctx, tx, params)
+	_, err := client.InsertTx(ctx, tx, FanoutArgs{WorkspaceID: ws, EventIDs: ids}, nil)
 	return err
 }
 
-// FanoutWorker turns an event into deliveries: one per ACTIVE subscription that
-// wants it, each with its delivery job, in one transaction that also marks the
-// event fanned out, so a retried job does the work once.
+// FanoutWorker turns events into deliveries: one per event and ACTIVE
+// subscription that wants it, each with its delivery job, in one transaction
+// that also marks the events fanned out, so a retried job does the work once.
 type FanoutWorker struct {
 	river.WorkerDefaults[FanoutArgs]
 	Directory *tenant.Directory
 	Webhooks  webhook.Store
 }
 
-// Work fans one event out.
+// Work fans the job's events out.
 func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) error {
 	ws, err := w.Directory.Get(ctx, job.Args.WorkspaceID)
 	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
@@ -73,6 +76,10 @@ func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) err
 	if err != nil {
 		return err
 	}
-	_, err = w.Webhooks.Fanout(ctx, shard, ws.ID, job.Args.EventID)
+	ids := job.Args.EventIDs
+	if job.Args.EventID != uuid.Nil {
+		ids = append(ids, job.Args.EventID)
+	}
+	_, err = w.Webhooks.Fanout(ctx, shard, ws.ID, ids...)
 	return err
 }

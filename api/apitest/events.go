@@ -11,7 +11,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testdb"
 )
 
-// EventRow is one recorded event with the number of fan-out jobs queued for it.
+// EventRow is one recorded event with the number of fan-out jobs that name it.
 type EventRow struct {
 	Type string
 	Data map[string]any
@@ -19,7 +19,7 @@ type EventRow struct {
 }
 
 // Events returns the tenant's events, oldest first, each with how many River
-// fan-out jobs name it: a committed change has exactly one per event.
+// fan-out jobs name it: every event of a committed change is in exactly one.
 func (tn *Tenant) Events(t testing.TB) []EventRow {
 	t.Helper()
 	ctx := context.Background()
@@ -30,7 +30,7 @@ func (tn *Tenant) Events(t testing.TB) []EventRow {
 			return err
 		}
 		rows, err := tx.Query(ctx, `select e.type, e.data,
-				(select count(*) from river.river_job j where j.kind = 'event.fanout' and j.args->>'eventId' = e.id::text)
+				(select count(*) from river.river_job j where j.kind = 'event.fanout' and j.args->'eventIds' @> jsonb_build_array(e.id))
 			from events e where e.workspace_id = $1 order by e.id`, ws)
 		if err != nil {
 			return err

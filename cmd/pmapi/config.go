@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -37,6 +38,9 @@ type config struct {
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
+	// poolFloor is the least size of each shard's pool: commands that run
+	// workers set it for them (jobs.PoolConns); zero leaves pgx's default.
+	poolFloor int32
 }
 
 func env(name, def string) string {
@@ -81,8 +85,8 @@ func loadConfig() (config, error) {
 	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 || c.JobWorkers > 10000 {
 		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")
 	}
-	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", "100ms")); err != nil || c.JobFetchCooldown < time.Millisecond {
-		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 100ms")
+	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil || c.JobFetchCooldown < time.Millisecond {
+		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 10ms")
 	}
 	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", "pmapi")
 	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {
@@ -140,7 +144,7 @@ func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 	}
 	var shards []*tenant.Shard
 	for name, url := range urls {
-		pool, err := tenant.Connect(ctx, url)
+		pool, err := connect(ctx, url, c.poolFloor)
 		if err != nil {
 			for _, s := range shards {
 				s.Pool.Close()

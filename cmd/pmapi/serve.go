@@ -40,6 +40,9 @@ type server struct {
 
 func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
 	log := newLogger(cfg)
+	if withWork {
+		cfg.poolFloor = jobs.PoolConns(cfg.JobWorkers)
+	}
 	shards, err := openShards(ctx, cfg)
 	if err != nil {
 		return nil, err

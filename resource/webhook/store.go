@@ -230,80 +230,123 @@ func matches(events []string, typ string) bool {
 	return false
 }
 
-// Fanout creates one delivery per ACTIVE subscription of the workspace that wants
-// the event, with its delivery job, in one transaction; a repeated call adds
-// nothing (one delivery per subscription and event).
-func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws, eventID uuid.UUID) (int, error) {
+// Fanout creates one delivery per event and ACTIVE subscription of the
+// workspace that wants it, with its delivery job, in one transaction; events
+// already fanned out are skipped, so a repeated call adds nothing. The round
+// trips are the same for one event or many: reads in one batch, deliveries in
+// one insert, their jobs in one River insert, the marks in one batch.
+func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, eventIDs ...uuid.UUID) (int, error) {
+	if len(eventIDs) == 0 {
+		return 0, nil
+	}
 	created := 0
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var typ string
-		var data []byte
-		var done *time.Time
-		err := tx.QueryRow(ctx, "select type, data, fanned_out_at from events where workspace_id = $1 and id = $2 for update", ws, eventID).Scan(&typ, &data, &done)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && done != nil) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, "select id, client_id, events from webhook_subscriptions where workspace_id = $1 and status = 'ACTIVE' order by id", ws)
-		if err != nil {
-			return err
+		type ev struct {
+			id   uuid.UUID
+			typ  string
+			data []byte
 		}
 		type sub struct {
 			id     uuid.UUID
 			client string
 			events []string
 		}
+		var evs []ev
 		var subs []sub
-		for rows.Next() {
-			var s sub
-			if err := rows.Scan(&s.id, &s.client, &s.events); err != nil {
-				return err
+		b := &pgx.Batch{}
+		// The lock makes a concurrent run of the same job wait, then skip.
+		b.Queue("select id, type, data from events where workspace_id = $1 and id = any($2) and fanned_out_at is null order by id for update",
+			ws, eventIDs).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var e ev
+				if err := rows.Scan(&e.id, &e.typ, &e.data); err != nil {
+					return err
+				}
+				evs = append(evs, e)
 			}
-			if matches(s.events, typ) {
-				subs = append(subs, s)
-			}
-		}
-		if err := rows.Err(); err != nil {
+			return rows.Err()
+		})
+		b.Queue("select id, client_id, events from webhook_subscriptions where workspace_id = $1 and status = 'ACTIVE' order by id", ws).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var s sub
+					if err := rows.Scan(&s.id, &s.client, &s.events); err != nil {
+						return err
+					}
+					subs = append(subs, s)
+				}
+				return rows.Err()
+			})
+		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		var ids []uuid.UUID
-		for _, s := range subs {
-			id := pmapi.NewID()
-			tag, err := tx.Exec(ctx, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
-				values ($1, $2, $3, $4, $5, $6, $7) on conflict do nothing`, ws, id, s.id, s.client, eventID, typ, data)
+		if len(evs) == 0 {
+			return nil
+		}
+		var ids, subIDs, eventsOf []uuid.UUID
+		var clients, types []string
+		var data [][]byte
+		for _, e := range evs {
+			for _, s := range subs {
+				if matches(s.events, e.typ) {
+					ids, subIDs, eventsOf = append(ids, pmapi.NewID()), append(subIDs, s.id), append(eventsOf, e.id)
+					clients, types, data = append(clients, s.client), append(types, e.typ), append(data, e.data)
+				}
+			}
+		}
+		var inserted []uuid.UUID
+		if len(ids) > 0 {
+			rows, err := tx.Query(ctx, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
+				select $1::uuid, * from unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::jsonb[])
+				on conflict do nothing returning id`, ws, ids, subIDs, clients, eventsOf, types, data)
 			if err != nil {
 				return err
 			}
-			if tag.RowsAffected() == 1 {
-				ids = append(ids, id)
+			got, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			if err != nil {
+				return err
+			}
+			// Jobs are queued in event order, which RETURNING does not promise.
+			fresh := make(map[uuid.UUID]bool, len(got))
+			for _, id := range got {
+				fresh[id] = true
+			}
+			for _, id := range ids {
+				if fresh[id] {
+					inserted = append(inserted, id)
+				}
 			}
 		}
-		if err := st.enqueue(ctx, tx, shard, ws, ids); err != nil {
-			return err
+		marked := make([]uuid.UUID, len(evs))
+		for i, e := range evs {
+			marked[i] = e.id
 		}
-		created = len(ids)
-		_, err = tx.Exec(ctx, "update events set fanned_out_at = now() where workspace_id = $1 and id = $2", ws, eventID)
-		return err
+		created = len(inserted)
+		return st.enqueue(ctx, tx, shard, ws, inserted,
+			"update events set fanned_out_at = now() where workspace_id = $1 and id = any($2)", ws, marked)
 	})
 	return created, err
 }
 
-func (st Store) enqueue(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if _, err := tx.Exec(ctx, "update webhook_deliveries set job_id = $3 where workspace_id = $1 and id = $2", ws, id, jobIDs[i]); err != nil {
+// enqueue queues a delivery job per id and records each job on its delivery;
+// a further statement (then, with args) rides in the same round trip.
+func (st Store) enqueue(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID, then string, args ...any) error {
+	b := &pgx.Batch{}
+	if len(ids) > 0 {
+		jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
+		if err != nil {
 			return err
 		}
+		b.Queue(`update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
+			where d.workspace_id = $1 and d.id = j.id`, ws, ids, jobIDs)
 	}
-	return nil
+	if then != "" {
+		b.Queue(then, args...)
+	}
+	if b.Len() == 0 {
+		return nil
+	}
+	return tx.SendBatch(ctx, b).Close()
 }
 
 // Delivery is a stored delivery.
@@ -405,26 +448,28 @@ func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d
 		if r.Snippet != "" {
 			snippet = &r.Snippet
 		}
-		if _, err := tx.Exec(ctx, `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText); err != nil {
-			return err
-		}
-		if _, err := tx.Exec(ctx, `update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
+		// One round trip for the attempt, the delivery and the subscription.
+		b := &pgx.Batch{}
+		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText)
+		b.Queue(`update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
 			completed_at = case when $3 in ('SUCCEEDED', 'DEAD') then now() end
 			where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`,
-			ws, d.ID, o.Status, o.Attempt, code, o.NextAt); err != nil {
+			ws, d.ID, o.Status, o.Attempt, code, o.NextAt)
+		var since time.Time
+		if r.OK() {
+			// Only a failing subscription is written: every success rewriting
+			// the row made concurrent deliveries to it queue for its lock.
+			b.Queue("update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2 and failing_since is not null",
+				ws, d.SubscriptionID)
+		} else {
+			b.Queue(`update webhook_subscriptions set failing_since = coalesce(failing_since, now())
+				where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).QueryRow(func(row pgx.Row) error { return row.Scan(&since) })
+		}
+		if err := tx.SendBatch(ctx, b).Close(); err != nil || r.OK() {
 			return err
 		}
 		reason := o.DisableOn
-		if r.OK() {
-			_, err := tx.Exec(ctx, "update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2", ws, d.SubscriptionID)
-			return err
-		}
-		var since time.Time
-		if err := tx.QueryRow(ctx, `update webhook_subscriptions set failing_since = coalesce(failing_since, now())
-			where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).Scan(&since); err != nil {
-			return err
-		}
 		if reason == "" && time.Since(since) >= FailingFor {
 			reason = "every delivery failed for 5 days"
 		}
@@ -545,7 +590,7 @@ func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 			ids = append(ids, d.ID)
 			out = append(out, d)
 		}
-		return st.enqueue(ctx, tx, shard, ws, ids)
+		return st.enqueue(ctx, tx, shard, ws, ids, "")
 	})
 	return out, err
 }

@@ -1,0 +1,98 @@
+package api_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/webhook"
+)
+
+// TestOneFanoutJobPerTransaction: a transaction's three events queue one
+// fan-out job, which delivers all three; fanning them out again adds nothing,
+// and a job queued by an earlier version (one eventId) is still worked.
+func TestOneFanoutJobPerTransaction(t *testing.T) {
+	ctx := context.Background()
+	rcv := newReceiver(t)
+	env, tn := webhookEnv(t, rcv, true)
+	subscribe(t, tn, rcv.srv.URL, "*")
+	ws := uuid.MustParse(tn.WorkspaceID)
+	shard := env.Directory.Shards().Default
+	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fanouts := func() (jobs, events int) {
+		t.Helper()
+		if err := testdb.OwnerPool(t).QueryRow(ctx, `select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
+			from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1`, ws.String()).Scan(&jobs, &events); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	jobsBefore, _ := fanouts()
+	types := []string{"test.one", "test.two", "test.three"}
+	if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var evs []event.Event
+		for _, typ := range types {
+			evs = append(evs, event.Event{Type: typ, Data: map[string]string{}})
+		}
+		return emitter.Emit(ctx, tx, shard, ws, evs...)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n, evs := fanouts(); n != jobsBefore+1 || evs != 3 {
+		t.Fatalf("%d fan-out jobs naming %d events for one transaction of three events, want one naming all three", n-jobsBefore, evs)
+	}
+	apitest.Eventually(t, 20*time.Second, "three deliveries", func() bool { return len(rcv.requests()) >= 3 })
+	var got []string
+	for _, r := range rcv.requests() {
+		got = append(got, r.header.Get("X-Service-Event"))
+	}
+	slices.Sort(got)
+	if want := []string{"test.one", "test.three", "test.two"}; !slices.Equal(got, want) {
+		t.Errorf("delivered %v, want %v", got, want)
+	}
+
+	var ids []uuid.UUID
+	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select id from events where workspace_id = $1 and type like 'test.%' and fanned_out_at is not null", ws).
+			Query(func(rows pgx.Rows) error {
+				var err error
+				ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+				return err
+			})
+	})
+	if err != nil || len(ids) != 3 {
+		t.Fatalf("%d events marked fanned out (%v), want 3", len(ids), err)
+	}
+	store := webhook.Store{Events: emitter, Jobs: emitter, Box: env.Box}
+	if n, err := store.Fanout(ctx, shard, ws, ids...); n != 0 || err != nil {
+		t.Errorf("fanning out again created %d deliveries (%v), want none", n, err)
+	}
+
+	if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		id := pmapi.NewID()
+		if _, err := tx.Exec(ctx, "insert into events (workspace_id, id, type, data) values ($1, $2, 'test.legacy', '{}')", ws, id); err != nil {
+			return err
+		}
+		_, err := emitter.For(shard.Name).InsertTx(ctx, tx, jobs.FanoutArgs{WorkspaceID: ws, EventID: id}, nil)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	apitest.Eventually(t, 20*time.Second, "the legacy job's delivery", func() bool { return len(rcv.requests()) == 4 })
+	time.Sleep(200 * time.Millisecond)
+	if n := len(rcv.requests()); n != 4 {
+		t.Errorf("%d deliveries in all, want 4", n)
+	}
+}
