@@ -104,3 +104,35 @@ func postgresCPUSeconds(postmaster int) float64 {
 	}
 	return total
 }
+
+// settledPostgresCPUSeconds is postgresCPUSeconds once the backends of clients
+// that just disconnected have exited and been reaped (at most 2 s): a backend
+// exiting while the cluster is being read would be counted in neither sum.
+func settledPostgresCPUSeconds(postmaster int) float64 {
+	if postmaster == 0 {
+		return 0
+	}
+	prev := children(postmaster)
+	for range 40 {
+		time.Sleep(50 * time.Millisecond)
+		n := children(postmaster)
+		if n == prev {
+			break
+		}
+		prev = n
+	}
+	return postgresCPUSeconds(postmaster)
+}
+
+func children(postmaster int) int {
+	n := 0
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if pid, err := strconv.Atoi(d.Name()); err == nil {
+			if c := procStat(pid); c != nil && c[1] == strconv.Itoa(postmaster) {
+				n++
+			}
+		}
+	}
+	return n
+}

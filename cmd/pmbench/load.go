@@ -245,7 +245,7 @@ func (p pgbench) run(ctx context.Context, script string, clients int, dur time.D
 	pg0 := postgresCPUSeconds(p.postmaster)
 	cmd := exec.CommandContext(ctx, p.bin, append(args, p.url)...)
 	out, err := cmd.CombinedOutput()
-	pg1 := postgresCPUSeconds(p.postmaster)
+	pg1 := settledPostgresCPUSeconds(p.postmaster)
 	if err != nil {
 		return res, fmt.Errorf("pgbench %s: %v\n%s", script, err, out)
 	}
