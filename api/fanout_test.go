@@ -15,6 +15,7 @@ import (
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/webhook"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestOneFanoutJobPerTransaction: a transaction's three events queue one
@@ -23,14 +24,7 @@ import (
 func TestOneFanoutJobPerTransaction(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "*")
-	ws := uuid.MustParse(tn.WorkspaceID)
-	shard := env.Directory.Shards().Default
-	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
-	if err != nil {
-		t.Fatal(err)
-	}
+	env, ws, shard, emitter := subscribedEmitter(t, rcv)
 	fanouts := func() (jobs, events int) {
 		t.Helper()
 		if err := testdb.OwnerPool(t).QueryRow(ctx, `select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
@@ -64,7 +58,7 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	}
 
 	var ids []uuid.UUID
-	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select id from events where workspace_id = $1 and type like 'test.%' and fanned_out_at is not null", ws).
 			Query(func(rows pgx.Rows) error {
 				var err error
@@ -95,4 +89,17 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	if n := len(rcv.requests()); n != 4 {
 		t.Errorf("%d deliveries in all, want 4", n)
 	}
+}
+
+// subscribedEmitter is a workspace with a subscription to every event at rcv,
+// its shard, and an insert-only emitter for tests that write events directly.
+func subscribedEmitter(t *testing.T, rcv *receiver) (*apitest.Env, uuid.UUID, *tenant.Shard, *jobs.Clients) {
+	t.Helper()
+	env, tn := webhookEnv(t, rcv, true)
+	subscribe(t, tn, rcv.srv.URL, "*")
+	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, uuid.MustParse(tn.WorkspaceID), env.Directory.Shards().Default, emitter
 }

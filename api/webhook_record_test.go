@@ -5,11 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/api/apitest"
-	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
 )
 
@@ -19,14 +17,7 @@ import (
 func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, 500, 200)
-	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "*")
-	ws := uuid.MustParse(tn.WorkspaceID)
-	shard := env.Directory.Shards().Default
-	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ws, shard, emitter := subscribedEmitter(t, rcv)
 	sub := func() (version string, failing bool, succeeded int) {
 		t.Helper()
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) {
