@@ -78,7 +78,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	poolCfg, err := pgxpool.ParseConfig(testdb.Database(b).AppURL)
+	poolCfg, err := tenant.PoolConfig(testdb.Database(b).AppURL)
 	if err != nil {
 		b.Fatal(err)
 	}
