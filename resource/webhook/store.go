@@ -322,31 +322,30 @@ func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, e
 			marked[i] = e.id
 		}
 		created = len(inserted)
-		return st.enqueue(ctx, tx, shard, ws, inserted,
-			"update events set fanned_out_at = now() where workspace_id = $1 and id = any($2)", ws, marked)
+		// The job ids and the marks travel in one round trip.
+		b = &pgx.Batch{}
+		if err := st.enqueue(ctx, tx, b, shard, ws, inserted); err != nil {
+			return err
+		}
+		b.Queue("update events set fanned_out_at = now() where workspace_id = $1 and id = any($2)", ws, marked)
+		return tx.SendBatch(ctx, b).Close()
 	})
 	return created, err
 }
 
-// enqueue queues a delivery job per id and records each job on its delivery;
-// a further statement (then, with args) rides in the same round trip.
-func (st Store) enqueue(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID, then string, args ...any) error {
-	b := &pgx.Batch{}
-	if len(ids) > 0 {
-		jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
-		if err != nil {
-			return err
-		}
-		b.Queue(`update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
-			where d.workspace_id = $1 and d.id = j.id`, ws, ids, jobIDs)
-	}
-	if then != "" {
-		b.Queue(then, args...)
-	}
-	if b.Len() == 0 {
+// enqueue queues a delivery job per id in tx and, on b, the statement that
+// records each job on its delivery.
+func (st Store) enqueue(ctx context.Context, tx pgx.Tx, b *pgx.Batch, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) error {
+	if len(ids) == 0 {
 		return nil
 	}
-	return tx.SendBatch(ctx, b).Close()
+	jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
+	if err != nil {
+		return err
+	}
+	b.Queue(`update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
+		where d.workspace_id = $1 and d.id = j.id`, ws, ids, jobIDs)
+	return nil
 }
 
 // Delivery is a stored delivery.
@@ -590,7 +589,11 @@ func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 			ids = append(ids, d.ID)
 			out = append(out, d)
 		}
-		return st.enqueue(ctx, tx, shard, ws, ids, "")
+		b := &pgx.Batch{}
+		if err := st.enqueue(ctx, tx, b, shard, ws, ids); err != nil || b.Len() == 0 {
+			return err
+		}
+		return tx.SendBatch(ctx, b).Close()
 	})
 	return out, err
 }
