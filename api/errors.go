@@ -72,6 +72,8 @@ func fromFiber(fe *fiber.Error) *pmapi.Error {
 		return pmapi.Errorf(pmapi.CodeUnsupportedMedia, "%s", fe.Message)
 	case http.StatusBadRequest:
 		return pmapi.Errorf(pmapi.CodeValidation, "malformed request: %s", fe.Message)
+	case http.StatusRequestTimeout:
+		return pmapi.Errorf(pmapi.CodeValidation, "no request arrived within the read timeout; the connection is closed")
 	}
 	if fe.Code >= 500 {
 		return pmapi.Errorf(pmapi.CodeInternal, "internal error").Wrap(fe)
@@ -101,7 +103,6 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			// as "the server closed an idle connection" and retry on a new one,
 			// where a 400 would be taken as the answer to that request.
 			status = http.StatusRequestTimeout
-			e = pmapi.Errorf(pmapi.CodeValidation, "no request arrived within the read timeout; the connection is closed")
 		}
 		rid := requestID(c)
 		if status >= 500 {

@@ -50,8 +50,9 @@ func (s *Server) idempotent(secretField string) fiber.Handler {
 		case idempotency.Replay:
 			c.Set(headerReplayed, "true")
 			if secretField != "" && stored.Status < 300 {
+				id := createdID(stored.Body)
 				return pmapi.Errorf(pmapi.CodeConflict, "the first request with this Idempotency-Key created %s; its %s was shown only in that answer",
-					createdID(stored.Body), secretField).With("id", createdID(stored.Body))
+					id, secretField).With("id", id)
 			}
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 			return c.Status(stored.Status).Send(stored.Body)

@@ -112,18 +112,12 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 			// workers with their own Timeout keep it.
 			cfg.JobTimeout = min(river.JobTimeoutDefault, opts.RescueAfter)
 		}
+		cfg.FetchCooldown, cfg.FetchPollInterval = opts.FetchCooldown, river.FetchPollIntervalDefault
 		if opts.PollInterval > 0 {
 			cfg.FetchPollInterval = opts.PollInterval
-			cfg.FetchCooldown = min(opts.PollInterval, river.FetchCooldownDefault)
 		}
-		if opts.FetchCooldown > 0 {
-			cfg.FetchCooldown = opts.FetchCooldown
-			// River wants the idle poll no shorter than the cooldown.
-			if cfg.FetchPollInterval == 0 {
-				cfg.FetchPollInterval = river.FetchPollIntervalDefault
-			}
-			cfg.FetchPollInterval = max(cfg.FetchPollInterval, opts.FetchCooldown)
-		}
+		// River wants the idle poll no shorter than the cooldown.
+		cfg.FetchPollInterval = max(cfg.FetchPollInterval, cfg.FetchCooldown)
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
 			shardName := shard.Name

@@ -10,10 +10,9 @@ import (
 )
 
 // connect opens one shard's pool (tenant.PoolConfig's settings) with room for
-// at least floor connections
-// (zero: pgx's default size), unless the URL sets pool_max_conns itself: an
-// operator who capped the pool, say for PostgreSQL's max_connections or a
-// pooler in front of it, keeps the cap.
+// at least floor connections (zero: pgx's default size), unless the URL sets
+// pool_max_conns itself: an operator who capped the pool, say for PostgreSQL's
+// max_connections or a pooler in front of it, keeps the cap.
 func connect(ctx context.Context, url string, floor int32) (*pgxpool.Pool, error) {
 	cfg, err := tenant.PoolConfig(url)
 	if err != nil {
