@@ -92,17 +92,25 @@ func postgresCPUSeconds(postmaster int) float64 {
 		return 0
 	}
 	total := ticks(f, 11, 12, 13, 14)
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		pid, err := strconv.Atoi(d.Name())
-		if err != nil || pid == postmaster {
-			continue
-		}
-		if c := procStat(pid); c != nil && c[1] == strconv.Itoa(postmaster) {
-			total += ticks(c, 11, 12)
-		}
+	for _, c := range childrenOf(postmaster) {
+		total += ticks(c, 11, 12)
 	}
 	return total
+}
+
+// childrenOf returns the /proc/PID/stat fields of parent's live children.
+func childrenOf(parent int) [][]string {
+	var out [][]string
+	want := strconv.Itoa(parent)
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		if pid, err := strconv.Atoi(d.Name()); err == nil && pid != parent {
+			if c := procStat(pid); c != nil && c[1] == want {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }
 
 // settledPostgresCPUSeconds is postgresCPUSeconds once the backends of clients
@@ -112,27 +120,14 @@ func settledPostgresCPUSeconds(postmaster int) float64 {
 	if postmaster == 0 {
 		return 0
 	}
-	prev := children(postmaster)
+	prev := len(childrenOf(postmaster))
 	for range 40 {
 		time.Sleep(50 * time.Millisecond)
-		n := children(postmaster)
+		n := len(childrenOf(postmaster))
 		if n == prev {
 			break
 		}
 		prev = n
 	}
 	return postgresCPUSeconds(postmaster)
-}
-
-func children(postmaster int) int {
-	n := 0
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		if pid, err := strconv.Atoi(d.Name()); err == nil {
-			if c := procStat(pid); c != nil && c[1] == strconv.Itoa(postmaster) {
-				n++
-			}
-		}
-	}
-	return n
 }
