@@ -34,8 +34,15 @@ var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 
 // EnsureRoles creates the two roles when missing. Their passwords are derived from
 // the admin URL, so every process that holds it (parallel test packages, a dev
-// server restarted) computes the same ones without storing them.
+// server restarted) computes the same ones without storing them. On Citus the
+// roles exist on every node with the same passwords (the coordinator reaches the
+// workers as the client's role), and the server role's SET LOCAL travels to the
+// workers, which is how the workspace reaches their row-level security.
 func EnsureRoles(ctx context.Context, adminURL string) error {
+	top, err := Discover(ctx, adminURL)
+	if err != nil {
+		return err
+	}
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
 		return fmt.Errorf("connect as admin: %w", err)
@@ -46,6 +53,34 @@ func EnsureRoles(ctx context.Context, adminURL string) error {
 		return err
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock(727274)")
+	for _, w := range top.Workers {
+		wconn, err := pgx.Connect(ctx, w)
+		if err != nil {
+			return err
+		}
+		err = ensureRolesOn(ctx, wconn, adminURL, top.Citus)
+		wconn.Close(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	if err := ensureRolesOn(ctx, conn, adminURL, top.Citus); err != nil {
+		return err
+	}
+	if top.Citus {
+		_, err = conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s SET citus.propagate_set_commands = 'local'", AppRole))
+	}
+	return err
+}
+
+func ensureRolesOn(ctx context.Context, conn *pgx.Conn, adminURL string, citus bool) error {
+	if citus {
+		// Each node gets its roles here; Citus forwarding them from node to
+		// node as well would need passwords a worker does not hold.
+		if _, err := conn.Exec(ctx, "set citus.enable_metadata_sync = off"); err != nil {
+			return err
+		}
+	}
 	for _, role := range []string{OwnerRole, AppRole} {
 		var exists bool
 		if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", role).Scan(&exists); err != nil {
@@ -66,26 +101,45 @@ func EnsureRoles(ctx context.Context, adminURL string) error {
 
 // CreateDatabase makes an empty database owned by the owner role, optionally
 // cloned from a template (tests clone a migrated template instead of migrating).
+// On Citus it is made on every node; an empty one gets the extension everywhere
+// and the coordinator's metadata, a clone carries both from its template.
 func CreateDatabase(ctx context.Context, adminURL, name, template string) (Database, error) {
 	if !dbNameRE.MatchString(name) || (template != "" && !dbNameRE.MatchString(template)) {
 		return Database{}, fmt.Errorf("bad database name %q", name)
 	}
-	conn, err := pgx.Connect(ctx, adminURL)
+	top, err := Discover(ctx, adminURL)
 	if err != nil {
 		return Database{}, err
 	}
-	defer conn.Close(ctx)
 	stmt := fmt.Sprintf("CREATE DATABASE %s OWNER %s", name, OwnerRole)
 	if template != "" {
 		stmt += " TEMPLATE " + template
 	}
-	if _, err := conn.Exec(ctx, stmt); err != nil {
+	created := make([]bool, len(top.Nodes()))
+	err = onEach(ctx, top.Nodes(), func(ctx context.Context, i int, nodeURL string) error {
+		err := execOn(ctx, nodeURL, stmt)
+		created[i] = err == nil
+		return err
+	})
+	if err == nil && top.Citus && template == "" {
+		err = joinDatabase(ctx, top, name)
+	}
+	if err != nil {
+		// Half a database on a cluster would make the retry fail on the nodes
+		// that have it.
+		_ = onEach(context.WithoutCancel(ctx), top.Nodes(), func(ctx context.Context, i int, nodeURL string) error {
+			if !created[i] {
+				return nil
+			}
+			return execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+		})
 		return Database{}, err
 	}
 	return Describe(adminURL, name)
 }
 
-// DatabaseExists reports whether name exists on the server.
+// DatabaseExists reports whether name exists on the server (on Citus, on the
+// coordinator).
 func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
 	conn, err := pgx.Connect(ctx, adminURL)
 	if err != nil {
@@ -97,18 +151,19 @@ func DatabaseExists(ctx context.Context, adminURL, name string) (bool, error) {
 	return ok, err
 }
 
-// DropDatabase removes name, ending any sessions still connected to it.
+// DropDatabase removes name from every node, ending any sessions still connected
+// to it (Citus's own included).
 func DropDatabase(ctx context.Context, adminURL, name string) error {
 	if !dbNameRE.MatchString(name) {
 		return fmt.Errorf("bad database name %q", name)
 	}
-	conn, err := pgx.Connect(ctx, adminURL)
+	top, err := Discover(ctx, adminURL)
 	if err != nil {
 		return err
 	}
-	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
-	return err
+	return onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
+		return execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+	})
 }
 
 // Describe returns the URLs of database name for each role.
