@@ -110,7 +110,7 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	tracer := &roundTrips{}
 	pool := onePool(t, tracer)
-	shard := tenant.NewShard("default", pool, tenant.SetConfig)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	// Warm the connection so connecting is not counted.
 	if err := pool.Ping(ctx); err != nil {
 		t.Fatal(err)
@@ -132,7 +132,7 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.AppPool(t)
-	shard := tenant.NewShard("default", pool, tenant.SetConfig)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	ws := uuid.New()
 	insert := func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, 'x@example.com', 'X')", ws, uuid.New())

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // EventRow is one recorded event with the number of fan-out jobs that name it.
@@ -25,10 +26,7 @@ func (tn *Tenant) Events(t testing.TB) []EventRow {
 	ctx := context.Background()
 	ws := uuid.MustParse(tn.WorkspaceID)
 	var out []EventRow
-	err := pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", ws.String()); err != nil {
-			return err
-		}
+	err := serverShard(t).Tx(ctx, ws, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `select e.type, e.data,
 				(select count(*) from river.river_job j where j.kind = 'event.fanout' and j.args->'eventIds' @> jsonb_build_array(e.id))
 			from events e where e.workspace_id = $1 order by e.id`, ws)
@@ -72,11 +70,13 @@ func (tn *Tenant) EventsOf(t testing.TB, typ string) []EventRow {
 func (tn *Tenant) ExecAsServer(t testing.TB, sql string) error {
 	t.Helper()
 	ctx := context.Background()
-	return pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", tn.WorkspaceID); err != nil {
-			return err
-		}
+	return serverShard(t).Tx(ctx, uuid.MustParse(tn.WorkspaceID), func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, sql)
 		return err
 	})
+}
+
+// serverShard binds transactions as the server does on the package's database.
+func serverShard(t testing.TB) *tenant.Shard {
+	return tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 }

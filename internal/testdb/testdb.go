@@ -5,14 +5,21 @@
 // The server comes from pgcluster: PMAPI_DATABASE_URL when set (`make test` starts
 // one private cluster and sets it for every package), otherwise a private cluster
 // for this package alone.
+//
+// When that server is a Citus coordinator (`make test-citus`), the template is
+// migrated through the coordinator (migrations distribute the schema there),
+// every database is made and dropped on every node, and the server role fails
+// any statement that reaches more than one shard.
 package testdb
 
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +38,7 @@ var (
 	ready    bool
 	adminURL string
 	template string
+	onCitus  bool
 
 	poolsMu sync.Mutex
 	appPool *pgxpool.Pool
@@ -73,10 +81,14 @@ func Run(m *testing.M) int {
 }
 
 func setup(ctx context.Context, adminURL string) (pgcluster.Database, error) {
+	top, err := pgcluster.Discover(ctx, adminURL)
+	if err != nil {
+		return pgcluster.Database{}, err
+	}
+	onCitus = top.Citus
 	if err := pgcluster.EnsureRoles(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
-	var err error
 	if template, err = ensureTemplate(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
@@ -93,7 +105,10 @@ func clone(ctx context.Context, adminURL, name string) (db pgcluster.Database, e
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return db, err
+	if err != nil {
+		return db, err
+	}
+	return db, pgcluster.GuardMultiShard(ctx, adminURL, name)
 }
 
 // ensureTemplate migrates a template database once per schema fingerprint, under a
@@ -121,14 +136,29 @@ func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := migrations.Up(ctx, db.OwnerURL); err != nil {
+	ownerURL, err := url.Parse(db.OwnerURL)
+	if err != nil {
+		return "", err
+	}
+	if onCitus {
+		// Two shards a worker still put any statement that misses its
+		// workspace on several shards, and the template and its clones stay
+		// small and quick to copy (Citus's default is 32 per table).
+		q := ownerURL.Query()
+		q.Set("citus.shard_count", strconv.Itoa(citusShardCount))
+		ownerURL.RawQuery = q.Encode()
+	}
+	if err := migrations.Up(ctx, ownerURL.String()); err != nil {
 		return "", fmt.Errorf("migrate template: %w", err)
 	}
-	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+	if err := pgcluster.FreezeAsTemplate(ctx, adminURL, building, name); err != nil {
 		return "", err
 	}
 	return name, nil
 }
+
+// citusShardCount is the shards per distributed table of the test template.
+const citusShardCount = 4
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 
@@ -158,6 +188,37 @@ func ExtraDatabase(tb testing.TB) pgcluster.Database {
 		}
 	})
 	return db
+}
+
+// TenantSetting is how a test binds a transaction to a workspace on the package's
+// database, as the server would: PMAPI_TENANT_SETTING when set, else SetLocal on
+// Citus (set_config stays on the coordinator, so the workers' row-level security
+// would see no workspace) and SetConfig on plain PostgreSQL.
+func TenantSetting(tb testing.TB) tenant.SettingMode {
+	tb.Helper()
+	Database(tb)
+	if v := os.Getenv("PMAPI_TENANT_SETTING"); v != "" {
+		mode, err := tenant.ParseSettingMode(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return mode
+	}
+	if onCitus {
+		return tenant.SetLocal
+	}
+	return tenant.SetConfig
+}
+
+// SkipOnCitus skips a test that cannot mean the same on a Citus cluster; why
+// says what it depends on. Keep these few: the point of the Citus run is that
+// the suite passes there.
+func SkipOnCitus(tb testing.TB, why string) {
+	tb.Helper()
+	Database(tb)
+	if onCitus {
+		tb.Skip("not on Citus: " + why)
+	}
 }
 
 // AdminURL is the superuser URL of the server the package's database is on.
