@@ -27,6 +27,8 @@ type Operation struct {
 	Path    string // OpenAPI form: /openapi/v1/apps/{clientId}
 	ID      string // operationId
 	Summary string
+	// Description says more than the summary: what the call does and when.
+	Description string
 	Tag     string
 	Auth    Auth
 	Scope   string // required scope for AuthKey operations
