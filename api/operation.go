@@ -29,9 +29,9 @@ type Operation struct {
 	Summary string
 	// Description says more than the summary: what the call does and when.
 	Description string
-	Tag     string
-	Auth    Auth
-	Scope   string // required scope for AuthKey operations
+	Tag         string
+	Auth        Auth
+	Scope       string // required scope for AuthKey operations
 	// ScopeInHandler marks an AuthKey operation that needs no single scope: any
 	// credential will do (GET /me) or the handler checks scopes per item (search).
 	ScopeInHandler bool
