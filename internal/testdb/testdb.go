@@ -62,6 +62,11 @@ func Run(m *testing.M) int {
 		return 1
 	}
 	current, ready, adminURL = db, true, srv.AdminURL
+	if onCitus && os.Getenv("PMAPI_TENANT_SETTING") == "" {
+		// What a deployment on Citus sets; the pmapi processes and in-process
+		// configurations of the tests read it as theirs do.
+		os.Setenv("PMAPI_TENANT_SETTING", tenant.SetLocal.String())
+	}
 	code := m.Run()
 
 	poolsMu.Lock()
@@ -193,7 +198,9 @@ func ExtraDatabase(tb testing.TB) pgcluster.Database {
 // TenantSetting is how a test binds a transaction to a workspace on the package's
 // database, as the server would: PMAPI_TENANT_SETTING when set, else SetLocal on
 // Citus (set_config stays on the coordinator, so the workers' row-level security
-// would see no workspace) and SetConfig on plain PostgreSQL.
+// would see no workspace) and SetConfig on plain PostgreSQL. On Citus, Run sets
+// PMAPI_TENANT_SETTING=set_local for the package when it is unset, so pmapi
+// processes a test starts get the same mode.
 func TenantSetting(tb testing.TB) tenant.SettingMode {
 	tb.Helper()
 	Database(tb)
@@ -208,6 +215,20 @@ func TenantSetting(tb testing.TB) tenant.SettingMode {
 		return tenant.SetLocal
 	}
 	return tenant.SetConfig
+}
+
+// BindWorkspace binds tx to workspace as TenantSetting says, for tests that
+// query as the server role themselves. workspace is any text, so a test can
+// also bind an empty or malformed one.
+func BindWorkspace(tb testing.TB, tx pgx.Tx, workspace string) error {
+	tb.Helper()
+	ctx := context.Background()
+	if TenantSetting(tb) == tenant.SetLocal {
+		_, err := tx.Exec(ctx, "set local pmapi.workspace_id = '"+strings.ReplaceAll(workspace, "'", "''")+"'")
+		return err
+	}
+	_, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", workspace)
+	return err
 }
 
 // SkipOnCitus skips a test that cannot mean the same on a Citus cluster; why
