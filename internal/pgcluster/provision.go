@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -131,7 +133,7 @@ func CreateDatabase(ctx context.Context, adminURL, name, template string) (Datab
 			if !created[i] {
 				return nil
 			}
-			return execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+			return dropOn(ctx, nodeURL, name)
 		})
 		return Database{}, err
 	}
@@ -161,9 +163,26 @@ func DropDatabase(ctx context.Context, adminURL, name string) error {
 	if err != nil {
 		return err
 	}
-	return onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
-		return execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+	// The coordinator first: its maintenance daemon for the database keeps
+	// connecting to the workers' copies until it is gone.
+	if err := dropOn(ctx, top.Coordinator, name); err != nil {
+		return err
+	}
+	return onEach(ctx, top.Workers, func(ctx context.Context, _ int, nodeURL string) error {
+		return dropOn(ctx, nodeURL, name)
 	})
+}
+
+// dropOn drops name on one node. FORCE ends the sessions but gives up when
+// new ones arrive while it waits (a Citus daemon reconnecting); again then.
+func dropOn(ctx context.Context, nodeURL, name string) error {
+	for attempt := 0; ; attempt++ {
+		err := execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+		if err == nil || attempt == 10 || !strings.Contains(err.Error(), "being accessed by other users") {
+			return err
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 }
 
 // Describe returns the URLs of database name for each role.
