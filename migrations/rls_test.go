@@ -180,6 +180,9 @@ func inTx(t *testing.T, pool *pgxpool.Pool, setting *string, fn func(tx pgx.Tx) 
 			t.Fatal(err)
 		}
 	}
+	if err := testdb.AllowMultiShard(t, tx); err != nil {
+		t.Fatal(err)
+	}
 	return fn(tx)
 }
 

@@ -117,9 +117,10 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 	}
 	tracer.n.Store(0)
 	var a, b int
-	err := shard.Read(ctx, uuid.New(), func(batch *pgx.Batch) {
-		batch.Queue("select count(*) from users").QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
-		batch.Queue("select count(*) from sessions").QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
+	ws := uuid.New()
+	err := shard.Read(ctx, ws, func(batch *pgx.Batch) {
+		batch.Queue("select count(*) from users where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
+		batch.Queue("select count(*) from sessions where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -146,7 +146,7 @@ func waitDelivered(t *testing.T, wsID string) {
 			if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
 				return err
 			}
-			return tx.QueryRow(context.Background(), "select status from webhook_deliveries").Scan(&status)
+			return tx.QueryRow(context.Background(), "select status from webhook_deliveries where workspace_id = $1", wsID).Scan(&status)
 		})
 		time.Sleep(100 * time.Millisecond)
 	}

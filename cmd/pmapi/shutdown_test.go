@@ -65,7 +65,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	if err := testdb.BindWorkspace(t, lock, wsID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lock.Exec(ctx, "select 1 from projects for update"); err != nil {
+	if _, err := lock.Exec(ctx, "select 1 from projects where workspace_id = $1 for update", wsID); err != nil {
 		t.Fatal(err)
 	}
 	type answer struct {
@@ -118,7 +118,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 		if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, "select name from projects").Scan(&name)
+		return tx.QueryRow(ctx, "select name from projects where workspace_id = $1", wsID).Scan(&name)
 	})
 	if err != nil || name != "after" {
 		t.Fatalf("project name %q, %v; want the in-flight update committed", name, err)

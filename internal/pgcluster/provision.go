@@ -38,7 +38,7 @@ var dbNameRE = regexp.MustCompile(`^[a-z_][a-z0-9_]{0,62}$`)
 // the admin URL, so every process that holds it (parallel test packages, a dev
 // server restarted) computes the same ones without storing them. On Citus the
 // roles exist on every node with the same passwords (the coordinator reaches the
-// workers as the client's role), and the server role's SET LOCAL travels to the
+// workers as the client's role), and both roles' SET LOCAL travels to the
 // workers, which is how the workspace reaches their row-level security.
 func EnsureRoles(ctx context.Context, adminURL string) error {
 	top, err := Discover(ctx, adminURL)
@@ -70,9 +70,15 @@ func EnsureRoles(ctx context.Context, adminURL string) error {
 		return err
 	}
 	if top.Citus {
-		_, err = conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s SET citus.propagate_set_commands = 'local'", AppRole))
+		// The owner too: tests and operator verbs read tenant rows as the
+		// owner, whose tables force row-level security as well.
+		for _, role := range []string{AppRole, OwnerRole} {
+			if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s SET citus.propagate_set_commands = 'local'", role)); err != nil {
+				return err
+			}
+		}
 	}
-	return err
+	return nil
 }
 
 func ensureRolesOn(ctx context.Context, conn *pgx.Conn, adminURL string, citus bool) error {

@@ -231,6 +231,20 @@ func BindWorkspace(tb testing.TB, tx pgx.Tx, workspace string) error {
 	return err
 }
 
+// AllowMultiShard lifts the multi-shard guard for the rest of tx, for a test's
+// own probe that spans every shard on purpose (row-level security must hide
+// every other workspace's rows on every worker): the guard is there to catch
+// the server's statements. It does nothing on plain PostgreSQL.
+func AllowMultiShard(tb testing.TB, tx pgx.Tx) error {
+	tb.Helper()
+	Database(tb)
+	if !onCitus {
+		return nil
+	}
+	_, err := tx.Exec(context.Background(), "set local citus.multi_task_query_log_level = off")
+	return err
+}
+
 // SkipOnCitus skips a test that cannot mean the same on a Citus cluster; why
 // says what it depends on. Keep these few: the point of the Citus run is that
 // the suite passes there.
