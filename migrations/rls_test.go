@@ -262,6 +262,7 @@ func TestRLSWithWorkspaceSeesOnlyItsOwn(t *testing.T) {
 	}
 
 	t.Run("update cannot move a row into another workspace", func(t *testing.T) {
+		testdb.SkipOnCitus(t, "Citus refuses any update of the distribution column (modifying the partition value of rows is not allowed) before row-level security is asked")
 		err := inTx(t, pool, &as, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "update users set workspace_id = $1 where workspace_id = $2", b, a)
 			if !isRLSViolation(err) {

@@ -141,9 +141,8 @@ func startNodes(ctx context.Context, bin string, who runAs, base string, durable
 	return nodes, errors.Join(errs...)
 }
 
-// formCluster puts the extension in every node's postgres database and joins the
-// workers there: Discover reads them from it, and roles created through the
-// coordinator reach the workers.
+// formCluster puts the extension in every node's postgres database (the admin
+// URL's) and joins the workers there, where Discover reads them.
 func formCluster(ctx context.Context, top Topology) error {
 	err := onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
 		return execOn(ctx, nodeURL, "create extension if not exists citus")
@@ -151,7 +150,7 @@ func formCluster(ctx context.Context, top Topology) error {
 	if err != nil {
 		return err
 	}
-	return syncNodes(ctx, top, top.Coordinator)
+	return syncNodes(ctx, top, "postgres")
 }
 
 func logOrDiscard(w io.Writer) io.Writer {

@@ -82,6 +82,10 @@ func TestCitusClusterKeepsEachStatementOnOneShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkServerRole(t, db.AppURL)
+	// Splitting a shard copies it through a subscription from one worker to
+	// another, which needs the passwords in the workers' own pg_dist_authinfo.
+	runSQL(t, db.OwnerURL, "select isolate_tenant_to_new_shard('notes', '"+workspaceA+"', 'CASCADE')")
+	checkServerRole(t, db.AppURL)
 
 	// A clone of the frozen database is the same cluster again: the metadata
 	// names the same nodes, the workers hold the same shard names.

@@ -23,11 +23,7 @@ func joinDatabase(ctx context.Context, top Topology, name string) error {
 	if err != nil {
 		return err
 	}
-	u, err := onDatabase(top.Coordinator, name)
-	if err != nil {
-		return err
-	}
-	return syncNodes(ctx, top, u)
+	return syncNodes(ctx, top, name)
 }
 
 // SyncNodes brings the Citus metadata of database name up to date with the
@@ -38,11 +34,7 @@ func SyncNodes(ctx context.Context, adminURL, name string) error {
 	if err != nil || !top.Citus {
 		return err
 	}
-	u, err := onDatabase(top.Coordinator, name)
-	if err != nil {
-		return err
-	}
-	return syncNodes(ctx, top, u)
+	return syncNodes(ctx, top, name)
 }
 
 // GuardMultiShard makes every statement of the server role in database name

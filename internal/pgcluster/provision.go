@@ -100,11 +100,26 @@ func ensureRolesOn(ctx context.Context, conn *pgx.Conn, adminURL string, citus b
 		}
 		stmt := fmt.Sprintf("%s ROLE %s LOGIN NOSUPERUSER NOBYPASSRLS NOCREATEROLE PASSWORD %s",
 			verb, pgx.Identifier{role}.Sanitize(), quoteLiteral(rolePassword(adminURL, role)))
-		if _, err := conn.Exec(ctx, stmt); err != nil && !isDuplicate(err) {
-			return fmt.Errorf("%s role %s: %w", verb, role, err)
+		for attempt := 0; ; attempt++ {
+			_, err := conn.Exec(ctx, stmt)
+			// Citus rewrites the roles on a worker it joins to a new database,
+			// outside the lock above.
+			if isConcurrentUpdate(err) && attempt < 10 {
+				time.Sleep(50 * time.Millisecond)
+				continue
+			}
+			if err != nil && !isDuplicate(err) {
+				return fmt.Errorf("%s role %s: %w", verb, role, err)
+			}
+			break
 		}
 	}
 	return nil
+}
+
+func isConcurrentUpdate(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "XX000" && pgErr.Message == "tuple concurrently updated"
 }
 
 // CreateDatabase makes an empty database owned by the owner role, optionally

@@ -77,14 +77,36 @@ func Discover(ctx context.Context, adminURL string) (Topology, error) {
 	return top, rows.Err()
 }
 
-// syncNodes points the Citus metadata of the coordinator database behind dbURL
-// at the cluster as it is now: the coordinator's address, every worker, and the
-// passwords the coordinator uses to reach the workers as each role (Citus
-// connects as the client's role, and as the extension's owner for shard moves).
-// A restarted persistent cluster has new ports and role passwords, so this runs
-// on every start, not only when a database is made.
-func syncNodes(ctx context.Context, top Topology, dbURL string) error {
+// syncNodes points the Citus metadata of database name at the cluster as it is
+// now: the coordinator's address, every worker, and on every node the passwords
+// Citus uses to reach the others as each role (the coordinator connects as the
+// client's role; a shard move's subscription on one worker connects to another
+// as the extension's owner, with the password from that worker's own table). A
+// restarted persistent cluster has new ports and role passwords, so this runs on
+// every start, not only when a database is made.
+func syncNodes(ctx context.Context, top Topology, name string) error {
 	want, err := nodeAddresses(top)
+	if err != nil {
+		return err
+	}
+	// Joining or moving a node copies the metadata to the workers, over
+	// connections that already need these passwords; so they come first.
+	err = onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
+		u, err := onDatabase(nodeURL, name)
+		if err != nil {
+			return err
+		}
+		conn, err := pgx.Connect(ctx, u)
+		if err != nil {
+			return err
+		}
+		defer conn.Close(ctx)
+		return writeAuthinfo(ctx, conn, top)
+	})
+	if err != nil {
+		return err
+	}
+	dbURL, err := onDatabase(top.Coordinator, name)
 	if err != nil {
 		return err
 	}
@@ -93,11 +115,6 @@ func syncNodes(ctx context.Context, top Topology, dbURL string) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	// Joining or moving a node copies the metadata to the workers, over
-	// connections that already need these passwords; so they come first.
-	if err := writeAuthinfo(ctx, conn, top); err != nil {
-		return err
-	}
 	rows, err := conn.Query(ctx, `select nodeid, nodename, nodeport from pg_dist_node
 		where noderole = 'primary' order by groupid <> 0, nodeid`)
 	if err != nil {
