@@ -23,12 +23,20 @@ var ErrNoCitus = errors.New("the Citus extension is not installed for these Post
 var citusNodeNames = []string{"coordinator", "worker1", "worker2"}
 
 // citusSettings are what every node needs beyond a plain launched server: the
-// extension preloaded, logical decoding for online shard moves, and prepared
-// transactions for Citus's two-phase commit (as many as connections).
+// extension preloaded, logical decoding for online shard moves and splits, and
+// prepared transactions for Citus's two-phase commit (as many as connections).
+// Background workers: Citus runs a maintenance daemon (deadlock detection, 2PC
+// recovery) for every database that has the extension, a test run has dozens,
+// and a move's or split's logical replication needs workers of its own; with
+// PostgreSQL's 8 a split under load waits forever for an apply worker.
 var citusSettings = []string{
 	"-c shared_preload_libraries=citus",
 	"-c wal_level=logical",
 	"-c max_prepared_transactions=400",
+	"-c max_worker_processes=128",
+	"-c max_logical_replication_workers=16",
+	"-c max_replication_slots=32",
+	"-c max_wal_senders=32",
 }
 
 // citusInstalled looks where these binaries load extensions from: pg_config's
