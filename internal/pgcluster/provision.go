@@ -194,16 +194,59 @@ func DropDatabase(ctx context.Context, adminURL, name string) error {
 	})
 }
 
-// dropOn drops name on one node. FORCE ends the sessions but gives up when
-// new ones arrive while it waits (a Citus daemon reconnecting); again then.
+// dropOn drops name on one node. FORCE ends the sessions but refuses while the
+// database has prepared transactions: on a Citus worker, those of a two-phase
+// commit whose coordinator database is gone, which nothing would ever finish;
+// they are rolled back first. FORCE also gives up when new sessions arrive while
+// it waits (a Citus daemon reconnecting); again then.
 func dropOn(ctx context.Context, nodeURL, name string) error {
 	for attempt := 0; ; attempt++ {
+		if err := rollbackPrepared(ctx, nodeURL, name); err != nil {
+			return err
+		}
 		err := execOn(ctx, nodeURL, fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
 		if err == nil || attempt == 10 || !strings.Contains(err.Error(), "being accessed by other users") {
+			var pgErr *pgconn.PgError
+			if errors.As(err, &pgErr) && pgErr.Detail != "" {
+				err = fmt.Errorf("%w (%s)", err, pgErr.Detail)
+			}
 			return err
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// rollbackPrepared rolls back the prepared transactions of database name, from
+// inside it, as PostgreSQL requires.
+func rollbackPrepared(ctx context.Context, nodeURL, name string) error {
+	conn, err := pgx.Connect(ctx, nodeURL)
+	if err != nil {
+		return err
+	}
+	var gids []string
+	rows, err := conn.Query(ctx, "select gid from pg_prepared_xacts where database = $1", name)
+	if err == nil {
+		gids, err = pgx.CollectRows(rows, pgx.RowTo[string])
+	}
+	conn.Close(ctx)
+	if err != nil || len(gids) == 0 {
+		return err
+	}
+	dbURL, err := onDatabase(nodeURL, name)
+	if err != nil {
+		return err
+	}
+	in, err := pgx.Connect(ctx, dbURL)
+	if err != nil {
+		return err
+	}
+	defer in.Close(ctx)
+	for _, gid := range gids {
+		if _, err := in.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil && !strings.Contains(err.Error(), "does not exist") {
+			return err
+		}
+	}
+	return nil
 }
 
 // Describe returns the URLs of database name for each role.
