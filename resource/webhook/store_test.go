@@ -46,7 +46,9 @@ func (f *fakeJobs) Cancel(_ context.Context, _ pgx.Tx, _ *tenant.Shard, ids []in
 // noEvents drops what the store emits.
 type noEvents struct{}
 
-func (noEvents) Emit(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, ...event.Event) error { return nil }
+func (noEvents) Emit(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, ...event.Event) error {
+	return nil
+}
 
 type fixture struct {
 	ctx   context.Context
