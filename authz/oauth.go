@@ -220,6 +220,7 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 	var tokErr *TokenError
 	ws := res.Workspace.ID
 	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out, tokErr = Tokens{}, nil
 		var (
 			id, user      uuid.UUID
 			grant         *uuid.UUID
@@ -286,6 +287,7 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 	var tokErr *TokenError
 	ws := res.Workspace.ID
 	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out, tokErr = Tokens{}, nil
 		var (
 			id, grant, user uuid.UUID
 			owner           string

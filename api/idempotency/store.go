@@ -52,8 +52,10 @@ type Scope struct {
 
 // Begin claims key for a request whose method, path and body hash to reqHash.
 func Begin(ctx context.Context, s Scope, key string, reqHash []byte) (Outcome, Response, error) {
-	outcome, resp := Proceed, Response{}
+	var outcome Outcome
+	var resp Response
 	err := s.Shard.Tx(ctx, s.Workspace, func(tx pgx.Tx) error {
+		outcome, resp = Proceed, Response{}
 		tag, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash)
 			values ($1, $2, $3, $4) on conflict do nothing`, s.Workspace, s.ClientID, key, reqHash)
 		if err != nil || tag.RowsAffected() == 1 {

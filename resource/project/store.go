@@ -297,6 +297,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (map[string]int, error) {
 	counts := map[string]int{}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		clear(counts)
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
 			return err

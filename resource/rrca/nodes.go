@@ -93,6 +93,7 @@ func touch(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
 func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node uuid.UUID) ([]uuid.UUID, error) {
 	var removed []uuid.UUID
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		removed = nil
 		if _, err := get(ctx, tx, ws, id, true); err != nil {
 			return err
 		}

@@ -73,6 +73,7 @@ type NewAnalysis struct {
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewAnalysis) (Analysis, error) {
 	var a Analysis
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		in := in // the defaults below fill a copy, so a retried transaction starts from the caller's values
 		problem := ""
 		if in.ProblemStatement != nil {
 			problem = *in.ProblemStatement
