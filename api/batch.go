@@ -48,6 +48,7 @@ func runBatch(c *fiber.Ctx, atomic bool, n int, run func(ctx context.Context, tx
 	if atomic {
 		var failed *pmapi.Error
 		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+			// A retried transaction (tenant.Shard.Tx) starts the batch over.
 			results, failed = results[:0], nil
 			for i := 0; i < n; i++ {
 				data, err := run(ctx, tx, i)

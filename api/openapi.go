@@ -68,6 +68,7 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 		o := openapi3.NewOperation()
 		o.OperationID = op.ID
 		o.Summary = op.Summary
+		o.Description = op.Description
 		o.Tags = []string{op.Tag}
 		tags[op.Tag] = true
 		for _, name := range op.pathParams() {

@@ -27,9 +27,11 @@ type Operation struct {
 	Path    string // OpenAPI form: /openapi/v1/apps/{clientId}
 	ID      string // operationId
 	Summary string
-	Tag     string
-	Auth    Auth
-	Scope   string // required scope for AuthKey operations
+	// Description says more than the summary: what the call does and when.
+	Description string
+	Tag         string
+	Auth        Auth
+	Scope       string // required scope for AuthKey operations
 	// ScopeInHandler marks an AuthKey operation that needs no single scope: any
 	// credential will do (GET /me) or the handler checks scopes per item (search).
 	ScopeInHandler bool

@@ -63,6 +63,9 @@ type Deps struct {
 	RiverUI map[string]http.Handler
 	// ReadTimeout bounds how long a request may take to arrive (30 s when 0).
 	ReadTimeout time.Duration
+	// Placer runs the Citus placement verbs (isolate, move) as the tables'
+	// owner; nil answers them 409 with details.requires = "owner-url".
+	Placer *tenant.Placer
 }
 
 // Server holds the dependencies every handler uses.
@@ -185,6 +188,7 @@ func (s *Server) operations() []Operation {
 	var ops []Operation
 	ops = append(ops, s.metaOperations()...)
 	ops = append(ops, s.adminOperations()...)
+	ops = append(ops, s.adminPlacementOperations()...)
 	ops = append(ops, s.sessionOperations()...)
 	ops = append(ops, s.appOperations()...)
 	ops = append(ops, s.keyOperations()...)

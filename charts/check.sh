@@ -21,6 +21,9 @@ for kind in Deployment Service Job ServiceMonitor PrometheusRule ConfigMap PodDi
   grep -q "^kind: $kind$" <<<"$out" || { echo "rendered chart lacks a $kind"; exit 1; }
 done
 helm template demo charts/pmapi >/dev/null
+citus=$(helm template demo charts/pmapi --set config.tenantSetting=set_local,api.placementVerbs=true)
+grep -q 'value: "set_local"' <<<"$citus" || { echo "tenantSetting=set_local does not reach the containers"; exit 1; }
+[ "$(grep -c 'name: PMAPI_MIGRATE_DATABASE_URL' <<<"$citus")" = 2 ] || { echo "placementVerbs should add the owner URL to the API (and the migration Job has it)"; exit 1; }
 promtool check rules charts/pmapi/rules/pmapi-alerts.yaml
 python3 -m json.tool charts/pmapi/dashboards/pmapi.json >/dev/null
 echo "chart-check: ok"

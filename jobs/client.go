@@ -54,6 +54,10 @@ type Options struct {
 	// process starts a second: a webhook delivery takes two jobs (its
 	// transaction's fan-out and the delivery).
 	FetchCooldown time.Duration
+	// SweepEvery and SweepAfter override how often the sweeper looks for events
+	// that lost their fan-out job, and how old such an event must be
+	// (DefaultSweepEvery, DefaultSweepAfter when zero; tests shrink them).
+	SweepEvery, SweepAfter time.Duration
 }
 
 func (o Options) engine() suggest.Engine {
@@ -83,6 +87,12 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.FetchCooldown <= 0 {
 		opts.FetchCooldown = DefaultFetchCooldown
 	}
+	if opts.SweepEvery <= 0 {
+		opts.SweepEvery = DefaultSweepEvery
+	}
+	if opts.SweepAfter <= 0 {
+		opts.SweepAfter = DefaultSweepAfter
+	}
 	if opts.Sender == nil {
 		sender, err := webhook.NewSender(false, "")
 		if err != nil {
@@ -96,6 +106,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
 		river.AddWorker(workers, &FanoutWorker{Directory: dir, Webhooks: hooks})
+		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, After: opts.SweepAfter, Log: opts.Log})
 		river.AddWorker(workers, &DeliverWorker{Directory: dir, Store: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
 		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
@@ -121,11 +132,18 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
 			shardName := shard.Name
-			cfg.PeriodicJobs = []*river.PeriodicJob{river.NewPeriodicJob(
-				river.PeriodicInterval(6*time.Hour),
-				func() (river.JobArgs, *river.InsertOpts) { return MaintenanceArgs{Shard: shardName}, nil },
-				&river.PeriodicJobOpts{RunOnStart: true},
-			)}
+			cfg.PeriodicJobs = []*river.PeriodicJob{
+				river.NewPeriodicJob(
+					river.PeriodicInterval(6*time.Hour),
+					func() (river.JobArgs, *river.InsertOpts) { return MaintenanceArgs{Shard: shardName}, nil },
+					&river.PeriodicJobOpts{RunOnStart: true},
+				),
+				river.NewPeriodicJob(
+					river.PeriodicInterval(opts.SweepEvery),
+					func() (river.JobArgs, *river.InsertOpts) { return SweepArgs{Shard: shardName}, nil },
+					nil,
+				),
+			}
 		}
 		client, err := river.NewClient(riverpgxv5.New(shard.Pool), cfg)
 		if err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -31,6 +33,8 @@ func (FanoutArgs) Kind() string { return "event.fanout" }
 
 // Emit writes each event row and one fan-out job for them all in tx, so both
 // commit with the change that caused them, and neither survives its rollback.
+// The job goes first so every event can name it: the sweeper (sweep.go) tells
+// by that id whether an unfanned event still has a job coming.
 func (cs *Clients) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, events ...event.Event) error {
 	client := cs.For(shard.Name)
 	if client == nil {
@@ -40,22 +44,57 @@ func (cs *Clients) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws 
 		return nil
 	}
 	ids := make([]uuid.UUID, len(events))
-	types := make([]string, len(events))
-	data := make([][]byte, len(events))
+	data := make([]json.RawMessage, len(events))
 	for i, ev := range events {
 		var err error
 		if data[i], err = json.Marshal(ev.Data); err != nil {
 			return fmt.Errorf("event %s: %w", ev.Type, err)
 		}
-		ids[i], types[i] = pmapi.NewID(), ev.Type
+		ids[i] = pmapi.NewID()
 	}
-	// One statement for all of them: this runs in every writing request.
-	if _, err := tx.Exec(ctx, `insert into events (workspace_id, id, type, data)
-		select $1::uuid, * from unnest($2::uuid[], $3::text[], $4::jsonb[])`, ws, ids, types, data); err != nil {
+	job, err := client.InsertTx(ctx, tx, FanoutArgs{WorkspaceID: ws, EventIDs: ids}, nil)
+	if err != nil {
 		return err
 	}
-	_, err := client.InsertTx(ctx, tx, FanoutArgs{WorkspaceID: ws, EventIDs: ids}, nil)
-	return err
+	// Multi-row VALUES, never INSERT ... SELECT: on Citus the latter ships its
+	// rows with COPY, which row-level security refuses. One statement per
+	// chunk, and nearly always one chunk: this runs in every writing request.
+	for start := 0; start < len(events); start += maxEventsPerInsert {
+		end := min(start+maxEventsPerInsert, len(events))
+		args := make([]any, 0, 2+3*(end-start))
+		args = append(args, ws, job.Job.ID)
+		for i := start; i < end; i++ {
+			args = append(args, ids[i], events[i].Type, data[i])
+		}
+		if _, err := tx.Exec(ctx, insertEvents(end-start), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxEventsPerInsert keeps a statement's parameters (3 an event) far below
+// PostgreSQL's 65,535; a project delete emits an event per child.
+const maxEventsPerInsert = 1000
+
+var insertEventsSQL sync.Map // row count -> statement
+
+// insertEvents is the statement that inserts n events of one workspace ($1)
+// and one fan-out job ($2).
+func insertEvents(n int) string {
+	if sql, ok := insertEventsSQL.Load(n); ok {
+		return sql.(string)
+	}
+	var b strings.Builder
+	b.WriteString("insert into events (workspace_id, fanout_job_id, id, type, data) values ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "($1, $2, $%d, $%d, $%d)", 3+3*i, 4+3*i, 5+3*i)
+	}
+	sql, _ := insertEventsSQL.LoadOrStore(n, b.String())
+	return sql.(string)
 }
 
 // FanoutWorker turns events into deliveries: one per event and ACTIVE

@@ -118,6 +118,9 @@ func Up(ctx context.Context, ownerURL string) error {
 			return err
 		}
 	}
+	if err := placeOnCitus(ctx, conn.Conn()); err != nil {
+		return err
+	}
 	if _, err := conn.Exec(ctx, "create schema if not exists "+RiverSchema); err != nil {
 		return err
 	}

@@ -44,7 +44,28 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 // Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one
 // round trip; fn's error (or a panic) rolls everything back, including River jobs
 // fn inserted with InsertTx.
-func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) (err error) {
+//
+// A transaction that loses a deadlock or a serialization conflict is run again
+// from the start, a few times at most: on Citus two transactions that touch the
+// same workspace's rows on a worker can be chosen as a distributed deadlock's
+// victim where one server would have queued them. So fn must be safe to call more
+// than once: it starts from its arguments, not from what an earlier call left in
+// variables outside it. Nothing has reached the client while Tx runs.
+func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.tx(ctx, workspace, fn)
+		code, retry := retryable(err)
+		if !retry || attempt == maxTxAttempts {
+			return err
+		}
+		txRetries.WithLabelValues(code).Inc()
+		if sleepBeforeRetry(ctx, attempt) != nil {
+			return err
+		}
+	}
+}
+
+func (s *Shard) tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{})
 	s.mode.queueSetting(b, workspace)

@@ -55,7 +55,7 @@ func Begin(ctx context.Context, s Scope, key string, reqHash []byte) (Outcome, R
 	var outcome Outcome
 	var resp Response
 	err := s.Shard.Tx(ctx, s.Workspace, func(tx pgx.Tx) error {
-		outcome, resp = Proceed, Response{}
+		outcome, resp = Proceed, Response{} // a retried transaction decides afresh
 		tag, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash)
 			values ($1, $2, $3, $4) on conflict do nothing`, s.Workspace, s.ClientID, key, reqHash)
 		if err != nil || tag.RowsAffected() == 1 {

@@ -28,13 +28,17 @@ const adminUsage = `usage: pmapi admin <command>
   workspace suspend ID
   workspace resume ID
   workspace place ID --shard SHARD
+  workspace placement ID             where its rows live on a Citus cluster
+  workspace isolate ID               Citus: give it shards of its own (online)
+  workspace move ID --node HOST:PORT Citus: move its shards to another node (online)
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
   key-check KEY...        offline check of API keys' format and checksum (no database; same as pmapi key-check)
 
 Each command is the /admin/v1 operation of the same name, run in-process against
-PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's.
+PMAPI_DATABASE_URL, so validation and output are exactly the HTTP API's. The
+Citus verbs run as the tables' owner: they need PMAPI_MIGRATE_DATABASE_URL.
 `
 
 func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
@@ -62,7 +66,14 @@ func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer shards.Close()
-	return callAdmin(ctx, tenant.NewDirectory(shards), method, path, body, stdout)
+	placer, err := openPlacer(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	if placer != nil {
+		defer placer.Close()
+	}
+	return callAdmin(ctx, tenant.NewDirectory(shards), placer, method, path, body, stdout)
 }
 
 // adminRequest maps a CLI command onto its admin API request.
@@ -74,6 +85,7 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	email := fs.String("email", "", "email")
 	user := fs.String("user", "", "user id")
 	ttl := fs.Duration("ttl", 0, "session lifetime")
+	node := fs.String("node", "", "Citus node HOST:PORT")
 	// Flags may follow the positional id.
 	var positional []string
 	for len(args) > 0 {
@@ -98,7 +110,8 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 		return "POST", ws, api.CreateWorkspaceRequest{Name: *name, Shard: *shard}, nil
 	case "workspace list":
 		return "GET", ws + "?limit=200", nil, nil
-	case "workspace get", "workspace suspend", "workspace resume", "workspace place":
+	case "workspace get", "workspace suspend", "workspace resume", "workspace place",
+		"workspace placement", "workspace isolate", "workspace move":
 		wid, err := id()
 		if err != nil {
 			return "", "", nil, err
@@ -108,6 +121,10 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 			return "GET", ws + "/" + wid, nil, nil
 		case "place":
 			return "PUT", ws + "/" + wid + "/shard", api.PlaceWorkspaceRequest{Shard: *shard}, nil
+		case "placement":
+			return "GET", ws + "/" + wid + "/placement", nil, nil
+		case "move":
+			return "POST", ws + "/" + wid + "/move", api.MoveWorkspaceRequest{Node: *node}, nil
 		}
 		return "POST", ws + "/" + wid + "/" + verb, nil, nil
 	case "user create":
@@ -121,11 +138,11 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 
 // callAdmin runs one admin request through the real app with a one-off operator
 // token and prints its data (or its error) as JSON.
-func callAdmin(ctx context.Context, dir *tenant.Directory, method, path string, body any, out io.Writer) error {
+func callAdmin(ctx context.Context, dir *tenant.Directory, placer *tenant.Placer, method, path string, body any, out io.Writer) error {
 	token := pmapi.RandomBase62(32)
 	// The admin operations never touch webhooks: a throwaway box will do.
 	box, _ := seal.New(seal.Random())
-	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Events: event.Discard{}, SecretBox: box})
+	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Events: event.Discard{}, SecretBox: box, Placer: placer})
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
@@ -16,9 +18,13 @@ import (
 
 // config is every PMAPI_* setting; README.md documents each in one table.
 type config struct {
-	Addr               string
-	DatabaseURL        string
-	MigrateURL         string
+	Addr        string
+	DatabaseURL string
+	MigrateURL  string
+	// OwnerURL is PMAPI_MIGRATE_DATABASE_URL only when it is set: the Citus
+	// placement verbs need the tables' owner and never fall back to the
+	// server role.
+	OwnerURL           string
 	Shards             map[string]string
 	MigrateShards      map[string]string
 	AdminToken         string
@@ -59,6 +65,7 @@ func loadConfig() (config, error) {
 		DatabaseURL:   os.Getenv("PMAPI_DATABASE_URL"),
 		AdminToken:    os.Getenv("PMAPI_ADMIN_TOKEN"),
 	}
+	c.OwnerURL = os.Getenv("PMAPI_MIGRATE_DATABASE_URL")
 	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)
 	var err error
 	if c.Shards, err = parseShards(os.Getenv("PMAPI_SHARDS")); err != nil {
@@ -154,6 +161,34 @@ func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 		shards = append(shards, tenant.NewShard(name, pool, c.TenantSetting))
 	}
 	return tenant.NewShards("default", shards...)
+}
+
+// openPlacer connects as the owner role to each shard with an owner URL, for
+// the workspace isolate and move verbs; without PMAPI_MIGRATE_DATABASE_URL it
+// returns nil and the verbs say what to set. The pools are small and lazy: the
+// verbs are rare operator calls.
+func openPlacer(ctx context.Context, c config) (*tenant.Placer, error) {
+	if c.OwnerURL == "" {
+		return nil, nil
+	}
+	urls := map[string]string{"default": c.OwnerURL}
+	for k, v := range c.MigrateShards {
+		urls[k] = v
+	}
+	owners := map[string]*pgxpool.Pool{}
+	for name, url := range urls {
+		cfg, err := tenant.PoolConfig(url)
+		if err != nil {
+			tenant.NewPlacer(owners).Close()
+			return nil, fmt.Errorf("owner URL of shard %s: %w", name, err)
+		}
+		cfg.MaxConns, cfg.MinConns = 2, 0
+		if owners[name], err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+			tenant.NewPlacer(owners).Close()
+			return nil, fmt.Errorf("owner URL of shard %s: %w", name, err)
+		}
+	}
+	return tenant.NewPlacer(owners), nil
 }
 
 func newLogger(c config) *slog.Logger { return observability.NewLogger(os.Stdout, c.LogLevel) }

@@ -33,6 +33,7 @@ type server struct {
 	app    *fiber.App
 	auth   *authz.Authenticator
 	oauth  *authz.OAuth
+	placer *tenant.Placer
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
@@ -91,6 +92,10 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		oauth := authz.NewOAuth(s.dir, ring, cfg.OAuthIssuer)
 		oauth.AccessTTL, oauth.ReuseGrace = cfg.OAuthAccessTTL, cfg.OAuthReuseGrace
 		s.oauth = oauth
+		if s.placer, err = openPlacer(ctx, cfg); err != nil {
+			shards.Close()
+			return nil, err
+		}
 		authCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		var ui map[string]http.Handler
 		if cfg.AdminToken != "" {
@@ -105,6 +110,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
 			SecretBox: box, WebhookSender: sender, WebhookAllowLoopback: cfg.WebhookLoopback, OAuth: oauth,
+			Placer: s.placer,
 		})
 		if err != nil {
 			cancel()
@@ -183,6 +189,9 @@ func (s *server) stop() {
 	}
 	if err := s.jobs.Stop(ctx); err != nil {
 		s.log.Error("stopping workers", "error", err.Error())
+	}
+	if s.placer != nil {
+		s.placer.Close()
 	}
 	s.shards.Close()
 }

@@ -230,8 +230,20 @@ type pgbenchResult struct {
 	transactionsCounted int
 }
 
-// run is one pgbench run; script is "select-only" (-S) or "tpcb-like".
+// run is one pgbench run; script is "select-only" (-S) or "tpcb-like". A run
+// that finished no transaction (on a busy machine, a one-second run can spend
+// all of it opening connections) is run once more, three times as long.
 func (p pgbench) run(ctx context.Context, script string, clients int, dur time.Duration) (pgbenchResult, error) {
+	res, err := p.runOnce(ctx, script, clients, dur)
+	if errors.Is(err, errNoTransactions) {
+		res, err = p.runOnce(ctx, script, clients, 3*dur)
+	}
+	return res, err
+}
+
+var errNoTransactions = errors.New("no tps in its output")
+
+func (p pgbench) runOnce(ctx context.Context, script string, clients int, dur time.Duration) (pgbenchResult, error) {
 	var res pgbenchResult
 	secs := max(1, int(dur.Round(time.Second)/time.Second))
 	args := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(clients), "-j", "2", "-T", strconv.Itoa(secs)}
@@ -251,7 +263,7 @@ func (p pgbench) run(ctx context.Context, script string, clients int, dur time.D
 	}
 	m := tpsRE.FindSubmatch(out)
 	if m == nil {
-		return res, fmt.Errorf("pgbench %s: no tps in its output:\n%s", script, out)
+		return res, fmt.Errorf("pgbench %s: %w:\n%s", script, errNoTransactions, out)
 	}
 	if res.TPS, err = strconv.ParseFloat(string(m[1]), 64); err != nil {
 		return res, err

@@ -1,0 +1,272 @@
+package api_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/resource/webhook"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+func onCitus(t *testing.T) bool {
+	t.Helper()
+	citus, err := migrations.HasCitus(context.Background(), testdb.OwnerPool(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return citus
+}
+
+func placementCalls(ws string) []apitest.Request {
+	base := "/admin/v1/workspaces/" + ws
+	return []apitest.Request{
+		{Method: "GET", Path: base + "/placement"},
+		{Method: "POST", Path: base + "/isolate"},
+		{Method: "POST", Path: base + "/move", Body: map[string]any{"node": "127.0.0.1:5432"}},
+	}
+}
+
+// TestPlacementVerbsSayWhatTheyNeed: without the owner role's URL, and on plain
+// PostgreSQL, the Citus verbs answer 409 naming what is missing, never a 500.
+func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
+	env := apitest.New(t)
+	tn := env.NewTenant(t)
+	check := func(env *apitest.Env, requires string) {
+		t.Helper()
+		for _, req := range placementCalls(tn.WorkspaceID) {
+			req.Header = env.Admin()
+			r := env.Do(t, req)
+			if r.Status != 409 || r.ErrorCode() != "CONFLICT" || errorDetails(r)["requires"] != requires {
+				t.Errorf("%s %s: %d %s, want 409 CONFLICT requiring %s", req.Method, req.Path, r.Status, r.Raw, requires)
+			}
+		}
+	}
+	check(env, "owner-url")
+
+	withOwner := apitest.New(t, func(d *api.Deps) {
+		d.Placer = tenant.NewPlacer(map[string]*pgxpool.Pool{"default": testdb.OwnerPool(t)})
+	})
+	if !onCitus(t) {
+		check(withOwner, "citus")
+	}
+	r := withOwner.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + uuid.NewString() + "/placement", Header: withOwner.Admin()})
+	if r.Status != 404 {
+		t.Errorf("unknown workspace: %d %s, want 404", r.Status, r.Raw)
+	}
+	r = withOwner.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: withOwner.Admin(),
+		Body: map[string]any{"node": " "}})
+	if r.Status != 400 || errorDetails(r)["field"] != "node" {
+		t.Errorf("empty node: %d %s, want 400 naming node", r.Status, r.Raw)
+	}
+}
+
+// TestMoveWorkspaceUnderLoad is DESIGN.md 3a's online move on a real Citus
+// cluster (make test-citus): while a client keeps creating tasks, another keeps
+// reading, and a subscription receives every task.created, the workspace is
+// isolated and its shards moved to the other worker. Every acknowledged write
+// is then in the workspace's shard on the new node, every event is delivered,
+// no read or write failed, and a neighbouring workspace stayed where it was.
+func TestMoveWorkspaceUnderLoad(t *testing.T) {
+	if !onCitus(t) {
+		t.Skip("needs a Citus cluster (make test-citus)")
+	}
+	ctx := context.Background()
+	owner := testdb.OwnerPool(t)
+	rcv := newReceiver(t)
+	sender, err := webhook.NewSender(true, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, func(d *api.Deps) {
+		d.WebhookAllowLoopback = true
+		d.WebhookSender = sender
+		d.Placer = tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
+	})
+	env.StartWorkers(t, func(o *jobs.Options) { o.PollInterval = 50 * time.Millisecond })
+	tn := env.NewTenant(t)
+	neighbour := env.NewTenant(t)
+	subscribe(t, tn, rcv.srv.URL, "task.created")
+	prj := createProject(t, tn, map[string]any{"name": "moving"})["id"].(string)
+	placement := func(ws string) map[string]any {
+		t.Helper()
+		r := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + ws + "/placement", Header: env.Admin()})
+		if r.Status != 200 {
+			t.Fatalf("placement: %d %s", r.Status, r.Raw)
+		}
+		return r.Data()
+	}
+	neighbourBefore := placement(neighbour.WorkspaceID)["node"]
+
+	base := env.Listen(t)
+	load, stop := context.WithCancel(ctx)
+	var mu sync.Mutex
+	var acked, failures []string
+	var reads int
+	var wg sync.WaitGroup
+	call := func(method, path string, body any) (int, []byte, error) {
+		var rd *bytes.Reader
+		if body != nil {
+			b, _ := json.Marshal(body)
+			rd = bytes.NewReader(b)
+		} else {
+			rd = bytes.NewReader(nil)
+		}
+		req, _ := http.NewRequestWithContext(context.WithoutCancel(load), method, base+path, rd)
+		req.Header.Set("X-Client-ID", tn.ClientID)
+		req.Header.Set("Authorization", tn.Key)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(resp.Body)
+		return resp.StatusCode, buf.Bytes(), nil
+	}
+	wg.Add(2)
+	go func() { // the writer
+		defer wg.Done()
+		for i := 0; load.Err() == nil; i++ {
+			status, raw, err := call("POST", taskBase+"create", map[string]any{"projectId": prj, "title": fmt.Sprintf("task %d", i)})
+			mu.Lock()
+			if err != nil || status != 201 {
+				failures = append(failures, fmt.Sprintf("create: %d %v %s", status, err, raw))
+			} else {
+				var env struct{ Data struct{ ID string } }
+				_ = json.Unmarshal(raw, &env)
+				acked = append(acked, env.Data.ID)
+			}
+			mu.Unlock()
+		}
+	}()
+	go func() { // the reader
+		defer wg.Done()
+		for load.Err() == nil {
+			status, raw, err := call("GET", "/openapi/v1/resource/project/detail?projectId="+url.QueryEscape(prj), nil)
+			mu.Lock()
+			if err != nil || status != 200 {
+				failures = append(failures, fmt.Sprintf("read: %d %v %s", status, err, raw))
+			}
+			reads++
+			mu.Unlock()
+		}
+	}()
+
+	time.Sleep(500 * time.Millisecond)
+	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/isolate", Header: env.Admin()})
+	if r.Status != 200 || r.Data()["isolated"] != true {
+		stop()
+		t.Fatalf("isolate: %d %s", r.Status, r.Raw)
+	}
+	from := r.Str("node")
+	var to string
+	if err := owner.QueryRow(ctx, `select nodename || ':' || nodeport from pg_dist_node
+		where noderole = 'primary' and shouldhaveshards and nodename || ':' || nodeport <> $1 order by nodeid limit 1`, from).Scan(&to); err != nil {
+		stop()
+		t.Fatalf("another worker than %s: %v", from, err)
+	}
+	r = env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: env.Admin(),
+		Body: map[string]any{"node": to}})
+	if r.Status != 200 || r.Str("node") != to {
+		stop()
+		t.Fatalf("move to %s: %d %s", to, r.Status, r.Raw)
+	}
+	time.Sleep(500 * time.Millisecond)
+	stop()
+	wg.Wait()
+
+	if len(failures) > 0 {
+		t.Errorf("%d calls failed during the move, first: %s", len(failures), failures[0])
+	}
+	if len(acked) == 0 || reads == 0 {
+		t.Fatalf("%d writes and %d reads acknowledged: the load did not run", len(acked), reads)
+	}
+	if got := placement(tn.WorkspaceID); got["node"] != to || got["isolated"] != true {
+		t.Errorf("placement after the move: %v, want isolated on %s", got, to)
+	}
+	if got := placement(neighbour.WorkspaceID)["node"]; got != neighbourBefore {
+		t.Errorf("the neighbouring workspace moved from %v to %v", neighbourBefore, got)
+	}
+
+	// Read the shard itself on the new node: the rows are there, not only
+	// reachable through the coordinator.
+	ws := uuid.MustParse(tn.WorkspaceID)
+	var shardID int64
+	if err := owner.QueryRow(ctx, "select get_shard_id_for_distribution_column('tasks', $1::uuid)", ws).Scan(&shardID); err != nil {
+		t.Fatal(err)
+	}
+	onNode := tasksOnNode(t, to, "tasks_"+strconv.FormatInt(shardID, 10), ws)
+	for _, id := range acked {
+		u, err := task.ParseID(id)
+		if err != nil || !onNode[u] {
+			t.Fatalf("acknowledged task %s is not in shard %d on %s (%d rows there)", id, shardID, to, len(onNode))
+		}
+	}
+
+	apitest.Eventually(t, 60*time.Second, "a task.created delivery for every acknowledged write", func() bool {
+		got := map[string]bool{}
+		for _, req := range rcv.requests() {
+			var b struct{ Data struct{ ID string } }
+			if json.Unmarshal(req.body, &b) == nil {
+				got[b.Data.ID] = true
+			}
+		}
+		for _, id := range acked {
+			if !got[id] {
+				return false
+			}
+		}
+		return true
+	})
+	t.Logf("%d writes and %d reads during isolate and move from %s to %s", len(acked), reads, from, to)
+}
+
+// tasksOnNode reads a tasks shard directly on one Citus node, as the superuser.
+func tasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) map[uuid.UUID]bool {
+	t.Helper()
+	u, err := url.Parse(testdb.AdminURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	host, port, _ := net.SplitHostPort(node)
+	u.Host = net.JoinHostPort(host, port)
+	u.Path = "/" + testdb.Database(t).Name
+	conn, err := pgx.Connect(context.Background(), u.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	rows, err := conn.Query(context.Background(), "select id from "+pgx.Identifier{shardTable}.Sanitize()+" where workspace_id = $1", ws)
+	if err != nil {
+		t.Fatalf("read %s on %s: %v", shardTable, node, err)
+	}
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make(map[uuid.UUID]bool, len(ids))
+	for _, id := range ids {
+		out[id] = true
+	}
+	return out
+}

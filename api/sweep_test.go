@@ -1,0 +1,87 @@
+package api_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/webhook"
+)
+
+// TestSweeperRequeuesAnEventWhoseFanoutJobIsGone is the coordinator crash of
+// DESIGN.md 3a in miniature: an event committed, its fan-out job did not (here:
+// deleted before any worker saw it). The sweeper queues the fan-out again and the
+// delivery arrives; an event whose job is alive is left to that job, so it is
+// delivered once.
+func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
+	ctx := context.Background()
+	rcv := newReceiver(t)
+	sender, err := webhook.NewSender(true, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.New(t, func(d *api.Deps) {
+		d.WebhookAllowLoopback = true
+		d.WebhookSender = sender
+	})
+	tn := env.NewTenant(t)
+	subscribe(t, tn, rcv.srv.URL, "*")
+	ws := uuid.MustParse(tn.WorkspaceID)
+	shard := env.Directory.Shards().Default
+	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
+	if err != nil {
+		t.Fatal(err)
+	}
+	emit := func(typ string) (jobID int64) {
+		t.Helper()
+		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+			if err := emitter.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: map[string]string{}}); err != nil {
+				return err
+			}
+			return tx.QueryRow(ctx, "select fanout_job_id from events where workspace_id = $1 and type = $2", ws, typ).Scan(&jobID)
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return jobID
+	}
+	lost := emit("test.lost")
+	emit("test.kept")
+	if _, err := testdb.OwnerPool(t).Exec(ctx, "delete from river.river_job where id = $1", lost); err != nil {
+		t.Fatal(err)
+	}
+
+	env.StartWorkers(t, func(o *jobs.Options) {
+		o.PollInterval = 50 * time.Millisecond
+		o.SweepEvery, o.SweepAfter = 300*time.Millisecond, 200*time.Millisecond
+	})
+	apitest.Eventually(t, 30*time.Second, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })
+	time.Sleep(time.Second) // a few more sweeps: none may deliver anything again
+	seen := map[string]int{}
+	for _, r := range rcv.requests() {
+		seen[r.header.Get("X-Service-Event")]++
+	}
+	if seen["test.lost"] != 1 || seen["test.kept"] != 1 || len(seen) != 2 {
+		t.Fatalf("deliveries by event type %v, want test.lost and test.kept once each", seen)
+	}
+	var requeuedTo int64
+	var fanned bool
+	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select fanout_job_id, fanned_out_at is not null from events where workspace_id = $1 and type = 'test.lost'", ws).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&requeuedTo, &fanned) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if requeuedTo == lost || !fanned {
+		t.Errorf("the lost event names job %d (was %d), fanned out %v; want a new job that fanned it out", requeuedTo, lost, fanned)
+	}
+}

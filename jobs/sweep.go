@@ -1,0 +1,150 @@
+package jobs
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Sweep defaults: an event whose fan-out has not run a minute after it
+// committed is looked at once a minute.
+const (
+	DefaultSweepEvery = time.Minute
+	DefaultSweepAfter = time.Minute
+)
+
+// sweepBatch caps the events one workspace re-queues per sweep; the next sweep
+// takes the rest.
+const sweepBatch = 1000
+
+var eventsRequeued = promauto.NewCounter(prometheus.CounterOpts{
+	Name: "pmapi_events_refanned_total",
+	Help: "Events whose fan-out job was gone (a coordinator lost it between commits, or it was discarded) and that the sweeper queued again.",
+})
+
+// SweepArgs asks for one shard's events that are still unfanned and have no
+// live fan-out job to be queued for fan-out again.
+type SweepArgs struct {
+	Shard string `json:"shard"`
+}
+
+// Kind is the stable job kind stored in river_job.
+func (SweepArgs) Kind() string { return "event.sweep" }
+
+// SweepWorker keeps DESIGN.md 3a's promise that no committed change loses its
+// event: on Citus a change on a worker and its River job on the coordinator
+// commit in one phase each, so a coordinator that dies between the two commits
+// leaves events with no job. Events remember their job (Emit); an event still
+// unfanned After its commit whose job is neither waiting nor running is queued
+// again. Fan-out is idempotent, so a job that was only slow costs a no-op.
+type SweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	Directory *tenant.Directory
+	Clients   *Clients
+	After     time.Duration
+	Log       *slog.Logger
+}
+
+// Timeout leaves room for a shard with many workspaces: one read each.
+func (w *SweepWorker) Timeout(*river.Job[SweepArgs]) time.Duration { return 10 * time.Minute }
+
+// Work walks the shard's workspaces: row-level security admits no statement
+// across workspaces, and on Citus each one is a single-shard read.
+func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error {
+	shard, err := w.Directory.Shards().Get(job.Args.Shard)
+	if err != nil {
+		return err
+	}
+	client := w.Clients.For(shard.Name)
+	workspaces, err := w.Directory.WorkspacesOn(ctx, shard.Name)
+	if err != nil {
+		return err
+	}
+	for _, ws := range workspaces {
+		n, err := w.sweep(ctx, shard, client, ws)
+		if err != nil {
+			return fmt.Errorf("workspace %s: %w", ws, err)
+		}
+		if n > 0 {
+			eventsRequeued.Add(float64(n))
+			w.Log.Warn("events without a fan-out job queued again", "workspace_id", ws, "events", n)
+		}
+	}
+	return nil
+}
+
+// liveStates are the job states in which a fan-out job will still run.
+var liveStates = []rivertype.JobState{
+	rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRetryable,
+	rivertype.JobStateRunning, rivertype.JobStateScheduled,
+}
+
+func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *river.Client[pgx.Tx], ws uuid.UUID) (int, error) {
+	type unfanned struct {
+		id  uuid.UUID
+		job *int64
+	}
+	var found []unfanned
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(`select id, fanout_job_id from events where workspace_id = $1 and fanned_out_at is null
+			and occurred_at < now() - make_interval(secs => $2) order by occurred_at limit $3`,
+			ws, w.After.Seconds(), sweepBatch).Query(func(rows pgx.Rows) error {
+			for rows.Next() {
+				var u unfanned
+				if err := rows.Scan(&u.id, &u.job); err != nil {
+					return err
+				}
+				found = append(found, u)
+			}
+			return rows.Err()
+		})
+	})
+	if err != nil || len(found) == 0 {
+		return 0, err
+	}
+	var jobIDs []int64
+	for _, u := range found {
+		if u.job != nil {
+			jobIDs = append(jobIDs, *u.job)
+		}
+	}
+	live := map[int64]bool{}
+	if len(jobIDs) > 0 {
+		res, err := client.JobList(ctx, river.NewJobListParams().IDs(jobIDs...).States(liveStates...).First(len(jobIDs)))
+		if err != nil {
+			return 0, err
+		}
+		for _, j := range res.Jobs {
+			live[j.ID] = true
+		}
+	}
+	var orphans []uuid.UUID
+	for _, u := range found {
+		if u.job == nil || !live[*u.job] {
+			orphans = append(orphans, u.id)
+		}
+	}
+	if len(orphans) == 0 {
+		return 0, nil
+	}
+	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		res, err := client.InsertTx(ctx, tx, FanoutArgs{WorkspaceID: ws, EventIDs: orphans}, nil)
+		if err != nil {
+			return err
+		}
+		// The events now name the new job, so the next sweep leaves them to it.
+		_, err = tx.Exec(ctx, "update events set fanout_job_id = $3 where workspace_id = $1 and id = any($2)", ws, orphans, res.Job.ID)
+		return err
+	})
+	return len(orphans), err
+}

@@ -1,0 +1,145 @@
+package tenant
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi"
+)
+
+// Placement is where a workspace's rows live inside the Citus cluster of its
+// directory shard: one shard group (users and every table colocated with it,
+// moved together) on one node.
+type Placement struct {
+	// ShardID is the Citus shard of users that holds the workspace.
+	ShardID int64
+	// Node is the host:port of the node holding that shard group.
+	Node string
+	// Isolated is true when the shard group holds this workspace alone.
+	Isolated bool
+}
+
+// Placer runs Citus's placement functions: the workspace isolate and move
+// verbs. They need the tables' owner (Citus checks ownership), so it holds the
+// owner role's pool of each directory shard, never the server role's.
+type Placer struct {
+	owners map[string]*pgxpool.Pool
+}
+
+// NewPlacer takes the owner pools by directory shard name.
+func NewPlacer(owners map[string]*pgxpool.Pool) *Placer { return &Placer{owners: owners} }
+
+// Close closes the owner pools.
+func (p *Placer) Close() {
+	for _, pool := range p.owners {
+		pool.Close()
+	}
+}
+
+// errNeedsCitus is the answer of every placement verb on plain PostgreSQL.
+func errNeedsCitus(shard string) error {
+	return pmapi.Errorf(pmapi.CodeConflict, "workspace placement needs a Citus cluster: shard %q has no citus extension (docs/operations.md, Citus)", shard).
+		With("requires", "citus")
+}
+
+func (p *Placer) pool(ctx context.Context, shard string) (*pgxpool.Pool, error) {
+	if p == nil || p.owners[shard] == nil {
+		return nil, pmapi.Errorf(pmapi.CodeConflict, "workspace placement runs as the tables' owner: set PMAPI_MIGRATE_DATABASE_URL (and PMAPI_MIGRATE_SHARDS for shard %q) for this process", shard).
+			With("requires", "owner-url")
+	}
+	pool := p.owners[shard]
+	var citus bool
+	if err := pool.QueryRow(ctx, "select exists (select 1 from pg_extension where extname = 'citus')").Scan(&citus); err != nil {
+		return nil, err
+	}
+	if !citus {
+		return nil, errNeedsCitus(shard)
+	}
+	return pool, nil
+}
+
+// Where returns the workspace's placement.
+func (p *Placer) Where(ctx context.Context, w Workspace) (Placement, error) {
+	pool, err := p.pool(ctx, w.Shard)
+	if err != nil {
+		return Placement{}, err
+	}
+	return where(ctx, pool, w.ID)
+}
+
+func where(ctx context.Context, q interface {
+	QueryRow(context.Context, string, ...any) pgx.Row
+}, ws uuid.UUID) (Placement, error) {
+	var pl Placement
+	var host string
+	var port int
+	err := q.QueryRow(ctx, `select s.shardid, n.nodename, n.nodeport, s.shardminvalue = s.shardmaxvalue
+		from pg_dist_shard s
+		join pg_dist_placement p on p.shardid = s.shardid
+		join pg_dist_node n on n.groupid = p.groupid and n.noderole = 'primary'
+		where s.shardid = get_shard_id_for_distribution_column('users', $1::uuid)`, ws).Scan(&pl.ShardID, &host, &port, &pl.Isolated)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pl, fmt.Errorf("no placement for workspace %s's shard: is users distributed?", ws)
+	}
+	pl.Node = net.JoinHostPort(host, strconv.Itoa(port))
+	return pl, err
+}
+
+// Isolate gives the workspace a shard group of its own (Citus splits the
+// group it shares, with logical replication, so writes go on), on the node
+// that held it. A workspace that is isolated already is left as it is.
+func (p *Placer) Isolate(ctx context.Context, w Workspace) (Placement, error) {
+	pool, err := p.pool(ctx, w.Shard)
+	if err != nil {
+		return Placement{}, err
+	}
+	pl, err := where(ctx, pool, w.ID)
+	if err != nil || pl.Isolated {
+		return pl, err
+	}
+	if _, err := pool.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE')", w.ID); err != nil {
+		return Placement{}, fmt.Errorf("isolate workspace %s: %w", w.ID, err)
+	}
+	return where(ctx, pool, w.ID)
+}
+
+// Move moves the workspace's shard group to node (host:port, a node of the
+// cluster) online: Citus copies it with logical replication while writes go on
+// and blocks them only for the final catch-up. Every other workspace of an
+// unisolated group moves with it, so large workspaces are isolated first.
+func (p *Placer) Move(ctx context.Context, w Workspace, node string) (Placement, error) {
+	host, portText, err := net.SplitHostPort(node)
+	port, perr := strconv.Atoi(portText)
+	if err != nil || perr != nil || host == "" {
+		return Placement{}, pmapi.Invalid("node", "node must be HOST:PORT of a node of the cluster")
+	}
+	pool, err := p.pool(ctx, w.Shard)
+	if err != nil {
+		return Placement{}, err
+	}
+	var known bool
+	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_dist_node
+		where nodename = $1 and nodeport = $2 and noderole = 'primary' and isactive)`, host, port).Scan(&known); err != nil {
+		return Placement{}, err
+	}
+	if !known {
+		return Placement{}, pmapi.Invalid("node", "%s is not an active node of the cluster (see pg_dist_node)", node)
+	}
+	pl, err := where(ctx, pool, w.ID)
+	if err != nil || pl.Node == net.JoinHostPort(host, strconv.Itoa(port)) {
+		return pl, err
+	}
+	from, fromPort, _ := net.SplitHostPort(pl.Node)
+	fp, _ := strconv.Atoi(fromPort)
+	if _, err := pool.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5)", pl.ShardID, from, fp, host, port); err != nil {
+		return Placement{}, fmt.Errorf("move workspace %s to %s: %w", w.ID, node, err)
+	}
+	return where(ctx, pool, w.ID)
+}
