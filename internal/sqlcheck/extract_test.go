@@ -26,7 +26,9 @@ type Statement struct {
 // maxAlternatives bounds the values one expression may fold to.
 const maxAlternatives = 64
 
-var sqlStart = regexp.MustCompile(`(?is)^\s*(select|insert|update|delete|with)\s`)
+// sqlStart recognises a statement by its first word, in lower or upper case:
+// "Delete an app" is an operation's summary, not SQL.
+var sqlStart = regexp.MustCompile(`^\s*(select|insert|update|delete|with|SELECT|INSERT|UPDATE|DELETE|WITH)\s`)
 
 // Statements returns every SQL statement in the non-test Go files under root,
 // the module root.
