@@ -439,12 +439,20 @@ func (st *state) fromItems(seq []*node, lv *level) {
 }
 
 func (lv *level) addCond(seq []*node) {
-	for _, n := range seq {
-		if n.hole() {
-			lv.unknown = true
-		}
+	if hasHole(seq) {
+		lv.unknown = true
 	}
 	lv.conds = append(lv.conds, seq)
+}
+
+// hasHole reports a hole in seq or its parentheses, subqueries aside.
+func hasHole(seq []*node) bool {
+	for _, n := range seq {
+		if n.hole() || (n.paren && !n.query() && hasHole(n.group)) {
+			return true
+		}
+	}
+	return false
 }
 
 // checkLevel applies RuleTenantKey: every tenant table of the level must be
@@ -581,10 +589,6 @@ func readOperand(seq []*node) (operand, bool) {
 			seq = seq[:len(seq)-2]
 		}
 	}
-	if len(seq) > 0 && seq[0].op("::") {
-		return operand{}, false
-	}
-	// Leading casts belong to the other side's operator: a.x::uuid = $1::uuid.
 	switch {
 	case len(seq) == 1 && !seq[0].paren && seq[0].tok.kind == kParam:
 		return operand{param: true}, true

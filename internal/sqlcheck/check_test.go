@@ -148,6 +148,7 @@ func TestHoles(t *testing.T) {
 	for _, sql := range []string{
 		`select id from ` + Hole + ` where workspace_id = $1`,
 		`select p.id from projects p where ` + Hole + ` order by p.id`,
+		`select p.id from projects p where (p.archived_at is null or ` + Hole + `)`,
 	} {
 		if vs := testChecker.Check(sql); len(vs) > 0 {
 			t.Errorf("%q reported %v", sql, vs)
