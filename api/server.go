@@ -213,7 +213,7 @@ func projectChildren() []project.Child {
 		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
 		{Table: "risks", Event: "risk.deleted", IDPrefix: risk.IDPrefix, IDField: "riskId"},
 		{Table: "notes", Event: "note.deleted", IDPrefix: note.IDPrefix, IDField: "noteId"},
-		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId"},
+		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId", Detach: actionitem.DetachTx},
 		{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: rrca.IDPrefix, IDField: "rrcaId"},
 	}
 }

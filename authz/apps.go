@@ -164,8 +164,18 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 		if p.Status != nil && *p.Status != app.Status {
 			app.Status = *p.Status
 		}
+		// Go decides disabled_at from the locked row (Citus refuses now() in
+		// CASE or COALESCE of an UPDATE): an app disabled again keeps the time
+		// it was first disabled.
+		disabledAt := "null"
+		if app.Status == AppDisabled {
+			disabledAt = "disabled_at"
+			if app.DisabledAt == nil {
+				disabledAt = "now()"
+			}
+		}
 		app, err = scanApp(tx.QueryRow(ctx, `update apps set name = $3, description = $4, scopes = $5, status = $6,
-			disabled_at = case when $6 = 'DISABLED' then coalesce(disabled_at, now()) end, updated_at = now()
+			disabled_at = `+disabledAt+`, updated_at = now()
 			where workspace_id = $1 and client_id = $2 returning `+appColumns,
 			ws, clientID, app.Name, app.Description, app.Scopes.Names(), app.Status))
 		if err != nil {
@@ -242,6 +252,7 @@ var appInUse = []string{
 // disables it (the spec's rule). removed tells which happened.
 func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, clientID string) (app App, removed bool, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		removed = false
 		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
 		if err != nil {
 			return err
@@ -255,7 +266,13 @@ func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, 
 			inUse = inUse || active
 		}
 		if inUse {
-			app, err = scanApp(tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = coalesce(disabled_at, now()), updated_at = now()
+			// Go keeps the first disabled_at (Citus refuses now() in COALESCE
+			// of an UPDATE).
+			disabledAt := "disabled_at"
+			if app.DisabledAt == nil {
+				disabledAt = "now()"
+			}
+			app, err = scanApp(tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = `+disabledAt+`, updated_at = now()
 				where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID))
 			if err != nil {
 				return err

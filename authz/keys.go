@@ -126,6 +126,11 @@ func ListKeys(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID s
 	return keys, err
 }
 
+// keyWhere ends every update changeKey runs: $1 to $3 are the workspace, the
+// app and the key. Callers write whole statements so that each can be checked
+// as written (internal/sqlcheck).
+const keyWhere = " where workspace_id = $1 and client_id = $2 and id = $3 returning " + keyColumns
+
 // changeKey runs one update on a key of the app inside a transaction that also
 // tells every instance to drop the key from its cache.
 func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, allowRevoked bool, sql string, args ...any) (Key, error) {
@@ -142,7 +147,7 @@ func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 			return pmapi.Errorf(pmapi.CodeConflict, "the key is revoked")
 		}
 		all := append([]any{ws, clientID, id}, args...)
-		if key, err = scanKey(tx.QueryRow(ctx, sql+" where workspace_id = $1 and client_id = $2 and id = $3 returning "+keyColumns, all...)); err != nil {
+		if key, err = scanKey(tx.QueryRow(ctx, sql, all...)); err != nil {
 			return err
 		}
 		return tenant.Invalidate(ctx, tx, tenant.KeyChanged(id))
@@ -152,7 +157,7 @@ func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 
 // RenameKey changes a key's name (revoked keys too: names are for people).
 func RenameKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, name string) (Key, error) {
-	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4", name)
+	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4"+keyWhere, name)
 }
 
 // RenewKey moves expiresAt; a nil date means DefaultRenewal from now.
@@ -164,12 +169,12 @@ func RenewKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID s
 		}
 		at = *expiresAt
 	}
-	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4", at)
+	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4"+keyWhere, at)
 }
 
 // RevokeKey sets revokedAt; the record stays for audit.
 func RevokeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Key, error) {
-	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null")
+	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null"+keyWhere)
 }
 
 // RegenerateKey gives the key record a new value, returned once. The old value
@@ -186,7 +191,7 @@ func RegenerateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clien
 	}
 	key, err := changeKey(ctx, shard, ws, clientID, id, false, `update api_keys set
 		previous_hash = case when $7::timestamptz is null then null else hash end, previous_expires_at = $7,
-		hash = $4, prefix = $5, last_four = $6`,
+		hash = $4, prefix = $5, last_four = $6`+keyWhere,
 		hashSecret(value), value[:KeyDisplayPrefix], value[len(value)-4:], previousUntil)
 	if err != nil {
 		return Key{}, "", err

@@ -75,27 +75,35 @@ func (b *lastUsedBatcher) flush(ctx context.Context) error {
 	type group struct {
 		shard *tenant.Shard
 		ids   []uuid.UUID
-		ats   []time.Time
+		// at maps each key id to its use, in microseconds since the epoch.
+		at map[string]int64
 	}
 	groups := map[uuid.UUID]*group{}
 	for id, u := range batch {
 		g := groups[u.ws]
 		if g == nil {
-			g = &group{shard: u.shard}
+			g = &group{shard: u.shard, at: map[string]int64{}}
 			groups[u.ws] = g
 		}
 		g.ids = append(g.ids, id)
-		g.ats = append(g.ats, u.at)
+		g.at[id.String()] = u.at.UnixMicro()
 	}
 	var errs []error
 	for ws, g := range groups {
 		err := g.shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, `update api_keys k set last_used_at = u.at
-				from unnest($2::uuid[], $3::timestamptz[]) as u(id, at)
-				where k.workspace_id = $1 and k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`, ws, g.ids, g.ats)
+			_, err := tx.Exec(ctx, lastUsedSQL, ws, g.ids, g.at)
 			return err
 		})
 		errs = append(errs, err)
 	}
 	return errors.Join(errs...)
 }
+
+// lastUsedSQL writes a workspace's key uses in one statement that reads no
+// other relation: an UPDATE ... FROM unnest(...) is one Citus cannot keep on a
+// shard once its plan goes generic. Each row finds its time in a jsonb map by
+// its id ($3); to_timestamp of a number, unlike a cast from text, is immutable,
+// which Citus needs of what an UPDATE computes from a column.
+const lastUsedSQL = `update api_keys k set last_used_at = to_timestamp(($3::jsonb ->> k.id::text)::float8 / 1e6)
+	where k.workspace_id = $1 and k.id = any($2)
+	  and (k.last_used_at is null or k.last_used_at < to_timestamp(($3::jsonb ->> k.id::text)::float8 / 1e6))`

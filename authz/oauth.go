@@ -206,7 +206,9 @@ func (o *OAuth) issue(ctx context.Context, tx pgx.Tx, ws uuid.UUID, client strin
 // revokeGrant revokes a grant (and so every token of its family) and tells
 // every instance.
 func revokeGrant(ctx context.Context, tx pgx.Tx, ws, grant uuid.UUID) error {
-	if _, err := tx.Exec(ctx, `update oauth_grants set revoked_at = coalesce(revoked_at, now()) where workspace_id = $1 and id = $2`, ws, grant); err != nil {
+	// A grant revoked again keeps its first time; the condition does what
+	// coalesce(revoked_at, now()) did, which Citus refuses in an UPDATE.
+	if _, err := tx.Exec(ctx, `update oauth_grants set revoked_at = now() where workspace_id = $1 and id = $2 and revoked_at is null`, ws, grant); err != nil {
 		return err
 	}
 	return tenant.Invalidate(ctx, tx, tenant.Invalidation{Kind: "grant", ID: grant.String()})
@@ -218,6 +220,7 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 	var tokErr *TokenError
 	ws := res.Workspace.ID
 	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out, tokErr = Tokens{}, nil
 		var (
 			id, user      uuid.UUID
 			grant         *uuid.UUID
@@ -284,6 +287,7 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 	var tokErr *TokenError
 	ws := res.Workspace.ID
 	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out, tokErr = Tokens{}, nil
 		var (
 			id, grant, user uuid.UUID
 			owner           string

@@ -150,9 +150,25 @@ func (d *Directory) SetStatus(ctx context.Context, id uuid.UUID, status string) 
 	}
 	var w Workspace
 	err := pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		var err error
-		w, err = scanWorkspace(tx.QueryRow(ctx, `update workspaces set status = $2,
-			suspended_at = case when $2 = 'SUSPENDED' then coalesce(suspended_at, now()) end
+		var since *time.Time
+		err := tx.QueryRow(ctx, "select suspended_at from workspaces where id = $1 for update", id).Scan(&since)
+		if errors.Is(err, pgx.ErrNoRows) {
+			return pmapi.NotFound("workspace")
+		}
+		if err != nil {
+			return err
+		}
+		// Go decides suspended_at from the locked row (Citus refuses now() in
+		// CASE or COALESCE of an UPDATE): a workspace suspended again keeps the
+		// time its suspension began; resuming clears it.
+		suspendedAt := "null"
+		if status == StatusSuspended {
+			suspendedAt = "suspended_at"
+			if since == nil {
+				suspendedAt = "now()"
+			}
+		}
+		w, err = scanWorkspace(tx.QueryRow(ctx, `update workspaces set status = $2, suspended_at = `+suspendedAt+`
 			where id = $1 returning `+workspaceColumns, id, status))
 		if err != nil {
 			return err

@@ -69,8 +69,9 @@ func TestTxRunsAgainAfterAConflict(t *testing.T) {
 			calls++
 			return &pgconn.PgError{Code: "23505"}
 		})
-		if calls != 2 {
-			t.Fatalf("a unique violation ran %d times, want once", calls-1)
+		var pgErr *pgconn.PgError
+		if calls != 2 || !errors.As(err, &pgErr) || pgErr.Code != "23505" {
+			t.Fatalf("a unique violation ran %d times and returned %v, want once and the violation", calls-1, err)
 		}
 	})
 

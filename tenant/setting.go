@@ -2,6 +2,7 @@ package tenant
 
 import (
 	"fmt"
+	"regexp"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -48,4 +49,48 @@ func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID) {
 		return
 	}
 	b.Queue("select set_config('pmapi.workspace_id', $1, true)", workspace.String())
+}
+
+// LocalSetting is a PostgreSQL setting for one transaction, checked so that
+// SetLocal mode may inline it (SET LOCAL takes no parameters).
+type LocalSetting struct{ name, value string }
+
+var (
+	settingName  = regexp.MustCompile(`^[a-z_][a-z0-9_]*(\.[a-z_][a-z0-9_]*)?$`)
+	settingValue = regexp.MustCompile(`^[A-Za-z0-9_.:+-]{1,64}$`)
+)
+
+// NewLocalSetting checks a setting's name and value: letters, digits and a few
+// marks, never a quote, a backslash or a space. The workspace setting is the
+// shard's own and is refused.
+func NewLocalSetting(name, value string) (LocalSetting, error) {
+	if !settingName.MatchString(name) || name == "pmapi.workspace_id" {
+		return LocalSetting{}, fmt.Errorf("tenant: %q cannot be set as a local setting", name)
+	}
+	if !settingValue.MatchString(value) {
+		return LocalSetting{}, fmt.Errorf("tenant: %q is not a plain setting value", value)
+	}
+	return LocalSetting{name: name, value: value}, nil
+}
+
+// MustLocalSetting is NewLocalSetting for settings fixed in the code.
+func MustLocalSetting(name, value string) LocalSetting {
+	s, err := NewLocalSetting(name, value)
+	if err != nil {
+		panic(err)
+	}
+	return s
+}
+
+// QueueLocalSetting queues the statement that sets set until the transaction
+// ends, the way the shard binds its workspace: set_config in SetConfig mode,
+// SET LOCAL in SetLocal mode, which Citus propagates to the worker nodes that
+// run the transaction's statements (set_config never reaches them, and they
+// would silently use the setting's default).
+func (s *Shard) QueueLocalSetting(b *pgx.Batch, set LocalSetting) {
+	if s.mode == SetLocal {
+		b.Queue("set local " + set.name + " = '" + set.value + "'")
+		return
+	}
+	b.Queue("select set_config($1, $2, true)", set.name, set.value)
 }

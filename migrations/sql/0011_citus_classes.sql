@@ -60,6 +60,7 @@ alter table events add column fanout_job_id bigint;
 create index events_unfanned on events (workspace_id, occurred_at) where fanned_out_at is null;
 
 -- In order: each table after the tables its foreign keys reference.
+-- corrective_actions is placed by 0012, once its SET NULL keys are gone.
 do $$
 declare t text;
 begin
@@ -71,7 +72,7 @@ begin
     foreach t in array array['users', 'sessions', 'apps', 'api_keys', 'idempotency_keys',
                              'projects', 'project_members', 'events', 'tasks',
                              'action_items', 'execution_logs',
-                             'rrca_analyses', 'rrca_phase_history', 'rrca_nodes', 'corrective_actions',
+                             'rrca_analyses', 'rrca_phase_history', 'rrca_nodes',
                              'rrca_similar', 'rrca_suggestion_runs', 'look_across_suggestions',
                              'risks', 'notes',
                              'webhook_subscriptions', 'webhook_deliveries', 'webhook_attempts',

@@ -290,8 +290,13 @@ func (s Store) SetArchivedTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard
 	if err != nil || (cur.ArchivedAt != nil) == archived {
 		return cur, err
 	}
-	it, err := scan(tx.QueryRow(ctx, `update action_items a set archived_at = case when $3 then now() end, updated_at = now()
-		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, archived))
+	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
+	set := "archived_at = null"
+	if archived {
+		set = "archived_at = now()"
+	}
+	it, err := scan(tx.QueryRow(ctx, `update action_items a set `+set+`, updated_at = now()
+		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id))
 	if err != nil {
 		return Item{}, err
 	}
@@ -308,11 +313,22 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 	if err != nil {
 		return err
 	}
+	if err := DetachTx(ctx, tx, ws, []uuid.UUID{id}); err != nil {
+		return err
+	}
 	if _, err := tx.Exec(ctx, "delete from action_items where workspace_id = $1 and id = $2", ws, id); err != nil {
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
 		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID("prj_", cur.ProjectID)}})
+}
+
+// DetachTx clears the corrective actions' references to items about to be
+// deleted: a corrective action outlives its item (an analysis counts it as
+// open), and the foreign key cannot set NULL itself on Citus.
+func DetachTx(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {
+	_, err := tx.Exec(ctx, "update corrective_actions set action_item_id = null where workspace_id = $1 and action_item_id = any($2)", ws, ids)
+	return err
 }
 
 func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, author string, out *Log) error {

@@ -23,6 +23,9 @@ type Child struct {
 	Event    string // e.g. "task.deleted"
 	IDPrefix string // e.g. "tsk_"
 	IDField  string // the payload's id field, e.g. "taskId"
+	// Detach, when set, runs before the rows go, with their ids: it clears
+	// references to them that would block the delete.
+	Detach func(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error
 }
 
 // Store reads and writes projects.
@@ -31,9 +34,13 @@ type Store struct {
 	Children []Child
 }
 
+// columns reads a project with its members. The members subquery names the
+// workspace parameter ($1 in every statement that uses it), not p.workspace_id:
+// Citus routes a statement to one shard only when each query level says which
+// workspace, and refuses FOR UPDATE otherwise.
 const columns = `p.id, p.name, p.description, p.owner_id, p.rag_status, p.start_date::text, p.target_date::text,
 	coalesce((select json_agg(json_build_object('userId', m.user_id, 'role', m.role, 'addedAt', m.added_at) order by m.added_at, m.user_id)
-		from project_members m where m.workspace_id = p.workspace_id and m.project_id = p.id), '[]'),
+		from project_members m where m.workspace_id = $1 and m.project_id = p.id), '[]'),
 	p.created_at, p.updated_at, p.archived_at`
 
 func scan(row pgx.Row) (Project, error) {
@@ -265,8 +272,12 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 			p = cur
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `update projects set archived_at = case when $3 then now() end, updated_at = now()
-			where workspace_id = $1 and id = $2`, ws, id, archived); err != nil {
+		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
+		set := "archived_at = null"
+		if archived {
+			set = "archived_at = now()"
+		}
+		if _, err := tx.Exec(ctx, `update projects set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
 			return err
 		}
 		if p, err = get(ctx, tx, ws, id, false); err != nil {
@@ -286,6 +297,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (map[string]int, error) {
 	counts := map[string]int{}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		clear(counts)
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
 			return err
@@ -310,6 +322,11 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				}})
 			}
 			counts[child.Table] = len(ids)
+			if child.Detach != nil && len(ids) > 0 {
+				if err := child.Detach(ctx, tx, ws, ids); err != nil {
+					return err
+				}
+			}
 			if _, err := tx.Exec(ctx, fmt.Sprintf("delete from %s where workspace_id = $1 and project_id = $2", pgx.Identifier{child.Table}.Sanitize()), ws, id); err != nil {
 				return err
 			}

@@ -240,8 +240,13 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 			r = cur
 			return nil
 		}
-		if r, err = scan(tx.QueryRow(ctx, `update risks r set archived_at = case when $3 then now() end, updated_at = now()
-			where r.workspace_id = $1 and r.id = $2 returning `+columns, ws, id, archived)); err != nil {
+		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
+		set := "archived_at = null"
+		if archived {
+			set = "archived_at = now()"
+		}
+		if r, err = scan(tx.QueryRow(ctx, `update risks r set `+set+`, updated_at = now()
+			where r.workspace_id = $1 and r.id = $2 returning `+columns, ws, id)); err != nil {
 			return err
 		}
 		typ := "risk.restored"

@@ -93,6 +93,7 @@ func touch(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
 func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node uuid.UUID) ([]uuid.UUID, error) {
 	var removed []uuid.UUID
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		removed = nil
 		if _, err := get(ctx, tx, ws, id, true); err != nil {
 			return err
 		}
@@ -109,6 +110,12 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 			return err
 		}
 		if removed, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+			return err
+		}
+		// Corrective actions keep their record when their root cause goes. The
+		// key to rrca_nodes cannot set NULL on Citus, so the references are
+		// cleared here; the analysis's lock keeps the subtree as read.
+		if _, err := tx.Exec(ctx, "update corrective_actions set node_id = null where workspace_id = $1 and node_id = any($2)", ws, removed); err != nil {
 			return err
 		}
 		// The foreign key on parent_id cascades: one delete removes the subtree.

@@ -426,6 +426,7 @@ func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uui
 	var v SuggestionView
 	var items []actionitem.Item
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		items = nil
 		cur, target, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
 		if err != nil {
 			return err

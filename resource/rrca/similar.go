@@ -12,9 +12,10 @@ import (
 )
 
 // docSQL is the text an analysis is compared by: title, problem statement and
-// every node but unaccepted suggestions.
+// every node but unaccepted suggestions. Its subquery names the workspace
+// parameter ($1), not a.workspace_id, so Citus keeps it on one shard.
 const docSQL = `a.title || ' ' || a.problem_statement || ' ' || coalesce((select string_agg(n.text, ' ' order by n.id)
-	from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id and n.kind <> 'WHY_SUGGESTION'), '')`
+	from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = a.id and n.kind <> 'WHY_SUGGESTION'), '')`
 
 // minSimilar is the score below which two analyses are not called similar.
 const minSimilar = 0.05

@@ -32,8 +32,11 @@ type Store struct {
 	ActionItems actionitem.Store
 }
 
+// columns reads an analysis with its node count. The count names the workspace
+// parameter ($1 wherever columns is used), not a.workspace_id, so Citus routes
+// the statement (and its FOR UPDATE) to one shard.
 const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk_id, a.phase,
-	(select count(*) from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id)::int,
+	(select count(*) from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = a.id)::int,
 	a.created_at, a.updated_at, a.archived_at`
 
 func scan(row pgx.Row) (Analysis, error) {
@@ -70,6 +73,7 @@ type NewAnalysis struct {
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewAnalysis) (Analysis, error) {
 	var a Analysis
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		in := in // the defaults below fill a copy, so a retried transaction starts from the caller's values
 		problem := ""
 		if in.ProblemStatement != nil {
 			problem = *in.ProblemStatement
@@ -315,8 +319,12 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 			a = cur
 			return nil
 		}
-		if _, err := tx.Exec(ctx, `update rrca_analyses set archived_at = case when $3 then now() end, updated_at = now()
-			where workspace_id = $1 and id = $2`, ws, id, archived); err != nil {
+		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
+		set := "archived_at = null"
+		if archived {
+			set = "archived_at = now()"
+		}
+		if _, err := tx.Exec(ctx, `update rrca_analyses set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
 			return err
 		}
 		if a, err = get(ctx, tx, ws, id, false); err != nil {

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -66,6 +67,10 @@ func ValidQuery(q string) (string, error) {
 // words of five or more characters, and little noise.
 const minSimilarity = 0.3
 
+// trigramThreshold makes pg_trgm's <% operator (which the trigram indexes
+// serve) use minSimilarity instead of its default 0.6, for the transaction.
+var trigramThreshold = tenant.MustLocalSetting("pg_trgm.word_similarity_threshold", strconv.FormatFloat(minSimilarity, 'f', -1, 64))
+
 // Run searches sources for q and returns at most limit items, best first.
 func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sources []Source, limit int) ([]Item, error) {
 	if len(sources) == 0 {
@@ -83,8 +88,9 @@ func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sourc
 		prefixes[s.Type] = s.IDPrefix
 	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		// The % and <% operators use this threshold and can use the trigram indexes.
-		b.Queue("select set_config('pg_trgm.word_similarity_threshold', $1, true)", fmt.Sprint(minSimilarity))
+		// Set the way the workspace is: on Citus only SET LOCAL reaches the
+		// workers that run the query.
+		shard.QueueLocalSetting(b, trigramThreshold)
 		b.Queue(sql, ws, q, minSimilarity, limit).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var it Item

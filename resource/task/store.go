@@ -274,8 +274,13 @@ func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, 
 	if err != nil || (cur.ArchivedAt != nil) == archived {
 		return cur, err
 	}
-	t, err := scan(tx.QueryRow(ctx, `update tasks as t set archived_at = case when $3 then now() end, updated_at = now()
-		where t.workspace_id = $1 and t.id = $2 returning `+columns, ws, id, archived))
+	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
+	set := "archived_at = null"
+	if archived {
+		set = "archived_at = now()"
+	}
+	t, err := scan(tx.QueryRow(ctx, `update tasks as t set `+set+`, updated_at = now()
+		where t.workspace_id = $1 and t.id = $2 returning `+columns, ws, id))
 	if err != nil {
 		return t, err
 	}

@@ -187,8 +187,13 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 			return cur, err
 		}
 	}
+	// Go picks disabled_at's statement: Citus refuses now() in CASE of an UPDATE.
+	disabledAt := "null"
+	if status == "DISABLED" {
+		disabledAt = "now()"
+	}
 	s, err := scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
-		disabled_at = case when $3 = 'DISABLED' then now() end, updated_at = now()
+		disabled_at = `+disabledAt+`, updated_at = now()
 		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why))
 	if err != nil {
 		return s, err
@@ -206,12 +211,18 @@ func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 	secret := NewSecret()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		// Go picks whether the old secret lives on: Citus refuses now() in
+		// CASE of an UPDATE.
+		previous := "previous_secret_sealed = null, previous_valid_until = null"
+		args := []any{ws, id, st.Box.Seal(secret), secret[:12], clientID}
+		if grace > 0 {
+			previous = "previous_secret_sealed = secret_sealed, previous_valid_until = now() + make_interval(secs => $6)"
+			args = append(args, grace.Seconds())
+		}
 		var err error
-		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set previous_secret_sealed = case when $5 > 0 then secret_sealed end,
-			previous_valid_until = case when $5 > 0 then now() + make_interval(secs => $5) end,
+		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set `+previous+`,
 			secret_sealed = $3, secret_prefix = $4, updated_at = now()
-			where s.workspace_id = $1 and s.client_id = $6 and s.id = $2 returning `+subColumns,
-			ws, id, st.Box.Seal(secret), secret[:12], grace.Seconds(), clientID))
+			where s.workspace_id = $1 and s.client_id = $5 and s.id = $2 returning `+subColumns, args...))
 		return err
 	})
 	return s, secret, err
@@ -241,6 +252,7 @@ func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, e
 	}
 	created := 0
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		created = 0
 		type ev struct {
 			id   uuid.UUID
 			typ  string
@@ -283,38 +295,42 @@ func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, e
 		if len(evs) == 0 {
 			return nil
 		}
-		var ids, subIDs, eventsOf []uuid.UUID
-		var clients, types []string
-		var data [][]byte
+		var ids []uuid.UUID
+		var rows [][]any
 		for _, e := range evs {
 			for _, s := range subs {
 				if matches(s.events, e.typ) {
-					ids, subIDs, eventsOf = append(ids, pmapi.NewID()), append(subIDs, s.id), append(eventsOf, e.id)
-					clients, types, data = append(clients, s.client), append(types, e.typ), append(data, e.data)
+					id := pmapi.NewID()
+					ids = append(ids, id)
+					rows = append(rows, []any{id, s.id, s.client, e.id, e.typ, e.data})
 				}
 			}
 		}
-		var inserted []uuid.UUID
-		if len(ids) > 0 {
-			rows, err := tx.Query(ctx, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
-				select $1::uuid, * from unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::jsonb[])
-				on conflict do nothing returning id`, ws, ids, subIDs, clients, eventsOf, types, data)
-			if err != nil {
-				return err
-			}
-			got, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-			if err != nil {
-				return err
-			}
-			// Jobs are queued in event order, which RETURNING does not promise.
-			fresh := make(map[uuid.UUID]bool, len(got))
-			for _, id := range got {
-				fresh[id] = true
-			}
-			for _, id := range ids {
-				if fresh[id] {
-					inserted = append(inserted, id)
+		// Multi-row VALUES, in one batch: Citus would ship INSERT ... SELECT
+		// (unnest included) with COPY, which row-level security refuses.
+		fresh := make(map[uuid.UUID]bool, len(ids))
+		b = &pgx.Batch{}
+		for start := 0; start < len(rows); start += deliveriesPerInsert {
+			chunk := rows[start:min(start+deliveriesPerInsert, len(rows))]
+			sql, args := insertDeliveries(ws, chunk)
+			b.Queue(sql, args...).Query(func(r pgx.Rows) error {
+				got, err := pgx.CollectRows(r, pgx.RowTo[uuid.UUID])
+				for _, id := range got {
+					fresh[id] = true
 				}
+				return err
+			})
+		}
+		if b.Len() > 0 {
+			if err := tx.SendBatch(ctx, b).Close(); err != nil {
+				return err
+			}
+		}
+		// Jobs are queued in event order, which RETURNING does not promise.
+		var inserted []uuid.UUID
+		for _, id := range ids {
+			if fresh[id] {
+				inserted = append(inserted, id)
 			}
 		}
 		marked := make([]uuid.UUID, len(evs))
@@ -333,6 +349,29 @@ func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, e
 	return created, err
 }
 
+// deliveriesPerInsert bounds one INSERT's rows (six parameters each) well
+// under PostgreSQL's 65535 parameters.
+const deliveriesPerInsert = 1000
+
+// insertDeliveries writes rows (id, subscription, client, event, type, data)
+// as one multi-row VALUES insert; $1 is the workspace.
+func insertDeliveries(ws uuid.UUID, rows [][]any) (string, []any) {
+	var sql strings.Builder
+	sql.WriteString(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data) values `)
+	args := make([]any, 1, 1+6*len(rows))
+	args[0] = ws
+	for i, r := range rows {
+		if i > 0 {
+			sql.WriteString(", ")
+		}
+		n := len(args)
+		fmt.Fprintf(&sql, "($1, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
+		args = append(args, r...)
+	}
+	sql.WriteString(" on conflict do nothing returning id")
+	return sql.String(), args
+}
+
 // enqueue queues a delivery job per id in tx and, on b, the statement that
 // records each job on its delivery.
 func (st Store) enqueue(ctx context.Context, tx pgx.Tx, b *pgx.Batch, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) error {
@@ -343,10 +382,23 @@ func (st Store) enqueue(ctx context.Context, tx pgx.Tx, b *pgx.Batch, shard *ten
 	if err != nil {
 		return err
 	}
-	b.Queue(`update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
-		where d.workspace_id = $1 and d.id = j.id`, ws, ids, jobIDs)
+	if len(jobIDs) != len(ids) {
+		return fmt.Errorf("webhook: %d delivery jobs queued for %d deliveries", len(jobIDs), len(ids))
+	}
+	jobs := make(map[string]int64, len(ids))
+	for i, id := range ids {
+		jobs[id.String()] = jobIDs[i]
+	}
+	b.Queue(setJobIDsSQL, ws, ids, jobs)
 	return nil
 }
+
+// setJobIDsSQL records each delivery's job in one statement that reads no other
+// relation (Citus cannot keep an UPDATE ... FROM on one shard once its plan goes
+// generic): rows are matched by = any($2) and find their job in the jsonb map
+// $3, keyed by delivery id.
+const setJobIDsSQL = `update webhook_deliveries d set job_id = ($3::jsonb ->> d.id::text)::bigint
+	where d.workspace_id = $1 and d.id = any($2)`
 
 // Delivery is a stored delivery.
 type Delivery struct {
@@ -427,6 +479,7 @@ const FailingFor = 5 * 24 * time.Hour
 // subscription was disabled by it.
 func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d Delivery, o Outcome) (disabled bool, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		disabled = false
 		r := o.Result
 		outcome := "failed"
 		switch {
@@ -447,14 +500,10 @@ func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d
 		if r.Snippet != "" {
 			snippet = &r.Snippet
 		}
-		// One round trip for the attempt, the delivery and the subscription.
+		// One round trip for the subscription, the attempt and the delivery,
+		// in the order a disable locks them (setStatusTx: the subscription,
+		// then its deliveries), so the two never wait on each other in a cycle.
 		b := &pgx.Batch{}
-		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
-			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText)
-		b.Queue(`update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
-			completed_at = case when $3 in ('SUCCEEDED', 'DEAD') then now() end
-			where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`,
-			ws, d.ID, o.Status, o.Attempt, code, o.NextAt)
 		var since time.Time
 		if r.OK() {
 			// Only a failing subscription is written: every success rewriting
@@ -462,9 +511,23 @@ func (st Store) Record(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d
 			b.Queue("update webhook_subscriptions set failing_since = null where workspace_id = $1 and id = $2 and failing_since is not null",
 				ws, d.SubscriptionID)
 		} else {
-			b.Queue(`update webhook_subscriptions set failing_since = coalesce(failing_since, now())
+			// The streak's first failure stays: least ignores a NULL, and unlike
+			// coalesce(failing_since, now()) Citus accepts it in an UPDATE.
+			b.Queue(`update webhook_subscriptions set failing_since = least(failing_since, now())
 				where workspace_id = $1 and id = $2 returning failing_since`, ws, d.SubscriptionID).QueryRow(func(row pgx.Row) error { return row.Scan(&since) })
 		}
+		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, outcome, status_code, latency_ms, response_snippet, error)
+			values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), d.ID, o.Attempt, outcome, code, float64(r.Latency.Microseconds())/1000, snippet, errText)
+		// Go picks completed_at's statement: Citus refuses now() in CASE of an
+		// UPDATE.
+		completedAt := "null"
+		if o.Status == "SUCCEEDED" || o.Status == "DEAD" {
+			completedAt = "now()"
+		}
+		b.Queue(`update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
+			completed_at = `+completedAt+`
+			where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`,
+			ws, d.ID, o.Status, o.Attempt, code, o.NextAt)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil || r.OK() {
 			return err
 		}
@@ -567,6 +630,7 @@ func (st Store) Detail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, originals []uuid.UUID) ([]Delivery, error) {
 	var out []Delivery
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		out = nil
 		var ids []uuid.UUID
 		for _, o := range originals {
 			orig, err := scanDelivery(tx.QueryRow(ctx, "select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",

@@ -1,0 +1,3 @@
+module example.com/fold
+
+go 1.22

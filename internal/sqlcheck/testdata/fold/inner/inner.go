@@ -1,0 +1,4 @@
+package inner
+
+// Columns is used by another package.
+const Columns = "i.id, i.name"

@@ -1,0 +1,354 @@
+package webhook_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/webhook"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
+
+// fakeJobs hands out job ids from 1001 up, in the order asked, and records
+// which delivery got which and what it cancels.
+type fakeJobs struct {
+	next      int64
+	of        map[uuid.UUID]int64
+	cancelled []int64
+}
+
+func (f *fakeJobs) Deliver(_ context.Context, _ pgx.Tx, _ *tenant.Shard, _ uuid.UUID, deliveries []uuid.UUID) ([]int64, error) {
+	out := make([]int64, len(deliveries))
+	for i, d := range deliveries {
+		f.next++
+		out[i] = 1000 + f.next
+		f.of[d] = out[i]
+	}
+	return out, nil
+}
+
+func (f *fakeJobs) Cancel(_ context.Context, _ pgx.Tx, _ *tenant.Shard, ids []int64) error {
+	f.cancelled = append(f.cancelled, ids...)
+	return nil
+}
+
+// noEvents drops what the store emits.
+type noEvents struct{}
+
+func (noEvents) Emit(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, ...event.Event) error {
+	return nil
+}
+
+type fixture struct {
+	ctx   context.Context
+	shard *tenant.Shard
+	ws    uuid.UUID
+	store webhook.Store
+	jobs  *fakeJobs
+}
+
+func newFixture(t *testing.T) fixture {
+	t.Helper()
+	box, err := seal.New(seal.Random())
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := &fakeJobs{of: map[uuid.UUID]int64{}}
+	return fixture{ctx: context.Background(), shard: tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig),
+		ws: uuid.New(), store: webhook.Store{Events: noEvents{}, Jobs: jobs, Box: box}, jobs: jobs}
+}
+
+func (f fixture) exec(t *testing.T, sql string, args ...any) {
+	t.Helper()
+	if err := f.shard.Tx(f.ctx, f.ws, func(tx pgx.Tx) error {
+		_, err := tx.Exec(f.ctx, sql, args...)
+		return err
+	}); err != nil {
+		t.Fatalf("%s: %v", sql, err)
+	}
+}
+
+// subscriptions adds n ACTIVE subscriptions to every event of app "app".
+func (f fixture) subscriptions(t *testing.T, n int) {
+	t.Helper()
+	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
+		select $1, gen_random_uuid(), 'app', 'https://example.com/hook', '{*}', '\x00', 'whsec_000000' from generate_series(1, $2)`, f.ws, n)
+}
+
+// delivery adds one subscription with one PENDING delivery and returns both.
+func (f fixture) delivery(t *testing.T) (sub, del uuid.UUID) {
+	t.Helper()
+	sub, del = uuid.New(), uuid.New()
+	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
+		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub, f.store.Box.Seal("whsec_x"))
+	f.exec(t, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, job_id)
+		values ($1, $2, $3, 'app', 'test.ping', '{}', 7)`, f.ws, del, sub)
+	return sub, del
+}
+
+// TestFanoutRecordsEachDeliverysJob: more deliveries than one INSERT takes,
+// each with the job queued for it.
+func TestFanoutRecordsEachDeliverysJob(t *testing.T) {
+	f := newFixture(t)
+	f.subscriptions(t, 1100)
+	ev := uuid.New()
+	f.exec(t, `insert into events (workspace_id, id, type, data) values ($1, $2, 'test.ping', '{"n": 1}')`, f.ws, ev)
+	n, err := f.store.Fanout(f.ctx, f.shard, f.ws, ev)
+	if err != nil || n != 1100 {
+		t.Fatalf("Fanout: %d deliveries, %v", n, err)
+	}
+	total, wrong := 0, 0
+	err = f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
+		b.Queue(`select id, job_id, event_id = $2 and data = '{"n": 1}' from webhook_deliveries where workspace_id = $1`, f.ws, ev).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					var id uuid.UUID
+					var job *int64
+					var ofEvent bool
+					if err := rows.Scan(&id, &job, &ofEvent); err != nil {
+						return err
+					}
+					total++
+					if job == nil || *job != f.jobs.of[id] || !ofEvent {
+						wrong++
+					}
+				}
+				return rows.Err()
+			})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total != 1100 || wrong != 0 || len(f.jobs.of) != 1100 {
+		t.Errorf("%d deliveries, %d of them without their event or the job queued for them (%d jobs); want 1100 and none", total, wrong, len(f.jobs.of))
+	}
+	if n, err := f.store.Fanout(f.ctx, f.shard, f.ws, ev); err != nil || n != 0 {
+		t.Errorf("a second fan-out of the event: %d deliveries, %v", n, err)
+	}
+}
+
+// TestReplayRecordsTheJobOfEachReplay: every replay gets the job queued for it,
+// in the order the originals were given.
+func TestReplayRecordsTheJobOfEachReplay(t *testing.T) {
+	f := newFixture(t)
+	_, a := f.delivery(t)
+	_, b := f.delivery(t)
+	out, err := f.store.Replay(f.ctx, f.shard, f.ws, "app", []uuid.UUID{b, a})
+	if err != nil || len(out) != 2 {
+		t.Fatalf("Replay: %v, %v", out, err)
+	}
+	for i, d := range out {
+		var job int64
+		var of uuid.UUID
+		err := f.shard.Read(f.ctx, f.ws, func(bt *pgx.Batch) {
+			bt.Queue("select job_id, replay_of from webhook_deliveries where workspace_id = $1 and id = $2", f.ws, d.ID).
+				QueryRow(func(r pgx.Row) error { return r.Scan(&job, &of) })
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := int64(1001 + i); job != want || of != []uuid.UUID{b, a}[i] {
+			t.Errorf("replay %d: job %d of %s, want job %d", i, job, of, want)
+		}
+	}
+}
+
+type subState struct {
+	failingSince, disabledAt *time.Time
+	status                   string
+}
+
+func (f fixture) sub(t *testing.T, id uuid.UUID) subState {
+	t.Helper()
+	var s subState
+	err := f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
+		b.Queue("select failing_since, disabled_at, status from webhook_subscriptions where workspace_id = $1 and id = $2", f.ws, id).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&s.failingSince, &s.disabledAt, &s.status) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (f fixture) completedAt(t *testing.T, id uuid.UUID) (status string, at *time.Time) {
+	t.Helper()
+	err := f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
+		b.Queue("select status, completed_at from webhook_deliveries where workspace_id = $1 and id = $2", f.ws, id).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&status, &at) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return status, at
+}
+
+var failed = webhook.Result{Status: 500, Latency: time.Millisecond}
+
+// TestRecordKeepsTheStreaksFirstFailure: failures start the failing clock and
+// keep its first time; a success stops it. A delivery is completed only when
+// SUCCEEDED or DEAD.
+func TestRecordKeepsTheStreaksFirstFailure(t *testing.T) {
+	f := newFixture(t)
+	sub, del := f.delivery(t)
+	d := webhook.Delivery{ID: del, SubscriptionID: sub}
+	next := time.Now().Add(time.Minute)
+	if _, err := f.store.Record(f.ctx, f.shard, f.ws, d, webhook.Outcome{Attempt: 1, Result: failed, Status: "RETRYING", NextAt: &next}); err != nil {
+		t.Fatal(err)
+	}
+	first := f.sub(t, sub).failingSince
+	if status, at := f.completedAt(t, del); first == nil || status != "RETRYING" || at != nil {
+		t.Fatalf("after a failure: failing since %v, delivery %s completed at %v", first, status, at)
+	}
+	if _, err := f.store.Record(f.ctx, f.shard, f.ws, d, webhook.Outcome{Attempt: 2, Result: failed, Status: "DEAD"}); err != nil {
+		t.Fatal(err)
+	}
+	if again := f.sub(t, sub).failingSince; again == nil || !again.Equal(*first) {
+		t.Errorf("a second failure moved failing_since from %v to %v", first, again)
+	}
+	if status, at := f.completedAt(t, del); status != "DEAD" || at == nil {
+		t.Errorf("a dead delivery: %s, completed at %v", status, at)
+	}
+
+	_, ok := f.delivery(t)
+	if _, err := f.store.Record(f.ctx, f.shard, f.ws, webhook.Delivery{ID: ok, SubscriptionID: sub},
+		webhook.Outcome{Attempt: 1, Result: webhook.Result{Status: 204}, Status: "SUCCEEDED"}); err != nil {
+		t.Fatal(err)
+	}
+	if s := f.sub(t, sub); s.failingSince != nil {
+		t.Errorf("failing_since %v after a success", s.failingSince)
+	}
+	if status, at := f.completedAt(t, ok); status != "SUCCEEDED" || at == nil {
+		t.Errorf("a delivered delivery: %s, completed at %v", status, at)
+	}
+}
+
+// TestDisableCancelsAndStampsOnce: disabling cancels the open deliveries with
+// their jobs and stamps disabled_at; enabling clears it.
+func TestDisableCancelsAndStampsOnce(t *testing.T) {
+	f := newFixture(t)
+	sub, del := f.delivery(t)
+	s, err := f.store.SetStatus(f.ctx, f.shard, f.ws, "app", sub, "DISABLED", "by hand")
+	if err != nil || s.Status != "DISABLED" || s.DisabledAt == nil {
+		t.Fatalf("disable: %+v, %v", s, err)
+	}
+	if status, at := f.completedAt(t, del); status != "CANCELLED" || at == nil || len(f.jobs.cancelled) != 1 || f.jobs.cancelled[0] != 7 {
+		t.Errorf("the open delivery: %s at %v, jobs cancelled %v", status, at, f.jobs.cancelled)
+	}
+	if s, err = f.store.SetStatus(f.ctx, f.shard, f.ws, "app", sub, "ACTIVE", ""); err != nil || s.DisabledAt != nil {
+		t.Errorf("enable: %+v, %v", s, err)
+	}
+}
+
+// TestRotateWithAndWithoutGrace: a grace keeps the old secret signing until it
+// ends; none drops it at once.
+func TestRotateWithAndWithoutGrace(t *testing.T) {
+	f := newFixture(t)
+	sub, _ := f.delivery(t)
+	s, secret, err := f.store.Rotate(f.ctx, f.shard, f.ws, "app", sub, time.Hour)
+	if err != nil || s.PreviousValidUntil == nil || time.Until(*s.PreviousValidUntil) < 59*time.Minute {
+		t.Fatalf("rotate with an hour's grace: %+v, %v", s, err)
+	}
+	if signers, err := f.store.Secrets(s, time.Now()); err != nil || len(signers) != 2 || signers[0] != secret || signers[1] != "whsec_x" {
+		t.Errorf("secrets during the grace: %v, %v", signers, err)
+	}
+	s, secret, err = f.store.Rotate(f.ctx, f.shard, f.ws, "app", sub, 0)
+	if err != nil || s.PreviousValidUntil != nil {
+		t.Fatalf("rotate without grace: %+v, %v", s, err)
+	}
+	if signers, err := f.store.Secrets(s, time.Now()); err != nil || len(signers) != 1 || signers[0] != secret {
+		t.Errorf("secrets without grace: %v, %v", signers, err)
+	}
+	if _, _, err := f.store.Rotate(f.ctx, f.shard, f.ws, "other-app", sub, 0); err == nil {
+		t.Error("another app rotated the subscription's secret")
+	}
+}
+
+// TestRecordAndDisableLockInTheSameOrder: a disable holds the subscription and
+// then updates its deliveries; Record must not hold a delivery while it waits
+// for the subscription, or the two deadlock. The disable's steps run by hand
+// here so that Record can start between them.
+func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
+	f := newFixture(t)
+	sub, del := f.delivery(t)
+	pool := testdb.AppPool(t)
+	conn, err := pool.Acquire(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	tx, err := conn.Begin(f.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(f.ctx)
+	var pid int
+	if err := tx.QueryRow(f.ctx, "select pg_backend_pid()").Scan(&pid); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(f.ctx, "select set_config('pmapi.workspace_id', $1, true)", f.ws.String()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(f.ctx, "select 1 from webhook_subscriptions where workspace_id = $1 and id = $2 for update", f.ws, sub); err != nil {
+		t.Fatal(err)
+	}
+
+	recorded := make(chan error, 1)
+	go func() {
+		_, err := f.store.Record(f.ctx, f.shard, f.ws, webhook.Delivery{ID: del, SubscriptionID: sub},
+			webhook.Outcome{Attempt: 1, Result: failed, Status: "RETRYING"})
+		recorded <- err
+	}()
+	// Wait until Record waits for the subscription (or has finished).
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var waiting bool
+		if err := pool.QueryRow(f.ctx, "select exists(select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid)))", pid).Scan(&waiting); err != nil {
+			t.Fatal(err)
+		}
+		if waiting || len(recorded) > 0 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// While Record waits for the subscription, the delivery must be free. This
+	// holds even where a deadlock would be retried away.
+	err = f.shard.Tx(f.ctx, f.ws, func(probe pgx.Tx) error {
+		_, err := probe.Exec(f.ctx, "select 1 from webhook_deliveries where workspace_id = $1 and id = $2 for no key update nowait", f.ws, del)
+		return err
+	})
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) && pgErr.Code == "55P03" {
+		t.Error("Record holds the delivery's lock while it waits for the subscription's: a disable deadlocks with it")
+	} else if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tx.Exec(f.ctx, `update webhook_deliveries set status = 'CANCELLED' where workspace_id = $1 and subscription_id = $2
+		and status in ('PENDING', 'RETRYING')`, f.ws, sub)
+	if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
+		t.Fatal("the disable deadlocked with Record")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(f.ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-recorded; err != nil {
+		t.Fatalf("Record: %v", err)
+	}
+	if status, _ := f.completedAt(t, del); status != "CANCELLED" {
+		t.Errorf("the delivery is %s; the disable came first and Record must not revive it", status)
+	}
+}

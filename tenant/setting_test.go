@@ -1,0 +1,120 @@
+package tenant_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+func TestNewLocalSettingRefusesWhatCannotBeInlined(t *testing.T) {
+	for _, c := range []struct{ name, value string }{
+		{"pg_trgm.word_similarity_threshold", "0.3'; drop table users; --"},
+		{"pg_trgm.word_similarity_threshold", `0.3\`},
+		{"pg_trgm.word_similarity_threshold", "0 3"},
+		{"pg_trgm.word_similarity_threshold", ""},
+		{"pg_trgm.word_similarity_threshold = 1; set role", "x"},
+		{"Statement_Timeout", "1s"},
+		{"pmapi.workspace_id", "00000000-0000-0000-0000-000000000000"},
+	} {
+		if _, err := tenant.NewLocalSetting(c.name, c.value); err == nil {
+			t.Errorf("NewLocalSetting(%q, %q) accepted", c.name, c.value)
+		}
+	}
+	for _, c := range []struct{ name, value string }{
+		{"pg_trgm.word_similarity_threshold", "0.3"},
+		{"statement_timeout", "5s"},
+		{"search_path", "public"},
+	} {
+		if _, err := tenant.NewLocalSetting(c.name, c.value); err != nil {
+			t.Errorf("NewLocalSetting(%q, %q): %v", c.name, c.value, err)
+		}
+	}
+}
+
+// statements records the SQL a connection sends in batches.
+type statements struct {
+	mu  sync.Mutex
+	sql []string
+}
+
+func (s *statements) TraceQueryStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceQueryStartData) context.Context {
+	return ctx
+}
+func (s *statements) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+func (s *statements) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+func (s *statements) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sql = append(s.sql, d.SQL)
+}
+func (s *statements) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
+
+func (s *statements) sent(prefix string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, q := range s.sql {
+		if strings.HasPrefix(q, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestQueueLocalSettingFollowsTheMode: the setting holds for the rest of the
+// Read and not after it, and travels the way the workspace does: SET LOCAL in
+// SetLocal mode (what Citus propagates to its workers), set_config otherwise.
+func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
+	ctx := context.Background()
+	set := tenant.MustLocalSetting("pg_trgm.word_similarity_threshold", "0.25")
+	for _, mode := range []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal} {
+		t.Run(modeName(mode), func(t *testing.T) {
+			cfg, err := pgxpool.ParseConfig(testdb.Database(t).AppURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := &statements{}
+			cfg.MaxConns, cfg.ConnConfig.Tracer = 1, sent
+			pool, err := pgxpool.NewWithConfig(ctx, cfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pool.Close()
+			shard := tenant.NewShard("default", pool, mode)
+			var inside string
+			err = shard.Read(ctx, uuid.New(), func(b *pgx.Batch) {
+				shard.QueueLocalSetting(b, set)
+				b.Queue("select current_setting('pg_trgm.word_similarity_threshold')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if inside != "0.25" {
+				t.Errorf("inside the Read the setting is %q", inside)
+			}
+			var after *string
+			if err := pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after); err != nil {
+				t.Fatal(err)
+			}
+			if after != nil && *after == "0.25" {
+				t.Error("the setting outlived its Read")
+			}
+			want := "select set_config("
+			if mode == tenant.SetLocal {
+				want = "set local pg_trgm.word_similarity_threshold = '0.25'"
+			}
+			if !sent.sent(want) {
+				t.Errorf("sent %q; want a statement starting %q", sent.sql, want)
+			}
+		})
+	}
+}
