@@ -217,6 +217,18 @@ func TenantSetting(tb testing.TB) tenant.SettingMode {
 	return tenant.SetConfig
 }
 
+// SettingModes are the modes a test can bind workspaces in on the package's
+// database: both on plain PostgreSQL, SetLocal alone on Citus, where set_config
+// never reaches the workers.
+func SettingModes(tb testing.TB) []tenant.SettingMode {
+	tb.Helper()
+	Database(tb)
+	if onCitus {
+		return []tenant.SettingMode{tenant.SetLocal}
+	}
+	return []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal}
+}
+
 // BindWorkspace binds tx to workspace as TenantSetting says, for tests that
 // query as the server role themselves. workspace is any text, so a test can
 // also bind an empty or malformed one.
