@@ -7,7 +7,7 @@ PKGS     := ./...
 # migrated template, so they can run side by side.
 TESTFLAGS ?= -p 4 -count=1 -timeout 9m
 
-.PHONY: build run test bench lint fmt tools chart-check clean
+.PHONY: build run test test-citus bench lint fmt tools chart-check clean
 
 build:
 	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -17,6 +17,16 @@ run: build
 
 test: build tools chart-check
 	$(BIN) devdb exec -- $(GO) test $(TESTFLAGS) $(PKGS)
+
+# The suite on a throwaway Citus cluster: a coordinator and two workers from the
+# PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the
+# schema distributed by the migrations, and the server role failing any statement
+# that reaches more than one shard (docs/development.md).
+CITUS_PKGS      ?= ./api/... ./authz/... ./tenant/... ./jobs/... ./resource/... ./migrations/... ./cmd/pmapi/ ./internal/pgcluster/
+CITUS_TESTFLAGS ?= -p 4 -count=1 -timeout 18m
+
+test-citus: build tools
+	$(BIN) devdb --citus exec -- $(GO) test $(CITUS_TESTFLAGS) $(CITUS_PKGS)
 
 # Load test of a release build against same-run references (pgbench, a raw
 # HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;

@@ -91,7 +91,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, tenant.SetConfig))
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(b)))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -67,7 +67,7 @@ func storedIdempotentAnswer(t *testing.T, workspace, idemKey string) string {
 		t.Fatal(err)
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", workspace); err != nil {
+	if err := testdb.BindWorkspace(t, tx, workspace); err != nil {
 		t.Fatal(err)
 	}
 	var stored string

@@ -24,7 +24,7 @@ type fixture struct {
 func setup(tb testing.TB) fixture {
 	tb.Helper()
 	ctx := context.Background()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(tb), tenant.SetConfig))
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(tb), testdb.TenantSetting(tb)))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 func testShard(t *testing.T) (*tenant.Shard, uuid.UUID) {
 	t.Helper()
-	return tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig), uuid.New()
+	return tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)), uuid.New()
 }
 
 // TestLastUsedFlushWritesEachKeysOwnTime: one statement per workspace gives

@@ -18,7 +18,7 @@ import (
 // one in a rolled-back one: only the first reaches the fan-out worker.
 func TestCommittedEventsAreFannedOut(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 	shards, _ := tenant.NewShards("default", shard)
 	dir := tenant.NewDirectory(shards)
 	w, err := dir.Create(ctx, "fanout", "")

@@ -21,7 +21,7 @@ import (
 // the shard go, recent ones stay.
 func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 	shards, err := tenant.NewShards("default", shard)
 	if err != nil {
 		t.Fatal(err)

@@ -24,8 +24,8 @@ func twoShards(t *testing.T) (*tenant.Directory, *pgxpool.Pool) {
 	}
 	t.Cleanup(east.Close)
 	shards, err := tenant.NewShards("default",
-		tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig),
-		tenant.NewShard("east", east, tenant.SetConfig))
+		tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
+		tenant.NewShard("east", east, testdb.TenantSetting(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func TestResolveFollowsPlacement(t *testing.T) {
 func countUsers(t *testing.T, pool *pgxpool.Pool, w tenant.Workspace) int {
 	t.Helper()
 	var n int
-	err := tenant.NewShard("probe", pool, tenant.SetConfig).Tx(context.Background(), w.ID, func(tx pgx.Tx) error {
+	err := tenant.NewShard("probe", pool, testdb.TenantSetting(t)).Tx(context.Background(), w.ID, func(tx pgx.Tx) error {
 		return tx.QueryRow(context.Background(), "select count(*) from users where workspace_id = $1", w.ID).Scan(&n)
 	})
 	if err != nil {

@@ -35,7 +35,7 @@ func insertUser(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
 
 func TestTxRunsAgainAfterAConflict(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 
 	t.Run("serialization failure: the second run commits, the first run's write is gone", func(t *testing.T) {
 		ws := uuid.New()

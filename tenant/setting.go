@@ -32,6 +32,14 @@ func ParseSettingMode(s string) (SettingMode, error) {
 	return 0, fmt.Errorf("PMAPI_TENANT_SETTING must be set_config or set_local, not %q", s)
 }
 
+// String is the mode's PMAPI_TENANT_SETTING value.
+func (m SettingMode) String() string {
+	if m == SetLocal {
+		return "set_local"
+	}
+	return "set_config"
+}
+
 // queueSetting queues the statement that binds the transaction to workspace.
 // Inlining is safe in SetLocal mode only because a uuid.UUID prints as hex and
 // dashes, never a quote.

@@ -110,16 +110,17 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	tracer := &roundTrips{}
 	pool := onePool(t, tracer)
-	shard := tenant.NewShard("default", pool, tenant.SetConfig)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	// Warm the connection so connecting is not counted.
 	if err := pool.Ping(ctx); err != nil {
 		t.Fatal(err)
 	}
 	tracer.n.Store(0)
 	var a, b int
-	err := shard.Read(ctx, uuid.New(), func(batch *pgx.Batch) {
-		batch.Queue("select count(*) from users").QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
-		batch.Queue("select count(*) from sessions").QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
+	ws := uuid.New()
+	err := shard.Read(ctx, ws, func(batch *pgx.Batch) {
+		batch.Queue("select count(*) from users where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
+		batch.Queue("select count(*) from sessions where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -132,7 +133,7 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.AppPool(t)
-	shard := tenant.NewShard("default", pool, tenant.SetConfig)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	ws := uuid.New()
 	insert := func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, 'x@example.com', 'X')", ws, uuid.New())

@@ -79,7 +79,7 @@ func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
 // role to the package's database), for tests that watch the connections.
 func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*api.Deps)) *Env {
 	t.Helper()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, tenant.SetConfig))
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
 	if err != nil {
 		t.Fatal(err)
 	}

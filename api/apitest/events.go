@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // EventRow is one recorded event with the number of fan-out jobs that name it.
@@ -20,34 +21,48 @@ type EventRow struct {
 
 // Events returns the tenant's events, oldest first, each with how many River
 // fan-out jobs name it: every event of a committed change is in exactly one.
+// Events and jobs are read apart: on Citus the events are on a worker and
+// River's jobs on the coordinator, and one statement cannot join the two.
 func (tn *Tenant) Events(t testing.TB) []EventRow {
 	t.Helper()
 	ctx := context.Background()
 	ws := uuid.MustParse(tn.WorkspaceID)
 	var out []EventRow
-	err := pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", ws.String()); err != nil {
-			return err
-		}
-		rows, err := tx.Query(ctx, `select e.type, e.data,
-				(select count(*) from river.river_job j where j.kind = 'event.fanout' and j.args->'eventIds' @> jsonb_build_array(e.id))
-			from events e where e.workspace_id = $1 order by e.id`, ws)
+	err := serverShard(t).Tx(ctx, ws, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `select id, type, data from events where workspace_id = $1 order by id`, ws)
 		if err != nil {
 			return err
 		}
-		defer rows.Close()
+		var ids []uuid.UUID
 		for rows.Next() {
 			var r EventRow
+			var id uuid.UUID
 			var data []byte
-			if err := rows.Scan(&r.Type, &data, &r.Jobs); err != nil {
+			if err := rows.Scan(&id, &r.Type, &data); err != nil {
 				return err
 			}
 			if err := json.Unmarshal(data, &r.Data); err != nil {
 				return err
 			}
-			out = append(out, r)
+			ids, out = append(ids, id), append(out, r)
 		}
-		return rows.Err()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		rows, err = tx.Query(ctx, `select (select count(*) from river.river_job j
+				where j.kind = 'event.fanout' and j.args->'eventIds' @> jsonb_build_array(e.id))
+			from unnest($1::uuid[]) with ordinality as e (id, n) order by e.n`, ids)
+		if err != nil {
+			return err
+		}
+		jobs, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return err
+		}
+		for i := range out {
+			out[i].Jobs = jobs[i]
+		}
+		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -68,15 +83,21 @@ func (tn *Tenant) EventsOf(t testing.TB, typ string) []EventRow {
 }
 
 // ExecAsServer runs one statement as the server's role inside the tenant's
-// workspace, for tests of what the database itself allows.
+// workspace, for tests of what the database itself allows. The statement may
+// span every shard: it probes the database's rules, it is not the server's.
 func (tn *Tenant) ExecAsServer(t testing.TB, sql string) error {
 	t.Helper()
 	ctx := context.Background()
-	return pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", tn.WorkspaceID); err != nil {
+	return serverShard(t).Tx(ctx, uuid.MustParse(tn.WorkspaceID), func(tx pgx.Tx) error {
+		if err := testdb.AllowMultiShard(t, tx); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, sql)
 		return err
 	})
+}
+
+// serverShard binds transactions as the server does on the package's database.
+func serverShard(t testing.TB) *tenant.Shard {
+	return tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 }

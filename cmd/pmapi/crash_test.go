@@ -143,10 +143,10 @@ func waitDelivered(t *testing.T, wsID string) {
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) && status != "SUCCEEDED" {
 		_ = pgx.BeginFunc(context.Background(), testdb.AppPool(t), func(tx pgx.Tx) error {
-			if _, err := tx.Exec(context.Background(), "select set_config('pmapi.workspace_id', $1, true)", wsID); err != nil {
+			if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
 				return err
 			}
-			return tx.QueryRow(context.Background(), "select status from webhook_deliveries").Scan(&status)
+			return tx.QueryRow(context.Background(), "select status from webhook_deliveries where workspace_id = $1", wsID).Scan(&status)
 		})
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -15,15 +15,19 @@ import (
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // runDev is the embedded default: a private PostgreSQL (kept in .pmapi/ unless
 // --ephemeral), migrations, a demo workspace, and API plus workers in one process.
+// With --citus the database is a Citus coordinator and two workers (kept in
+// .pmapi/citus/), the schema distributed by the migrations.
 func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	fs := flag.NewFlagSet("dev", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "listen address")
 	ephemeral := fs.Bool("ephemeral", false, "throw the data away on exit")
 	dataDir := fs.String("data", ".pmapi", "where persistent dev data lives")
+	citus := fs.Bool("citus", false, "run on a Citus coordinator and two workers instead of one PostgreSQL")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,10 +35,12 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := pgcluster.Options{URL: os.Getenv("PMAPI_DATABASE_URL"), Durable: true, Log: os.Stderr}
+	opts := pgcluster.Options{URL: os.Getenv("PMAPI_DATABASE_URL"), Durable: true, Log: os.Stderr, Citus: *citus}
 	dbName := "pmapi"
 	if *ephemeral {
 		dbName = "pmapi_dev_" + time.Now().UTC().Format("20060102150405")
+	} else if *citus {
+		opts.DataDir = filepath.Join(*dataDir, "citus")
 	} else {
 		opts.DataDir = filepath.Join(*dataDir, "pg")
 	}
@@ -52,11 +58,22 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 			fmt.Fprintln(os.Stderr, "postgres stopped")
 		}
 	}()
+	top, err := pgcluster.Discover(ctx, srv.AdminURL)
+	if err != nil {
+		return err
+	}
 	db, err := prepareDevDatabase(ctx, srv.AdminURL, dbName)
 	if err != nil {
 		return err
 	}
 	cfg.DatabaseURL, cfg.MigrateURL, cfg.Shards = db.AppURL, db.OwnerURL, nil
+	onCitus := ""
+	if top.Citus {
+		// set_config would stay on the coordinator, and the workers' row-level
+		// security would see no workspace.
+		cfg.TenantSetting = tenant.SetLocal
+		onCitus = fmt.Sprintf("coordinator %s, workers %s", top.Addresses()[0], strings.Join(top.Addresses()[1:], ", "))
+	}
 	if os.Getenv("PMAPI_METRICS_ADDR") == "" {
 		// Loopback and any free port: a dev server must not fail because 9090
 		// is taken; the banner prints where metrics are.
@@ -92,7 +109,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 			// only once bound (--addr may name port 0). Set before serving starts.
 			s.oauth.Issuer = "http://" + a.String()
 		}
-		printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, demo)
+		printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, onCitus, demo)
 	})
 }
 
@@ -104,8 +121,14 @@ func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.D
 	if err != nil {
 		return pgcluster.Database{}, err
 	}
-	db, err := pgcluster.Describe(adminURL, name)
-	if !exists {
+	var db pgcluster.Database
+	if exists {
+		// A restarted Citus cluster is on new ports with new role passwords.
+		if err := pgcluster.SyncNodes(ctx, adminURL, name); err != nil {
+			return db, err
+		}
+		db, err = pgcluster.Describe(adminURL, name)
+	} else {
 		db, err = pgcluster.CreateDatabase(ctx, adminURL, name, "")
 	}
 	if err != nil {
@@ -114,11 +137,16 @@ func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.D
 	return db, migrations.Up(ctx, db.OwnerURL)
 }
 
-func printBanner(w io.Writer, addr, adminToken, metricsAt string, d demo) {
+// printBanner says what to paste; onCitus, when not empty, names the Citus
+// nodes the database runs on.
+func printBanner(w io.Writer, addr, adminToken, metricsAt, onCitus string, d demo) {
 	base := "http://" + addr
+	if onCitus != "" {
+		onCitus = "\n  on Citus         " + onCitus + "\n"
+	}
 	fmt.Fprintf(w, `
 pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
-
+%[10]s
   workspace        %[2]s
   console client   %[3]s
   user             %[4]s
@@ -136,7 +164,7 @@ Paste these:
   curl -s -d client_id=%[7]s %[1]s/openapi/v1/oauth/device/code   (OAuth device flow; approve at %[1]s/openapi/v1/oauth/device)
   curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
 
-`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt)
+`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt, onCitus)
 }
 
 // devSecretKey keeps the dev server's sealing key beside its data, so sealed

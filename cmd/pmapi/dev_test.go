@@ -250,7 +250,8 @@ func readBanner(t *testing.T, r io.Reader, done chan error) string {
 		close(lines)
 	}()
 	var b strings.Builder
-	deadline := time.After(60 * time.Second)
+	// On Citus the migrations distribute every table before the banner.
+	deadline := time.After(3 * time.Minute)
 	for {
 		select {
 		case l, ok := <-lines:

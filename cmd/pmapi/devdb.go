@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,14 +11,22 @@ import (
 	"github.com/pmapi/pmapi/internal/pgcluster"
 )
 
-// runDevDB is `pmapi devdb exec -- CMD ARGS`: one throwaway PostgreSQL for CMD, so
-// every test package of a `make test` run shares one server instead of each
-// starting its own. CMD sees PMAPI_DATABASE_URL as a superuser URL.
+// runDevDB is `pmapi devdb [--citus] exec -- CMD ARGS`: one throwaway PostgreSQL
+// for CMD, so every test package of a `make test` run shares one server instead
+// of each starting its own. CMD sees PMAPI_DATABASE_URL as a superuser URL; with
+// --citus it is the coordinator of a Citus cluster with two workers, which the
+// packages find from it (`make test-citus`).
 func runDevDB(ctx context.Context, args []string) error {
-	if len(args) < 3 || args[0] != "exec" || args[1] != "--" {
-		return fmt.Errorf("usage: pmapi devdb exec -- COMMAND [ARGS...]")
+	fs := flag.NewFlagSet("devdb", flag.ContinueOnError)
+	citus := fs.Bool("citus", false, "a Citus coordinator and two workers instead of one PostgreSQL")
+	if err := fs.Parse(args); err != nil {
+		return err
 	}
-	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Log: os.Stderr})
+	args = fs.Args()
+	if len(args) < 3 || args[0] != "exec" || args[1] != "--" {
+		return fmt.Errorf("usage: pmapi devdb [--citus] exec -- COMMAND [ARGS...]")
+	}
+	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Log: os.Stderr, Citus: *citus})
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,8 @@
 // Command pmapi is the open-platform API server: `pmapi dev` (everything in one
 // process on a private database), `serve` (HTTP API), `work` (River workers),
 // `migrate up|status`, `admin ...` (operator tasks) and `devdb exec` (a throwaway
-// PostgreSQL for a command, used by `make test`).
+// PostgreSQL, or with --citus a Citus cluster, for a command, used by `make test`
+// and `make test-citus`).
 package main
 
 import (
@@ -23,6 +24,7 @@ commands:
   migrate up|status   apply or list schema migrations (pmapi's and River's)
   admin ...           operator tasks (run 'pmapi admin' for the list)
   devdb exec -- CMD   run CMD with PMAPI_DATABASE_URL pointing at a throwaway PostgreSQL
+                      (devdb --citus exec: a Citus coordinator with two workers)
   key-check KEY       verify an API key's checksum offline
 
 configuration is by environment; see README.md.

@@ -24,7 +24,7 @@ func TestReadyChecksEveryShard(t *testing.T) {
 	defer second.Close()
 	shardsWith := func(p *pgxpool.Pool) *server {
 		t.Helper()
-		sh, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig), tenant.NewShard("eu2", p, tenant.SetConfig))
+		sh, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)), tenant.NewShard("eu2", p, testdb.TenantSetting(t)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -62,10 +62,10 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lock.Rollback(ctx)
-	if _, err := lock.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", wsID); err != nil {
+	if err := testdb.BindWorkspace(t, lock, wsID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := lock.Exec(ctx, "select 1 from projects for update"); err != nil {
+	if _, err := lock.Exec(ctx, "select 1 from projects where workspace_id = $1 for update", wsID); err != nil {
 		t.Fatal(err)
 	}
 	type answer struct {
@@ -115,10 +115,10 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	// The change the in-flight request made is committed.
 	var name string
 	err = pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", wsID); err != nil {
+		if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
 			return err
 		}
-		return tx.QueryRow(ctx, "select name from projects").Scan(&name)
+		return tx.QueryRow(ctx, "select name from projects where workspace_id = $1", wsID).Scan(&name)
 	})
 	if err != nil || name != "after" {
 		t.Fatalf("project name %q, %v; want the in-flight update committed", name, err)

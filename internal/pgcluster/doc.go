@@ -6,4 +6,9 @@
 // PostgreSQL server binaries installed on the machine (a private cluster in a
 // directory of its own, on a free loopback port), then a Docker engine (a container
 // through dockertest), and otherwise one error that says what to install.
+//
+// Asked for Citus, it launches a coordinator and two workers from the binaries and
+// the Citus extension (or takes a URL of a coordinator). The provisioning functions
+// work out the topology from the admin URL alone (Discover), so every process that
+// holds the coordinator's URL creates, clones and drops a database on every node.
 package pgcluster

@@ -100,25 +100,49 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 	if err != nil {
 		return nil, err
 	}
-	ephemeral := opts.DataDir == ""
-	base := opts.DataDir
-	if ephemeral {
-		if base, err = os.MkdirTemp("", "pmapi-pg-"); err != nil {
-			return nil, err
-		}
-	} else if base, err = filepath.Abs(base); err != nil {
+	base, release, err := openBase(opts.DataDir, "pmapi-pg-", who)
+	if err != nil {
 		return nil, err
+	}
+	password, err := superuserPassword(base, who)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, nil)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	fmt.Fprintf(opts.Log, "postgres: private cluster in %s on 127.0.0.1:%d\n", n.dataDir, n.port)
+	stop := func(ctx context.Context) error {
+		defer release()
+		return n.stop(ctx)
+	}
+	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop}, nil
+}
+
+// openBase makes the directory a launched server lives in (dataDir, or a new
+// temporary one removed by release) and locks it for this process.
+func openBase(dataDir, tempPrefix string, who runAs) (base string, release func(), err error) {
+	ephemeral := dataDir == ""
+	if ephemeral {
+		if base, err = os.MkdirTemp("", tempPrefix); err != nil {
+			return "", nil, err
+		}
+	} else if base, err = filepath.Abs(dataDir); err != nil {
+		return "", nil, err
 	}
 	// Parents must be traversable by the server's user; the directory itself is
 	// private to it.
 	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := os.MkdirAll(base, 0o700); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	if err := who.own(base); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	cleanup := func() {
 		if ephemeral {
@@ -128,30 +152,37 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 	lock, err := lockDir(base)
 	if err != nil {
 		cleanup()
-		return nil, err
+		return "", nil, err
 	}
-	release := func() {
+	return base, func() {
 		lock.Close()
 		cleanup()
-	}
+	}, nil
+}
 
-	dataDir := filepath.Join(base, "data")
-	password, err := superuserPassword(base, who)
-	if err != nil {
-		release()
-		return nil, err
-	}
-	if !fileExists(filepath.Join(dataDir, "PG_VERSION")) {
-		if err := initCluster(ctx, bin, who, base, dataDir); err != nil {
-			release()
-			return nil, err
+// node is one postgres that pg_ctl started from a data directory of its own.
+type node struct {
+	bin     string
+	who     runAs
+	dataDir string
+	port    int
+}
+
+// startNode initialises dir/data on first use (the superuser's password read
+// from pwFile) and starts it on a free loopback port with the settings every
+// launched server shares, then extra.
+func startNode(ctx context.Context, bin string, who runAs, dir, pwFile string, durable bool, extra []string) (node, error) {
+	n := node{bin: bin, who: who, dataDir: filepath.Join(dir, "data")}
+	if !fileExists(filepath.Join(n.dataDir, "PG_VERSION")) {
+		if err := initCluster(ctx, bin, who, pwFile, n.dataDir); err != nil {
+			return n, err
 		}
 	}
 	port, err := freePort()
 	if err != nil {
-		release()
-		return nil, err
+		return n, err
 	}
+	n.port = port
 	settings := []string{
 		"-p " + strconv.Itoa(port),
 		"-c listen_addresses=127.0.0.1",
@@ -159,38 +190,41 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		"-c max_connections=400",
 		"-c shared_buffers=128MB",
 	}
-	if !opts.Durable {
+	if !durable {
 		settings = append(settings, "-c fsync=off", "-c synchronous_commit=off", "-c full_page_writes=off")
 	}
-	logFile := filepath.Join(base, "server.log")
-	start := who.command(ctx, filepath.Join(bin, "pg_ctl"), "-D", dataDir, "-w", "-t", "120",
+	settings = append(settings, extra...)
+	logFile := filepath.Join(dir, "server.log")
+	start := who.command(ctx, filepath.Join(bin, "pg_ctl"), "-D", n.dataDir, "-w", "-t", "120",
 		"-l", logFile, "-o", strings.Join(settings, " "), "start")
 	if out, err := start.CombinedOutput(); err != nil {
 		tail, _ := os.ReadFile(logFile)
-		release()
-		return nil, fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, lastLines(string(tail), 20))
+		return n, fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, lastLines(string(tail), 20))
 	}
-	fmt.Fprintf(opts.Log, "postgres: private cluster in %s on 127.0.0.1:%d\n", dataDir, port)
-	admin := url.URL{
+	return n, nil
+}
+
+func (n node) stop(ctx context.Context) error {
+	cmd := n.who.command(context.WithoutCancel(ctx), filepath.Join(n.bin, "pg_ctl"), "-D", n.dataDir, "-m", "fast", "-w", "stop")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
+	}
+	return nil
+}
+
+// nodeAdminURL is the superuser's URL of a launched server.
+func nodeAdminURL(password string, port int) string {
+	u := url.URL{
 		Scheme:   "postgres",
 		User:     url.UserPassword("postgres", password),
 		Host:     net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
 		Path:     "/postgres",
 		RawQuery: "sslmode=disable",
 	}
-	stop := func(ctx context.Context) error {
-		defer release()
-		cmd := who.command(context.WithoutCancel(ctx), filepath.Join(bin, "pg_ctl"), "-D", dataDir, "-m", "fast", "-w", "stop")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("pg_ctl stop: %v: %s", err, out)
-		}
-		return nil
-	}
-	return &Server{AdminURL: admin.String(), Source: "binaries", stop: stop}, nil
+	return u.String()
 }
 
-func initCluster(ctx context.Context, bin string, who runAs, base, dataDir string) error {
-	pwFile := filepath.Join(base, "superuser.password")
+func initCluster(ctx context.Context, bin string, who runAs, pwFile, dataDir string) error {
 	cmd := who.command(ctx, filepath.Join(bin, "initdb"), "-D", dataDir, "-U", "postgres",
 		"--auth=scram-sha-256", "--pwfile="+pwFile, "-E", "UTF8", "--locale=C")
 	// initdb's chatter only matters when it fails.

@@ -12,7 +12,8 @@ import (
 type Server struct {
 	// AdminURL connects as a superuser; it provisions roles and databases only.
 	AdminURL string
-	// Source says where the server came from: "url", "binaries" or "docker".
+	// Source says where the server came from: "url", "binaries", "docker" or
+	// "citus" (a coordinator and two workers launched from the binaries).
 	Source string
 	stop   func(context.Context) error
 }
@@ -36,6 +37,9 @@ type Options struct {
 	Durable bool
 	// Log receives the server's own output; nil discards it.
 	Log io.Writer
+	// Citus asks for a Citus cluster: a coordinator and two workers launched
+	// from the binaries, or a URL that must be a Citus coordinator.
+	Citus bool
 }
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
@@ -48,7 +52,23 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 		opts.Log = io.Discard
 	}
 	if opts.URL != "" {
+		if opts.Citus {
+			top, err := Discover(ctx, opts.URL)
+			if err != nil {
+				return nil, err
+			}
+			if len(top.Workers) == 0 {
+				return nil, errors.New("the given database URL is not a Citus coordinator: its database has no workers in pg_dist_node")
+			}
+		}
 		return &Server{AdminURL: opts.URL, Source: "url"}, nil
+	}
+	if opts.Citus {
+		bin, err := findBinaries()
+		if err != nil {
+			return nil, fmt.Errorf("%w; a Citus cluster is launched from the PostgreSQL server binaries (Debian: apt-get install postgresql)", err)
+		}
+		return startCitus(ctx, bin, opts)
 	}
 	if bin, err := findBinaries(); err == nil {
 		return startLocal(ctx, bin, opts)

@@ -5,14 +5,21 @@
 // The server comes from pgcluster: PMAPI_DATABASE_URL when set (`make test` starts
 // one private cluster and sets it for every package), otherwise a private cluster
 // for this package alone.
+//
+// When that server is a Citus coordinator (`make test-citus`), the template is
+// migrated through the coordinator (migrations distribute the schema there),
+// every database is made and dropped on every node, and the server role fails
+// any statement that reaches more than one shard.
 package testdb
 
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,6 +38,7 @@ var (
 	ready    bool
 	adminURL string
 	template string
+	onCitus  bool
 
 	poolsMu sync.Mutex
 	appPool *pgxpool.Pool
@@ -54,6 +62,11 @@ func Run(m *testing.M) int {
 		return 1
 	}
 	current, ready, adminURL = db, true, srv.AdminURL
+	if onCitus && os.Getenv("PMAPI_TENANT_SETTING") == "" {
+		// What a deployment on Citus sets; the pmapi processes and in-process
+		// configurations of the tests read it as theirs do.
+		os.Setenv("PMAPI_TENANT_SETTING", tenant.SetLocal.String())
+	}
 	code := m.Run()
 
 	poolsMu.Lock()
@@ -73,10 +86,14 @@ func Run(m *testing.M) int {
 }
 
 func setup(ctx context.Context, adminURL string) (pgcluster.Database, error) {
+	top, err := pgcluster.Discover(ctx, adminURL)
+	if err != nil {
+		return pgcluster.Database{}, err
+	}
+	onCitus = top.Citus
 	if err := pgcluster.EnsureRoles(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
-	var err error
 	if template, err = ensureTemplate(ctx, adminURL); err != nil {
 		return pgcluster.Database{}, err
 	}
@@ -93,7 +110,10 @@ func clone(ctx context.Context, adminURL, name string) (db pgcluster.Database, e
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	return db, err
+	if err != nil {
+		return db, err
+	}
+	return db, pgcluster.GuardMultiShard(ctx, adminURL, name)
 }
 
 // ensureTemplate migrates a template database once per schema fingerprint, under a
@@ -121,14 +141,29 @@ func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := migrations.Up(ctx, db.OwnerURL); err != nil {
+	ownerURL, err := url.Parse(db.OwnerURL)
+	if err != nil {
+		return "", err
+	}
+	if onCitus {
+		// Two shards a worker still put any statement that misses its
+		// workspace on several shards, and the template and its clones stay
+		// small and quick to copy (Citus's default is 32 per table).
+		q := ownerURL.Query()
+		q.Set("citus.shard_count", strconv.Itoa(citusShardCount))
+		ownerURL.RawQuery = q.Encode()
+	}
+	if err := migrations.Up(ctx, ownerURL.String()); err != nil {
 		return "", fmt.Errorf("migrate template: %w", err)
 	}
-	if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, name)); err != nil {
+	if err := pgcluster.FreezeAsTemplate(ctx, adminURL, building, name); err != nil {
 		return "", err
 	}
 	return name, nil
 }
+
+// citusShardCount is the shards per distributed table of the test template.
+const citusShardCount = 4
 
 var nonIdent = regexp.MustCompile(`[^a-z0-9]+`)
 
@@ -158,6 +193,79 @@ func ExtraDatabase(tb testing.TB) pgcluster.Database {
 		}
 	})
 	return db
+}
+
+// TenantSetting is how a test binds a transaction to a workspace on the package's
+// database, as the server would: PMAPI_TENANT_SETTING when set, else SetLocal on
+// Citus (set_config stays on the coordinator, so the workers' row-level security
+// would see no workspace) and SetConfig on plain PostgreSQL. On Citus, Run sets
+// PMAPI_TENANT_SETTING=set_local for the package when it is unset, so pmapi
+// processes a test starts get the same mode.
+func TenantSetting(tb testing.TB) tenant.SettingMode {
+	tb.Helper()
+	Database(tb)
+	if v := os.Getenv("PMAPI_TENANT_SETTING"); v != "" {
+		mode, err := tenant.ParseSettingMode(v)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return mode
+	}
+	if onCitus {
+		return tenant.SetLocal
+	}
+	return tenant.SetConfig
+}
+
+// SettingModes are the modes a test can bind workspaces in on the package's
+// database: both on plain PostgreSQL, SetLocal alone on Citus, where set_config
+// never reaches the workers.
+func SettingModes(tb testing.TB) []tenant.SettingMode {
+	tb.Helper()
+	Database(tb)
+	if onCitus {
+		return []tenant.SettingMode{tenant.SetLocal}
+	}
+	return []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal}
+}
+
+// BindWorkspace binds tx to workspace as TenantSetting says, for tests that
+// query as the server role themselves. workspace is any text, so a test can
+// also bind an empty or malformed one.
+func BindWorkspace(tb testing.TB, tx pgx.Tx, workspace string) error {
+	tb.Helper()
+	ctx := context.Background()
+	if TenantSetting(tb) == tenant.SetLocal {
+		_, err := tx.Exec(ctx, "set local pmapi.workspace_id = '"+strings.ReplaceAll(workspace, "'", "''")+"'")
+		return err
+	}
+	_, err := tx.Exec(ctx, "select set_config('pmapi.workspace_id', $1, true)", workspace)
+	return err
+}
+
+// AllowMultiShard lifts the multi-shard guard for the rest of tx, for a test's
+// own probe that spans every shard on purpose (row-level security must hide
+// every other workspace's rows on every worker): the guard is there to catch
+// the server's statements. It does nothing on plain PostgreSQL.
+func AllowMultiShard(tb testing.TB, tx pgx.Tx) error {
+	tb.Helper()
+	Database(tb)
+	if !onCitus {
+		return nil
+	}
+	_, err := tx.Exec(context.Background(), "set local citus.multi_task_query_log_level = off")
+	return err
+}
+
+// SkipOnCitus skips a test that cannot mean the same on a Citus cluster; why
+// says what it depends on. Keep these few: the point of the Citus run is that
+// the suite passes there.
+func SkipOnCitus(tb testing.TB, why string) {
+	tb.Helper()
+	Database(tb)
+	if onCitus {
+		tb.Skip("not on Citus: " + why)
+	}
 }
 
 // AdminURL is the superuser URL of the server the package's database is on.

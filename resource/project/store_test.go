@@ -33,7 +33,7 @@ func (f failAfterEmit) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 
 func TestRolledBackChangeLeavesNoRowEventOrJob(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig)
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 	shards, _ := tenant.NewShards("default", shard)
 	dir := tenant.NewDirectory(shards)
 	clients, err := jobs.NewClients(dir, jobs.Options{})

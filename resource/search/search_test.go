@@ -22,7 +22,7 @@ func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
 // Citus one, the threshold travels as SET LOCAL too.
 func TestTyposMatchInEitherSettingMode(t *testing.T) {
 	ctx := context.Background()
-	for _, mode := range []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal} {
+	for _, mode := range testdb.SettingModes(t) {
 		shard := tenant.NewShard("default", testdb.AppPool(t), mode)
 		ws, id := uuid.New(), uuid.New()
 		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {

@@ -65,7 +65,7 @@ func newFixture(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	jobs := &fakeJobs{of: map[uuid.UUID]int64{}}
-	return fixture{ctx: context.Background(), shard: tenant.NewShard("default", testdb.AppPool(t), tenant.SetConfig),
+	return fixture{ctx: context.Background(), shard: tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
 		ws: uuid.New(), store: webhook.Store{Events: noEvents{}, Jobs: jobs, Box: box}, jobs: jobs}
 }
 
@@ -297,7 +297,7 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	if err := tx.QueryRow(f.ctx, "select pg_backend_pid()").Scan(&pid); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(f.ctx, "select set_config('pmapi.workspace_id', $1, true)", f.ws.String()); err != nil {
+	if err := testdb.BindWorkspace(t, tx, f.ws.String()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tx.Exec(f.ctx, "select 1 from webhook_subscriptions where workspace_id = $1 and id = $2 for update", f.ws, sub); err != nil {
