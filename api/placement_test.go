@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,10 +97,13 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
+	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
 	env := apitest.New(t, func(d *api.Deps) {
 		d.WebhookAllowLoopback = true
 		d.WebhookSender = sender
-		d.Placer = tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
+		d.Placer = placer
+		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
 	env.StartWorkers(t, func(o *jobs.Options) { o.PollInterval = 50 * time.Millisecond })
 	tn := env.NewTenant(t)
@@ -162,13 +166,14 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	go func() { // the reader
 		defer wg.Done()
 		for load.Err() == nil {
-			status, raw, err := call("GET", "/openapi/v1/resource/project/detail?projectId="+url.QueryEscape(prj), nil)
+			status, raw, err := call("GET", "/openapi/v1/resource/project/detail?id="+url.QueryEscape(prj), nil)
 			mu.Lock()
 			if err != nil || status != 200 {
 				failures = append(failures, fmt.Sprintf("read: %d %v %s", status, err, raw))
 			}
 			reads++
 			mu.Unlock()
+			time.Sleep(5 * time.Millisecond) // leave the two cores to the writes and the move
 		}
 	}()
 
@@ -176,7 +181,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/isolate", Header: env.Admin()})
 	if r.Status != 200 || r.Data()["isolated"] != true {
 		stop()
-		t.Fatalf("isolate: %d %s", r.Status, r.Raw)
+		t.Fatalf("isolate: %d %s\nlog: %s", r.Status, r.Raw, lastLines(env.Logs.String(), 3))
 	}
 	from := r.Str("node")
 	var to string
@@ -189,7 +194,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		Body: map[string]any{"node": to}})
 	if r.Status != 200 || r.Str("node") != to {
 		stop()
-		t.Fatalf("move to %s: %d %s", to, r.Status, r.Raw)
+		t.Fatalf("move to %s: %d %s\nlog: %s", to, r.Status, r.Raw, lastLines(env.Logs.String(), 3))
 	}
 	time.Sleep(500 * time.Millisecond)
 	stop()
@@ -206,6 +211,16 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	}
 	if got := placement(neighbour.WorkspaceID)["node"]; got != neighbourBefore {
 		t.Errorf("the neighbouring workspace moved from %v to %v", neighbourBefore, got)
+	}
+
+	var unforced []string
+	rows, err := owner.Query(ctx, `select c.relname from pg_dist_partition p join pg_class c on c.oid = p.logicalrelid
+		where p.partmethod = 'h' and not c.relforcerowsecurity`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if unforced, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(unforced) > 0 {
+		t.Errorf("row level security is no longer forced on %v (%v): the move must restore it", unforced, err)
 	}
 
 	// Read the shard itself on the new node: the rows are there, not only
@@ -269,4 +284,9 @@ func tasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) map[uuid.U
 		out[id] = true
 	}
 	return out
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }

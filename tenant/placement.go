@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -31,7 +32,14 @@ type Placement struct {
 // owner role's pool of each directory shard, never the server role's.
 type Placer struct {
 	owners map[string]*pgxpool.Pool
+	// Timeout bounds one isolate or move (DefaultPlacementTimeout when zero):
+	// a copy that cannot catch up is cancelled, and Citus cleans it up.
+	Timeout time.Duration
 }
+
+// DefaultPlacementTimeout is long enough to copy a large workspace and short
+// enough that a stuck move does not hold its slot and locks for a day.
+const DefaultPlacementTimeout = time.Hour
 
 // NewPlacer takes the owner pools by directory shard name.
 func NewPlacer(owners map[string]*pgxpool.Pool) *Placer { return &Placer{owners: owners} }
@@ -93,21 +101,30 @@ func where(ctx context.Context, q interface {
 }
 
 // Isolate gives the workspace a shard group of its own (Citus splits the
-// group it shares, with logical replication, so writes go on), on the node
-// that held it. A workspace that is isolated already is left as it is.
+// group it shares; writes to that hash range wait for the split's copy), on
+// the node that held it. A workspace that is isolated already is left as it is.
 func (p *Placer) Isolate(ctx context.Context, w Workspace) (Placement, error) {
 	pool, err := p.pool(ctx, w.Shard)
 	if err != nil {
 		return Placement{}, err
 	}
-	pl, err := where(ctx, pool, w.ID)
-	if err != nil || pl.Isolated {
-		return pl, err
-	}
-	if _, err := pool.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE')", w.ID); err != nil {
-		return Placement{}, fmt.Errorf("isolate workspace %s: %w", w.ID, err)
-	}
-	return where(ctx, pool, w.ID)
+	var pl Placement
+	err = p.transfer(ctx, pool, func(ctx context.Context, conn *pgxpool.Conn) error {
+		if pl, err = where(ctx, conn, w.ID); err != nil || pl.Isolated {
+			return err
+		}
+		// block_writes: Citus's non-blocking split can wait forever for its
+		// logical replication to catch up while the range takes updates
+		// (citusdata/citus#6790, seen here as "publisher did not send replica
+		// identity column"). Writes to the range wait for the split's copy
+		// instead; none fails and none is lost. Moves stay non-blocking.
+		if _, err := conn.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE', 'block_writes')", w.ID); err != nil {
+			return fmt.Errorf("isolate workspace %s: %w", w.ID, err)
+		}
+		pl, err = where(ctx, conn, w.ID)
+		return err
+	})
+	return pl, err
 }
 
 // Move moves the workspace's shard group to node (host:port, a node of the
@@ -132,14 +149,18 @@ func (p *Placer) Move(ctx context.Context, w Workspace, node string) (Placement,
 	if !known {
 		return Placement{}, pmapi.Invalid("node", "%s is not an active node of the cluster (see pg_dist_node)", node)
 	}
-	pl, err := where(ctx, pool, w.ID)
-	if err != nil || pl.Node == net.JoinHostPort(host, strconv.Itoa(port)) {
-		return pl, err
-	}
-	from, fromPort, _ := net.SplitHostPort(pl.Node)
-	fp, _ := strconv.Atoi(fromPort)
-	if _, err := pool.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5)", pl.ShardID, from, fp, host, port); err != nil {
-		return Placement{}, fmt.Errorf("move workspace %s to %s: %w", w.ID, node, err)
-	}
-	return where(ctx, pool, w.ID)
+	var pl Placement
+	err = p.transfer(ctx, pool, func(ctx context.Context, conn *pgxpool.Conn) error {
+		if pl, err = where(ctx, conn, w.ID); err != nil || pl.Node == net.JoinHostPort(host, strconv.Itoa(port)) {
+			return err
+		}
+		from, fromPort, _ := net.SplitHostPort(pl.Node)
+		fp, _ := strconv.Atoi(fromPort)
+		if _, err := conn.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5)", pl.ShardID, from, fp, host, port); err != nil {
+			return fmt.Errorf("move workspace %s to %s: %w", w.ID, node, err)
+		}
+		pl, err = where(ctx, conn, w.ID)
+		return err
+	})
+	return pl, err
 }

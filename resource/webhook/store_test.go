@@ -3,7 +3,9 @@ package webhook_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -79,11 +81,26 @@ func (f fixture) exec(t *testing.T, sql string, args ...any) {
 	}
 }
 
-// subscriptions adds n ACTIVE subscriptions to every event of app "app".
+// subscriptions adds n ACTIVE subscriptions to every event of app "app" with
+// multi-row VALUES: on Citus an INSERT ... SELECT ships its rows with COPY,
+// which row-level security refuses.
 func (f fixture) subscriptions(t *testing.T, n int) {
 	t.Helper()
-	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
-		select $1, gen_random_uuid(), 'app', 'https://example.com/hook', '{*}', '\x00', 'whsec_000000' from generate_series(1, $2)`, f.ws, n)
+	for done := 0; done < n; {
+		rows := min(n-done, 500)
+		var sql strings.Builder
+		sql.WriteString("insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix) values ")
+		args := []any{f.ws}
+		for i := range rows {
+			if i > 0 {
+				sql.WriteString(", ")
+			}
+			args = append(args, uuid.New())
+			fmt.Fprintf(&sql, "($1, $%d, 'app', 'https://example.com/hook', '{*}', '\\x00', 'whsec_000000')", len(args))
+		}
+		f.exec(t, sql.String(), args...)
+		done += rows
+	}
 }
 
 // delivery adds one subscription with one PENDING delivery and returns both.
