@@ -46,8 +46,8 @@ func (s *Server) adminPlacementOperations() []Operation {
 			Result:      PlacementView{}, Status: http.StatusOK, Handler: s.adminPlacement(nil)},
 		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/isolate", ID: "adminIsolateWorkspace", Tag: tag, Auth: AuthAdmin,
 			Summary: "Give a workspace Citus shards of its own",
-			Description: "Splits the workspace out of the shard group it shares (isolate_tenant_to_new_shard ... CASCADE, with logical " +
-				"replication, so writes go on) onto the same node; answers when done. A workspace already isolated is left as it is." + placementNote,
+			Description: "Splits the workspace out of the shard group it shares (isolate_tenant_to_new_shard ... CASCADE, block_writes: " +
+				"writes to the shared hash range wait for the split's copy, none fails) onto the same node; answers when done. A workspace already isolated is left as it is." + placementNote,
 			Result: PlacementView{}, Status: http.StatusOK, Handler: s.adminPlacement((*tenant.Placer).Isolate)},
 		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/move", ID: "adminMoveWorkspace", Tag: tag, Auth: AuthAdmin,
 			Summary: "Move a workspace's Citus shards to another node, online",

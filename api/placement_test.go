@@ -178,7 +178,9 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	}()
 
 	time.Sleep(500 * time.Millisecond)
+	began := time.Now()
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/isolate", Header: env.Admin()})
+	isolateTook := time.Since(began)
 	if r.Status != 200 || r.Data()["isolated"] != true {
 		stop()
 		t.Fatalf("isolate: %d %s\nlog: %s", r.Status, r.Raw, lastLines(env.Logs.String(), 3))
@@ -190,8 +192,10 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		stop()
 		t.Fatalf("another worker than %s: %v", from, err)
 	}
+	began = time.Now()
 	r = env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: env.Admin(),
 		Body: map[string]any{"node": to}})
+	moveTook := time.Since(began)
 	if r.Status != 200 || r.Str("node") != to {
 		stop()
 		t.Fatalf("move to %s: %d %s\nlog: %s", to, r.Status, r.Raw, lastLines(env.Logs.String(), 3))
@@ -253,7 +257,8 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		}
 		return true
 	})
-	t.Logf("%d writes and %d reads during isolate and move from %s to %s", len(acked), reads, from, to)
+	t.Logf("%d writes and %d reads during isolate (%v) and move (%v) from %s to %s",
+		len(acked), reads, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), from, to)
 }
 
 // tasksOnNode reads a tasks shard directly on one Citus node, as the superuser.

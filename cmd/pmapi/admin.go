@@ -29,7 +29,7 @@ const adminUsage = `usage: pmapi admin <command>
   workspace resume ID
   workspace place ID --shard SHARD
   workspace placement ID             where its rows live on a Citus cluster
-  workspace isolate ID               Citus: give it shards of its own (online)
+  workspace isolate ID               Citus: give it shards of its own (its range's writes wait for the split)
   workspace move ID --node HOST:PORT Citus: move its shards to another node (online)
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
