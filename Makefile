@@ -30,9 +30,10 @@ test-citus: build tools
 
 # Load test of a release build against same-run references (pgbench, a raw
 # HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;
-# PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase.
+# PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase; CITUS=1
+# then runs read-detail and write on a three-node Citus cluster and compares.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE))
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus)
 
 # promtool checks real scrapes in the tests; installed from Debian's prometheus
 # package when missing (with service starts forbidden: only the binary is wanted).

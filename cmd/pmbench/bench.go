@@ -23,13 +23,16 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/webhook"
+	"github.com/pmapi/pmapi/tenant"
 )
 
-// bench is one run's world: the cluster, the two pmapi processes, the webhook
-// receiver and the seeded workspace.
+// bench is one world of a run: the cluster, the two pmapi processes, the
+// webhook receiver and the seeded workspace. A run has one on a single
+// PostgreSQL and, with -citus, a second one on a Citus cluster.
 type bench struct {
 	o     options
-	rep   *Report
+	citus bool
+	out   *[]Scenario // where the world's scenarios go, as each ends
 	cl    *cluster
 	pgb   pgbench
 	tmp   string
@@ -46,42 +49,51 @@ type bench struct {
 	console               map[string]string
 	appID                 string
 
-	projects []string
-	tasks    []string
-	statuses []string // the status each task is in; worker w owns the tasks i with i%conc == w
-	ratesMu  sync.Mutex
-	next     int // the constant-rate writers' position in tasks
+	seed         Seed
+	setupSeconds float64 // the cluster's start and the migrations
+	projects     []string
+	tasks        []string
+	statuses     []string // the status each task is in; worker w owns the tasks i with i%conc == w
+	ratesMu      sync.Mutex
+	next         int // the constant-rate writers' position in tasks
 }
 
-func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error) {
-	b = &bench{o: o, rep: rep}
+// newBench sets up a world: on a single PostgreSQL with pgbench's database
+// beside pmapi's, or (citus) on a Citus cluster without pgbench, with pmapi
+// in set_local mode; then the two pmapi processes and the seed. o.Pmapi is a
+// built binary.
+func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *bench, err error) {
+	b = &bench{o: o, citus: citus, out: out}
 	defer func() {
 		if err != nil {
 			b.close()
 		}
 	}()
-	pgbBin, err := findPgbench()
-	if err != nil {
-		return b, err
-	}
 	if b.tmp, err = os.MkdirTemp("", "pmbench-"); err != nil {
 		return b, err
 	}
-	if o.Pmapi == "" {
-		fmt.Fprintln(o.Log, "pmbench: building pmapi with -trimpath -ldflags \"-s -w\"")
-		if o.Pmapi, err = buildPmapi(ctx, b.tmp); err != nil {
+	t0 := time.Now()
+	if citus {
+		fmt.Fprintln(o.Log, "pmbench: starting a Citus coordinator and two workers, migrating pmapi's database there")
+		if b.cl, err = startCitus(ctx, o.Log, !o.citusNotDurable, o.CitusShards); err != nil {
+			return b, fmt.Errorf("citus: %w", err)
+		}
+		fmt.Fprintf(o.Log, "pmbench: Citus %s on %s, %d shards a table\n", b.cl.citusVersion, strings.Join(b.cl.nodes, ", "), b.cl.shardCount)
+	} else {
+		pgbBin, err := findPgbench()
+		if err != nil {
+			return b, err
+		}
+		if b.cl, err = startCluster(ctx, o.Log); err != nil {
+			return b, err
+		}
+		b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL, postmaster: b.cl.postmasters[0]}
+		fmt.Fprintf(o.Log, "pmbench: pgbench -i -s %d\n", o.Scale)
+		if err := b.pgb.init(ctx, o.Scale); err != nil {
 			return b, err
 		}
 	}
-	if b.cl, err = startCluster(ctx, o.Log); err != nil {
-		return b, err
-	}
-	rep.Postgres = Postgres{Version: b.cl.version, Source: b.cl.srv.Source, PgbenchScale: o.Scale, PoolMaxConns: o.PoolMaxConns}
-	b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL, postmaster: postmasterPID(ctx, b.cl.adminURL)}
-	fmt.Fprintf(o.Log, "pmbench: pgbench -i -s %d\n", o.Scale)
-	if err := b.pgb.init(ctx, o.Scale); err != nil {
-		return b, err
-	}
+	b.setupSeconds = time.Since(t0).Seconds()
 
 	b.rcv = newReceiver()
 	caFile := filepath.Join(b.tmp, "receiver-ca.pem")
@@ -107,6 +119,12 @@ func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error)
 	env := append(os.Environ(), "PMAPI_DATABASE_URL="+dbURL, "PMAPI_ADDR="+addr,
 		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_RATE_LIMIT_PER_MINUTE=100000000", "PMAPI_SHUTDOWN_GRACE=5s")
+	if citus {
+		// set_config would stay on the coordinator; the role's
+		// citus.propagate_set_commands = 'local' (pgcluster.EnsureRoles)
+		// carries SET LOCAL to the workers.
+		env = append(env, "PMAPI_TENANT_SETTING="+tenant.SetLocal.String())
+	}
 	serveEnv, workEnv := append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off"), append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off")
 	if o.ProfileDir != "" {
 		// Each process gets its own metrics listener, which serves pprof.
@@ -133,16 +151,22 @@ func newBench(ctx context.Context, o options, rep *Report) (b *bench, err error)
 		return b, err
 	}
 	b.client = httpClient(o.Concurrency, nil)
-	t0 := time.Now()
-	if err := b.seed(ctx, token); err != nil {
+	t0 = time.Now()
+	if err := b.seedWorkspace(ctx, token); err != nil {
 		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.logs)
 	}
-	rep.Seed = Seed{Projects: len(b.projects), Tasks: len(b.tasks), Risks: o.Risks, Seconds: time.Since(t0).Seconds()}
-	fmt.Fprintf(o.Log, "pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n", len(b.projects), len(b.tasks), o.Risks, rep.Seed.Seconds)
+	b.seed = Seed{Projects: len(b.projects), Tasks: len(b.tasks), Risks: o.Risks, Seconds: time.Since(t0).Seconds()}
+	fmt.Fprintf(o.Log, "pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n", len(b.projects), len(b.tasks), o.Risks, b.seed.Seconds)
 	if n := b.cl.waitJobsDrained(ctx, 2*time.Minute); n > 0 {
 		fmt.Fprintf(o.Log, "pmbench: %d seed jobs still pending\n", n)
 	}
 	return b, nil
+}
+
+// processes is what pmapi serve and work used over the world's life.
+func (b *bench) processes() (serve, work Process) {
+	return Process{PeakRSSMiB: peakRSSMB(b.serve.pid()), CPUSeconds: cpuSeconds(b.serve.pid())},
+		Process{PeakRSSMiB: peakRSSMB(b.work.pid()), CPUSeconds: cpuSeconds(b.work.pid())}
 }
 
 func (b *bench) close() {
@@ -165,10 +189,10 @@ func (b *bench) close() {
 var allScopes = []string{"projects:read", "projects:write", "tasks:read", "tasks:write", "risks:read", "risks:write",
 	"webhooks:read", "webhooks:write"}
 
-// seed creates the workspace, user, session, app and key through the admin and
-// console APIs, then projects, tasks (batch endpoint, 100 per call) and risks
-// through the app API with the key.
-func (b *bench) seed(ctx context.Context, token string) error {
+// seedWorkspace creates the workspace, user, session, app and key through the
+// admin and console APIs, then projects, tasks (batch endpoint, 100 per call)
+// and risks through the app API with the key.
+func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 	a := api{base: b.base, client: b.client}
 	admin := map[string]string{"Authorization": "Bearer " + token}
 	ws, err := a.call(ctx, "POST", "/admin/v1/workspaces", admin, map[string]any{"name": "pmbench"})
@@ -258,34 +282,60 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		b.profile(&profiles, name, "serve", b.serveDebug)
 		b.profile(&profiles, name, "work", b.workDebug)
 	}
-	api0, work0, self0, pg0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), postgresCPUSeconds(b.pgb.postmaster)
+	guard0 := b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors()
+	api0, work0, self0, pg0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	r := f()
-	api1, work1, self1, pg1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), postgresCPUSeconds(b.pgb.postmaster)
+	api1, work1, self1, pg1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	profiles.Wait()
-	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, FirstError: r.FirstErr,
+	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, Non2xx: r.Non2xx, FirstError: r.FirstErr,
 		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
 	if ok := r.Requests - r.Errors; ok > 0 {
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
 		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
-		if b.pgb.postmaster != 0 {
-			s.PostgresCPUPer1k = (pg1 - pg0) / float64(ok) * 1000
+		if b.cl.local() {
+			for i := range pg1 {
+				node := (pg1[i] - pg0[i]) / float64(ok) * 1000
+				s.PostgresCPUPer1k += node
+				if b.citus {
+					s.PostgresNodesCPUPer1k = append(s.PostgresNodesCPUPer1k, node)
+				}
+			}
 		}
+	}
+	if b.citus {
+		// Read after the phase's last answer: a job that failed on the
+		// guard may be logged a moment later, and counts in the next phase.
+		n := b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors() - guard0
+		s.MultiShardErrors = &n
 	}
 	if mode == "closed-loop" {
 		s.Concurrency = b.o.Concurrency
 	}
-	fmt.Fprintf(b.o.Log, "pmbench: %s: %d requests, %.0f/s, %d errors\n", name, s.Requests, s.RPS, s.Errors)
+	fmt.Fprintf(b.o.Log, "pmbench: %s%s: %d requests, %.0f/s, %d errors (%d non-2xx)\n", b.label(), name, s.Requests, s.RPS, s.Errors, s.Non2xx)
 	return s
 }
 
+// label prefixes the progress lines of the Citus world.
+func (b *bench) label() string {
+	if b.citus {
+		return "citus: "
+	}
+	return ""
+}
+
 // profile fetches a CPU profile of one process over the phase's length into
-// ProfileDir/<phase>-<process>.pprof, in the background; a failure is logged,
-// never fatal, since the figures do not depend on it.
+// ProfileDir/<phase>-<process>.pprof (citus-<phase>-... in the Citus world),
+// in the background; a failure is logged, never fatal, since the figures do
+// not depend on it.
 func (b *bench) profile(wg *sync.WaitGroup, phase, process, addr string) {
 	secs := max(1, int(b.o.Duration.Seconds()))
-	path := filepath.Join(b.o.ProfileDir, strings.ReplaceAll(phase, " ", "-")+"-"+process+".pprof")
+	name := strings.ReplaceAll(phase, " ", "-") + "-" + process + ".pprof"
+	if b.citus {
+		name = "citus-" + name
+	}
+	path := filepath.Join(b.o.ProfileDir, name)
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
@@ -315,17 +365,17 @@ func (b *bench) ratio(s *Scenario, ref string, r pgbenchResult) {
 	}
 }
 
+func (b *bench) add(s Scenario) { *b.out = append(*b.out, s) }
+
+// half is the constant rate of a latency scenario: half a measured maximum.
+func half(v float64) float64 { return max(1, v/2) }
+
 func (b *bench) runAll(ctx context.Context) error {
 	c, d := b.o.Concurrency, b.o.Duration
-	add := func(s Scenario) { b.rep.Scenarios = append(b.rep.Scenarios, s) }
+	add := b.add
 
 	// read-detail
-	detail := b.measure("read-detail", "closed-loop", func() loopResult {
-		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
-			_, err := b.load.do("GET", b.detailURL(rand.IntN(len(b.tasks))), nil)
-			return err
-		})
-	})
+	detail := b.readDetail(ctx)
 	tps, err := b.pgb.run(ctx, "select-only", c, d)
 	if err != nil {
 		return err
@@ -358,15 +408,7 @@ func (b *bench) runAll(ctx context.Context) error {
 	add(write)
 
 	// latency: constant arrival rate at half of each measured maximum.
-	half := func(v float64) float64 { return max(1, v/2) }
-	rd := b.measure("latency read-detail", "constant-rate", func() loopResult {
-		return paced(ctx, half(detail.RPS), d, c, func(t *vegeta.Target) error {
-			t.Method, t.URL, t.Header = "GET", b.detailURL(rand.IntN(len(b.tasks))), b.keyH
-			return nil
-		}, nil)
-	})
-	rd.TargetRate = half(detail.RPS)
-	add(rd)
+	add(b.pacedReads(ctx, half(detail.RPS)))
 	lw := b.pacedWrites(ctx, "latency write", half(write.RPS), false)
 	// Fan-out jobs still waiting would find the subscription made next and
 	// deliver old events in the deliver scenario.
@@ -387,6 +429,53 @@ func (b *bench) runAll(ctx context.Context) error {
 	add(deliver)
 	add(b.pacedWrites(ctx, "latency deliver", half(deliver.DeliveriesPerS), true))
 	return nil
+}
+
+// runCitus runs, in the Citus world, the scenarios compared with the single
+// node's: the read-detail and write closed loops, then each at a constant
+// rate. The rate is the single node's (half its maximum), so the latencies
+// compare at the same offered load, but never above half of Citus's own
+// maximum, where the open loop would only measure a queue.
+func (b *bench) runCitus(ctx context.Context, single []Scenario) {
+	detail := b.readDetail(ctx)
+	b.add(detail)
+	write := b.measure("write", "closed-loop", func() loopResult { return b.writeLoop(ctx, nil) })
+	write.BacklogDiscarded = b.settle(ctx, "write")
+	b.add(write)
+	rate := func(name string, own float64) float64 {
+		for _, s := range single {
+			if s.Name == name && s.TargetRate > 0 {
+				return min(s.TargetRate, half(own))
+			}
+		}
+		return half(own)
+	}
+	b.add(b.pacedReads(ctx, rate("latency read-detail", detail.RPS)))
+	lw := b.pacedWrites(ctx, "latency write", rate("latency write", write.RPS), false)
+	lw.BacklogDiscarded = b.settle(ctx, "latency write")
+	b.add(lw)
+}
+
+// readDetail is the closed loop of task reads.
+func (b *bench) readDetail(ctx context.Context) Scenario {
+	return b.measure("read-detail", "closed-loop", func() loopResult {
+		return closedLoop(ctx, b.o.Concurrency, b.o.Duration, func(ctx context.Context, w, i int) error {
+			_, err := b.load.do("GET", b.detailURL(rand.IntN(len(b.tasks))), nil)
+			return err
+		})
+	})
+}
+
+// pacedReads is read-detail at a constant rate, with vegeta.
+func (b *bench) pacedReads(ctx context.Context, rate float64) Scenario {
+	s := b.measure("latency read-detail", "constant-rate", func() loopResult {
+		return paced(ctx, rate, b.o.Duration, b.o.Concurrency, func(t *vegeta.Target) error {
+			t.Method, t.URL, t.Header = "GET", b.detailURL(rand.IntN(len(b.tasks))), b.keyH
+			return nil
+		}, nil)
+	})
+	s.TargetRate = rate
+	return s
 }
 
 // settle gives the workers up to 10 s (twice the phase's length when shorter)

@@ -2,54 +2,139 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"testing"
 	"time"
+
+	"github.com/pmapi/pmapi/internal/pgcluster"
 )
 
 // TestQuickRunProducesEveryFigure runs the whole bench for one second per
 // scenario, so the tool keeps working; it asserts that every scenario produced
-// numbers, never how fast they are.
+// numbers, never how fast they are. Where the Citus extension is installed the
+// same run has the -citus phase (4 shards a table, fsync off, to stay quick),
+// checked by the citus subtest; elsewhere that subtest skips and says why.
 func TestQuickRunProducesEveryFigure(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts PostgreSQL work and two pmapi processes")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	citusErr := pgcluster.CitusAvailable()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	dir := t.TempDir()
-	o := options{Quick: true, Duration: time.Second, Concurrency: 8, Tasks: 300, Risks: 20, OutDir: dir}
+	o := options{Quick: true, Duration: time.Second, Concurrency: 8, Tasks: 300, Risks: 20, OutDir: dir,
+		Citus: citusErr == nil, CitusShards: 4, citusNotDurable: true}
 	if testing.Verbose() {
 		o.Log = os.Stderr
 	}
+	t0 := time.Now()
 	rep, path, err := run(ctx, o)
-	if err != nil {
+	if rep != nil && rep.Citus != nil {
+		t.Logf("run took %s, the citus phase %.1f s", time.Since(t0).Round(time.Millisecond), rep.Citus.Seconds)
+	} else {
+		t.Logf("run took %s", time.Since(t0).Round(time.Millisecond))
+	}
+	if err != nil && !errors.Is(err, errCitusPhase) {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(path); err != nil {
-		t.Fatalf("no JSON result: %v", err)
+	citusRunErr := err
+
+	t.Run("single node", func(t *testing.T) {
+		if _, err := os.Stat(path); err != nil {
+			t.Fatalf("no JSON result: %v", err)
+		}
+		want := []string{"read-detail", "read-list", "write", "latency read-detail", "latency write", "deliver", "latency deliver"}
+		if len(rep.Scenarios) != len(want) {
+			t.Fatalf("%d scenarios, want %v", len(rep.Scenarios), want)
+		}
+		for i, s := range rep.Scenarios {
+			if s.Name != want[i] {
+				t.Errorf("scenario %d is %q, want %q", i, s.Name, want[i])
+			}
+			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
+				t.Errorf("%s: no figures: %+v", s.Name, s)
+			}
+			if s.Mode == "closed-loop" && (s.RefValue <= 0 || s.Ratio <= 0) {
+				t.Errorf("%s: no reference: %+v", s.Name, s)
+			}
+			if s.Name == "deliver" && (s.Deliveries == 0 || s.RawClientPerS <= 0 || s.TpcbTPS <= 0 || s.CommitToRcptP99 == 0) {
+				t.Errorf("deliver: no delivery figures: %+v", s)
+			}
+			if s.Name == "latency deliver" && s.Deliveries == 0 {
+				t.Errorf("latency deliver: nothing delivered: %+v", s)
+			}
+		}
+		if rep.API.PeakRSSMiB <= 0 || rep.Worker.PeakRSSMiB <= 0 {
+			t.Errorf("no peak RSS: %+v %+v", rep.API, rep.Worker)
+		}
+	})
+
+	t.Run("citus", func(t *testing.T) {
+		if citusErr != nil {
+			t.Skipf("the -citus phase needs the Citus extension: %v", citusErr)
+		}
+		if citusRunErr != nil {
+			t.Fatal(citusRunErr)
+		}
+		ph := rep.Citus
+		if ph == nil {
+			t.Fatal("no citus phase in the report")
+		}
+		if len(ph.Nodes) != 3 || ph.ShardCount != 4 || ph.Version == "" || !ph.MultiShardGuard || ph.TenantSetting != "set_local" {
+			t.Errorf("citus phase: %+v", ph)
+		}
+		want := []string{"read-detail", "write", "latency read-detail", "latency write"}
+		if len(ph.Scenarios) != len(want) {
+			t.Fatalf("%d citus scenarios, want %v", len(ph.Scenarios), want)
+		}
+		for i, s := range ph.Scenarios {
+			if s.Name != want[i] {
+				t.Errorf("citus scenario %d is %q, want %q", i, s.Name, want[i])
+			}
+			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 || s.APICPUPer1k <= 0 || s.PostgresCPUPer1k <= 0 {
+				t.Errorf("citus %s: no figures: %+v", s.Name, s)
+			}
+			if len(s.PostgresNodesCPUPer1k) != 3 {
+				t.Errorf("citus %s: CPU of %d nodes, want 3", s.Name, len(s.PostgresNodesCPUPer1k))
+			}
+			// Every statement of the server role reaches one shard: the
+			// guard turns any other into an error, a 500 or a failed job.
+			if s.Errors != 0 || s.Non2xx != 0 {
+				t.Errorf("citus %s: %d errors, %d non-2xx answers; first: %s", s.Name, s.Errors, s.Non2xx, s.FirstError)
+			}
+			if s.MultiShardErrors == nil || *s.MultiShardErrors != 0 {
+				t.Errorf("citus %s: multi-shard statements: %v", s.Name, s.MultiShardErrors)
+			}
+		}
+		if ph.MultiShardErrors != 0 {
+			t.Errorf("citus: %d multi-shard errors over the phase", ph.MultiShardErrors)
+		}
+		if len(ph.Comparison) != len(want) {
+			t.Fatalf("%d comparisons, want %d: %+v", len(ph.Comparison), len(want), ph.Comparison)
+		}
+		for _, c := range ph.Comparison {
+			if c.RPSRatio <= 0 || c.P50Ratio <= 0 || c.P99Ratio <= 0 || c.TotalCPURatio <= 0 {
+				t.Errorf("comparison %s: %+v", c.Scenario, c)
+			}
+		}
+	})
+}
+
+// TestLogsCountMultiShardErrors: the Citus phase counts the guard's error in
+// pmapi's logs, also when the process's output arrives split mid-message.
+func TestLogsCountMultiShardErrors(t *testing.T) {
+	b := &tailBuffer{max: 64}
+	line := `{"level":"ERROR","msg":"request failed","cause":"ERROR: ` + multiShardError + ` (SQLSTATE XX000)"}` + "\n"
+	b.Write([]byte(line))
+	b.Write([]byte(line[:70]))
+	b.Write([]byte(line[70:]))
+	b.Write([]byte(`{"level":"INFO","msg":"multi-task"}` + "\n"))
+	b.Write([]byte(line + line))
+	if n := b.multiShardErrors(); n != 4 {
+		t.Errorf("counted %d mentions, want 4", n)
 	}
-	want := []string{"read-detail", "read-list", "write", "latency read-detail", "latency write", "deliver", "latency deliver"}
-	if len(rep.Scenarios) != len(want) {
-		t.Fatalf("%d scenarios, want %v", len(rep.Scenarios), want)
-	}
-	for i, s := range rep.Scenarios {
-		if s.Name != want[i] {
-			t.Errorf("scenario %d is %q, want %q", i, s.Name, want[i])
-		}
-		if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
-			t.Errorf("%s: no figures: %+v", s.Name, s)
-		}
-		if s.Mode == "closed-loop" && (s.RefValue <= 0 || s.Ratio <= 0) {
-			t.Errorf("%s: no reference: %+v", s.Name, s)
-		}
-		if s.Name == "deliver" && (s.Deliveries == 0 || s.RawClientPerS <= 0 || s.TpcbTPS <= 0 || s.CommitToRcptP99 == 0) {
-			t.Errorf("deliver: no delivery figures: %+v", s)
-		}
-		if s.Name == "latency deliver" && s.Deliveries == 0 {
-			t.Errorf("latency deliver: nothing delivered: %+v", s)
-		}
-	}
-	if rep.API.PeakRSSMiB <= 0 || rep.Worker.PeakRSSMiB <= 0 {
-		t.Errorf("no peak RSS: %+v %+v", rep.API, rep.Worker)
+	if len(b.String()) > 64 {
+		t.Errorf("kept %d bytes, want at most 64", len(b.String()))
 	}
 }

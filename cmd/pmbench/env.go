@@ -8,9 +8,11 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,15 +26,24 @@ import (
 	"github.com/pmapi/pmapi/migrations"
 )
 
-// cluster is the PostgreSQL server of one run: pmapi's database and pgbench's,
-// side by side, so every reference is measured on the same server.
+// cluster is the PostgreSQL server of one run: pmapi's database and, on the
+// single node, pgbench's beside it, so every reference is measured on the same
+// server. With -citus a second cluster follows: a coordinator and two workers.
 type cluster struct {
 	srv      *pgcluster.Server
 	db       pgcluster.Database
-	pgbURL   string // pgbench's own role and database
+	pgbURL   string // pgbench's own role and database (single node only)
 	pgbName  string
 	version  string
 	adminURL string
+	// nodes are the servers' host:port, the coordinator first; postmasters
+	// their postmasters' pids (0 for one not on this machine).
+	nodes       []string
+	postmasters []int
+	// citusVersion and shardCount are set on Citus (the extension's version
+	// and the shards of the tasks table).
+	citusVersion string
+	shardCount   int
 }
 
 const pgbenchRole = "pmbench_pgbench"
@@ -42,21 +53,12 @@ func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &cluster{srv: srv, adminURL: srv.AdminURL}
-	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
-	if err := pgcluster.EnsureRoles(ctx, srv.AdminURL); err != nil {
-		c.stop()
-		return nil, err
-	}
-	if c.db, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, "pmbench_"+stamp, ""); err != nil {
-		c.stop()
-		return nil, err
-	}
-	if err := migrations.Up(ctx, c.db.OwnerURL); err != nil {
-		c.stop()
+	c, err := provision(ctx, srv, 0)
+	if err != nil {
 		return nil, err
 	}
 	// pgbench runs as a role of its own (not a superuser) in a database of its own.
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
 	c.pgbName = "pmbench_pgb_" + stamp
 	password := pmapi.RandomBase62(24)
 	conn, err := pgx.Connect(ctx, srv.AdminURL)
@@ -65,7 +67,6 @@ func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
 		return nil, err
 	}
 	defer conn.Close(ctx)
-	_ = conn.QueryRow(ctx, "show server_version").Scan(&c.version)
 	var exists bool
 	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", pgbenchRole).Scan(&exists); err != nil {
 		c.stop()
@@ -92,6 +93,133 @@ func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
 	}
 	c.pgbURL = u
 	return c, nil
+}
+
+// startCitus launches a coordinator and two workers from the machine's
+// binaries, as `pmapi devdb --citus` does (never PMAPI_DATABASE_URL, which is
+// the single node's), and migrates pmapi's database there: the migrations
+// distribute the schema, shards tables a table (0: Citus's default, 32). The
+// server role gets the multi-shard guard of the test harness, so a statement
+// that reaches more than one shard fails, and the run counts it.
+func startCitus(ctx context.Context, log io.Writer, durable bool, shards int) (*cluster, error) {
+	srv, err := pgcluster.Start(ctx, pgcluster.Options{Citus: true, Durable: durable, Log: log})
+	if err != nil {
+		return nil, err
+	}
+	c, err := provision(ctx, srv, shards)
+	if err != nil {
+		return nil, err
+	}
+	if err := pgcluster.GuardMultiShard(ctx, srv.AdminURL, c.db.Name); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if err := c.checkCitus(ctx); err != nil {
+		c.stop()
+		return nil, err
+	}
+	return c, nil
+}
+
+var citusVersionRE = regexp.MustCompile(`^Citus ([0-9][^ ]*)`)
+
+// checkCitus reads the release and the shard count, and checks as the server
+// role that its sessions have what the run relies on: the multi-shard guard,
+// and SET LOCAL reaching the workers.
+func (c *cluster) checkCitus(ctx context.Context) error {
+	conn, err := pgx.Connect(ctx, c.db.AppURL)
+	if err != nil {
+		return err
+	}
+	defer conn.Close(ctx)
+	var version, guard, propagate string
+	if err := conn.QueryRow(ctx, `select citus_version(), current_setting('citus.multi_task_query_log_level'),
+		current_setting('citus.propagate_set_commands')`).Scan(&version, &guard, &propagate); err != nil {
+		return err
+	}
+	if m := citusVersionRE.FindStringSubmatch(version); m != nil {
+		c.citusVersion = m[1]
+	} else {
+		c.citusVersion = version
+	}
+	if guard != "error" || propagate != "local" {
+		return fmt.Errorf("the server role has citus.multi_task_query_log_level = %q and citus.propagate_set_commands = %q, want error and local", guard, propagate)
+	}
+	if err := conn.QueryRow(ctx, "select shard_count from citus_tables where table_name = 'tasks'::regclass").Scan(&c.shardCount); err != nil {
+		return fmt.Errorf("the tasks table is not distributed: %w", err)
+	}
+	return nil
+}
+
+// provision makes pmapi's roles and a migrated database on srv (on every node
+// of a Citus cluster; shards > 0 sets citus.shard_count for the migrations)
+// and finds every node's postmaster.
+func provision(ctx context.Context, srv *pgcluster.Server, shards int) (*cluster, error) {
+	c := &cluster{srv: srv, adminURL: srv.AdminURL}
+	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
+	top, err := pgcluster.Discover(ctx, srv.AdminURL)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	c.nodes = top.Addresses()
+	for _, n := range top.Nodes() {
+		c.postmasters = append(c.postmasters, postmasterPID(ctx, n))
+	}
+	if err := pgcluster.EnsureRoles(ctx, srv.AdminURL); err != nil {
+		c.stop()
+		return nil, err
+	}
+	if c.db, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, "pmbench_"+stamp, ""); err != nil {
+		c.stop()
+		return nil, err
+	}
+	ownerURL := c.db.OwnerURL
+	if shards > 0 {
+		u, err := url.Parse(ownerURL)
+		if err != nil {
+			c.stop()
+			return nil, err
+		}
+		q := u.Query()
+		q.Set("citus.shard_count", strconv.Itoa(shards))
+		u.RawQuery = q.Encode()
+		ownerURL = u.String()
+	}
+	if err := migrations.Up(ctx, ownerURL); err != nil {
+		c.stop()
+		return nil, err
+	}
+	conn, err := pgx.Connect(ctx, srv.AdminURL)
+	if err != nil {
+		c.stop()
+		return nil, err
+	}
+	defer conn.Close(ctx)
+	_ = conn.QueryRow(ctx, "show server_version").Scan(&c.version)
+	return c, nil
+}
+
+// postgresCPU is the CPU time of each node's cluster (postgresCPUSeconds),
+// the coordinator first.
+func (c *cluster) postgresCPU() []float64 {
+	out := make([]float64, len(c.postmasters))
+	for i, pm := range c.postmasters {
+		if pm != 0 {
+			out[i] = postgresCPUSeconds(pm)
+		}
+	}
+	return out
+}
+
+// local says whether every node's CPU time can be read.
+func (c *cluster) local() bool {
+	for _, pm := range c.postmasters {
+		if pm == 0 {
+			return false
+		}
+	}
+	return len(c.postmasters) > 0
 }
 
 func (c *cluster) stop() {
@@ -192,21 +320,39 @@ func peakRSSMB(pid int) float64 {
 }
 
 // tailBuffer keeps the last max bytes written to it (a process's logs, shown
-// when something fails).
+// when something fails), and counts the mentions of Citus's multi-shard guard
+// in all of them.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
+	mu         sync.Mutex
+	buf        []byte
+	max        int
+	multiShard int
 }
+
+// multiShardError is what Citus answers a statement of the guarded server role
+// that would reach more than one shard; pmapi logs the cause of a 500 and
+// River a failed job's error.
+const multiShardError = "multi-task query about to be executed"
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	// A mention split between two writes counts once: look from where one
+	// ending in p could start.
+	from := max(0, len(t.buf)-len(multiShardError)+1)
 	t.buf = append(t.buf, p...)
+	t.multiShard += bytes.Count(t.buf[from:], []byte(multiShardError))
 	if len(t.buf) > t.max {
 		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
 	}
 	return len(p), nil
+}
+
+// multiShardErrors is how many times the logs mentioned the guard's error.
+func (t *tailBuffer) multiShardErrors() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.multiShard
 }
 
 func (t *tailBuffer) String() string {

@@ -54,7 +54,7 @@ func (lc *loadClient) do(method, url string, body []byte) ([]byte, error) {
 	}
 	raw := append([]byte(nil), resp.Body()...)
 	if code := resp.StatusCode(); code < 200 || code >= 300 {
-		return raw, fmt.Errorf("%s %s: %d %s", method, url, code, truncate(raw, 200))
+		return raw, &statusError{fmt.Sprintf("%s %s: %d %s", method, url, code, truncate(raw, 200))}
 	}
 	return raw, nil
 }

@@ -25,10 +25,12 @@ import (
 	"github.com/pmapi/pmapi/resource/webhook"
 )
 
-// loopResult is what a closed loop or a paced attack measured.
+// loopResult is what a closed loop or a paced attack measured. Errors are
+// non-2xx answers and transport errors; Non2xx the answers alone.
 type loopResult struct {
 	Requests  int
 	Errors    int
+	Non2xx    int
 	FirstErr  string
 	Elapsed   time.Duration
 	Latencies []time.Duration
@@ -76,13 +78,17 @@ func closedLoop(ctx context.Context, conc int, dur time.Duration, do func(ctx co
 		go func() {
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 1024)
-			errs, first := 0, ""
+			errs, non2xx, first := 0, 0, ""
 			for i := 0; i < maxPerWorker && ctx.Err() == nil && time.Now().Before(deadline); i++ {
 				t0 := time.Now()
 				err := do(ctx, w, i)
 				lat = append(lat, time.Since(t0))
 				if err != nil {
 					errs++
+					var se *statusError
+					if errors.As(err, &se) {
+						non2xx++
+					}
 					if first == "" {
 						first = err.Error()
 					}
@@ -92,6 +98,7 @@ func closedLoop(ctx context.Context, conc int, dur time.Duration, do func(ctx co
 			res.Latencies = append(res.Latencies, lat...)
 			res.Requests += len(lat)
 			res.Errors += errs
+			res.Non2xx += non2xx
 			if res.FirstErr == "" {
 				res.FirstErr = first
 			}
@@ -128,6 +135,9 @@ func paced(ctx context.Context, rate float64, dur time.Duration, conc int, tr ve
 		res.Latencies = append(res.Latencies, r.Latency)
 		if r.Code < 200 || r.Code >= 300 {
 			res.Errors++
+			if r.Code != 0 { // 0: no answer (a transport error)
+				res.Non2xx++
+			}
 			if res.FirstErr == "" {
 				res.FirstErr = fmt.Sprintf("%d %s %s", r.Code, r.Error, truncate(r.Body, 200))
 			}
@@ -182,10 +192,16 @@ func send(ctx context.Context, c *http.Client, method, url string, header http.H
 		return nil, err
 	}
 	if resp.StatusCode < 200 || resp.StatusCode >= 300 {
-		return raw, fmt.Errorf("%s %s: %d %s", method, url, resp.StatusCode, truncate(raw, 200))
+		return raw, &statusError{fmt.Sprintf("%s %s: %d %s", method, url, resp.StatusCode, truncate(raw, 200))}
 	}
 	return raw, nil
 }
+
+// statusError is an answer with a status other than 2xx, as opposed to a
+// request that got no answer.
+type statusError struct{ msg string }
+
+func (e *statusError) Error() string { return e.msg }
 
 // pgbench runs the PostgreSQL client that ships with the server.
 type pgbench struct {

@@ -5,8 +5,14 @@
 // posting signed webhook bodies. Every figure is a ratio against its reference
 // because the machine it runs on is shared and noisy.
 //
+// With -citus the same run then starts a Citus cluster (a coordinator and two
+// workers from the machine's binaries), seeds the same workspace there and runs
+// read-detail and write again, so Citus is compared with the single node in
+// ratios too, with the multi-shard guard on.
+//
 //	make bench            # 10,000 tasks, 20 s per scenario
 //	make bench QUICK=1    # 1,000 tasks, 3 s per scenario
+//	make bench CITUS=1    # and read-detail and write on Citus
 package main
 
 import (
@@ -23,6 +29,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pmapi/pmapi/internal/pgcluster"
 )
 
 type options struct {
@@ -41,7 +49,14 @@ type options struct {
 	// ProfileDir, when set, gets a CPU profile of `pmapi serve` (and of
 	// `pmapi work` in the deliver phase) for every closed-loop phase.
 	ProfileDir string
-	Log        io.Writer
+	// Citus adds the Citus phase; CitusShards is citus.shard_count for its
+	// migrations (0: Citus's default, 32).
+	Citus       bool
+	CitusShards int
+	Log         io.Writer
+	// citusNotDurable turns fsync off on the Citus nodes (the test, for
+	// speed; the bench keeps it on, as on the single node).
+	citusNotDurable bool
 }
 
 func main() {
@@ -54,6 +69,8 @@ func main() {
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
 	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
+	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
+	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
 	flag.Parse()
 	o.defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -115,6 +132,8 @@ type Report struct {
 	Scenarios   []Scenario `json:"scenarios"`
 	API         Process    `json:"api"`
 	Worker      Process    `json:"worker"`
+	// Citus is the -citus phase, absent without it.
+	Citus *CitusPhase `json:"citus,omitempty"`
 }
 
 type Machine struct {
@@ -152,6 +171,7 @@ type Scenario struct {
 	TargetRate  float64 `json:"targetRate,omitempty"`
 	Requests    int     `json:"requests"`
 	Errors      int     `json:"errors"`
+	Non2xx      int     `json:"non2xx"`
 	FirstError  string  `json:"firstError,omitempty"`
 	Seconds     float64 `json:"seconds"`
 	RPS         float64 `json:"rps"`
@@ -172,6 +192,11 @@ type Scenario struct {
 	PostgresCPUPer1k    float64 `json:"postgresCpuSecondsPer1000,omitempty"`
 	RefPostgresCPUPer1k float64 `json:"referencePostgresCpuSecondsPer1000,omitempty"`
 	RefClientCPUPer1k   float64 `json:"referenceClientCpuSecondsPer1000,omitempty"`
+	// On Citus: PostgresCPUPer1k per node (the coordinator first; their sum
+	// is PostgresCPUPer1k), and how often the logs of pmapi serve and work
+	// mentioned the multi-shard guard's error during the phase.
+	PostgresNodesCPUPer1k []float64 `json:"postgresNodesCpuSecondsPer1000,omitempty"`
+	MultiShardErrors      *int      `json:"multiShardErrors,omitempty"`
 	// Deliveries (deliver scenarios only).
 	Deliveries      int     `json:"deliveries,omitempty"`
 	DeliveriesPerS  float64 `json:"deliveriesPerSecond,omitempty"`
@@ -189,20 +214,42 @@ type Scenario struct {
 	BacklogDiscarded int `json:"backlogDiscarded,omitempty"`
 }
 
-// run sets everything up, runs every scenario and writes the JSON. The report
-// holds what was measured even when a later step failed.
+// run sets everything up, runs every scenario (and with -citus the Citus
+// phase after them) and writes the JSON. The report holds what was measured
+// even when a later step failed.
 func run(ctx context.Context, o options) (*Report, string, error) {
 	o.defaults()
 	rep := &Report{StartedAt: time.Now().UTC(), Quick: o.Quick, Seconds: o.Duration.Seconds(), Concurrency: o.Concurrency,
 		Machine: Machine{CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB(), GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}}
-	b, err := newBench(ctx, o, rep)
+	if o.Citus {
+		// Before the single node's minutes, not after them.
+		if err := pgcluster.CitusAvailable(); err != nil {
+			return nil, "", fmt.Errorf("-citus: %w", err)
+		}
+	}
+	if o.Pmapi == "" {
+		dir, err := os.MkdirTemp("", "pmbench-bin-")
+		if err != nil {
+			return nil, "", err
+		}
+		defer os.RemoveAll(dir)
+		fmt.Fprintln(o.Log, "pmbench: building pmapi with -trimpath -ldflags \"-s -w\"")
+		if o.Pmapi, err = buildPmapi(ctx, dir); err != nil {
+			return nil, "", err
+		}
+	}
+	b, err := newBench(ctx, o, false, &rep.Scenarios)
 	if err != nil {
 		return nil, "", err
 	}
-	defer b.close()
+	rep.Postgres = Postgres{Version: b.cl.version, Source: b.cl.srv.Source, PgbenchScale: o.Scale, PoolMaxConns: o.PoolMaxConns}
+	rep.Seed = b.seed
 	err = b.runAll(ctx)
-	rep.API = Process{PeakRSSMiB: peakRSSMB(b.serve.pid()), CPUSeconds: cpuSeconds(b.serve.pid())}
-	rep.Worker = Process{PeakRSSMiB: peakRSSMB(b.work.pid()), CPUSeconds: cpuSeconds(b.work.pid())}
+	rep.API, rep.Worker = b.processes()
+	b.close()
+	if err == nil && o.Citus {
+		err = runCitusPhase(ctx, o, rep)
+	}
 	path, werr := writeReport(o.OutDir, rep)
 	if err == nil {
 		err = werr
@@ -280,6 +327,9 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	fmt.Fprintf(w, "pmapi serve: peak RSS %.1f MiB, %.1f CPU s; pmapi work: peak RSS %.1f MiB, %.1f CPU s\n",
 		rep.API.PeakRSSMiB, rep.API.CPUSeconds, rep.Worker.PeakRSSMiB, rep.Worker.CPUSeconds)
+	if rep.Citus != nil {
+		printCitus(w, rep)
+	}
 }
 
 func dash(s string) string {
