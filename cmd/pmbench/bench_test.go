@@ -92,7 +92,9 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 			if s.Name != want[i] {
 				t.Errorf("citus scenario %d is %q, want %q", i, s.Name, want[i])
 			}
-			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 || s.APICPUPer1k <= 0 || s.PostgresCPUPer1k <= 0 {
+			// No CPU figure is asserted: /proc counts in 10 ms ticks, and on a
+			// loaded machine a one-second phase can hold a handful of requests.
+			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
 				t.Errorf("citus %s: no figures: %+v", s.Name, s)
 			}
 			if len(s.PostgresNodesCPUPer1k) != 3 {
@@ -114,7 +116,7 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 			t.Fatalf("%d comparisons, want %d: %+v", len(ph.Comparison), len(want), ph.Comparison)
 		}
 		for _, c := range ph.Comparison {
-			if c.RPSRatio <= 0 || c.P50Ratio <= 0 || c.P99Ratio <= 0 || c.TotalCPURatio <= 0 {
+			if c.RPSRatio <= 0 || c.P50Ratio <= 0 || c.P99Ratio <= 0 {
 				t.Errorf("comparison %s: %+v", c.Scenario, c)
 			}
 		}
