@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -234,7 +235,7 @@ func (s *Server) setAppScopes(c *fiber.Ctx) error {
 func (s *Server) deleteApp(c *fiber.Ctx) error {
 	res := resolutionOf(c)
 	clientID := c.Params("clientId")
-	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID)
+	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID, webhook.AppInUse)
 	if err != nil {
 		return err
 	}

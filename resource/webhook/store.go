@@ -228,8 +228,14 @@ func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 	return s, secret, err
 }
 
-// appInUseSQL lets app deletion see active subscriptions (authz keeps the list).
-const AppInUseSQL = `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`
+// AppInUse reports whether the app has an active subscription, which keeps it
+// from being deleted (authz.DeleteApp asks, inside its transaction).
+func AppInUse(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error) {
+	var active bool
+	err := tx.QueryRow(ctx, `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`,
+		ws, clientID).Scan(&active)
+	return active, err
+}
 
 // matches reports whether a subscription wants an event type.
 func matches(events []string, typ string) bool {
