@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -125,7 +124,7 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 func TestDeleteAppRemovesOrDisables(t *testing.T) {
 	// Loopback webhook URLs are allowed so that a subscription can be created;
 	// nothing is ever delivered (no workers run).
-	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback = true })
+	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })
 	c := newConsole(t, env)
 
 	t.Run("no active keys: removed", func(t *testing.T) {

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/api/idempotency"
 )
@@ -285,7 +284,7 @@ func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	env := apitest.New(t, func(d *api.Deps) { d.RateLimitPerMinute = 1000 })
+	env := apitest.New(t, func(d *apitest.Config) { d.RateLimitPerMinute = 1000 })
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})

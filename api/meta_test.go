@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -16,7 +15,7 @@ import (
 // validated against the document.
 func TestReadyzAnswersForTheShards(t *testing.T) {
 	var failure error
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.Ready = func(context.Context) error { return failure }
 	})
 	r := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -28,7 +27,7 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.WebhookAllowLoopback = true
 		d.WebhookSender = sender
 	})

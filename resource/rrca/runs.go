@@ -492,5 +492,6 @@ func EventTypes() []event.Type {
 		{Name: "rrca.suggestions_ready", Description: "A 5-why or look-across run finished", Payload: RunEvent{}},
 		{Name: "rrca.look_across_applied", Description: "A look-across suggestion is applied", Payload: SuggestionView{}},
 		{Name: "rrca.look_across_rejected", Description: "A look-across suggestion is rejected", Payload: SuggestionView{}},
+		{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: DeletedEvent{}},
 	}
 }
