@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// specEventTypes is spec section 6's table plus the <resource>.<verb> events
+// specEventTypes is the event table of docs/webhooks.md plus the <resource>.<verb> events
 // issue 4 names for the other changes of projects, tasks, risks and notes.
 var specEventTypes = []string{
 	"note.created", "note.updated", "note.deleted",

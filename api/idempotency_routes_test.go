@@ -8,7 +8,7 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// TestEveryCreateHonoursIdempotencyKey holds the rule of DESIGN.md section 5
+// TestEveryCreateHonoursIdempotencyKey holds the rule of docs/decisions.md
 // for every POST that creates something (an operation named create..., add...
 // or batch... answering 201): it accepts Idempotency-Key. A new create route
 // without the flag fails here.

@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// specActionItemAndRRCAOperations are the 26 operations of the spec's section 4
+// specActionItemAndRRCAOperations are the 26 operations of docs/decisions.md's action-item and RRCA sections
 // (action items and RRCA), each with the test that drives it through the app
 // (every answer validated against the document) and whether it takes a body.
 var specActionItemAndRRCAOperations = []struct {

@@ -16,7 +16,7 @@ import (
 )
 
 // TestSweeperRequeuesAnEventWhoseFanoutJobIsGone is the coordinator crash of
-// DESIGN.md 3a in miniature: an event committed, its fan-out job did not (here:
+// docs/operations.md (Citus) in miniature: an event committed, its fan-out job did not (here:
 // deleted before any worker saw it). The sweeper queues the fan-out again and the
 // delivery arrives; an event whose job is alive is left to that job, so it is
 // delivered once.

@@ -28,7 +28,7 @@ const (
 // Statuses lists every status in the order of the spec's table.
 var Statuses = []string{Todo, InProgress, Blocked, Review, Done}
 
-// transitions is spec section 3's table. A move to the same status is not in
+// transitions is the status table of docs/decisions.md. A move to the same status is not in
 // it, so it is refused like any other move outside the table.
 var transitions = map[string][]string{
 	Todo:       {InProgress, Blocked, Done},
