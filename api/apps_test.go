@@ -8,6 +8,7 @@ import (
 )
 
 func TestAppLifecycle(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 
@@ -75,6 +76,7 @@ func toStrings(v any) []string {
 }
 
 func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := newConsole(t, env), newConsole(t, env)
 	appA := a.createApp(t, "tasks:read")
@@ -122,6 +124,7 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 }
 
 func TestDeleteAppRemovesOrDisables(t *testing.T) {
+	t.Parallel()
 	// Loopback webhook URLs are allowed so that a subscription can be created;
 	// nothing is ever delivered (no workers run).
 	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })

@@ -25,6 +25,7 @@ var specEventTypes = []string{
 // event a round of changes records is listed, and its data validates against
 // the payload schema the document gives for that type (x-webhooks).
 func TestEventTypesCoverWhatIsEmitted(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	doc := env.Server.Document()

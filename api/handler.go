@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
@@ -53,5 +54,48 @@ func Fields(object []byte) func(field string) bool {
 	return func(field string) bool {
 		_, ok := m[field]
 		return ok
+	}
+}
+
+// Reader is a store's read of one row of the caller's workspace.
+type Reader[T any] func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (T, error)
+
+// Detail serves a detail route: the query's `id` parsed by parse (a malformed
+// one is not found), the store's read, the view in the envelope.
+func Detail[T, V any](parse func(string) (uuid.UUID, error), read Reader[T], view func(T) V) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := parse(c.Query("id"))
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		row, err := read(c.UserContext(), shard, ws, id)
+		if err != nil {
+			return err
+		}
+		return respond(c, http.StatusOK, view(row))
+	}
+}
+
+// Write serves a write route answering 201: the body decoded strictly into a
+// Req, parse turning it into the store's input (has tells null from absent),
+// the store's write, the view in the envelope.
+func Write[Req, In, T, V any](parse func(req Req, has func(string) bool) (In, error),
+	write func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in In) (T, error), view func(T) V) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := decodeBody[Req](c)
+		if err != nil {
+			return err
+		}
+		in, err := parse(req, BodyFields(c))
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		row, err := write(c.UserContext(), shard, ws, in)
+		if err != nil {
+			return err
+		}
+		return respond(c, http.StatusCreated, view(row))
 	}
 }

@@ -13,6 +13,7 @@ import (
 // or batch... answering 201): it accepts Idempotency-Key. A new create route
 // without the flag fails here.
 func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	n := 0
 	for _, op := range env.Server.Operations() {
@@ -33,6 +34,7 @@ func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
 // TestIdempotencyKeyOnAChildCreate replays an execution-log append, a create
 // under a path with an id: the retry returns the first entry and adds none.
 func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := tn.Do(t, "POST", aiBase+"create", map[string]any{"title": "Check torque"}).Str("id")

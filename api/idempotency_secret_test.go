@@ -14,6 +14,7 @@ import (
 // answers 409 naming what the first request made, never the secret again, and
 // the stored idempotency record holds the id only, never the secret.
 func TestSecretCreatesAreNotReplayed(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })
 	tn := env.NewTenant(t)
 	cases := []struct {

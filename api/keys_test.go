@@ -13,6 +13,7 @@ import (
 )
 
 func TestSecretsAppearOnce(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
@@ -52,6 +53,7 @@ func TestSecretsAppearOnce(t *testing.T) {
 }
 
 func TestCredentialErrors(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -107,6 +109,7 @@ func validLookingKey() string {
 }
 
 func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -125,6 +128,7 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 }
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
@@ -139,6 +143,7 @@ func TestEffectiveScopesFollowTheApp(t *testing.T) {
 }
 
 func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
+	t.Parallel()
 	one := apitest.New(t)
 	two := apitest.New(t) // a second server instance on the same database
 	c := newConsole(t, one)
@@ -176,6 +181,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 }
 
 func TestRegenerate(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -220,6 +226,7 @@ func TestRegenerate(t *testing.T) {
 }
 
 func TestRenewAndExpiry(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -250,6 +257,7 @@ func TestRenewAndExpiry(t *testing.T) {
 }
 
 func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -284,6 +292,7 @@ func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, func(d *apitest.Config) { d.RateLimitPerMinute = 1000 })
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -315,6 +324,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	body := map[string]any{"workspaceId": c.ID, "name": "once", "scopes": []string{"tasks:read"}}

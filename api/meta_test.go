@@ -14,6 +14,7 @@ import (
 // 503 SERVICE_UNAVAILABLE when it does not, with the failure logged. Both answers are
 // validated against the document.
 func TestReadyzAnswersForTheShards(t *testing.T) {
+	t.Parallel()
 	var failure error
 	env := apitest.New(t, func(d *apitest.Config) {
 		d.Ready = func(context.Context) error { return failure }

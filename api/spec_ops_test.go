@@ -46,6 +46,7 @@ var specActionItemAndRRCAOperations = []struct {
 // in the document with a success response schema, and a request body schema
 // where it takes one.
 func TestSpecActionItemAndRRCAOperationsAreDescribed(t *testing.T) {
+	t.Parallel()
 	if n := len(specActionItemAndRRCAOperations); n != 26 {
 		t.Fatalf("%d operations listed, the spec has 26", n)
 	}

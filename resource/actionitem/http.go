@@ -95,7 +95,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listActionItems", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getActionItem", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One action item", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: h.get},
+			Summary: "One action item", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createActionItem", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.create},
 		{Method: http.MethodPost, Path: base + "attach-project", ID: "attachActionItemProject", Tag: tag, Auth: api.AuthKey, Scope: write,
@@ -154,23 +154,6 @@ func (h handlers) list(c *fiber.Ctx) error {
 		page.Items = append(page.Items, ToView(it))
 	}
 	return api.Respond(c, http.StatusOK, page)
-}
-
-func (h handlers) get(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DetailQuery](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(q.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	it, err := h.items.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(it))
 }
 
 func (h handlers) create(c *fiber.Ctx) error {

@@ -1,6 +1,7 @@
 package note
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -9,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of notes.
@@ -46,15 +48,15 @@ func (h handlers) operations() []api.Operation {
 	read, write := ScopeRead, ScopeWrite
 	update := func(method, id string) api.Operation {
 		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.update}
+			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseUpdate, h.update, ToView)}
 	}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listNotes", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getNote", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One note", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: h.get},
+			Summary: "One note", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createNote", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.create},
+			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.create, ToView)},
 		update(http.MethodPost, "updateNote"),
 		update(http.MethodPatch, "patchNote"),
 		{Method: http.MethodPost, Path: base + "delete", ID: "deleteNote", Tag: tag, Auth: api.AuthKey, Scope: write,
@@ -81,63 +83,36 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.Respond(c, http.StatusOK, page)
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DetailQuery](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(q.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.notes.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(n))
+// text is a create's or update's target and validated body.
+type text struct {
+	id   uuid.UUID
+	body string
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
+func parseCreate(req CreateRequest, _ func(string) bool) (text, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
-		return err
+		return text{}, err
 	}
 	pid, err := project.ParseID(req.ProjectID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.notes.Create(c.UserContext(), shard, ws, pid, body)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(n))
+	return text{pid, body}, err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
+func parseUpdate(req UpdateRequest, _ func(string) bool) (text, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
-		return err
+		return text{}, err
 	}
 	id, err := ParseID(req.NoteID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.notes.Update(c.UserContext(), shard, ws, id, body)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(n))
+	return text{id, body}, err
+}
+
+func (h handlers) create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in text) (Note, error) {
+	return h.notes.Create(ctx, shard, ws, in.id, in.body)
+}
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in text) (Note, error) {
+	return h.notes.Update(ctx, shard, ws, in.id, in.body)
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {

@@ -1,6 +1,7 @@
 package project
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of projects.
@@ -66,11 +68,11 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listProjects", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getProject", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: h.get},
+			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.projects.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createProject", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.create},
+			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.projects.Create, ToView)},
 		{Method: http.MethodPost, Path: base + "update", ID: "updateProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.update},
+			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive a project: it leaves lists unless includeArchived=true", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
 			Handler: h.archive(true)},
@@ -111,74 +113,28 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.Respond(c, http.StatusOK, page)
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DetailQuery](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(q.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(p))
+type change struct {
+	id uuid.UUID
+	f  Fields
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
-	in, err := ParseCreate(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
+func parseCreate(req CreateRequest, _ func(string) bool) (NewProject, error) { return ParseCreate(req) }
+
+func parseChange(req UpdateRequest, has func(string) bool) (change, error) {
+	id, f, err := ParseUpdate(req, has)
+	return change{id, f}, err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, f, err := ParseUpdate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Update(c.UserContext(), shard, ws, id, f)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
+func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) { return ParseID(req.ID) }
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Project, error) {
+	return h.projects.Update(ctx, shard, ws, in.id, in.f)
 }
 
 func (h handlers) archive(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
-		id, err := ParseID(req.ID)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		p, err := h.projects.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(p))
-	}
+	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
+		return h.projects.SetArchived(ctx, shard, ws, id, archived)
+	}, ToView)
 }
 
 func (h handlers) delete(c *fiber.Ctx) error {

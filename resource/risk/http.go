@@ -1,6 +1,7 @@
 package risk
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of risks.
@@ -53,15 +55,15 @@ func (h handlers) operations() []api.Operation {
 	update := func(method, id string) api.Operation {
 		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: h.update}
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)}
 	}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One risk", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: h.get},
+			Summary: "One risk", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.create},
+			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
 		update(http.MethodPost, "updateRisk"),
 		update(http.MethodPatch, "patchRisk"),
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
@@ -92,72 +94,28 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.Respond(c, http.StatusOK, page)
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DetailQuery](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(q.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, err := h.risks.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(r))
+type change struct {
+	id uuid.UUID
+	ch Changes
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
-	in, err := ParseCreate(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, err := h.risks.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(r))
+func parseCreate(req CreateRequest, _ func(string) bool) (NewRisk, error) { return ParseCreate(req) }
+
+func parseChange(req UpdateRequest, has func(string) bool) (change, error) {
+	id, ch, err := ParseUpdate(req, has)
+	return change{id, ch}, err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, ch, err := ParseUpdate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, err := h.risks.Update(c.UserContext(), shard, ws, id, ch)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(r))
+func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) {
+	return ParseID(req.RiskID)
+}
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Risk, error) {
+	return h.risks.Update(ctx, shard, ws, in.id, in.ch)
 }
 
 func (h handlers) archive(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
-		id, err := ParseID(req.RiskID)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		r, err := h.risks.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(r))
-	}
+	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
+		return h.risks.SetArchived(ctx, shard, ws, id, archived)
+	}, ToView)
 }

@@ -60,14 +60,14 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listTasks", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getTask", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: h.get},
+			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.tasks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: h.create},
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
 		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.update},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
 		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.update},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveTask", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: h.archive(true)},
@@ -102,74 +102,27 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.Respond(c, http.StatusOK, page)
 }
 
-func (h handlers) get(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DetailQuery](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(q.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	t, err := h.tasks.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(t))
+// change is an update's target and validated changes.
+type change struct {
+	id uuid.UUID
+	ch Changes
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
-	in, err := ParseCreate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	t, err := h.tasks.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(t))
+func parseChange(req UpdateRequest, has Has) (change, error) {
+	id, ch, err := ParseUpdate(req, has)
+	return change{id, ch}, err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, ch, err := ParseUpdate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	t, err := h.tasks.Update(c.UserContext(), shard, ws, id, ch)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(t))
+func parseIDRequest(req IDRequest, _ Has) (uuid.UUID, error) { return ParseIDRequest(req) }
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Task, error) {
+	return h.tasks.Update(ctx, shard, ws, in.id, in.ch)
 }
 
 func (h handlers) archive(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
-		id, err := ParseIDRequest(req)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		t, err := h.tasks.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(t))
-	}
+	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
+		return h.tasks.SetArchived(ctx, shard, ws, id, archived)
+	}, ToView)
 }
 
 // parseOp decodes and validates one batch operation exactly as its own

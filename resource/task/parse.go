@@ -12,7 +12,7 @@ import (
 
 // Has reports whether a request body names a field at its top level, to tell
 // an absent field (leave it alone) from a null one (clear it).
-type Has func(field string) bool
+type Has = func(field string) bool
 
 // ParseCreate turns a decoded create body into a validated NewTask. A missing
 // projectId is a bad request; a malformed one names no project (404).
