@@ -228,6 +228,3 @@ func nulField(body []byte) string {
 	}
 	return "body"
 }
-
-// jsonUnmarshal decodes stored JSON.
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }
