@@ -11,6 +11,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -143,7 +144,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				return err
 			}
 			next.Status = *ch.Status
-			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID("prj_", cur.ProjectID), From: cur.Status, To: next.Status}
+			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID), From: cur.Status, To: next.Status}
 			events = append(events, event.Event{Type: "risk.status_changed", Data: data})
 			switch next.Status {
 			case Open:
