@@ -21,6 +21,7 @@ func createActionItem(t *testing.T, tn *apitest.Tenant, body map[string]any) map
 }
 
 func TestActionItemLifecycleAndLogs(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	it := createActionItem(t, tn, map[string]any{"title": "Add torque check", "ownerHint": "Maintenance (night shift)", "dueDate": "2026-12-01T09:00:00Z"})
@@ -89,6 +90,7 @@ func kindsOf(items []map[string]any) []string {
 }
 
 func TestActionItemTransitions(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	all := []string{"OPEN", "IN_PROGRESS", "DONE", "CANCELLED"}
@@ -126,6 +128,7 @@ func TestActionItemTransitions(t *testing.T) {
 }
 
 func TestActionItemListFiltersAndSorts(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
@@ -189,6 +192,7 @@ func TestActionItemListFiltersAndSorts(t *testing.T) {
 }
 
 func TestActionItemBatch(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	existing := createActionItem(t, tn, map[string]any{"title": "existing"})["id"].(string)
@@ -242,6 +246,7 @@ func TestActionItemBatch(t *testing.T) {
 }
 
 func TestActionItemsIsolationAndScopes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	id := createActionItem(t, a, map[string]any{"title": "private"})["id"].(string)
@@ -307,6 +312,7 @@ func TestActionItemsIsolationAndScopes(t *testing.T) {
 }
 
 func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
@@ -320,6 +326,7 @@ func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
 }
 
 func TestExecutionLogKindsAndLimit(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)

@@ -161,11 +161,12 @@ func (s *Server) adminCreateWorkspace(c *fiber.Ctx) error {
 }
 
 func (s *Server) adminListWorkspaces(c *fiber.Ctx) error {
-	limit, err := queryLimit(c)
+	q, err := DecodeQuery[ListQuery](c)
 	if err != nil {
 		return err
 	}
-	rawAfter, err := decodeCursor("workspaces", c.Query("cursor"))
+	limit := q.Limit
+	rawAfter, err := decodeCursor("workspaces", q.Cursor)
 	if err != nil {
 		return err
 	}

@@ -142,11 +142,12 @@ func (s *Server) createApp(c *fiber.Ctx) error {
 }
 
 func (s *Server) listApps(c *fiber.Ctx) error {
-	limit, err := queryLimit(c)
+	q, err := DecodeQuery[ListQuery](c)
 	if err != nil {
 		return err
 	}
-	after, err := decodeCursor("apps", c.Query("cursor"))
+	limit := q.Limit
+	after, err := decodeCursor("apps", q.Cursor)
 	if err != nil {
 		return err
 	}
@@ -234,7 +235,7 @@ func (s *Server) setAppScopes(c *fiber.Ctx) error {
 func (s *Server) deleteApp(c *fiber.Ctx) error {
 	res := resolutionOf(c)
 	clientID := c.Params("clientId")
-	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID)
+	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID, s.catalog.AppInUse...)
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
 func TestAppLifecycle(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 
@@ -76,6 +76,7 @@ func toStrings(v any) []string {
 }
 
 func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := newConsole(t, env), newConsole(t, env)
 	appA := a.createApp(t, "tasks:read")
@@ -123,9 +124,10 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 }
 
 func TestDeleteAppRemovesOrDisables(t *testing.T) {
+	t.Parallel()
 	// Loopback webhook URLs are allowed so that a subscription can be created;
 	// nothing is ever delivered (no workers run).
-	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback = true })
+	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })
 	c := newConsole(t, env)
 
 	t.Run("no active keys: removed", func(t *testing.T) {

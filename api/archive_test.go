@@ -10,6 +10,7 @@ import (
 // stamps archivedAt and emits once, archiving again keeps the stamp and emits
 // nothing, restoring clears it (once), and a later archive stamps anew.
 func TestArchiveAndRestoreAreIdempotent(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)

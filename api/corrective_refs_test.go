@@ -40,6 +40,7 @@ func correctiveRefs(t *testing.T, tn *apitest.Tenant, rrcaID string) map[string]
 // (the store clears the reference: the foreign key cannot on Citus), and keep
 // their action items. Others are untouched.
 func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
@@ -68,6 +69,7 @@ func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
 // TestDeletingAnActionItemKeepsItsCorrectiveAction: the corrective action stays
 // without an item, and counts as open at the VERIFY gate.
 func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
@@ -103,6 +105,7 @@ func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 // its action items; corrective actions of analyses elsewhere that point at them
 // lose the reference, and the project's own analyses go with theirs.
 func TestProjectDeleteClearsReferencesToItsActionItems(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	home := createProject(t, tn, map[string]any{"name": "Home"})["id"].(string)

@@ -147,25 +147,6 @@ func decodeCursor(list, raw string) (string, error) {
 	return cur.After, nil
 }
 
-// queryLimit reads `limit`: default 50, 1 to 200.
-func queryLimit(c *fiber.Ctx) (int, error) {
-	raw := c.Query("limit")
-	if raw == "" {
-		return 50, nil
-	}
-	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || n > 200 {
-		return 0, pmapi.Invalid("limit", "limit must be an integer from 1 to 200")
-	}
-	return n, nil
-}
-
-// ListQuery documents the paging parameters every list shares.
-type ListQuery struct {
-	Limit  int    `query:"limit" doc:"Page size, 1 to 200; default 50"`
-	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
-}
-
 // bodyHas reports whether the JSON body names field at its top level, to tell
 // "absent" (leave alone) from "null" (clear) in PATCH requests.
 func bodyHas(c *fiber.Ctx, field string) bool {
@@ -247,6 +228,3 @@ func nulField(body []byte) string {
 	}
 	return "body"
 }
-
-// jsonUnmarshal decodes stored JSON.
-func jsonUnmarshal(b []byte, v any) error { return json.Unmarshal(b, v) }

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -39,7 +38,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	env := apitest.New(b, func(d *api.Deps) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env := apitest.New(b, func(d *apitest.Config) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
 	tn := env.NewTenant(b)
 	subscribe(b, tn, rcv.srv.URL, "task.updated")
 	ws := uuid.MustParse(tn.WorkspaceID)

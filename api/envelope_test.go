@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -111,7 +110,7 @@ func TestBodyOverOneMebibyteIs413(t *testing.T) {
 func TestPanicBecomes500WithoutInternals(t *testing.T) {
 	// Without a directory the list handler dereferences nil: a real panic inside a
 	// real route, caught by the app-wide recovery.
-	env := apitest.New(t, func(d *api.Deps) { d.Directory = nil })
+	env := apitest.New(t, func(d *apitest.Config) { d.Directory = nil })
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: env.Admin()})
 	if resp.Status != 500 || resp.ErrorCode() != "INTERNAL" {
 		t.Fatalf("got %d %s, want 500 INTERNAL", resp.Status, resp.ErrorCode())
@@ -131,7 +130,7 @@ func TestPanicBecomes500WithoutInternals(t *testing.T) {
 }
 
 func TestAdminAPIOffWithoutToken(t *testing.T) {
-	env := apitest.New(t, func(d *api.Deps) { d.AdminToken = "" })
+	env := apitest.New(t, func(d *apitest.Config) { d.AdminToken = "" })
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": "Bearer "}})
 	if resp.Status != 404 || resp.ErrorCode() != "NOT_FOUND" {
 		t.Fatalf("got %d %s, want 404 NOT_FOUND with the admin API off", resp.Status, resp.ErrorCode())

@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// specEventTypes is spec section 6's table plus the <resource>.<verb> events
+// specEventTypes is the event table of docs/webhooks.md plus the <resource>.<verb> events
 // issue 4 names for the other changes of projects, tasks, risks and notes.
 var specEventTypes = []string{
 	"note.created", "note.updated", "note.deleted",
@@ -25,6 +25,7 @@ var specEventTypes = []string{
 // event a round of changes records is listed, and its data validates against
 // the payload schema the document gives for that type (x-webhooks).
 func TestEventTypesCoverWhatIsEmitted(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	doc := env.Server.Document()

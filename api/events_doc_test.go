@@ -11,6 +11,7 @@ import (
 // the API and holds each one's data to the schema the document's x-webhooks
 // names for its type, so a webhook receiver can rely on the description.
 func TestEventPayloadsMatchTheDocument(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)

@@ -3,7 +3,6 @@ package api_test
 import (
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -16,7 +15,7 @@ import (
 func fuzzBody(f *testing.F, method, path string, seeds []string, prepare func(t testing.TB, tn *apitest.Tenant) string, pathOf ...func() string) {
 	// Unlimited: the rate limit runs before decoding, so past the first minute's
 	// allowance every input would test the 429 path and no decoder.
-	env := apitest.New(f, func(d *api.Deps) { d.RateLimitPerMinute = 1_000_000_000 })
+	env := apitest.New(f, func(d *apitest.Config) { d.RateLimitPerMinute = 1_000_000_000 })
 	tn := env.NewTenant(f)
 	id := ""
 	if prepare != nil {

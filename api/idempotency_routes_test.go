@@ -8,11 +8,12 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// TestEveryCreateHonoursIdempotencyKey holds the rule of DESIGN.md section 5
+// TestEveryCreateHonoursIdempotencyKey holds the rule of docs/decisions.md
 // for every POST that creates something (an operation named create..., add...
 // or batch... answering 201): it accepts Idempotency-Key. A new create route
 // without the flag fails here.
 func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	n := 0
 	for _, op := range env.Server.Operations() {
@@ -33,6 +34,7 @@ func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
 // TestIdempotencyKeyOnAChildCreate replays an execution-log append, a create
 // under a path with an id: the retry returns the first entry and adds none.
 func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := tn.Do(t, "POST", aiBase+"create", map[string]any{"title": "Check torque"}).Str("id")

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
@@ -15,7 +14,8 @@ import (
 // answers 409 naming what the first request made, never the secret again, and
 // the stored idempotency record holds the id only, never the secret.
 func TestSecretCreatesAreNotReplayed(t *testing.T) {
-	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback = true })
+	t.Parallel()
+	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })
 	tn := env.NewTenant(t)
 	cases := []struct {
 		name, path, secretField, idField string

@@ -132,11 +132,12 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 }
 
 func (s *Server) listKeys(c *fiber.Ctx) error {
-	limit, err := queryLimit(c)
+	q, err := DecodeQuery[ListQuery](c)
 	if err != nil {
 		return err
 	}
-	raw, err := decodeCursor("keys", c.Query("cursor"))
+	limit := q.Limit
+	raw, err := decodeCursor("keys", q.Cursor)
 	if err != nil {
 		return err
 	}

@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/api/idempotency"
 )
 
 func TestSecretsAppearOnce(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
@@ -53,6 +53,7 @@ func TestSecretsAppearOnce(t *testing.T) {
 }
 
 func TestCredentialErrors(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -108,6 +109,7 @@ func validLookingKey() string {
 }
 
 func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -126,6 +128,7 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 }
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
@@ -140,6 +143,7 @@ func TestEffectiveScopesFollowTheApp(t *testing.T) {
 }
 
 func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
+	t.Parallel()
 	one := apitest.New(t)
 	two := apitest.New(t) // a second server instance on the same database
 	c := newConsole(t, one)
@@ -177,6 +181,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 }
 
 func TestRegenerate(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -221,6 +226,7 @@ func TestRegenerate(t *testing.T) {
 }
 
 func TestRenewAndExpiry(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -251,6 +257,7 @@ func TestRenewAndExpiry(t *testing.T) {
 }
 
 func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
@@ -285,7 +292,8 @@ func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
-	env := apitest.New(t, func(d *api.Deps) { d.RateLimitPerMinute = 1000 })
+	t.Parallel()
+	env := apitest.New(t, func(d *apitest.Config) { d.RateLimitPerMinute = 1000 })
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
@@ -316,6 +324,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	c := newConsole(t, env)
 	body := map[string]any{"workspaceId": c.ID, "name": "once", "scopes": []string{"tasks:read"}}

@@ -11,6 +11,7 @@ import (
 // page rules: a cursor minted by another list, a made-up cursor and a limit
 // outside 1..200 are 400 VALIDATION_FAILED naming the parameter.
 func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -15,8 +14,9 @@ import (
 // 503 SERVICE_UNAVAILABLE when it does not, with the failure logged. Both answers are
 // validated against the document.
 func TestReadyzAnswersForTheShards(t *testing.T) {
+	t.Parallel()
 	var failure error
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.Ready = func(context.Context) error { return failure }
 	})
 	r := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})

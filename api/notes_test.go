@@ -10,6 +10,7 @@ import (
 const noteBase = "/openapi/v1/resource/note/"
 
 func TestNotes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	p1 := createProject(t, a, map[string]any{"name": "one"})["id"].(string)

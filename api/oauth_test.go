@@ -15,14 +15,13 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 	"golang.org/x/oauth2"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
 // oauthEnv serves the app on loopback with a 1-second polling interval.
 func oauthEnv(t *testing.T, grace time.Duration) (*apitest.Env, string, *apitest.Tenant) {
 	t.Helper()
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.OAuth.Interval = time.Second
 		d.OAuth.ReuseGrace = grace
 	})
@@ -180,7 +179,7 @@ func TestOAuthTokenErrors(t *testing.T) {
 	tn.Console(t, "PATCH", "/openapi/v1/apps/"+tn.ClientID, map[string]any{"status": "ACTIVE"})
 
 	// Expired codes.
-	short := apitest.New(t, func(d *api.Deps) { d.OAuth.DeviceTTL = time.Second })
+	short := apitest.New(t, func(d *apitest.Config) { d.OAuth.DeviceTTL = time.Second })
 	stn := short.NewTenant(t)
 	sdc := deviceCode(t, short, stn.ClientID)
 	time.Sleep(1100 * time.Millisecond)
@@ -320,7 +319,7 @@ func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
 	}
 	// An expired token (signed with our own key here is impossible from outside,
 	// so shorten the lifetime instead).
-	senv := apitest.New(t, func(d *api.Deps) { d.OAuth.AccessTTL = time.Second })
+	senv := apitest.New(t, func(d *apitest.Config) { d.OAuth.AccessTTL = time.Second })
 	stn := senv.NewTenant(t)
 	short := obtain(t, senv, stn)
 	time.Sleep(1100 * time.Millisecond)

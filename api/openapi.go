@@ -13,6 +13,8 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3gen"
 	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi/resource/event"
 )
 
 // APIVersion is info.version of the document, as the spec fixes it.
@@ -29,7 +31,7 @@ const (
 // BuildDocument describes ops as an OpenAPI 3.0 document. Schemas are generated
 // by kin-openapi's openapi3gen from the same Go types the handlers decode and
 // encode; struct tags add what Go types cannot say (enums, docs, examples).
-func BuildDocument(ops []Operation) (*openapi3.T, error) {
+func BuildDocument(ops []Operation, events []event.Type) (*openapi3.T, error) {
 	doc := &openapi3.T{
 		OpenAPI: "3.0.3",
 		Info: &openapi3.Info{
@@ -144,7 +146,7 @@ func BuildDocument(ops []Operation) (*openapi3.T, error) {
 	// Event payloads: each is a component schema, and x-webhooks maps every
 	// event type to the schema of its `data`.
 	hooks := map[string]any{}
-	for _, t := range eventTypes() {
+	for _, t := range events {
 		if _, err := schemaOf(t.Payload); err != nil {
 			return nil, fmt.Errorf("event %s payload: %w", t.Name, err)
 		}
@@ -385,8 +387,13 @@ var uuidType = reflect.TypeOf(uuid.UUID{})
 
 // typeName names component schemas: types of package api keep their names, a
 // resource package's types are prefixed with the package (project.View becomes
-// ProjectView) unless the name already starts with it (project.Project).
+// ProjectView) unless the name already starts with it (project.Project). A type
+// with a SchemaName method names itself: one that moved out of package api
+// keeps the name the document has always given it.
 func typeName(t reflect.Type) string {
+	if n, ok := reflect.Zero(t).Interface().(interface{ SchemaName() string }); ok {
+		return n.SchemaName()
+	}
 	name := t.Name()
 	pkg := t.PkgPath()
 	base := pkg[strings.LastIndex(pkg, "/")+1:]

@@ -14,6 +14,7 @@ import (
 // TestDocumentMatchesRouter holds the router and the document equal: every route
 // served is documented, and every documented operation is served.
 func TestDocumentMatchesRouter(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	served := map[string]bool{}
 	for _, r := range env.App.GetRoutes(true) {
@@ -54,6 +55,7 @@ func toOpenAPIPath(p string) string {
 }
 
 func TestServesDocument(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/openapi.json"})
 	if resp.Status != 200 {
@@ -83,6 +85,7 @@ func TestServesDocument(t *testing.T) {
 // TestEveryOperationIsDescribed keeps each operation documented enough for a
 // generated client: an id, a summary, a tag and a typed success answer.
 func TestEveryOperationIsDescribed(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	ids := map[string]bool{}
 	for _, op := range env.Server.Operations() {
@@ -111,6 +114,7 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 // and response schemas illustrated: each field an integrator copies from has
 // an example value in the document.
 func TestAppAndKeySchemasCarryExamples(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	schemas := env.Server.Document().Components.Schemas
 	want := map[string][]string{

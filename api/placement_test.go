@@ -18,7 +18,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -63,7 +62,7 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 	}
 	check(env, "owner-url")
 
-	withOwner := apitest.New(t, func(d *api.Deps) {
+	withOwner := apitest.New(t, func(d *apitest.Config) {
 		d.Placer = tenant.NewPlacer(map[string]*pgxpool.Pool{"default": testdb.OwnerPool(t)})
 	})
 	if !onCitus(t) {
@@ -80,7 +79,7 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 	}
 }
 
-// TestMoveWorkspaceUnderLoad is DESIGN.md 3a's online move on a real Citus
+// TestMoveWorkspaceUnderLoad is docs/decisions.md's (SQL that runs on Citus) online move on a real Citus
 // cluster (make test-citus): while a client keeps creating tasks, another keeps
 // reading, and a subscription receives every task.created, the workspace is
 // isolated and its shards moved to the other worker. Every acknowledged write
@@ -99,7 +98,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	}
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.WebhookAllowLoopback = true
 		d.WebhookSender = sender
 		d.Placer = placer

@@ -20,6 +20,7 @@ func createProject(t *testing.T, tn *apitest.Tenant, body map[string]any) map[st
 }
 
 func TestProjectLifecycle(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	p := createProject(t, tn, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
@@ -73,6 +74,7 @@ func TestProjectLifecycle(t *testing.T) {
 }
 
 func TestProjectValidation(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	p := createProject(t, tn, map[string]any{"name": "ok"})
@@ -113,6 +115,7 @@ func TestProjectValidation(t *testing.T) {
 }
 
 func TestProjectListFilters(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	red := createProject(t, tn, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
@@ -144,6 +147,7 @@ func TestProjectListFilters(t *testing.T) {
 }
 
 func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	var created []string
@@ -172,6 +176,7 @@ func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 }
 
 func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	id := createProject(t, a, map[string]any{"name": "secret plans"})["id"].(string)
@@ -211,6 +216,7 @@ func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 }
 
 func TestProjectScopes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t, "projects:read")
 	r := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "x"})
@@ -226,6 +232,7 @@ func TestProjectScopes(t *testing.T) {
 }
 
 func TestProjectMembers(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createProject(t, tn, map[string]any{"name": "m"})["id"].(string)
@@ -253,6 +260,7 @@ func TestProjectMembers(t *testing.T) {
 // member, a task, a risk and a note: all go, each with its deleted event (and
 // its fan-out job), and the answer counts them.
 func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)

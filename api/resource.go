@@ -1,129 +1,115 @@
 package api
 
 import (
-	"net/http"
-	"strconv"
-	"time"
+	"fmt"
+	"sort"
 
-	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
-
-	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/project"
-	"github.com/pmapi/pmapi/tenant"
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/facet"
 )
 
-// Helpers shared by the resource handlers (projects, tasks, risks, notes, ...).
-
-// tenantOf returns the caller's shard and workspace.
-func tenantOf(c *fiber.Ctx) (*tenant.Shard, uuid.UUID) {
-	p := principalOf(c)
-	return p.Shard, p.Workspace.ID
+// Resource is everything one resource brings to the server, in one value: its
+// scopes, its tenant tables, the events it emits, how search and a project
+// delete reach it, and its operations. cmd/pmapi hands New the list
+// (resource/registry), so the core imports no resource package and adding a
+// resource adds one line there (docs/architecture.md).
+type Resource struct {
+	// Name is the resource's name, e.g. "task".
+	Name string
+	// Scopes are the scopes it introduces, read first; their order across the
+	// list is the canonical order of scope lists (authz.DefineScopes).
+	Scopes []string
+	// Tables are the tenant tables it owns: row-level security, a Citus class
+	// and its SQL are its own (tests hold every registered table to that).
+	Tables []string
+	// Events are the events it emits with their payload types.
+	Events []event.Type
+	// Search makes its rows findable by the search operation.
+	Search []facet.Search
+	// Cascade, when set, says how a project delete removes its rows.
+	Cascade *facet.Cascade
+	// AppInUse, when set, keeps an app with something active of this resource
+	// from being deleted (it is disabled instead).
+	AppInUse authz.AppInUse
+	// Operations builds its routes once every registration is known: some
+	// need the whole catalog (search every source, a project delete every
+	// cascade, a subscription every event type).
+	Operations func(Catalog) []Operation
 }
 
-// created answers a resource POST: 201 with the envelope.
-func created(c *fiber.Ctx, data any) error { return respond(c, http.StatusCreated, data) }
+// Catalog is what the registrations declare, gathered: the second phase of
+// building the server hands it to every resource's Operations.
+type Catalog struct {
+	Scopes   []string
+	Events   []event.Type // sorted by name
+	Search   []facet.Search
+	Cascade  []facet.Cascade
+	AppInUse []authz.AppInUse
+}
 
-// queryBool reads an optional true/false query parameter.
-func queryBool(c *fiber.Ctx, name string) (bool, error) {
-	switch raw := c.Query(name); raw {
-	case "":
-		return false, nil
-	default:
-		b, err := strconv.ParseBool(raw)
-		if err != nil {
-			return false, pmapi.Invalid(name, "%s must be true or false", name)
+// catalogOf gathers the registrations, refusing a name, scope, table or event
+// type declared twice.
+func catalogOf(resources []Resource) (Catalog, error) {
+	var c Catalog
+	seen := map[string]string{}
+	claim := func(kind, name, by string) error {
+		key := kind + " " + name
+		if other, ok := seen[key]; ok {
+			return fmt.Errorf("api: %s %q is declared by both %s and %s", kind, name, other, by)
 		}
-		return b, nil
-	}
-}
-
-// queryEnum reads an optional parameter that must be one of allowed.
-func queryEnum(c *fiber.Ctx, name string, allowed ...string) (string, error) {
-	raw := c.Query(name)
-	if raw == "" {
-		return "", nil
-	}
-	for _, a := range allowed {
-		if raw == a {
-			return raw, nil
-		}
-	}
-	return "", pmapi.Invalid(name, "%s must be one of %v", name, allowed).With("allowed", allowed)
-}
-
-// queryTime reads an optional RFC 3339 timestamp (a bare date means its midnight UTC).
-func queryTime(c *fiber.Ctx, name string) (*time.Time, error) {
-	raw := c.Query(name)
-	if raw == "" {
-		return nil, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, time.DateOnly} {
-		if t, err := time.Parse(layout, raw); err == nil {
-			return &t, nil
-		}
-	}
-	return nil, pmapi.Invalid(name, "%s must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, or a date", name)
-}
-
-// queryUser reads an optional user id parameter.
-func queryUser(c *fiber.Ctx, name string) (*uuid.UUID, error) {
-	raw := c.Query(name)
-	if raw == "" {
-		return nil, nil
-	}
-	id, err := uuid.Parse(raw)
-	if err != nil {
-		return nil, pmapi.Invalid(name, "%s must be a user id", name)
-	}
-	return &id, nil
-}
-
-// queryProject reads an optional project id parameter; a malformed id is a bad
-// filter value (400), unlike a path or body reference (404).
-func queryProject(c *fiber.Ctx, name string) (*uuid.UUID, error) {
-	raw := c.Query(name)
-	if raw == "" {
-		return nil, nil
-	}
-	id, err := project.ParseID(raw)
-	if err != nil {
-		return nil, pmapi.Invalid(name, "%s must be a project id (prj_...)", name)
-	}
-	return &id, nil
-}
-
-// pageCursor reads `cursor` for a list keyed by time-ordered ids.
-func pageCursor(c *fiber.Ctx, list string) (*uuid.UUID, error) {
-	raw, err := decodeCursor(list, c.Query("cursor"))
-	if err != nil || raw == "" {
-		return nil, err
-	}
-	id, err := uuid.Parse(raw)
-	if err != nil {
-		return nil, pmapi.Invalid("cursor", "cursor is not one this list issued")
-	}
-	return &id, nil
-}
-
-// nextCursor returns the cursor after the last of limit items, or nil when the
-// page is the last (the store was asked for limit+1 rows).
-func nextCursor(list string, got, limit int, lastID func() uuid.UUID) *string {
-	if got <= limit {
+		seen[key] = by
 		return nil
 	}
-	s := encodeCursor(list, lastID().String())
-	return &s
+	for _, r := range resources {
+		if err := claim("resource", r.Name, r.Name); err != nil {
+			return c, err
+		}
+		for _, s := range r.Scopes {
+			if err := claim("scope", s, r.Name); err != nil {
+				return c, err
+			}
+			c.Scopes = append(c.Scopes, s)
+		}
+		for _, t := range r.Tables {
+			if err := claim("table", t, r.Name); err != nil {
+				return c, err
+			}
+		}
+		for _, e := range r.Events {
+			if err := claim("event type", e.Name, r.Name); err != nil {
+				return c, err
+			}
+			c.Events = append(c.Events, e)
+		}
+		c.Search = append(c.Search, r.Search...)
+		if r.Cascade != nil {
+			c.Cascade = append(c.Cascade, *r.Cascade)
+		}
+		if r.AppInUse != nil {
+			c.AppInUse = append(c.AppInUse, r.AppInUse)
+		}
+	}
+	sort.Slice(c.Events, func(i, j int) bool { return c.Events[i].Name < c.Events[j].Name })
+	return c, nil
 }
 
-// optionalUser parses an optional user id field of a body.
-func optionalUser(field string, s *string) (*uuid.UUID, error) {
-	if s == nil {
-		return nil, nil
+// checkScopes fails start-up on a scope no registration declares: a misspelt
+// scope in a route table or a search source.
+func (c Catalog) checkScopes(ops []Operation) error {
+	known := map[string]bool{}
+	for _, s := range c.Scopes {
+		known[s] = true
 	}
-	id, err := project.ParseUserID(field, *s)
-	if err != nil {
-		return nil, err
+	for _, op := range ops {
+		if op.Scope != "" && !known[op.Scope] {
+			return fmt.Errorf("api: operation %s needs scope %q, which no resource declares", op.ID, op.Scope)
+		}
 	}
-	return &id, nil
+	for _, s := range c.Search {
+		if !known[s.Scope] {
+			return fmt.Errorf("api: search type %s needs scope %q, which no resource declares", s.Type, s.Scope)
+		}
+	}
+	return nil
 }

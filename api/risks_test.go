@@ -21,6 +21,7 @@ func createRisk(t *testing.T, tn *apitest.Tenant, body map[string]any) map[strin
 }
 
 func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
@@ -82,6 +83,7 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 }
 
 func TestRiskCreateUpdateAndValidation(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
@@ -123,6 +125,7 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 }
 
 func TestRiskListFilters(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	p1 := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
@@ -182,6 +185,7 @@ func TestRiskListFilters(t *testing.T) {
 }
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	prj := createProject(t, a, map[string]any{"name": "a"})["id"].(string)

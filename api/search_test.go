@@ -19,6 +19,7 @@ func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
 }
 
 func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	furnace := createProject(t, tn, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
@@ -63,6 +64,7 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 }
 
 func TestSearchIsolationScopesAndInput(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	createProject(t, a, map[string]any{"name": "Zeppelin hangar"})
@@ -85,6 +87,7 @@ func TestSearchIsolationScopesAndInput(t *testing.T) {
 }
 
 func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
@@ -117,6 +120,7 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 // read scope finds only that type; another workspace finds none; a limit
 // outside 1..200 is refused.
 func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	created := func(r *apitest.Response) string {

@@ -3,11 +3,7 @@ package api
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"log/slog"
-	"net"
 	"net/http"
 	"time"
 
@@ -15,22 +11,14 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/note"
-	"github.com/pmapi/pmapi/resource/project"
-	"github.com/pmapi/pmapi/resource/risk"
-	"github.com/pmapi/pmapi/resource/rrca"
-	"github.com/pmapi/pmapi/resource/task"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
 // BodyLimit is the largest request body accepted (413 PAYLOAD_TOO_LARGE above).
 const BodyLimit = 1 << 20
 
-// Deps is what the HTTP layer needs from the rest of the server.
+// Deps is what the HTTP core needs from the rest of the server; what the
+// resources need is theirs (resource/registry).
 type Deps struct {
 	Directory *tenant.Directory
 	// AdminToken guards /admin/v1; empty turns the admin API off (404).
@@ -44,20 +32,8 @@ type Deps struct {
 	Auth *authz.Authenticator
 	// RateLimitPerMinute is the default per-credential limit (apps may override).
 	RateLimitPerMinute int
-	// Events records change events in the changing transaction (jobs.Clients).
-	Events event.Emitter
-	// SecretBox seals webhook signing secrets (PMAPI_SECRET_KEY).
-	SecretBox *seal.Box
-	// WebhookSender sends test deliveries; nil builds the production one.
-	WebhookSender *webhook.Sender
-	// WebhookAllowLoopback lets subscriptions name loopback URLs (tests, dev).
-	WebhookAllowLoopback bool
-	// Resolver resolves webhook hosts at subscription time; nil is the system's.
-	Resolver webhook.Resolver
 	// OAuth runs the device flow and verifies JWTs; nil leaves OAuth off.
 	OAuth *authz.OAuth
-	// RRCAJobs queues similarity and suggestion work (jobs.Clients).
-	RRCAJobs rrca.Jobs
 	// RiverUI maps shard names to their River UI handlers, each built with the
 	// prefix RiverUIPrefix + "/" + shard; empty leaves River UI off.
 	RiverUI map[string]http.Handler
@@ -71,23 +47,20 @@ type Deps struct {
 // Server holds the dependencies every handler uses.
 type Server struct {
 	Deps
-	doc     *openapi3.T
-	docJSON []byte
-	ops     []Operation
-	limiter *rateLimiter
-
-	projects    project.Store
-	tasks       task.Store
-	actionItems actionitem.Store
-	analyses    rrca.Store
-	risks       risk.Store
-	notes       note.Store
-	webhooks    webhook.Store
-	guesses     *codeGuesses
+	doc       *openapi3.T
+	docJSON   []byte
+	ops       []Operation
+	resources []Resource
+	catalog   Catalog
+	limiter   *rateLimiter
+	guesses   *codeGuesses
 }
 
-// New builds the Fiber app and its OpenAPI document from one list of operations.
-func New(d Deps) (*fiber.App, *Server, error) {
+// New builds the Fiber app and its OpenAPI document from the platform's
+// operations and those of resources, in two phases: every registration is
+// gathered into the Catalog first, then each resource builds its operations
+// with it.
+func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
@@ -100,49 +73,22 @@ func New(d Deps) (*fiber.App, *Server, error) {
 	if d.Auth == nil && d.Directory != nil {
 		d.Auth = authz.NewAuthenticator(d.Directory)
 	}
-	if d.Events == nil {
-		return nil, nil, errors.New("api: Deps.Events is required")
-	}
-	if d.RRCAJobs == nil {
-		if j, ok := d.Events.(rrca.Jobs); ok {
-			d.RRCAJobs = j
-		} else {
-			d.RRCAJobs = noJobs{}
-		}
-	}
-	s := &Server{Deps: d, limiter: newRateLimiter(d.RateLimitPerMinute), guesses: &codeGuesses{fails: map[string][]time.Time{}}}
+	s := &Server{Deps: d, resources: resources, limiter: newRateLimiter(d.RateLimitPerMinute), guesses: &codeGuesses{fails: map[string][]time.Time{}}}
 	if d.OAuth != nil && d.Auth != nil {
 		d.Auth.Bearer = d.OAuth
 	}
-	s.projects = project.Store{Events: d.Events, Children: projectChildren()}
-	s.actionItems = actionitem.Store{Events: d.Events}
-	s.analyses = rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: s.actionItems}
-	s.tasks = task.Store{Events: d.Events}
-	s.risks = risk.Store{Events: d.Events}
-	s.notes = note.Store{Events: d.Events}
-	if s.SecretBox == nil {
-		return nil, nil, errors.New("api: Deps.SecretBox is required")
-	}
-	if s.Resolver == nil {
-		s.Resolver = net.DefaultResolver
-	}
-	if s.WebhookSender == nil {
-		sender, err := webhook.NewSender(s.WebhookAllowLoopback, "")
-		if err != nil {
-			return nil, nil, err
-		}
-		s.WebhookSender = sender
-	}
-	hookJobs, ok := d.Events.(webhook.Jobs)
-	if !ok {
-		hookJobs = noJobs{}
-	}
-	s.webhooks = webhook.Store{Events: d.Events, Jobs: hookJobs, Box: s.SecretBox}
-	for _, src := range searchSources() {
-		authz.Scope(src.Scope) // a misspelt scope fails here, at start-up
+	var err error
+	if s.catalog, err = catalogOf(resources); err != nil {
+		return nil, nil, err
 	}
 	s.ops = s.operations()
-	doc, err := BuildDocument(s.ops)
+	if err := s.catalog.checkScopes(s.ops); err != nil {
+		return nil, nil, err
+	}
+	if err := authz.DefineScopes(s.catalog.Scopes...); err != nil {
+		return nil, nil, err
+	}
+	doc, err := BuildDocument(s.ops, s.catalog.Events)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,7 +110,10 @@ func New(d Deps) (*fiber.App, *Server, error) {
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 	})
-	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery)
+	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
+		c.Locals(localLog, d.Log)
+		return c.Next()
+	})
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
 		if op.Idempotent {
@@ -183,7 +132,13 @@ func (s *Server) Document() *openapi3.T { return s.doc }
 // Operations returns every declared operation.
 func (s *Server) Operations() []Operation { return s.ops }
 
-// operations is the one list of routes; each resource contributes its own.
+// Resources returns the registrations the server was built from.
+func (s *Server) Resources() []Resource { return s.resources }
+
+// Catalog returns what the registrations declare, gathered.
+func (s *Server) Catalog() Catalog { return s.catalog }
+
+// operations is the one list of routes: the platform's, then each resource's.
 func (s *Server) operations() []Operation {
 	var ops []Operation
 	ops = append(ops, s.metaOperations()...)
@@ -194,39 +149,11 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.keyOperations()...)
 	ops = append(ops, s.meOperations()...)
 	ops = append(ops, s.eventTypeOperations()...)
-	ops = append(ops, s.projectOperations()...)
-	ops = append(ops, s.taskOperations()...)
-	ops = append(ops, s.riskOperations()...)
-	ops = append(ops, s.noteOperations()...)
-	ops = append(ops, s.searchOperations()...)
-	ops = append(ops, s.actionItemOperations()...)
-	ops = append(ops, s.rrcaOperations()...)
-	ops = append(ops, s.webhookOperations()...)
+	for _, r := range s.resources {
+		if r.Operations != nil {
+			ops = append(ops, r.Operations(s.catalog)...)
+		}
+	}
 	ops = append(ops, s.oauthOperations()...)
 	return ops
 }
-
-// projectChildren lists what a project delete cascades to, each with the deleted
-// event it emits per row. Resources that live in projects add themselves here.
-func projectChildren() []project.Child {
-	return []project.Child{
-		{Table: "tasks", Event: "task.deleted", IDPrefix: task.IDPrefix, IDField: "taskId"},
-		{Table: "risks", Event: "risk.deleted", IDPrefix: risk.IDPrefix, IDField: "riskId"},
-		{Table: "notes", Event: "note.deleted", IDPrefix: note.IDPrefix, IDField: "noteId"},
-		{Table: "action_items", Event: "action-item.deleted", IDPrefix: actionitem.IDPrefix, IDField: "actionItemId", Detach: actionitem.DetachTx},
-		{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: rrca.IDPrefix, IDField: "rrcaId"},
-	}
-}
-
-// noJobs queues nothing: for in-process tools (pmapi admin) that never touch
-// analyses.
-type noJobs struct{}
-
-func (noJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error {
-	return nil
-}
-func (noJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error { return nil }
-func (noJobs) Deliver(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, []uuid.UUID) ([]int64, error) {
-	return nil, nil
-}
-func (noJobs) Cancel(context.Context, pgx.Tx, *tenant.Shard, []int64) error { return nil }

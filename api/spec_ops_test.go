@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
-// specActionItemAndRRCAOperations are the 26 operations of the spec's section 4
+// specActionItemAndRRCAOperations are the 26 operations of docs/decisions.md's action-item and RRCA sections
 // (action items and RRCA), each with the test that drives it through the app
 // (every answer validated against the document) and whether it takes a body.
 var specActionItemAndRRCAOperations = []struct {
@@ -46,6 +46,7 @@ var specActionItemAndRRCAOperations = []struct {
 // in the document with a success response schema, and a request body schema
 // where it takes one.
 func TestSpecActionItemAndRRCAOperationsAreDescribed(t *testing.T) {
+	t.Parallel()
 	if n := len(specActionItemAndRRCAOperations); n != 26 {
 		t.Fatalf("%d operations listed, the spec has 26", n)
 	}

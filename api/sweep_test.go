@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -17,7 +16,7 @@ import (
 )
 
 // TestSweeperRequeuesAnEventWhoseFanoutJobIsGone is the coordinator crash of
-// DESIGN.md 3a in miniature: an event committed, its fan-out job did not (here:
+// docs/operations.md (Citus) in miniature: an event committed, its fan-out job did not (here:
 // deleted before any worker saw it). The sweeper queues the fan-out again and the
 // delivery arrives; an event whose job is alive is left to that job, so it is
 // delivered once.
@@ -28,7 +27,7 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.WebhookAllowLoopback = true
 		d.WebhookSender = sender
 	})

@@ -30,6 +30,7 @@ func itemCode(res map[string]any) any {
 }
 
 func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -85,6 +86,7 @@ func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 }
 
 func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -163,6 +165,7 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 }
 
 func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -206,6 +209,7 @@ func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 }
 
 func TestTaskBatchReplaysWithIdempotencyKey(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -20,7 +19,7 @@ type fuzzTarget struct {
 }
 
 func newFuzzTarget(f *testing.F) fuzzTarget {
-	env := apitest.New(f, func(d *api.Deps) { d.RateLimitPerMinute = 1_000_000_000 })
+	env := apitest.New(f, func(d *apitest.Config) { d.RateLimitPerMinute = 1_000_000_000 })
 	tn := env.NewTenant(f)
 	r := tn.Do(f, "POST", projectBase+"create", map[string]any{"name": "fuzz"})
 	if r.Status != 201 {

@@ -13,6 +13,7 @@ import (
 // unfiltered list, so ignoring the filter fails; time bounds are probed at
 // their edges (After includes its instant, Before excludes it).
 func TestTaskListFilters(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	alpha, beta := taskProject(t, tn), taskProject(t, tn)
@@ -84,6 +85,7 @@ func TestTaskListFilters(t *testing.T) {
 }
 
 func TestTaskListRefusesBadParameters(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	for _, q := range []map[string]string{
@@ -113,6 +115,7 @@ func TestTaskListRefusesBadParameters(t *testing.T) {
 }
 
 func TestTaskPagesSkipNothingWhileRowsArrive(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)

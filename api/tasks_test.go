@@ -44,7 +44,7 @@ var pathTo = map[string][]string{
 
 var taskStatuses = []string{"TODO", "IN_PROGRESS", "BLOCKED", "REVIEW", "DONE"}
 
-// allowedMoves is spec section 3's table, written out independently of the code.
+// allowedMoves is the status table of docs/decisions.md, written out independently of the code.
 var allowedMoves = map[string][]string{
 	"TODO":        {"IN_PROGRESS", "BLOCKED", "DONE"},
 	"IN_PROGRESS": {"REVIEW", "BLOCKED", "TODO"},
@@ -54,6 +54,7 @@ var allowedMoves = map[string][]string{
 }
 
 func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -114,6 +115,7 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 }
 
 func TestTaskLifecycleAndEvents(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -188,6 +190,7 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 }
 
 func TestTaskInAnArchivedProject(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -198,6 +201,7 @@ func TestTaskInAnArchivedProject(t *testing.T) {
 }
 
 func TestTaskValidation(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -281,6 +285,7 @@ func TestTaskValidation(t *testing.T) {
 }
 
 func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	prj := taskProject(t, a)
@@ -330,6 +335,7 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 }
 
 func TestTaskScopes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
@@ -368,6 +374,7 @@ func TestTaskScopes(t *testing.T) {
 }
 
 func TestProjectDeleteRemovesItsTasks(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj, keep := taskProject(t, tn), taskProject(t, tn)
@@ -400,6 +407,7 @@ func TestProjectDeleteRemovesItsTasks(t *testing.T) {
 }
 
 func TestTaskEventTypesAreListed(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	r := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/webhooks/event-types"})
 	var types []string

@@ -15,6 +15,7 @@ import (
 // subscription row only to end a failing streak, so deliveries to a healthy
 // endpoint never queue for that row's lock; a streak still ends on success.
 func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rcv := newReceiver(t, 500, 200)
 	_, ws, shard, emitter := subscribedEmitter(t, rcv)

@@ -18,7 +18,6 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
-	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/webhook"
@@ -88,7 +87,7 @@ func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env,
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := apitest.New(t, func(d *api.Deps) {
+	env := apitest.New(t, func(d *apitest.Config) {
 		d.WebhookAllowLoopback = true
 		d.WebhookSender = sender
 	})
@@ -553,7 +552,7 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := apitest.New(t, func(d *api.Deps) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
 		o.PollInterval = 50 * time.Millisecond

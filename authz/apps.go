@@ -11,7 +11,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -238,34 +237,34 @@ func VerifyAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 	return sameHash(stored, hashSecret(secret)), nil
 }
 
-// appInUse lists the checks that keep an app from being deleted: each returns
-// whether the app still has something active of that kind. Webhooks and OAuth
-// grants add theirs as they arrive.
-var appInUse = []string{
+// AppInUse reports whether the app still has something active of a kind
+// another package owns (webhook subscriptions), asked inside the delete's
+// transaction. Each owner runs the SQL of its own table.
+type AppInUse func(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error)
+
+// ownInUse lists authz's own checks that keep an app from being deleted: live
+// API keys and OAuth grants.
+var ownInUse = []string{
 	`select exists(select 1 from api_keys where workspace_id = $1 and client_id = $2
 		and revoked_at is null and (expires_at is null or expires_at > now()))`,
-	webhook.AppInUseSQL,
-	GrantInUseSQL,
+	`select exists(select 1 from oauth_grants where workspace_id = $1 and client_id = $2 and revoked_at is null)`,
 }
 
-// DeleteApp removes the app when nothing active hangs on it, and otherwise
-// disables it (the spec's rule). removed tells which happened.
-func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, clientID string) (app App, removed bool, err error) {
+// DeleteApp removes the app when nothing active hangs on it (its keys and
+// grants, and whatever inUse reports), and otherwise disables it (the spec's
+// rule). removed tells which happened.
+func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, clientID string, inUse ...AppInUse) (app App, removed bool, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		removed = false
 		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
 		if err != nil {
 			return err
 		}
-		inUse := false
-		for _, q := range appInUse {
-			var active bool
-			if err := tx.QueryRow(ctx, q, ws, clientID).Scan(&active); err != nil {
-				return err
-			}
-			inUse = inUse || active
+		active, err := appActive(ctx, tx, ws, clientID, inUse)
+		if err != nil {
+			return err
 		}
-		if inUse {
+		if active {
 			// Go keeps the first disabled_at (Citus refuses now() in COALESCE
 			// of an UPDATE).
 			disabledAt := "disabled_at"
@@ -289,4 +288,19 @@ func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, 
 		err = dir.UnregisterClient(ctx, clientID)
 	}
 	return app, removed, err
+}
+
+func appActive(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string, others []AppInUse) (bool, error) {
+	for _, q := range ownInUse {
+		var active bool
+		if err := tx.QueryRow(ctx, q, ws, clientID).Scan(&active); err != nil || active {
+			return active, err
+		}
+	}
+	for _, check := range others {
+		if active, err := check(ctx, tx, ws, clientID); err != nil || active {
+			return active, err
+		}
+	}
+	return false, nil
 }

@@ -34,11 +34,11 @@ func setup(tb testing.TB) fixture {
 		tb.Fatal(err)
 	}
 	shard, _ := dir.ShardOf(ws)
-	app, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: "a", Scopes: authz.AllScopes})
+	app, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: "a", Scopes: authz.AllScopes()})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	_, value, err := authz.CreateKey(ctx, shard, ws.ID, app.ClientID, authz.NewKey{Name: "k", Scopes: authz.AllScopes})
+	_, value, err := authz.CreateKey(ctx, shard, ws.ID, app.ClientID, authz.NewKey{Name: "k", Scopes: authz.AllScopes()})
 	if err != nil {
 		tb.Fatal(err)
 	}

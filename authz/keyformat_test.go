@@ -47,8 +47,8 @@ func TestScopes(t *testing.T) {
 	if _, err := ParseScopes("scopes", []string{"tasks:admin"}); err == nil {
 		t.Error("unknown scope accepted")
 	}
-	if len(AllScopes.Names()) != 14 {
-		t.Errorf("AllScopes has %d names", len(AllScopes.Names()))
+	if len(AllScopes().Names()) != 14 {
+		t.Errorf("AllScopes has %d names", len(AllScopes().Names()))
 	}
 	if scopesFromDB([]string{"retired:scope", "notes:read"}) != Scope("notes:read") {
 		t.Error("stored unknown scopes must grant nothing")

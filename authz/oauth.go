@@ -515,6 +515,3 @@ func (o *OAuth) ResetGrants() {
 	o.grants = map[uuid.UUID]*grantState{}
 	o.mu.Unlock()
 }
-
-// GrantInUseSQL lets app deletion see live OAuth grants.
-const GrantInUseSQL = `select exists(select 1 from oauth_grants where workspace_id = $1 and client_id = $2 and revoked_at is null)`

@@ -54,6 +54,9 @@ type Options struct {
 	// process starts a second: a webhook delivery takes two jobs (its
 	// transaction's fan-out and the delivery).
 	FetchCooldown time.Duration
+	// Sweeps are what the maintenance job deletes (cmd/pmapi names every
+	// owner's); none leaves the job with nothing to do.
+	Sweeps Sweeps
 	// SweepEvery and SweepAfter override how often the sweeper looks for events
 	// that lost their fan-out job, and how old such an event must be
 	// (DefaultSweepEvery, DefaultSweepAfter when zero; tests shrink them).
@@ -104,7 +107,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, KeepSessions: 7 * 24 * time.Hour})
+		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: opts.Sweeps})
 		river.AddWorker(workers, &FanoutWorker{Directory: dir, Webhooks: hooks})
 		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, After: opts.SweepAfter, Log: opts.Log})
 		river.AddWorker(workers, &DeliverWorker{Directory: dir, Store: hooks, Sender: opts.Sender, Schedule: opts.Schedule})

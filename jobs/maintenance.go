@@ -3,20 +3,18 @@ package jobs
 import (
 	"context"
 	"fmt"
-	"time"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
-	"github.com/pmapi/pmapi/api/idempotency"
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// MaintenanceArgs asks for one shard's expired rows to be deleted: console
-// sessions a week past expiry (kept that long so recent sign-ins can be
-// audited), Idempotency-Key records past their 24-hour window, and OAuth device
-// codes a day past expiry (undecided or unredeemed codes are of no further use;
-// the day keeps a late poll answered expired_token rather than invalid_grant).
+// MaintenanceArgs asks for one shard's expired rows to be deleted. What expires
+// and when is each table owner's to say: the job runs the Sweeps it is given
+// (console sessions, device codes and user codes in authz, Idempotency-Key
+// records in api/idempotency), so it runs no SQL of its own.
 type MaintenanceArgs struct {
 	Shard string `json:"shard"`
 }
@@ -24,12 +22,25 @@ type MaintenanceArgs struct {
 // Kind is the stable job kind stored in river_job.
 func (MaintenanceArgs) Kind() string { return "maintenance.sweep" }
 
+// WorkspaceSweep deletes one workspace's expired rows of the tables its
+// package owns, inside the workspace's transaction.
+type WorkspaceSweep func(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error
+
+// DirectorySweep deletes expired rows of a directory table (no workspace, no
+// row-level security); it runs beside the default shard only.
+type DirectorySweep func(ctx context.Context, dir *tenant.Directory) error
+
+// Sweeps are the deletions the maintenance job runs.
+type Sweeps struct {
+	Workspace []WorkspaceSweep
+	Directory []DirectorySweep
+}
+
 // MaintenanceWorker deletes expired rows of every workspace on a shard.
 type MaintenanceWorker struct {
 	river.WorkerDefaults[MaintenanceArgs]
 	Directory *tenant.Directory
-	// KeepSessions is how long past expiry a session row stays.
-	KeepSessions time.Duration
+	Sweeps    Sweeps
 }
 
 // Work walks the shard's workspaces one transaction each: row-level security
@@ -43,27 +54,24 @@ func (w *MaintenanceWorker) Work(ctx context.Context, job *river.Job[Maintenance
 	if err != nil {
 		return err
 	}
-	cutoff := time.Now().Add(-w.KeepSessions)
 	for _, id := range ids {
 		err := shard.Tx(ctx, id, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "delete from sessions where workspace_id = $1 and expires_at < $2", id, cutoff); err != nil {
-				return err
+			for _, sweep := range w.Sweeps.Workspace {
+				if err := sweep(ctx, tx, id); err != nil {
+					return err
+				}
 			}
-			if _, err := tx.Exec(ctx, "delete from idempotency_keys where workspace_id = $1 and created_at < $2", id, time.Now().Add(-idempotency.Window)); err != nil {
-				return err
-			}
-			_, err := tx.Exec(ctx, "delete from oauth_device_codes where workspace_id = $1 and expires_at < now() - interval '1 day'", id)
-			return err
+			return nil
 		})
 		if err != nil {
 			return fmt.Errorf("workspace %s: %w", id, err)
 		}
 	}
-	// User codes route the verification page to a workspace; past expiry they
-	// route nowhere. The table is the directory's, beside the default shard.
 	if shard == w.Directory.Shards().Default {
-		if _, err := w.Directory.Pool().Exec(ctx, "delete from oauth_user_codes where expires_at < now() - interval '1 day'"); err != nil {
-			return fmt.Errorf("user codes: %w", err)
+		for _, sweep := range w.Sweeps.Directory {
+			if err := sweep(ctx, w.Directory); err != nil {
+				return fmt.Errorf("directory: %w", err)
+			}
 		}
 	}
 	return nil

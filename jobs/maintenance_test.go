@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/pmapi/pmapi/api/idempotency"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -74,7 +75,10 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	clients, err := jobs.NewClients(dir, jobs.Options{Work: true})
+	clients, err := jobs.NewClients(dir, jobs.Options{Work: true, Sweeps: jobs.Sweeps{
+		Workspace: []jobs.WorkspaceSweep{authz.SweepSessions, idempotency.Sweep, authz.SweepDeviceCodes},
+		Directory: []jobs.DirectorySweep{authz.SweepUserCodes},
+	}})
 	if err != nil {
 		t.Fatal(err)
 	}

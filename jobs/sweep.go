@@ -41,7 +41,7 @@ type SweepArgs struct {
 // Kind is the stable job kind stored in river_job.
 func (SweepArgs) Kind() string { return "event.sweep" }
 
-// SweepWorker keeps DESIGN.md 3a's promise that no committed change loses its
+// SweepWorker keeps docs/decisions.md's (SQL that runs on Citus) promise that no committed change loses its
 // event: on Citus a change on a worker and its River job on the coordinator
 // commit in one phase each, so a coordinator that dies between the two commits
 // leaves events with no job. Events remember their job (Emit); an event still

@@ -48,7 +48,7 @@ func tenantTables(t *testing.T, pool *pgxpool.Pool) []string {
 	return names
 }
 
-// TestEveryTenantTableIsShapedForTenancy is the schema rule of DESIGN.md section 3,
+// TestEveryTenantTableIsShapedForTenancy is the schema rule of docs/decisions.md,
 // checked from the catalog so a table added later cannot skip it.
 func TestEveryTenantTableIsShapedForTenancy(t *testing.T) {
 	ctx := context.Background()

@@ -30,6 +30,7 @@ import (
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -69,15 +70,29 @@ func (b *SafeBuffer) String() string {
 	return b.buf.String()
 }
 
-// New builds the app over the test database, as the server's role.
-func New(t testing.TB, mutate ...func(*api.Deps)) *Env {
+// Config is what a test may change before the app is built: the core's
+// dependencies and the resources'.
+type Config struct {
+	CoreDeps
+	ResourceDeps
+}
+
+// CoreDeps and ResourceDeps name the two halves of Config.
+type (
+	CoreDeps     = api.Deps
+	ResourceDeps = registry.Deps
+)
+
+// New builds the app over the test database, as the server's role, from the
+// same resource list the server uses.
+func New(t testing.TB, mutate ...func(*Config)) *Env {
 	t.Helper()
 	return NewOnPool(t, testdb.AppPool(t), mutate...)
 }
 
 // NewOnPool is New over a pool of the caller's (one connected as the server's
 // role to the package's database), for tests that watch the connections.
-func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*api.Deps)) *Env {
+func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 	t.Helper()
 	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
 	if err != nil {
@@ -101,19 +116,29 @@ func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*api.Deps)) *Env
 	if err := ring.Load(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	deps := api.Deps{
-		OAuth:      authz.NewOAuth(dir, ring, "pmapi-test"),
-		SecretBox:  box,
-		Events:     clients,
-		Auth:       auth,
-		Directory:  dir,
-		AdminToken: "pmadm_" + pmapi.RandomBase62(32),
-		Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+	cfg := Config{
+		CoreDeps: api.Deps{
+			OAuth:      authz.NewOAuth(dir, ring, "pmapi-test"),
+			Auth:       auth,
+			Directory:  dir,
+			AdminToken: "pmadm_" + pmapi.RandomBase62(32),
+			Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		},
 	}
+	cfg.SecretBox, cfg.Events, cfg.RRCAJobs, cfg.WebhookJobs, cfg.WebhookAttempt = box, clients, clients, clients, jobs.Attempt
 	for _, m := range mutate {
-		m(&deps)
+		m(&cfg)
 	}
-	app, srv, err := api.New(deps)
+	if cfg.WebhookSender == nil {
+		if cfg.WebhookSender, err = webhook.NewSender(cfg.WebhookAllowLoopback, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	resources, err := registry.Resources(cfg.ResourceDeps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, srv, err := api.New(cfg.CoreDeps, resources)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +146,8 @@ func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*api.Deps)) *Env
 	if err != nil {
 		t.Fatalf("router from document: %v", err)
 	}
-	return &Env{App: app, Server: srv, Directory: deps.Directory, Auth: deps.Auth, AdminToken: deps.AdminToken, Logs: logs, router: router,
-		Box: box, Sender: srv.WebhookSender}
+	return &Env{App: app, Server: srv, Directory: cfg.Directory, Auth: cfg.Auth, AdminToken: cfg.AdminToken, Logs: logs, router: router,
+		Box: box, Sender: cfg.WebhookSender}
 }
 
 // The verification page answers text/html, which kin-openapi cannot decode on

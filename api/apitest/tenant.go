@@ -3,6 +3,9 @@ package apitest
 import (
 	"net/url"
 	"testing"
+
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/registry"
 )
 
 // Tenant is a workspace with a console user and an app whose key carries the
@@ -18,11 +21,17 @@ type Tenant struct {
 }
 
 // AllScopes is every scope, for tests that are not about scopes.
-var AllScopes = []string{
-	"projects:read", "projects:write", "tasks:read", "tasks:write", "risks:read", "risks:write",
-	"action-items:read", "action-items:write", "rrca:read", "rrca:write", "notes:read", "notes:write",
-	"webhooks:read", "webhooks:write",
-}
+var AllScopes = func() []string {
+	resources, err := registry.Resources(registry.Deps{Events: event.Discard{}, SecretBox: deploymentBox})
+	if err != nil {
+		panic(err)
+	}
+	var names []string
+	for _, r := range resources {
+		names = append(names, r.Scopes...)
+	}
+	return names
+}()
 
 // NewTenant creates a workspace, its user and session, an app declaring every
 // scope, and a key with scopes (every scope when none are given), all through

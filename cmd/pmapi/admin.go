@@ -17,6 +17,7 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -142,7 +143,11 @@ func callAdmin(ctx context.Context, dir *tenant.Directory, placer *tenant.Placer
 	token := pmapi.RandomBase62(32)
 	// The admin operations never touch webhooks: a throwaway box will do.
 	box, _ := seal.New(seal.Random())
-	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Events: event.Discard{}, SecretBox: box, Placer: placer})
+	resources, err := registry.Resources(registry.Deps{Events: event.Discard{}, SecretBox: box})
+	if err != nil {
+		return err
+	}
+	app, _, err := api.New(api.Deps{Directory: dir, AdminToken: token, Placer: placer}, resources)
 	if err != nil {
 		return err
 	}

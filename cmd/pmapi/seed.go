@@ -74,7 +74,7 @@ func seedAppKey(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard,
 		}
 	}
 	if app == nil {
-		created, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: demoAppName, Scopes: authz.AllScopes, CreatedBy: user})
+		created, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: demoAppName, Scopes: authz.AllScopes(), CreatedBy: user})
 		if err != nil {
 			return "", "", err
 		}
@@ -91,7 +91,7 @@ func seedAppKey(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard,
 			}
 		}
 	}
-	_, value, err := authz.CreateKey(ctx, shard, ws.ID, app.ClientID, authz.NewKey{Name: "dev", Scopes: authz.AllScopes})
+	_, value, err := authz.CreateKey(ctx, shard, ws.ID, app.ClientID, authz.NewKey{Name: "dev", Scopes: authz.AllScopes()})
 	return app.ClientID, value, err
 }
 

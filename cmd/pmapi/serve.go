@@ -18,6 +18,7 @@ import (
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -78,7 +79,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
 	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
-		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown}); err != nil {
+		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
 		shards.Close()
 		return nil, err
 	}
@@ -105,13 +106,16 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 				return nil, fmt.Errorf("river ui: %w", err)
 			}
 		}
-		s.app, _, err = api.New(api.Deps{
-			RiverUI:   ui,
-			Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
-			Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, Events: s.jobs,
-			SecretBox: box, WebhookSender: sender, WebhookAllowLoopback: cfg.WebhookLoopback, OAuth: oauth,
-			Placer: s.placer,
-		})
+		var resources []api.Resource
+		resources, err = registry.Resources(registry.Deps{Events: s.jobs, RRCAJobs: s.jobs, WebhookJobs: s.jobs,
+			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback})
+		if err == nil {
+			s.app, _, err = api.New(api.Deps{
+				RiverUI:   ui,
+				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
+				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
+			}, resources)
+		}
 		if err != nil {
 			cancel()
 			shards.Close()

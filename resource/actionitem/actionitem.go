@@ -13,7 +13,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/search"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // Id prefixes.
@@ -108,21 +109,10 @@ type Log struct {
 }
 
 // ValidTitle trims and checks a title.
-func ValidTitle(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if n := utf8.RuneCountInString(s); n < 1 || n > 300 {
-		return "", pmapi.Invalid("title", "title must be 1 to 300 characters")
-	}
-	return s, nil
-}
+func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 
 // ValidDescription allows up to 20000 characters.
-func ValidDescription(d *string) error {
-	if d != nil && utf8.RuneCountInString(*d) > 20000 {
-		return pmapi.Invalid("description", "description must be at most 20000 characters")
-	}
-	return nil
-}
+func ValidDescription(d *string) error { return validate.Description(d, 20000) }
 
 // ValidOwnerHint allows a free-text owner of up to 200 characters.
 func ValidOwnerHint(h *string) error {
@@ -160,7 +150,7 @@ var SortFields = map[string]string{
 }
 
 // SearchSource makes action items findable.
-var SearchSource = search.Source{
+var SearchSource = facet.Search{
 	Type: "action-item", Scope: "action-items:read", Table: "action_items", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "coalesce(r.description, '') || ' ' || coalesce(r.owner_hint, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
 }

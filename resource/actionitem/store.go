@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,12 +11,19 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
 
 // Store reads and writes action items and their logs.
 type Store struct {
 	Events event.Emitter
+	// Detach, when set, runs inside a delete before the items go: it clears
+	// other resources' references to them (corrective actions outlive their
+	// item, and a foreign key cannot set NULL on Citus). The referring
+	// resource owns it, so only it writes its table.
+	Detach func(ctx context.Context, tx pgx.Tx, ws uuid.UUID, items []uuid.UUID) error
 }
 
 const columns = `a.id, a.title, a.description, a.status, a.owner_hint, a.project_id, a.due_date, a.source,
@@ -91,57 +97,28 @@ func sortKey(field string) (expr, typ string) {
 
 // List returns a page of items with each one's position for the next cursor.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Item, []Position, error) {
-	where := []string{"a.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v ...any) {
-		for _, x := range v {
-			args = append(args, x)
-			cond = strings.Replace(cond, "?", fmt.Sprintf("$%d", len(args)), 1)
-		}
-		where = append(where, cond)
-	}
-	if f.Status != "" {
-		add("a.status = ?", f.Status)
-	}
-	if f.ProjectID != nil {
-		add("a.project_id = ?", *f.ProjectID)
-	}
-	if f.OwnerHint != "" {
-		add(`a.owner_hint ilike '%' || ? || '%'`, escapeLike(f.OwnerHint))
-	}
-	if f.Q != "" {
-		add(`(a.title ilike '%' || ? || '%' or a.description ilike '%' || ? || '%')`, escapeLike(f.Q), escapeLike(f.Q))
-	}
-	if f.DueAfter != nil {
-		add("a.due_date >= ?", *f.DueAfter)
-	}
-	if f.DueBefore != nil {
-		add("a.due_date < ?", *f.DueBefore)
-	}
-	if f.CreatedAfter != nil {
-		add("a.created_at >= ?", *f.CreatedAfter)
-	}
-	if f.CreatedBefore != nil {
-		add("a.created_at < ?", *f.CreatedBefore)
-	}
-	if !f.IncludeArchived {
-		where = append(where, "a.archived_at is null")
-	}
+	w := storekit.NewWhere("a", ws)
+	w.Equal("status", f.Status)
+	w.Equal("project_id", f.ProjectID)
+	w.Contains(f.OwnerHint, "owner_hint")
+	w.Contains(f.Q, "title", "description")
+	w.Within("due_date", f.DueAfter, f.DueBefore)
+	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
+	w.Live(f.IncludeArchived)
 	expr, typ := sortKey(f.Sort)
 	dir, cmp := "asc", ">"
 	if f.Desc {
 		dir, cmp = "desc", "<"
 	}
 	if f.After != nil {
-		add(fmt.Sprintf("(%s, a.id) %s (?::%s, ?::uuid)", expr, cmp, typ), f.After.Key, f.After.ID)
+		w.Add(fmt.Sprintf("(%s, a.id) %s (?::%s, ?::uuid)", expr, cmp, typ), f.After.Key, f.After.ID)
 	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s, (%s)::text from action_items a where %s order by %s %s, a.id %s limit $%d",
-		columns, expr, strings.Join(where, " and "), expr, dir, dir, len(args))
+	sql := fmt.Sprintf("select %s, (%s)::text from action_items a where %s order by %s %s, a.id %s limit %s",
+		columns, expr, w.SQL(), expr, dir, dir, w.Arg(f.Limit))
 	var items []Item
 	var pos []Position
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var i Item
 				var key string
@@ -158,10 +135,6 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	return items, pos, err
 }
 
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
 // NewItem is a validated create.
 type NewItem struct {
 	Title              string
@@ -175,24 +148,12 @@ type NewItem struct {
 	SourceSuggestionID *uuid.UUID
 }
 
-func checkProject(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id *uuid.UUID) error {
-	if id == nil {
-		return nil
-	}
-	var ok bool
-	if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, *id).Scan(&ok); err != nil {
-		return err
-	}
-	if !ok {
-		return pmapi.NotFound("project")
-	}
-	return nil
-}
-
 // CreateTx writes an item inside tx, emitting action-item.created.
 func (s Store) CreateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewItem) (Item, error) {
-	if err := checkProject(ctx, tx, ws, in.ProjectID); err != nil {
-		return Item{}, err
+	if in.ProjectID != nil {
+		if err := storekit.ProjectExists(ctx, tx, ws, *in.ProjectID); err != nil {
+			return Item{}, err
+		}
 	}
 	if in.Source == "" {
 		in.Source = SourceManual
@@ -269,15 +230,15 @@ func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 }
 
 // AttachTx puts the item in a project of the workspace.
-func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id, project uuid.UUID) (Item, error) {
+func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id, projectID uuid.UUID) (Item, error) {
 	if _, err := getTx(ctx, tx, ws, id); err != nil {
 		return Item{}, err
 	}
-	if err := checkProject(ctx, tx, ws, &project); err != nil {
+	if err := storekit.ProjectExists(ctx, tx, ws, projectID); err != nil {
 		return Item{}, err
 	}
 	it, err := scan(tx.QueryRow(ctx, `update action_items a set project_id = $3, updated_at = now()
-		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, project))
+		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, projectID))
 	if err != nil {
 		return Item{}, err
 	}
@@ -313,22 +274,36 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 	if err != nil {
 		return err
 	}
-	if err := DetachTx(ctx, tx, ws, []uuid.UUID{id}); err != nil {
+	if err := s.detach(ctx, tx, ws, []uuid.UUID{id}); err != nil {
 		return err
 	}
 	if _, err := tx.Exec(ctx, "delete from action_items where workspace_id = $1 and id = $2", ws, id); err != nil {
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
-		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID("prj_", cur.ProjectID)}})
+		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID(project.IDPrefix, cur.ProjectID)}})
 }
 
-// DetachTx clears the corrective actions' references to items about to be
-// deleted: a corrective action outlives its item (an analysis counts it as
-// open), and the foreign key cannot set NULL itself on Citus.
-func DetachTx(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {
-	_, err := tx.Exec(ctx, "update corrective_actions set action_item_id = null where workspace_id = $1 and action_item_id = any($2)", ws, ids)
-	return err
+func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {
+	if s.Detach == nil || len(ids) == 0 {
+		return nil
+	}
+	return s.Detach(ctx, tx, ws, ids)
+}
+
+// RemoveInProject deletes the items of a project being deleted with their
+// logs, inside its transaction, and returns their ids (the project store emits
+// action-item.deleted).
+func (s Store) RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
+	ids, err := storekit.IDs(tx.Query(ctx, "select id from action_items where workspace_id = $1 and project_id = $2", ws, project))
+	if err != nil || len(ids) == 0 {
+		return ids, err
+	}
+	if err := s.detach(ctx, tx, ws, ids); err != nil {
+		return nil, err
+	}
+	_, err = tx.Exec(ctx, "delete from action_items where workspace_id = $1 and project_id = $2", ws, project)
+	return ids, err
 }
 
 func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, author string, out *Log) error {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/project"
 )
 
 // View is an action item in the API and in event payloads.
@@ -41,7 +42,7 @@ func ToView(i Item) View {
 		ID: pmapi.FormatID(IDPrefix, i.ID), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
 		DueDate: i.DueDate, Source: i.Source, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, ArchivedAt: i.ArchivedAt,
 	}
-	v.ProjectID = optID("prj_", i.ProjectID)
+	v.ProjectID = optID(project.IDPrefix, i.ProjectID)
 	v.SourceRRCAID = optID("rca_", i.SourceRRCAID)
 	v.SourceNodeID = optID("nod_", i.SourceNodeID)
 	v.SourceSuggestionID = optID("lac_", i.SourceSuggestionID)

@@ -11,7 +11,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/search"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts project ids in the API.
@@ -38,8 +39,8 @@ type Project struct {
 	Description *string
 	OwnerID     *uuid.UUID
 	RAGStatus   string
-	StartDate   *pmapi.Date
-	TargetDate  *pmapi.Date
+	StartDate   *Date
+	TargetDate  *Date
 	Members     []Member
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -59,8 +60,8 @@ type Fields struct {
 	Description **string
 	OwnerID     **uuid.UUID
 	RAGStatus   *string
-	StartDate   **pmapi.Date
-	TargetDate  **pmapi.Date
+	StartDate   **Date
+	TargetDate  **Date
 }
 
 // ValidName trims and checks a project name.
@@ -73,12 +74,7 @@ func ValidName(name string) (string, error) {
 }
 
 // ValidDescription allows up to 10000 characters.
-func ValidDescription(d *string) error {
-	if d != nil && utf8.RuneCountInString(*d) > 10000 {
-		return pmapi.Invalid("description", "description must be at most 10000 characters")
-	}
-	return nil
-}
+func ValidDescription(d *string) error { return validate.Description(d, 10000) }
 
 // ValidRAG checks a RAG status.
 func ValidRAG(field, s string) error {
@@ -99,20 +95,11 @@ func ValidRole(s string) error {
 }
 
 // ValidDates refuses a target date before the start date.
-func ValidDates(start, target *pmapi.Date) error {
+func ValidDates(start, target *Date) error {
 	if start != nil && target != nil && target.Time().Before(start.Time()) {
 		return pmapi.Invalid("targetDate", "targetDate must not be before startDate")
 	}
 	return nil
-}
-
-// ParseUserID reads a user id field (a UUID); a malformed one is a bad field.
-func ParseUserID(field, s string) (uuid.UUID, error) {
-	id, err := uuid.Parse(s)
-	if err != nil {
-		return uuid.Nil, pmapi.Invalid(field, "%s must be a user id", field)
-	}
-	return id, nil
 }
 
 // ParseID reads a project id given in a request body or query: a malformed one
@@ -120,7 +107,7 @@ func ParseUserID(field, s string) (uuid.UUID, error) {
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "project") }
 
 // SearchSource makes projects findable by name and description.
-var SearchSource = search.Source{
+var SearchSource = facet.Search{
 	Type: "project", Scope: "projects:read", Table: "projects", IDPrefix: IDPrefix,
 	Title: "r.name", Body: "coalesce(r.description, '')", ProjectID: "r.id", Live: "r.archived_at is null",
 }

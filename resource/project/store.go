@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"strings"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -13,25 +11,17 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// Child is a resource that lives in a project and goes when the project is
-// deleted; the project store emits its deleted event for each row.
-type Child struct {
-	Table    string // its table, with workspace_id, id and project_id columns
-	Event    string // e.g. "task.deleted"
-	IDPrefix string // e.g. "tsk_"
-	IDField  string // the payload's id field, e.g. "taskId"
-	// Detach, when set, runs before the rows go, with their ids: it clears
-	// references to them that would block the delete.
-	Detach func(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error
-}
-
 // Store reads and writes projects.
 type Store struct {
-	Events   event.Emitter
-	Children []Child
+	Events event.Emitter
+	// Children are the resources living in projects (every registration's
+	// cascade), removed with their project.
+	Children []facet.Cascade
 }
 
 // columns reads a project with its members. The members subquery names the
@@ -54,7 +44,7 @@ func scan(row pgx.Row) (Project, error) {
 	if err != nil {
 		return p, err
 	}
-	p.StartDate, p.TargetDate = (*pmapi.Date)(start), (*pmapi.Date)(target)
+	p.StartDate, p.TargetDate = (*Date)(start), (*Date)(target)
 	if err := json.Unmarshal(members, &p.Members); err != nil {
 		return p, err
 	}
@@ -96,71 +86,21 @@ type Filter struct {
 
 // List returns a page of projects, newest first.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Project, error) {
-	where := []string{"p.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.RAGStatus != "" {
-		add("p.rag_status = ?", f.RAGStatus)
-	}
-	if f.OwnerID != nil {
-		add("p.owner_id = ?", *f.OwnerID)
-	}
-	if f.Q != "" {
-		add(`p.name ilike '%' || ? || '%'`, EscapeLike(f.Q))
-	}
-	if !f.IncludeArchived {
-		where = append(where, "p.archived_at is null")
-	}
-	if f.Before != nil {
-		add("p.id < ?", *f.Before)
-	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from projects p where %s order by p.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	w := storekit.NewWhere("p", ws)
+	w.Equal("rag_status", f.RAGStatus)
+	w.Equal("owner_id", f.OwnerID)
+	w.Contains(f.Q, "name")
+	w.Live(f.IncludeArchived)
+	w.Before(f.Before)
+	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + w.Arg(f.Limit)
 	var out []Project
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				p, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, p)
-			}
-			return rows.Err()
+		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Project, error) { return scan(r) })
+			return err
 		})
 	})
 	return out, err
-}
-
-// EscapeLike makes user text literal inside an ILIKE pattern.
-func EscapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-// checkUsers refuses user ids that are not users of the workspace.
-func checkUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, field string, ids ...uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	var found int
-	if err := tx.QueryRow(ctx, "select count(*) from users where workspace_id = $1 and id = any($2)", ws, ids).Scan(&found); err != nil {
-		return err
-	}
-	if found != len(uniq(ids)) {
-		return pmapi.Invalid(field, "%s must name users of this workspace", field)
-	}
-	return nil
-}
-
-func uniq(ids []uuid.UUID) map[uuid.UUID]bool {
-	m := map[uuid.UUID]bool{}
-	for _, id := range ids {
-		m[id] = true
-	}
-	return m
 }
 
 // NewProject is a validated create.
@@ -169,8 +109,8 @@ type NewProject struct {
 	Description *string
 	OwnerID     *uuid.UUID
 	RAGStatus   string
-	StartDate   *pmapi.Date
-	TargetDate  *pmapi.Date
+	StartDate   *Date
+	TargetDate  *Date
 	MemberIDs   []uuid.UUID
 }
 
@@ -181,11 +121,11 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		users := append([]uuid.UUID(nil), in.MemberIDs...)
 		if in.OwnerID != nil {
-			if err := checkUsers(ctx, tx, ws, "ownerId", *in.OwnerID); err != nil {
+			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
 				return err
 			}
 		}
-		if err := checkUsers(ctx, tx, ws, "memberIds", users...); err != nil {
+		if err := storekit.CheckUsers(ctx, tx, ws, storekit.Users("memberIds", users...)); err != nil {
 			return err
 		}
 		id := pmapi.NewID()
@@ -229,7 +169,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		if f.OwnerID != nil {
 			next.OwnerID = *f.OwnerID
 			if next.OwnerID != nil {
-				if err := checkUsers(ctx, tx, ws, "ownerId", *next.OwnerID); err != nil {
+				if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {
 					return err
 				}
 			}
@@ -308,11 +248,7 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		projectID := pmapi.FormatID(IDPrefix, id)
 		var events []event.Event
 		for _, child := range s.Children {
-			rows, err := tx.Query(ctx, fmt.Sprintf("select id from %s where workspace_id = $1 and project_id = $2 order by id", pgx.Identifier{child.Table}.Sanitize()), ws, id)
-			if err != nil {
-				return err
-			}
-			ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+			ids, err := child.Remove(ctx, tx, ws, id)
 			if err != nil {
 				return err
 			}
@@ -322,14 +258,6 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				}})
 			}
 			counts[child.Table] = len(ids)
-			if child.Detach != nil && len(ids) > 0 {
-				if err := child.Detach(ctx, tx, ws, ids); err != nil {
-					return err
-				}
-			}
-			if _, err := tx.Exec(ctx, fmt.Sprintf("delete from %s where workspace_id = $1 and project_id = $2", pgx.Identifier{child.Table}.Sanitize()), ws, id); err != nil {
-				return err
-			}
 		}
 		tag, err := tx.Exec(ctx, "delete from project_members where workspace_id = $1 and project_id = $2", ws, id)
 		if err != nil {
@@ -352,7 +280,7 @@ func (s Store) AddMember(ctx context.Context, shard *tenant.Shard, ws, projectID
 		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
 			return err
 		}
-		if err := checkUsers(ctx, tx, ws, "userId", user); err != nil {
+		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("userId", &user)); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`, ws, projectID, user, role)
@@ -408,4 +336,12 @@ func EventTypes() []event.Type {
 		{Name: "project.member_added", Description: "A member is added", Payload: MemberEvent{}},
 		{Name: "project.member_removed", Description: "A member is removed", Payload: MemberEvent{}},
 	}
+}
+
+func uniq(ids []uuid.UUID) map[uuid.UUID]bool {
+	m := map[uuid.UUID]bool{}
+	for _, id := range ids {
+		m[id] = true
+	}
+	return m
 }

@@ -84,7 +84,4 @@ func TestRules(t *testing.T) {
 	if project.ValidRAG("ragStatus", "GREEN") != nil || project.ValidRAG("ragStatus", "green") == nil {
 		t.Error("RAG validation")
 	}
-	if project.EscapeLike(`50%_\`) != `50\%\_\\` {
-		t.Errorf("EscapeLike: %s", project.EscapeLike(`50%_\`))
-	}
 }

@@ -8,17 +8,17 @@ import (
 
 // View is a project in the API and in event payloads.
 type View struct {
-	ID          string      `json:"id" example:"prj_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
-	Name        string      `json:"name" example:"Line 4 retrofit"`
-	Description *string     `json:"description"`
-	OwnerID     *string     `json:"ownerId" format:"uuid"`
-	RAGStatus   string      `json:"ragStatus" enum:"GREEN,AMBER,RED"`
-	StartDate   *pmapi.Date `json:"startDate" format:"date"`
-	TargetDate  *pmapi.Date `json:"targetDate" format:"date"`
-	Members     []Member    `json:"members"`
-	CreatedAt   time.Time   `json:"createdAt"`
-	UpdatedAt   time.Time   `json:"updatedAt"`
-	ArchivedAt  *time.Time  `json:"archivedAt"`
+	ID          string     `json:"id" example:"prj_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
+	Name        string     `json:"name" example:"Line 4 retrofit"`
+	Description *string    `json:"description"`
+	OwnerID     *string    `json:"ownerId" format:"uuid"`
+	RAGStatus   string     `json:"ragStatus" enum:"GREEN,AMBER,RED"`
+	StartDate   *Date      `json:"startDate" format:"date"`
+	TargetDate  *Date      `json:"targetDate" format:"date"`
+	Members     []Member   `json:"members"`
+	CreatedAt   time.Time  `json:"createdAt"`
+	UpdatedAt   time.Time  `json:"updatedAt"`
+	ArchivedAt  *time.Time `json:"archivedAt"`
 }
 
 // ToView converts a stored project for the API.
@@ -46,24 +46,24 @@ type List struct {
 
 // CreateRequest is the body of project creation.
 type CreateRequest struct {
-	Name        string      `json:"name" example:"Line 4 retrofit"`
-	Description *string     `json:"description,omitempty"`
-	OwnerID     *string     `json:"ownerId,omitempty" format:"uuid" doc:"A user of the workspace"`
-	RAGStatus   string      `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED" doc:"Default GREEN"`
-	StartDate   *pmapi.Date `json:"startDate,omitempty" format:"date"`
-	TargetDate  *pmapi.Date `json:"targetDate,omitempty" format:"date"`
-	MemberIDs   []string    `json:"memberIds,omitempty" doc:"Users to add as members (each emits project.member_added)"`
+	Name        string   `json:"name" example:"Line 4 retrofit"`
+	Description *string  `json:"description,omitempty"`
+	OwnerID     *string  `json:"ownerId,omitempty" format:"uuid" doc:"A user of the workspace"`
+	RAGStatus   string   `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED" doc:"Default GREEN"`
+	StartDate   *Date    `json:"startDate,omitempty" format:"date"`
+	TargetDate  *Date    `json:"targetDate,omitempty" format:"date"`
+	MemberIDs   []string `json:"memberIds,omitempty" doc:"Users to add as members (each emits project.member_added)"`
 }
 
 // UpdateRequest changes a project: absent fields stay, null clears a nullable one.
 type UpdateRequest struct {
-	ID          string      `json:"id"`
-	Name        *string     `json:"name,omitempty"`
-	Description *string     `json:"description,omitempty"`
-	OwnerID     *string     `json:"ownerId,omitempty" format:"uuid"`
-	RAGStatus   *string     `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED"`
-	StartDate   *pmapi.Date `json:"startDate,omitempty" format:"date"`
-	TargetDate  *pmapi.Date `json:"targetDate,omitempty" format:"date"`
+	ID          string  `json:"id"`
+	Name        *string `json:"name,omitempty"`
+	Description *string `json:"description,omitempty"`
+	OwnerID     *string `json:"ownerId,omitempty" format:"uuid"`
+	RAGStatus   *string `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED"`
+	StartDate   *Date   `json:"startDate,omitempty" format:"date"`
+	TargetDate  *Date   `json:"targetDate,omitempty" format:"date"`
 }
 
 // IDRequest names one project (archive, restore, delete).

@@ -1,18 +1,18 @@
 // Package risk is the risk resource: a project's issue-tracker entries (heavier
-// than a task, lighter than an action item) with the status machine of spec
-// section 3, their JSON views and their SQL.
+// than a task, lighter than an action item) with their status machine
+// (docs/decisions.md, Risks and notes), JSON views, SQL and routes (http.go).
 package risk
 
 import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/search"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts risk ids in the API.
@@ -66,21 +66,10 @@ type Risk struct {
 }
 
 // ValidTitle trims and checks a title.
-func ValidTitle(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if n := utf8.RuneCountInString(s); n < 1 || n > 300 {
-		return "", pmapi.Invalid("title", "title must be 1 to 300 characters")
-	}
-	return s, nil
-}
+func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 
 // ValidDescription allows up to 20000 characters.
-func ValidDescription(d *string) error {
-	if d != nil && utf8.RuneCountInString(*d) > 20000 {
-		return pmapi.Invalid("description", "description must be at most 20000 characters")
-	}
-	return nil
-}
+func ValidDescription(d *string) error { return validate.Description(d, 20000) }
 
 // ValidSeverity checks a severity.
 func ValidSeverity(s string) error {
@@ -94,7 +83,7 @@ func ValidSeverity(s string) error {
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "risk") }
 
 // SearchSource makes risks findable.
-var SearchSource = search.Source{
+var SearchSource = facet.Search{
 	Type: "risk", Scope: "risks:read", Table: "risks", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "coalesce(r.description, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/pmapi/pmapi"
 )
 
-// TestTransitionTable tries all 9 pairs against spec section 3's risk table,
+// TestTransitionTable tries all 9 pairs against the risk status table of docs/decisions.md,
 // written out here independently of the code, with no database.
 func TestTransitionTable(t *testing.T) {
 	table := map[[2]string]bool{

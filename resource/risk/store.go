@@ -3,8 +3,6 @@ package risk
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +10,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -64,73 +64,24 @@ type Filter struct {
 
 // List returns a page of risks, newest first.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Risk, error) {
-	where := []string{"r.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.ProjectID != nil {
-		add("r.project_id = ?", *f.ProjectID)
-	}
-	if f.Status != "" {
-		add("r.status = ?", f.Status)
-	}
-	if f.Severity != "" {
-		add("r.severity = ?", f.Severity)
-	}
-	if f.OwnerID != nil {
-		add("r.owner_id = ?", *f.OwnerID)
-	}
-	if f.Q != "" {
-		add(`(r.title ilike '%' || ? || '%' or r.description ilike '%' || ? || '%')`, escapeLike(f.Q))
-	}
-	if f.CreatedAfter != nil {
-		add("r.created_at >= ?", *f.CreatedAfter)
-	}
-	if f.CreatedBefore != nil {
-		add("r.created_at < ?", *f.CreatedBefore)
-	}
-	if !f.IncludeArchived {
-		where = append(where, "r.archived_at is null")
-	}
-	if f.Before != nil {
-		add("r.id < ?", *f.Before)
-	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from risks r where %s order by r.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	w := storekit.NewWhere("r", ws)
+	w.Equal("project_id", f.ProjectID)
+	w.Equal("status", f.Status)
+	w.Equal("severity", f.Severity)
+	w.Equal("owner_id", f.OwnerID)
+	w.Contains(f.Q, "title", "description")
+	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
+	w.Live(f.IncludeArchived)
+	w.Before(f.Before)
+	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
 	var out []Risk
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				r, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, r)
-			}
-			return rows.Err()
+		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
+			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Risk, error) { return scan(r) })
+			return err
 		})
 	})
 	return out, err
-}
-
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-}
-
-func checkOwner(ctx context.Context, tx pgx.Tx, ws uuid.UUID, owner *uuid.UUID) error {
-	if owner == nil {
-		return nil
-	}
-	var ok bool
-	if err := tx.QueryRow(ctx, "select exists(select 1 from users where workspace_id = $1 and id = $2)", ws, *owner).Scan(&ok); err != nil {
-		return err
-	}
-	if !ok {
-		return pmapi.Invalid("ownerId", "ownerId must name a user of this workspace")
-	}
-	return nil
 }
 
 // NewRisk is a validated create.
@@ -153,7 +104,7 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 		if !ok {
 			return pmapi.NotFound("project")
 		}
-		if err := checkOwner(ctx, tx, ws, in.OwnerID); err != nil {
+		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
 			return err
 		}
 		var err error
@@ -193,7 +144,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				return err
 			}
 			next.Status = *ch.Status
-			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID("prj_", cur.ProjectID), From: cur.Status, To: next.Status}
+			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID), From: cur.Status, To: next.Status}
 			events = append(events, event.Event{Type: "risk.status_changed", Data: data})
 			switch next.Status {
 			case Open:
@@ -213,7 +164,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		}
 		if ch.OwnerID != nil {
 			next.OwnerID = *ch.OwnerID
-			if err := checkOwner(ctx, tx, ws, next.OwnerID); err != nil {
+			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {
 				return err
 			}
 		}
@@ -270,4 +221,10 @@ func EventTypes() []event.Type {
 		{Name: "risk.restored", Description: "An archived risk is restored", Payload: View{}},
 		{Name: "risk.deleted", Description: "A risk is deleted (with its project)", Payload: DeletedEvent{}},
 	}
+}
+
+// RemoveInProject deletes the risks of a project being deleted, inside its
+// transaction, and returns their ids (the project store emits risk.deleted).
+func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
+	return storekit.IDs(tx.Query(ctx, "delete from risks where workspace_id = $1 and project_id = $2 returning id", ws, project))
 }

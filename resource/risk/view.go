@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/project"
 )
 
 // View is a risk in the API and in event payloads.
@@ -32,7 +33,7 @@ func optUser(id *uuid.UUID) *string {
 
 // ToView converts a stored risk.
 func ToView(r Risk) View {
-	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID("prj_", r.ProjectID), Title: r.Title, Description: r.Description,
+	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID(project.IDPrefix, r.ProjectID), Title: r.Title, Description: r.Description,
 		Severity: r.Severity, Status: r.Status, OwnerID: optUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
 }
 

@@ -15,7 +15,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/search"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // Id prefixes.
@@ -132,13 +133,7 @@ func ValidNewNode(kind, text string) (string, error) {
 }
 
 // ValidTitle trims and checks an analysis title.
-func ValidTitle(s string) (string, error) {
-	s = strings.TrimSpace(s)
-	if n := utf8.RuneCountInString(s); n < 1 || n > 300 {
-		return "", pmapi.Invalid("title", "title must be 1 to 300 characters")
-	}
-	return s, nil
-}
+func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 
 // ValidProblem checks a problem statement.
 func ValidProblem(s string) error {
@@ -196,7 +191,7 @@ type PhaseChange struct {
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "analysis") }
 
 // SearchSource makes analyses findable.
-var SearchSource = search.Source{
+var SearchSource = facet.Search{
 	Type: "rrca", Scope: "rrca:read", Table: "rrca_analyses", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "r.problem_statement", ProjectID: "r.project_id", Live: "r.archived_at is null",
 }

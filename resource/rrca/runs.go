@@ -12,7 +12,10 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
+	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -150,7 +153,7 @@ func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score); err != nil {
 			return nil, err
 		}
-		prefix := map[string]string{"rrca": IDPrefix, "risk": "rsk_", "task": "tsk_", "node": NodeIDPrefix}[c.Type]
+		prefix := map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix, "node": NodeIDPrefix}[c.Type]
 		c.ID = pmapi.FormatID(prefix, id)
 		out = append(out, c)
 	}
@@ -317,7 +320,7 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			if err := rows.Scan(&pid, &name, &c.Type, &id, &c.Title, &c.Score); err != nil {
 				return err
 			}
-			c.ID = pmapi.FormatID(map[string]string{"rrca": IDPrefix, "risk": "rsk_", "task": "tsk_"}[c.Type], id)
+			c.ID = pmapi.FormatID(map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix}[c.Type], id)
 			pc := byProject[pid]
 			if pc == nil {
 				pc = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}
@@ -387,7 +390,7 @@ func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 	if err != nil {
 		return v, target, err
 	}
-	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID("prj_", target)
+	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID(project.IDPrefix, target)
 	if err := json.Unmarshal(evidence, &v.Evidence); err != nil {
 		return v, target, err
 	}
@@ -492,5 +495,6 @@ func EventTypes() []event.Type {
 		{Name: "rrca.suggestions_ready", Description: "A 5-why or look-across run finished", Payload: RunEvent{}},
 		{Name: "rrca.look_across_applied", Description: "A look-across suggestion is applied", Payload: SuggestionView{}},
 		{Name: "rrca.look_across_rejected", Description: "A look-across suggestion is rejected", Payload: SuggestionView{}},
+		{Name: "rrca.deleted", Description: "An analysis is deleted with its project", Payload: DeletedEvent{}},
 	}
 }

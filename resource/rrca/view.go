@@ -7,6 +7,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 )
 
 func optID(prefix string, id *uuid.UUID) *string {
@@ -35,7 +37,7 @@ type View struct {
 func ToView(a Analysis) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, a.ID), Title: a.Title, ProblemStatement: a.ProblemStatement,
-		ProjectID: optID("prj_", a.ProjectID), SourceRiskID: optID("rsk_", a.SourceRiskID), Phase: a.Phase,
+		ProjectID: optID(project.IDPrefix, a.ProjectID), SourceRiskID: optID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
 		NodeCount: a.NodeCount, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ArchivedAt: a.ArchivedAt,
 	}
 }

@@ -15,22 +15,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
-
-// Source is one searchable resource type. Its expressions are SQL over the table
-// aliased `r`; they are constants of the code, never user input.
-type Source struct {
-	Type      string // the item's `type`, e.g. "task"
-	Scope     string // the read scope needed to see it
-	Table     string
-	IDPrefix  string
-	Title     string // expression for the title
-	Body      string // expression for the longer text (may be "''")
-	ProjectID string // expression for the owning project's id, or "null"
-	// Live is the condition for rows that are not archived or deleted.
-	Live string
-}
 
 // Item is one hit.
 type Item struct {
@@ -72,13 +60,13 @@ const minSimilarity = 0.3
 var trigramThreshold = tenant.MustLocalSetting("pg_trgm.word_similarity_threshold", strconv.FormatFloat(minSimilarity, 'f', -1, 64))
 
 // Run searches sources for q and returns at most limit items, best first.
-func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sources []Source, limit int) ([]Item, error) {
+func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sources []facet.Search, limit int) ([]Item, error) {
 	if len(sources) == 0 {
 		return []Item{}, nil
 	}
 	parts := make([]string, 0, len(sources))
 	for _, s := range sources {
-		parts = append(parts, s.sql())
+		parts = append(parts, sourceSQL(s))
 	}
 	sql := fmt.Sprintf(`select type, id, project_id, title, snippet, score from (%s) hits order by score desc, id desc limit $4`,
 		strings.Join(parts, " union all "))
@@ -95,13 +83,13 @@ func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sourc
 			for rows.Next() {
 				var it Item
 				var id uuid.UUID
-				var project *uuid.UUID
-				if err := rows.Scan(&it.Type, &id, &project, &it.Title, &it.Snippet, &it.Score); err != nil {
+				var projectID *uuid.UUID
+				if err := rows.Scan(&it.Type, &id, &projectID, &it.Title, &it.Snippet, &it.Score); err != nil {
 					return err
 				}
 				it.ID = pmapi.FormatID(prefixes[it.Type], id)
-				if project != nil {
-					p := pmapi.FormatID("prj_", *project)
+				if projectID != nil {
+					p := pmapi.FormatID(project.IDPrefix, *projectID)
 					it.ProjectID = &p
 				}
 				items = append(items, it)
@@ -123,7 +111,7 @@ func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sourc
 // similarity threshold. A row matches by full text or by trigram similarity of
 // the query to a word run of its title or body; its score is the better of the
 // two signals, title matches counting double.
-func (s Source) sql() string {
+func sourceSQL(s facet.Search) string {
 	doc := fmt.Sprintf("(%s || ' ' || %s)", s.Title, s.Body)
 	return fmt.Sprintf(`select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title,
 		coalesce(nullif(ts_headline('english', %[4]s, websearch_to_tsquery('english', $2),

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/search"
 	"github.com/pmapi/pmapi/tenant"
@@ -39,7 +40,7 @@ func TestTyposMatchInEitherSettingMode(t *testing.T) {
 		if err != nil || bySetting {
 			t.Fatalf("the typo matches at pg_trgm's default threshold (%v, %v): it tests nothing", bySetting, err)
 		}
-		items, err := search.Run(ctx, shard, ws, "hydralic", []search.Source{project.SearchSource}, 10)
+		items, err := search.Run(ctx, shard, ws, "hydralic", []facet.Search{project.SearchSource}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

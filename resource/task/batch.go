@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -21,9 +22,6 @@ const (
 // OpKinds lists every kind of batch operation.
 var OpKinds = []string{OpCreate, OpUpdate, OpArchive, OpRestore}
 
-// MaxBatch is the most operations one batch may hold.
-const MaxBatch = 100
-
 // Op is one validated operation of a batch: New for a create, ID (and Changes
 // for an update) for the others.
 type Op struct {
@@ -32,16 +30,6 @@ type Op struct {
 	ID      uuid.UUID
 	Changes Changes
 }
-
-// FailedOp is why an atomic batch wrote nothing: the operation at Index failed.
-type FailedOp struct {
-	Index int
-	Err   error
-}
-
-func (f *FailedOp) Error() string { return fmt.Sprintf("operation %d: %v", f.Index, f.Err) }
-
-func (f *FailedOp) Unwrap() error { return f.Err }
 
 // Do runs one operation in its own transaction, as its single-task endpoint
 // would.
@@ -56,7 +44,7 @@ func (s Store) Do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op)
 }
 
 // DoAtomic runs ops in order in one transaction: all of them commit, with their
-// events, or the first failure (a *FailedOp) rolls every one back.
+// events, or the first failure (a *storekit.FailedOp) rolls every one back.
 func (s Store) DoAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]Task, error) {
 	var out []Task
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -64,7 +52,7 @@ func (s Store) DoAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, 
 		for i, op := range ops {
 			t, err := s.run(ctx, tx, shard, ws, op)
 			if err != nil {
-				return &FailedOp{Index: i, Err: err}
+				return &storekit.FailedOp{Index: i, Err: err}
 			}
 			out = append(out, t)
 		}

@@ -6,12 +6,13 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
 // Has reports whether a request body names a field at its top level, to tell
 // an absent field (leave it alone) from a null one (clear it).
-type Has func(field string) bool
+type Has = func(field string) bool
 
 // ParseCreate turns a decoded create body into a validated NewTask. A missing
 // projectId is a bad request; a malformed one names no project (404).
@@ -32,10 +33,10 @@ func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 	} else if has("priority") {
 		return in, pmapi.Invalid("priority", "priority cannot be null; leave it out for the default 3")
 	}
-	if in.AssigneeID, err = optionalUser("assigneeId", req.AssigneeID); err != nil {
+	if in.AssigneeID, err = validate.OptionalUser("assigneeId", req.AssigneeID); err != nil {
 		return in, err
 	}
-	if in.ReporterID, err = optionalUser("reporterId", req.ReporterID); err != nil {
+	if in.ReporterID, err = validate.OptionalUser("reporterId", req.ReporterID); err != nil {
 		return in, err
 	}
 	if err := ValidDates(in.StartDate, in.DueDate); err != nil {
@@ -90,7 +91,7 @@ func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 		if !has(f.name) {
 			continue
 		}
-		id, err := optionalUser(f.name, f.raw)
+		id, err := validate.OptionalUser(f.name, f.raw)
 		if err != nil {
 			return uuid.Nil, ch, err
 		}
@@ -114,17 +115,6 @@ func ParseIDRequest(req IDRequest) (uuid.UUID, error) {
 		return uuid.Nil, pmapi.Invalid("taskId", "taskId is required")
 	}
 	return ParseID(req.TaskID)
-}
-
-func optionalUser(field string, s *string) (*uuid.UUID, error) {
-	if s == nil {
-		return nil, nil
-	}
-	id, err := project.ParseUserID(field, *s)
-	if err != nil {
-		return nil, err
-	}
-	return &id, nil
 }
 
 // micro cuts a timestamp to what PostgreSQL stores, so that comparing a

@@ -1,9 +1,9 @@
 package task
 
-import "github.com/pmapi/pmapi/resource/search"
+import "github.com/pmapi/pmapi/resource/facet"
 
 // SearchSource makes tasks findable by title and description.
-var SearchSource = search.Source{
+var SearchSource = facet.Search{
 	Type: "task", Scope: "tasks:read", Table: "tasks", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "coalesce(r.description, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
 }

@@ -3,8 +3,6 @@ package task
 import (
 	"context"
 	"errors"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -13,7 +11,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -73,44 +71,17 @@ type Filter struct {
 
 // List returns a page of tasks, newest first.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Task, error) {
-	where := []string{"t.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.ProjectID != nil {
-		add("t.project_id = ?", *f.ProjectID)
-	}
-	if f.Status != "" {
-		add("t.status = ?", f.Status)
-	}
-	if f.AssigneeID != nil {
-		add("t.assignee_id = ?", *f.AssigneeID)
-	}
-	if f.Q != "" {
-		add(`t.title ilike '%' || ? || '%'`, project.EscapeLike(f.Q))
-	}
-	if f.DueAfter != nil {
-		add("t.due_date >= ?", *f.DueAfter)
-	}
-	if f.DueBefore != nil {
-		add("t.due_date < ?", *f.DueBefore)
-	}
-	if f.CreatedAfter != nil {
-		add("t.created_at >= ?", *f.CreatedAfter)
-	}
-	if f.CreatedBefore != nil {
-		add("t.created_at < ?", *f.CreatedBefore)
-	}
-	if !f.IncludeArchived {
-		where = append(where, "t.archived_at is null")
-	}
-	if f.Before != nil {
-		add("t.id < ?", *f.Before)
-	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from tasks t where %s order by t.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
+	w := storekit.NewWhere("t", ws)
+	w.Equal("project_id", f.ProjectID)
+	w.Equal("status", f.Status)
+	w.Equal("assignee_id", f.AssigneeID)
+	w.Contains(f.Q, "title")
+	w.Within("due_date", f.DueAfter, f.DueBefore)
+	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
+	w.Live(f.IncludeArchived)
+	w.Before(f.Before)
+	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
+	args := w.Args()
 	var out []Task
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
@@ -125,38 +96,6 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 		})
 	})
 	return out, err
-}
-
-// checkUsers refuses user ids that are not users of the workspace, naming the
-// field that holds the stranger.
-func checkUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fields map[string]*uuid.UUID) error {
-	var ids []uuid.UUID
-	for _, id := range fields {
-		if id != nil {
-			ids = append(ids, *id)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	rows, err := tx.Query(ctx, "select id from users where workspace_id = $1 and id = any($2)", ws, ids)
-	if err != nil {
-		return err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return err
-	}
-	known := map[uuid.UUID]bool{}
-	for _, id := range found {
-		known[id] = true
-	}
-	for _, name := range []string{"assigneeId", "reporterId"} {
-		if id := fields[name]; id != nil && !known[*id] {
-			return pmapi.Invalid(name, "%s must name a user of this workspace", name)
-		}
-	}
-	return nil
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is
@@ -182,7 +121,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 	if err != nil {
 		return Task{}, err
 	}
-	if err := checkUsers(ctx, tx, ws, map[string]*uuid.UUID{"assigneeId": in.AssigneeID, "reporterId": in.ReporterID}); err != nil {
+	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {
 		return Task{}, err
 	}
 	t, err := scan(tx.QueryRow(ctx, `insert into tasks as t (workspace_id, id, project_id, title, description, priority,
@@ -224,14 +163,14 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 	if same(cur, next) {
 		return cur, nil
 	}
-	users := map[string]*uuid.UUID{}
+	var users []storekit.UserField
 	if !eqPtr(cur.AssigneeID, next.AssigneeID) {
-		users["assigneeId"] = next.AssigneeID
+		users = append(users, storekit.User("assigneeId", next.AssigneeID))
 	}
 	if !eqPtr(cur.ReporterID, next.ReporterID) {
-		users["reporterId"] = next.ReporterID
+		users = append(users, storekit.User("reporterId", next.ReporterID))
 	}
-	if err := checkUsers(ctx, tx, ws, users); err != nil {
+	if err := storekit.CheckUsers(ctx, tx, ws, users...); err != nil {
 		return cur, err
 	}
 	t, err := scan(tx.QueryRow(ctx, `update tasks as t set status = $3, title = $4, description = $5, priority = $6,
@@ -321,4 +260,10 @@ func EventTypes() []event.Type {
 		{Name: "task.restored", Description: "An archived task is restored", Payload: View{}},
 		{Name: "task.deleted", Description: "A task is deleted with its project", Payload: DeletedEvent{}},
 	}
+}
+
+// RemoveInProject deletes the tasks of a project being deleted, inside its
+// transaction, and returns their ids (the project store emits task.deleted).
+func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
+	return storekit.IDs(tx.Query(ctx, "delete from tasks where workspace_id = $1 and project_id = $2 returning id", ws, project))
 }

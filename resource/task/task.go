@@ -1,15 +1,16 @@
 // Package task is the task resource: a project's work items with the status
-// machine of spec section 3, their JSON views and their SQL.
+// machine of docs/decisions.md (Tasks), their JSON views, their SQL and
+// their routes (http.go).
 package task
 
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts task ids in the API.
@@ -27,7 +28,7 @@ const (
 // Statuses lists every status in the order of the spec's table.
 var Statuses = []string{Todo, InProgress, Blocked, Review, Done}
 
-// transitions is spec section 3's table. A move to the same status is not in
+// transitions is the status table of docs/decisions.md. A move to the same status is not in
 // it, so it is refused like any other move outside the table.
 var transitions = map[string][]string{
 	Todo:       {InProgress, Blocked, Done},
@@ -108,28 +109,10 @@ func CheckTransition(from, to string) error {
 }
 
 // ValidTitle trims and checks a task title.
-func ValidTitle(title string) (string, error) {
-	title = strings.TrimSpace(title)
-	if n := utf8.RuneCountInString(title); n < 1 || n > 500 {
-		return "", pmapi.Invalid("title", "title must be 1 to 500 characters")
-	}
-	if strings.ContainsRune(title, 0) {
-		return "", pmapi.Invalid("title", "title must not contain NUL characters")
-	}
-	return title, nil
-}
+func ValidTitle(title string) (string, error) { return validate.Title(title, 500) }
 
 // ValidDescription allows up to 10000 characters.
-func ValidDescription(d *string) error {
-	if d != nil && utf8.RuneCountInString(*d) > 10000 {
-		return pmapi.Invalid("description", "description must be at most 10000 characters")
-	}
-	// PostgreSQL text cannot hold NUL; refusing it here keeps it a 400.
-	if d != nil && strings.ContainsRune(*d, 0) {
-		return pmapi.Invalid("description", "description must not contain NUL characters")
-	}
-	return nil
-}
+func ValidDescription(d *string) error { return validate.Description(d, 10000) }
 
 // ValidDates refuses a due date before the start date.
 func ValidDates(start, due *time.Time) error {

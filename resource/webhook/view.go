@@ -3,6 +3,8 @@ package webhook
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/pmapi/pmapi/resource/event"
 )
 
 // Id prefixes: subscriptions and deliveries (the webhook body's id).
@@ -125,4 +127,19 @@ type BulkReplayed struct {
 type DisabledEvent struct {
 	SubscriptionID string `json:"subscriptionId"`
 	Reason         string `json:"reason"`
+}
+
+// TestEvent is the data of webhook.test.
+type TestEvent struct {
+	SubscriptionID string `json:"subscriptionId"`
+	Message        string `json:"message"`
+}
+
+// EventTypes documents the events subscriptions emit.
+func EventTypes() []event.Type {
+	return []event.Type{
+		{Name: "webhook.test", Description: "The test operation of a webhook subscription is called", Payload: TestEvent{}},
+		{Name: "webhook.disabled", Description: "A subscription is disabled (by a user, after 5 days of failures, or on 410 Gone)", Payload: DisabledEvent{}},
+		{Name: "webhook.enabled", Description: "A disabled subscription is enabled again", Payload: DisabledEvent{}},
+	}
 }

@@ -1,8 +1,10 @@
-package pmapi
+package project
 
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/pmapi/pmapi"
 )
 
 // Date is a calendar date as the API writes it, "2026-03-31". Decoding rejects
@@ -16,7 +18,7 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	if _, err := time.Parse(time.DateOnly, s); err != nil {
-		return Errorf(CodeValidation, "dates are written YYYY-MM-DD, not %q", s)
+		return pmapi.Errorf(pmapi.CodeValidation, "dates are written YYYY-MM-DD, not %q", s)
 	}
 	*d = Date(s)
 	return nil

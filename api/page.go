@@ -1,0 +1,47 @@
+package api
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+)
+
+// Pages of lists: the client asks for limit items and gets nextCursor, an
+// opaque token naming the list and the last key served (docs/decisions.md,
+// Pages). Stores are asked for limit+1 rows, so a full page tells whether
+// another follows.
+
+// Before reads the cursor of a list keyed by time-ordered ids, newest first:
+// the id the next page starts below, nil on the first page.
+func (q ListQuery) Before(list string) (*uuid.UUID, error) {
+	raw, err := DecodeCursor(list, q.Cursor)
+	if err != nil || raw == "" {
+		return nil, err
+	}
+	id, err := uuid.Parse(raw)
+	if err != nil {
+		return nil, pmapi.Invalid("cursor", "cursor is not one this list issued")
+	}
+	return &id, nil
+}
+
+// Page turns up to limit+1 rows of a list keyed by id into at most limit
+// views and the cursor after the last one (nil on the last page).
+func Page[T, V any](list string, rows []T, limit int, id func(T) uuid.UUID, view func(T) V) ([]V, *string) {
+	out := make([]V, 0, min(len(rows), limit))
+	for i, r := range rows {
+		if i == limit {
+			next := EncodeCursor(list, id(rows[limit-1]).String())
+			return out, &next
+		}
+		out = append(out, view(r))
+	}
+	return out, nil
+}
+
+// EncodeCursor makes the cursor of list after the key after.
+func EncodeCursor(list, after string) string { return encodeCursor(list, after) }
+
+// DecodeCursor returns the key a cursor of list names ("" for none); a cursor
+// of another list or a made-up one is 400 naming cursor.
+func DecodeCursor(list, raw string) (string, error) { return decodeCursor(list, raw) }

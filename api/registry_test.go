@@ -1,0 +1,114 @@
+package api_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testdb"
+)
+
+// platformTables are the tenant tables no resource registration owns: the
+// platform's (authz: users, sessions, apps, keys, OAuth; api/idempotency; the
+// event emitter in jobs).
+var platformTables = []string{"users", "sessions", "apps", "api_keys", "idempotency_keys", "events",
+	"oauth_grants", "oauth_device_codes", "oauth_refresh_tokens"}
+
+// TestRegistrationsKeepTheChecklist holds docs/architecture.md's "how to add
+// a resource" honest: what a registration declares must be true of the schema,
+// the document and the route table, and every resource package with a handler
+// file must be in the list.
+func TestRegistrationsKeepTheChecklist(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ctx := context.Background()
+	pool := testdb.OwnerPool(t)
+	cat := env.Server.Catalog()
+
+	t.Run("every registered table has forced row-level security and is distributed", func(t *testing.T) {
+		owned := map[string]string{}
+		for _, r := range env.Server.Resources() {
+			for _, table := range r.Tables {
+				owned[table] = r.Name
+				var enabled, forced bool
+				var class string
+				err := pool.QueryRow(ctx, `select c.relrowsecurity, c.relforcerowsecurity, coalesce(k.class, '')
+					from pg_class c left join schema_table_classes k on k.table_name = c.relname
+					where c.oid = $1::regclass`, table).Scan(&enabled, &forced, &class)
+				if err != nil {
+					t.Errorf("%s (of %s): %v", table, r.Name, err)
+					continue
+				}
+				if !enabled || !forced || class != "distributed" {
+					t.Errorf("%s (of %s): rls enabled=%v forced=%v, class %q; want both and distributed", table, r.Name, enabled, forced, class)
+				}
+			}
+		}
+		// And the other way round: every tenant table has an owner.
+		rows, err := pool.Query(ctx, `select c.relname from pg_class c
+			where c.relkind = 'r' and c.relrowsecurity and c.relnamespace = 'public'::regnamespace
+			  and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tenant, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, table := range tenant {
+			if owned[table] == "" && !slices.Contains(platformTables, table) {
+				t.Errorf("tenant table %s belongs to no registration (add it to its resource's Tables)", table)
+			}
+		}
+	})
+
+	t.Run("every registered event type has a documented payload", func(t *testing.T) {
+		hooks, _ := env.Server.Document().Extensions["x-webhooks"].(map[string]any)
+		for _, e := range cat.Events {
+			h, ok := hooks[e.Name].(map[string]any)
+			if !ok {
+				t.Errorf("event %s is not in x-webhooks", e.Name)
+				continue
+			}
+			ref, _ := h["data"].(map[string]any)["$ref"].(string)
+			name := strings.TrimPrefix(ref, "#/components/schemas/")
+			if env.Server.Document().Components.Schemas[name] == nil {
+				t.Errorf("event %s: payload schema %q is not in the document", e.Name, name)
+			}
+		}
+	})
+
+	t.Run("every operation's scope is a registered scope", func(t *testing.T) {
+		for _, op := range env.Server.Operations() {
+			if op.Scope != "" && !slices.Contains(cat.Scopes, op.Scope) {
+				t.Errorf("%s needs scope %s, which no registration declares", op.ID, op.Scope)
+			}
+		}
+	})
+
+	t.Run("every resource package with a handler file is in the list", func(t *testing.T) {
+		list, err := os.ReadFile("../resource/registry/registry.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		files, err := filepath.Glob("../resource/*/http.go")
+		if err != nil || len(files) == 0 {
+			t.Fatalf("no handler files found: %v", err)
+		}
+		for _, f := range files {
+			pkg := filepath.Base(filepath.Dir(f))
+			if !strings.Contains(string(list), pkg+".Resource(") {
+				t.Errorf("resource/%s has a handler file but is not in resource/registry's list", pkg)
+			}
+		}
+		if len(env.Server.Resources()) != len(files) {
+			t.Errorf("%d registrations for %d handler files", len(env.Server.Resources()), len(files))
+		}
+	})
+}

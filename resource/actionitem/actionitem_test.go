@@ -1,0 +1,76 @@
+package actionitem
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/pmapi/pmapi"
+)
+
+// moves is the status table of docs/decisions.md (Action items), written out
+// independently of the code.
+var moves = map[string][]string{
+	Open:       {InProgress, Done, Cancelled},
+	InProgress: {Done, Open, Cancelled},
+	Done:       {InProgress},
+	Cancelled:  {Open},
+}
+
+func TestTransitionTable(t *testing.T) {
+	t.Parallel()
+	for _, from := range Statuses {
+		for _, to := range Statuses {
+			err := CheckTransition(from, to)
+			if want := slices.Contains(moves[from], to); (err == nil) != want {
+				t.Errorf("%s -> %s: err %v, want allowed=%v", from, to, err, want)
+			}
+			if err != nil && pmapi.ErrorCode(err) != pmapi.CodeInvalidTransition {
+				t.Errorf("%s -> %s: code %s", from, to, pmapi.ErrorCode(err))
+			}
+		}
+	}
+	if pmapi.ErrorCode(CheckTransition(Open, "PAUSED")) != pmapi.CodeValidation {
+		t.Error("an unknown status must be VALIDATION_FAILED")
+	}
+}
+
+func TestValidLogRefusesServerKindsAndTrims(t *testing.T) {
+	t.Parallel()
+	if _, err := ValidLog(LogStatusChange, "x"); err == nil {
+		t.Error("callers must not write STATUS_CHANGE entries")
+	}
+	if _, err := ValidLog("GOSSIP", "x"); err == nil {
+		t.Error("unknown kind accepted")
+	}
+	if m, err := ValidLog(LogNote, "  done  "); err != nil || m != "done" {
+		t.Errorf("message %q %v", m, err)
+	}
+	if _, err := ValidLog(LogNote, strings.Repeat("a", 10001)); err == nil {
+		t.Error("an over-long message accepted")
+	}
+}
+
+func TestParseTellsNullFromAbsent(t *testing.T) {
+	t.Parallel()
+	has := func(fields ...string) func(string) bool {
+		return func(f string) bool { return slices.Contains(fields, f) }
+	}
+	if _, err := ParseFields(UpdateRequest{}, has("title")); pmapi.ErrorCode(err) != pmapi.CodeValidation {
+		t.Errorf("null title: %v", err)
+	}
+	f, err := ParseFields(UpdateRequest{}, has("description", "ownerHint"))
+	if err != nil || f.Description == nil || *f.Description != nil || f.OwnerHint == nil || f.Title != nil {
+		t.Errorf("null description and owner hint clear them, absent title leaves it: %+v %v", f, err)
+	}
+	if _, err := ParseOp(OpAttachProject, BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID())}, has(), "pm_cli_x"); err == nil {
+		t.Error("attach-project without projectId accepted")
+	}
+	op, err := ParseOp(OpUpdate, BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID()), Title: new(" Fix it ")}, has("title"), "pm_cli_x")
+	if err != nil || *op.Fields.Title != "Fix it" || op.Author != "pm_cli_x" {
+		t.Errorf("update op %+v %v", op, err)
+	}
+	if _, err := ParseCreate(CreateRequest{Title: " "}); err == nil {
+		t.Error("a blank title accepted")
+	}
+}

@@ -1,0 +1,40 @@
+// Package facet holds what a resource tells the features that span every
+// resource about itself: how search reads its table (Search) and how a project
+// delete reaches its rows (Cascade). It is a leaf, so the API core can gather
+// these from every registration without importing any resource package.
+package facet
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+)
+
+// Search is one searchable resource type. Its expressions are SQL over the
+// table aliased `r`; they are constants of the code, never user input.
+type Search struct {
+	Type      string // the item's `type`, e.g. "task"
+	Scope     string // the read scope needed to see it
+	Table     string
+	IDPrefix  string
+	Title     string // expression for the title
+	Body      string // expression for the longer text (may be "''")
+	ProjectID string // expression for the owning project's id, or "null"
+	// Live is the condition for rows that are not archived or deleted.
+	Live string
+}
+
+// Cascade is a resource that lives in a project and goes when the project is
+// deleted. The project store emits Event for each row removed, with the row's
+// id under IDField and the project's id under projectId.
+type Cascade struct {
+	Table    string // for the deleted counts of the project delete's answer
+	Event    string // e.g. "task.deleted"
+	IDPrefix string // e.g. "tsk_"
+	IDField  string // the payload's id field, e.g. "taskId"
+	// Remove deletes the project's rows inside the delete's transaction and
+	// returns their ids. The owning package runs it, so only it writes its
+	// table (and clears references to the rows first where it must).
+	Remove func(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error)
+}

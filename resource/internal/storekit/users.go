@@ -1,0 +1,79 @@
+package storekit
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+)
+
+// UserField is a request field holding user ids.
+type UserField struct {
+	Name string
+	IDs  []uuid.UUID
+	list bool
+}
+
+// User is a field holding at most one user id.
+func User(name string, id *uuid.UUID) UserField {
+	if id == nil {
+		return UserField{Name: name}
+	}
+	return UserField{Name: name, IDs: []uuid.UUID{*id}}
+}
+
+// Users is a field holding a list of user ids.
+func Users(name string, ids ...uuid.UUID) UserField {
+	return UserField{Name: name, IDs: ids, list: true}
+}
+
+// CheckUsers refuses, in one query, user ids that are not users of the
+// workspace: 400 naming the first field that holds a stranger.
+func CheckUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fields ...UserField) error {
+	var ids []uuid.UUID
+	for _, f := range fields {
+		ids = append(ids, f.IDs...)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := tx.Query(ctx, "select id from users where workspace_id = $1 and id = any($2)", ws, ids)
+	if err != nil {
+		return err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return err
+	}
+	known := make(map[uuid.UUID]bool, len(found))
+	for _, id := range found {
+		known[id] = true
+	}
+	for _, f := range fields {
+		for _, id := range f.IDs {
+			if known[id] {
+				continue
+			}
+			if f.list {
+				return pmapi.Invalid(f.Name, "%s must name users of this workspace", f.Name)
+			}
+			return pmapi.Invalid(f.Name, "%s must name a user of this workspace", f.Name)
+		}
+	}
+	return nil
+}
+
+// ProjectExists refuses a project id that names no project of the workspace
+// (404, as a malformed one).
+func ProjectExists(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id uuid.UUID) error {
+	var ok bool
+	if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, id).Scan(&ok); err != nil {
+		return err
+	}
+	if !ok {
+		return pmapi.NotFound("project")
+	}
+	return nil
+}

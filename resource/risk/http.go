@@ -1,0 +1,121 @@
+package risk
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// The scopes of risks.
+const (
+	ScopeRead  = "risks:read"
+	ScopeWrite = "risks:write"
+)
+
+// Resource registers risks with the server.
+func Resource(s Store) api.Resource {
+	return api.Resource{
+		Name: "risk", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"risks"},
+		Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade:    &facet.Cascade{Table: "risks", Event: "risk.deleted", IDPrefix: IDPrefix, IDField: "riskId", Remove: RemoveInProject},
+		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
+	}
+}
+
+// ListQuery documents and decodes the risk list's parameters.
+type ListQuery struct {
+	api.ListQuery
+	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Omit for the risks of the whole workspace"`
+	Status          string     `query:"status" enum:"OPEN,MITIGATING,RESOLVED"`
+	Severity        string     `query:"severity" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
+	OwnerID         *uuid.UUID `query:"ownerId" format:"uuid"`
+	Q               string     `query:"q" doc:"Case-insensitive substring of the title or description"`
+	CreatedAfter    *time.Time `query:"createdAfter" format:"date-time" doc:"Created at or after"`
+	CreatedBefore   *time.Time `query:"createdBefore" format:"date-time" doc:"Created before"`
+	IncludeArchived bool       `query:"includeArchived"`
+}
+
+// DetailQuery names one risk.
+type DetailQuery struct {
+	ID string `query:"id" required:"true"`
+}
+
+type handlers struct{ risks Store }
+
+func (h handlers) operations() []api.Operation {
+	const tag, base = "Risks", "/openapi/v1/resource/risk/"
+	read, write := ScopeRead, ScopeWrite
+	update := func(method, id string) api.Operation {
+		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)}
+	}
+	return []api.Operation{
+		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
+		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Summary: "One risk", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
+		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
+		update(http.MethodPost, "updateRisk"),
+		update(http.MethodPatch, "patchRisk"),
+		{Method: http.MethodPost, Path: base + "archive", ID: "archiveRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.archive(true)},
+		{Method: http.MethodPost, Path: base + "restore", ID: "restoreRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.archive(false)},
+	}
+}
+
+func (h handlers) list(c *fiber.Ctx) error {
+	q, err := api.DecodeQuery[ListQuery](c)
+	if err != nil {
+		return err
+	}
+	before, err := q.Before("risks")
+	if err != nil {
+		return err
+	}
+	f := Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
+		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
+	shard, ws := api.Tenant(c)
+	items, err := h.risks.List(c.UserContext(), shard, ws, f)
+	if err != nil {
+		return err
+	}
+	page := List{}
+	page.Items, page.NextCursor = api.Page("risks", items, q.Limit, func(r Risk) uuid.UUID { return r.ID }, ToView)
+	return api.Respond(c, http.StatusOK, page)
+}
+
+type change struct {
+	id uuid.UUID
+	ch Changes
+}
+
+func parseCreate(req CreateRequest, _ func(string) bool) (NewRisk, error) { return ParseCreate(req) }
+
+func parseChange(req UpdateRequest, has func(string) bool) (change, error) {
+	id, ch, err := ParseUpdate(req, has)
+	return change{id, ch}, err
+}
+
+func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) {
+	return ParseID(req.RiskID)
+}
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Risk, error) {
+	return h.risks.Update(ctx, shard, ws, in.id, in.ch)
+}
+
+func (h handlers) archive(archived bool) fiber.Handler {
+	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
+		return h.risks.SetArchived(ctx, shard, ws, id, archived)
+	}, ToView)
+}

@@ -1,0 +1,90 @@
+package risk
+
+import (
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate"
+	"github.com/pmapi/pmapi/resource/project"
+)
+
+// ParseCreate turns a decoded create body into a validated NewRisk (severity
+// MEDIUM when left out). A missing projectId is a bad request; a malformed
+// one names no project (404).
+func ParseCreate(req CreateRequest) (NewRisk, error) {
+	in := NewRisk{Description: req.Description, Severity: "MEDIUM"}
+	if req.ProjectID == "" {
+		return in, pmapi.Invalid("projectId", "projectId is required")
+	}
+	var err error
+	if in.Title, err = ValidTitle(req.Title); err != nil {
+		return in, err
+	}
+	if err := ValidDescription(req.Description); err != nil {
+		return in, err
+	}
+	if req.Severity != "" {
+		if err := ValidSeverity(req.Severity); err != nil {
+			return in, err
+		}
+		in.Severity = req.Severity
+	}
+	if in.OwnerID, err = validate.OptionalUser("ownerId", req.OwnerID); err != nil {
+		return in, err
+	}
+	in.ProjectID, err = project.ParseID(req.ProjectID)
+	return in, err
+}
+
+// ParseUpdate turns a decoded update body into the risk's id and validated
+// changes; has tells a null field (clear it) from an absent one. Whether a
+// status move is allowed depends on the stored status, so the store checks it.
+func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, error) {
+	var ch Changes
+	if req.RiskID == "" {
+		return uuid.Nil, ch, pmapi.Invalid("riskId", "riskId is required")
+	}
+	notNull := func(field string) error {
+		if has(field) {
+			return pmapi.Invalid(field, "%s cannot be null", field)
+		}
+		return nil
+	}
+	if req.Status != nil {
+		ch.Status = req.Status
+	} else if err := notNull("status"); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if req.Title != nil {
+		t, err := ValidTitle(*req.Title)
+		if err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Title = &t
+	} else if err := notNull("title"); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if has("description") {
+		if err := ValidDescription(req.Description); err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Description = &req.Description
+	}
+	if req.Severity != nil {
+		if err := ValidSeverity(*req.Severity); err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.Severity = req.Severity
+	} else if err := notNull("severity"); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if has("ownerId") {
+		owner, err := validate.OptionalUser("ownerId", req.OwnerID)
+		if err != nil {
+			return uuid.Nil, ch, err
+		}
+		ch.OwnerID = &owner
+	}
+	id, err := ParseID(req.RiskID)
+	return id, ch, err
+}

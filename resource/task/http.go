@@ -1,0 +1,174 @@
+package task
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// The scopes of tasks.
+const (
+	ScopeRead  = "tasks:read"
+	ScopeWrite = "tasks:write"
+)
+
+// Resource registers tasks with the server.
+func Resource(s Store) api.Resource {
+	return api.Resource{
+		Name: "task", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"tasks"},
+		Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade:    &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
+		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
+	}
+}
+
+// ListQuery documents and decodes the task list's parameters; all are optional.
+type ListQuery struct {
+	api.ListQuery
+	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Only this project's tasks (prj_...)"`
+	Status          string     `query:"status" enum:"TODO,IN_PROGRESS,BLOCKED,REVIEW,DONE" doc:"Only tasks in this status; omitted: every status"`
+	AssigneeID      *uuid.UUID `query:"assigneeId" format:"uuid" doc:"Only tasks assigned to this user"`
+	Q               string     `query:"q" maxLength:"200" doc:"Case-insensitive substring of the title (at most 200 characters)"`
+	DueAfter        *time.Time `query:"dueAfter" doc:"dueDate at or after this instant (RFC 3339, or a date meaning its midnight UTC); tasks without a due date never match a due filter"`
+	DueBefore       *time.Time `query:"dueBefore" doc:"dueDate strictly before this instant"`
+	CreatedAfter    *time.Time `query:"createdAfter" doc:"createdAt at or after this instant"`
+	CreatedBefore   *time.Time `query:"createdBefore" doc:"createdAt strictly before this instant"`
+	IncludeArchived bool       `query:"includeArchived" doc:"Include archived tasks; default false"`
+}
+
+// DetailQuery names one task.
+type DetailQuery struct {
+	ID string `query:"id" required:"true" doc:"Task id (tsk_...)"`
+}
+
+type handlers struct{ tasks Store }
+
+func (h handlers) operations() []api.Operation {
+	const tag, base = "Tasks", "/openapi/v1/resource/task/"
+	read, write := ScopeRead, ScopeWrite
+	update := "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
+		"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served."
+	batch := api.Batch[Op]{Kinds: OpKinds, Parse: h.parseOp, Do: h.do, DoAtomic: h.doAtomic}
+	return []api.Operation{
+		{Method: http.MethodGet, Path: base + "list", ID: "listTasks", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
+		{Method: http.MethodGet, Path: base + "detail", ID: "getTask", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.tasks.Get, ToView)},
+		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
+		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
+		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
+		{Method: http.MethodPost, Path: base + "archive", ID: "archiveTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
+			Result: View{}, Status: http.StatusCreated, Handler: h.archive(true)},
+		{Method: http.MethodPost, Path: base + "restore", ID: "restoreTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Summary: "Restore an archived task (emits task.restored)", Body: IDRequest{},
+			Result: View{}, Status: http.StatusCreated, Handler: h.archive(false)},
+		{Method: http.MethodPost, Path: base + "batch", ID: "batchTasks", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
+				"answers with the failing operation's status and code, details.index and details.results",
+			Body: BatchRequest{}, Result: BatchResponse{}, Status: http.StatusCreated, Handler: batch.Handler},
+	}
+}
+
+func (h handlers) list(c *fiber.Ctx) error {
+	q, err := api.DecodeQuery[ListQuery](c)
+	if err != nil {
+		return err
+	}
+	before, err := q.Before("tasks")
+	if err != nil {
+		return err
+	}
+	f := Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q, DueAfter: q.DueAfter, DueBefore: q.DueBefore,
+		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
+	shard, ws := api.Tenant(c)
+	items, err := h.tasks.List(c.UserContext(), shard, ws, f)
+	if err != nil {
+		return err
+	}
+	page := List{}
+	page.Items, page.NextCursor = api.Page("tasks", items, q.Limit, func(t Task) uuid.UUID { return t.ID }, ToView)
+	return api.Respond(c, http.StatusOK, page)
+}
+
+// change is an update's target and validated changes.
+type change struct {
+	id uuid.UUID
+	ch Changes
+}
+
+func parseChange(req UpdateRequest, has Has) (change, error) {
+	id, ch, err := ParseUpdate(req, has)
+	return change{id, ch}, err
+}
+
+func parseIDRequest(req IDRequest, _ Has) (uuid.UUID, error) { return ParseIDRequest(req) }
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Task, error) {
+	return h.tasks.Update(ctx, shard, ws, in.id, in.ch)
+}
+
+func (h handlers) archive(archived bool) fiber.Handler {
+	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
+		return h.tasks.SetArchived(ctx, shard, ws, id, archived)
+	}, ToView)
+}
+
+// parseOp decodes and validates one batch operation exactly as its own
+// endpoint would decode its body.
+func (h handlers) parseOp(_ *fiber.Ctx, kind string, fields []byte, has func(string) bool) (Op, error) {
+	op := Op{Kind: kind}
+	var err error
+	switch kind {
+	case OpCreate:
+		var req CreateRequest
+		if err := api.DecodeJSON(fields, &req); err != nil {
+			return op, err
+		}
+		op.New, err = ParseCreate(req, has)
+	case OpUpdate:
+		var req UpdateRequest
+		if err := api.DecodeJSON(fields, &req); err != nil {
+			return op, err
+		}
+		op.ID, op.Changes, err = ParseUpdate(req, has)
+	default:
+		var req IDRequest
+		if err := api.DecodeJSON(fields, &req); err != nil {
+			return op, err
+		}
+		op.ID, err = ParseIDRequest(req)
+	}
+	return op, err
+}
+
+func (h handlers) do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (any, error) {
+	t, err := h.tasks.Do(ctx, shard, ws, op)
+	if err != nil {
+		return nil, err
+	}
+	return ToView(t), nil
+}
+
+func (h handlers) doAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]any, error) {
+	done, err := h.tasks.DoAtomic(ctx, shard, ws, ops)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]any, len(done))
+	for i, t := range done {
+		out[i] = ToView(t)
+	}
+	return out, nil
+}

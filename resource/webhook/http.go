@@ -1,0 +1,304 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
+)
+
+// The scopes of webhook deliveries (subscriptions are managed with the
+// console session).
+const (
+	ScopeRead  = "webhooks:read"
+	ScopeWrite = "webhooks:write"
+)
+
+// Attempter sends one delivery and reports the endpoint's answer (the job
+// runner's, jobs.Attempt, which also counts it).
+type Attempter func(ctx context.Context, store Store, sender *Sender, d Delivery, sub Subscription) (Result, error)
+
+// HTTPDeps is what the webhook routes need besides the store.
+type HTTPDeps struct {
+	Store Store
+	// Sender sends test deliveries; Attempt sends them through it.
+	Sender  *Sender
+	Attempt Attempter
+	// Resolver resolves hosts at subscription time; AllowLoopback lets URLs
+	// name loopback (tests, dev).
+	Resolver      Resolver
+	AllowLoopback bool
+}
+
+// Resource registers webhook subscriptions and deliveries with the server. A
+// subscription may name any registered event type (Catalog.Events).
+func Resource(d HTTPDeps) api.Resource {
+	return api.Resource{
+		Name: "webhook", Scopes: []string{ScopeRead, ScopeWrite},
+		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts"},
+		Events: EventTypes(), AppInUse: AppInUse,
+		Operations: func(cat api.Catalog) []api.Operation {
+			known := map[string]bool{"*": true}
+			for _, t := range cat.Events {
+				known[t.Name] = true
+			}
+			return handlers{HTTPDeps: d, webhooks: d.Store, known: known}.operations()
+		},
+	}
+}
+
+type handlers struct {
+	HTTPDeps
+	webhooks Store
+	known    map[string]bool // event types a subscription may name, and "*"
+}
+
+// DeliveryListQuery documents and decodes the delivery list's parameters.
+type DeliveryListQuery struct {
+	api.ListQuery
+	SubscriptionID *uuid.UUID `query:"subscriptionId" prefix:"whk_" noun:"subscription"`
+	Status         string     `query:"status" enum:"PENDING,RETRYING,SUCCEEDED,DEAD,CANCELLED"`
+	EventType      string     `query:"eventType"`
+	Since          *time.Time `query:"since" format:"date-time" doc:"Deliveries created at or after"`
+}
+
+func (h handlers) operations() []api.Operation {
+	const tag = "Webhooks"
+	subs := "/openapi/v1/apps/{clientId}/webhooks"
+	one := subs + "/{subId}"
+	deliveries := "/openapi/v1/webhooks/deliveries"
+	return []api.Operation{
+		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
+			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once", Body: CreateRequest{},
+			Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
+		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: api.AuthSession,
+			Summary: "The app's subscriptions (never their secrets)", Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
+		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook", Tag: tag, Auth: api.AuthSession,
+			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED", Result: SubscriptionView{},
+			Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "deleted")},
+		{Method: http.MethodPost, Path: one + "/disable", ID: "disableWebhook", Tag: tag, Auth: api.AuthSession,
+			Summary: "Disable a subscription (as delete)", Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
+		{Method: http.MethodPost, Path: one + "/enable", ID: "enableWebhook", Tag: tag, Auth: api.AuthSession,
+			Summary: "Enable a disabled subscription", Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("ACTIVE", "")},
+		{Method: http.MethodPost, Path: one + "/test", ID: "testWebhook", Tag: tag, Auth: api.AuthSession,
+			Summary: "Send a webhook.test event now and report the endpoint's answer", Result: TestResult{}, Status: http.StatusCreated, Handler: h.testWebhook},
+		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret", Tag: tag, Auth: api.AuthSession,
+			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period", Body: RotateRequest{},
+			Result: SecretRotated{}, Status: http.StatusCreated, Handler: h.rotateWebhookSecret},
+		{Method: http.MethodGet, Path: deliveries, ID: "listDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Summary: "The calling app's deliveries, newest first", Query: DeliveryListQuery{}, Result: DeliveryList{}, Status: http.StatusOK, Handler: h.listDeliveries},
+		{Method: http.MethodGet, Path: deliveries + "/{deliveryId}", ID: "getDelivery", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Summary: "One delivery with its attempt log", Result: DeliveryDetail{}, Status: http.StatusOK, Handler: h.getDelivery},
+		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Summary: "Deliver the same event again as a new delivery (replayOf names the original)", Result: DeliveryView{},
+			Status: http.StatusCreated, Handler: h.replayDelivery},
+		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Summary: "Replay every DEAD or cancelled delivery of a subscription since a time", Body: BulkReplayRequest{},
+			Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
+	}
+}
+
+func (h handlers) createWebhook(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[CreateRequest](c)
+	if err != nil {
+		return err
+	}
+	if len(req.Events) == 0 {
+		return pmapi.Invalid("events", "events must name at least one event type, or \"*\"")
+	}
+	for _, e := range req.Events {
+		if !h.known[e] {
+			return pmapi.Invalid("events", "unknown event type %q; GET /openapi/v1/webhooks/event-types lists them", e)
+		}
+	}
+	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
+	defer cancel()
+	u, err := CheckURL(ctx, req.URL, h.Resolver, h.AllowLoopback)
+	if err != nil {
+		return err
+	}
+	res := api.Console(c)
+	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), u.String(), slices.Compact(slices.Sorted(slices.Values(req.Events))))
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return api.Respond(c, http.StatusCreated, SubscriptionCreated{SubscriptionView: ToView(sub), Secret: secret})
+}
+
+func (h handlers) listWebhooks(c *fiber.Ctx) error {
+	res := api.Console(c)
+	subs, err := h.webhooks.List(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"))
+	if err != nil {
+		return err
+	}
+	out := SubscriptionList{Items: []SubscriptionView{}}
+	for _, sub := range subs {
+		out.Items = append(out.Items, ToView(sub))
+	}
+	return api.Respond(c, http.StatusOK, out)
+}
+
+func subPath(c *fiber.Ctx) (uuid.UUID, error) {
+	return pmapi.ParseID(SubscriptionPrefix, c.Params("subId"), "subscription")
+}
+
+func (h handlers) setWebhookStatus(status, reason string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := subPath(c)
+		if err != nil {
+			return err
+		}
+		res := api.Console(c)
+		sub, err := h.webhooks.SetStatus(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, status, reason)
+		if err != nil {
+			return err
+		}
+		return api.Respond(c, http.StatusOK, ToView(sub))
+	}
+}
+
+func (h handlers) testWebhook(c *fiber.Ctx) error {
+	id, err := subPath(c)
+	if err != nil {
+		return err
+	}
+	res := api.Console(c)
+	ctx := c.UserContext()
+	d, sub, err := h.webhooks.NewTestDelivery(ctx, res.Shard, res.Workspace.ID, c.Params("clientId"), id)
+	if err != nil {
+		return err
+	}
+	result, err := h.Attempt(ctx, h.webhooks, h.Sender, d, sub)
+	if err != nil {
+		return err
+	}
+	o := Outcome{Attempt: 1, Result: result, Status: "SUCCEEDED"}
+	if !result.OK() {
+		o.Status = "DEAD"
+	}
+	if _, err := h.webhooks.Record(ctx, res.Shard, res.Workspace.ID, d, o); err != nil {
+		return err
+	}
+	out := TestResult{Delivered: result.OK(), Status: result.Status, DeliveryID: pmapi.FormatID(DeliveryPrefix, d.ID)}
+	if result.Err != nil {
+		msg := result.Err.Error()
+		out.Error = &msg
+	}
+	return api.Respond(c, http.StatusCreated, out)
+}
+
+func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
+	id, err := subPath(c)
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeOptionalBody[RotateRequest](c)
+	if err != nil {
+		return err
+	}
+	grace := 24 * time.Hour
+	if req.GraceSeconds != nil {
+		if *req.GraceSeconds < 0 || *req.GraceSeconds > 7*24*3600 {
+			return pmapi.Invalid("graceSeconds", "graceSeconds must be from 0 to 604800")
+		}
+		grace = time.Duration(*req.GraceSeconds) * time.Second
+	}
+	res := api.Console(c)
+	sub, secret, err := h.webhooks.Rotate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, grace)
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderCacheControl, "no-store")
+	return api.Respond(c, http.StatusCreated, SecretRotated{SubscriptionView: ToView(sub), Secret: secret})
+}
+
+func (h handlers) listDeliveries(c *fiber.Ctx) error {
+	q, err := api.DecodeQuery[DeliveryListQuery](c)
+	if err != nil {
+		return err
+	}
+	before, err := q.Before("deliveries")
+	if err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	f := DeliveryFilter{ClientID: p.ClientID, SubscriptionID: q.SubscriptionID, Status: q.Status, EventType: q.EventType, Since: q.Since,
+		Before: before, Limit: q.Limit + 1}
+	items, err := h.webhooks.Deliveries(c.UserContext(), p.Shard, p.Workspace.ID, f)
+	if err != nil {
+		return err
+	}
+	page := DeliveryList{}
+	page.Items, page.NextCursor = api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID }, ToDeliveryView)
+	return api.Respond(c, http.StatusOK, page)
+}
+
+func (h handlers) getDelivery(c *fiber.Ctx) error {
+	id, err := pmapi.ParseID(DeliveryPrefix, c.Params("deliveryId"), "delivery")
+	if err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	d, attempts, err := h.webhooks.Detail(c.UserContext(), p.Shard, p.Workspace.ID, p.ClientID, id)
+	if err != nil {
+		return err
+	}
+	out := DeliveryDetail{DeliveryView: ToDeliveryView(d), Attempts: attempts}
+	if out.Attempts == nil {
+		out.Attempts = []AttemptView{}
+	}
+	if err := json.Unmarshal(d.Data, &out.Data); err != nil {
+		return err
+	}
+	return api.Respond(c, http.StatusOK, out)
+}
+
+func (h handlers) replayDelivery(c *fiber.Ctx) error {
+	id, err := pmapi.ParseID(DeliveryPrefix, c.Params("deliveryId"), "delivery")
+	if err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	ds, err := h.webhooks.Replay(c.UserContext(), p.Shard, p.Workspace.ID, p.ClientID, []uuid.UUID{id})
+	if err != nil {
+		return err
+	}
+	return api.Respond(c, http.StatusCreated, ToDeliveryView(ds[0]))
+}
+
+func (h handlers) replayFailed(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[BulkReplayRequest](c)
+	if err != nil {
+		return err
+	}
+	sub, err := pmapi.ParseID(SubscriptionPrefix, req.SubscriptionID, "subscription")
+	if err != nil {
+		return err
+	}
+	p := api.Principal(c)
+	ctx := c.UserContext()
+	ids, err := h.webhooks.FailedSince(ctx, p.Shard, p.Workspace.ID, p.ClientID, sub, req.Since)
+	if err != nil {
+		return err
+	}
+	out := BulkReplayed{Items: []DeliveryView{}}
+	if len(ids) > 0 {
+		ds, err := h.webhooks.Replay(ctx, p.Shard, p.Workspace.ID, p.ClientID, ids)
+		if err != nil {
+			return err
+		}
+		for _, d := range ds {
+			out.Items = append(out.Items, ToDeliveryView(d))
+		}
+	}
+	out.Count = len(out.Items)
+	return api.Respond(c, http.StatusCreated, out)
+}

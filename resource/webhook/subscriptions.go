@@ -1,0 +1,235 @@
+package webhook
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Jobs queues and cancels delivery jobs inside the caller's transaction.
+type Jobs interface {
+	Deliver(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, deliveries []uuid.UUID) ([]int64, error)
+	Cancel(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, jobIDs []int64) error
+}
+
+// Store reads and writes subscriptions and deliveries.
+type Store struct {
+	Events event.Emitter
+	Jobs   Jobs
+	Box    *seal.Box
+}
+
+// Subscription is a stored subscription.
+type Subscription struct {
+	ID                 uuid.UUID
+	ClientID           string
+	URL                string
+	Events             []string
+	Status             string
+	SecretPrefix       string
+	PreviousValidUntil *time.Time
+	DisabledReason     *string
+	FailingSince       *time.Time
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	DisabledAt         *time.Time
+	secret, previous   []byte
+}
+
+// ToView converts a subscription (never its secrets).
+func ToView(s Subscription) SubscriptionView {
+	return SubscriptionView{ID: pmapi.FormatID(SubscriptionPrefix, s.ID), ClientID: s.ClientID, URL: s.URL, Events: s.Events,
+		Status: s.Status, SecretPrefix: s.SecretPrefix, PreviousValidUntil: s.PreviousValidUntil, DisabledReason: s.DisabledReason,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DisabledAt: s.DisabledAt}
+}
+
+const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
+	s.failing_since, s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed`
+
+func scanSub(row pgx.Row) (Subscription, error) {
+	var s Subscription
+	err := row.Scan(&s.ID, &s.ClientID, &s.URL, &s.Events, &s.Status, &s.SecretPrefix, &s.PreviousValidUntil, &s.DisabledReason,
+		&s.FailingSince, &s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return s, pmapi.NotFound("subscription")
+	}
+	return s, err
+}
+
+// Secrets opens the secrets that sign a delivery now: the current one and,
+// during a rotation's grace, the previous one.
+func (st Store) Secrets(s Subscription, now time.Time) ([]string, error) {
+	cur, err := st.Box.Open(s.secret)
+	if err != nil {
+		return nil, err
+	}
+	out := []string{cur}
+	if s.previous != nil && s.PreviousValidUntil != nil && now.Before(*s.PreviousValidUntil) {
+		prev, err := st.Box.Open(s.previous)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, prev)
+	}
+	return out, nil
+}
+
+// NewSecret makes a whsec_ secret: 32 random bytes' worth (43 base62 characters).
+func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
+
+// Create subscribes url for the app's events; the secret is returned once.
+func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string) (Subscription, string, error) {
+	secret := NewSecret()
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var ok bool
+		if err := tx.QueryRow(ctx, "select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).Scan(&ok); err != nil {
+			return err
+		}
+		if !ok {
+			return pmapi.NotFound("app")
+		}
+		var err error
+		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
+			values ($1, $2, $3, $4, $5, $6, $7) returning `+subColumns, ws, pmapi.NewID(), clientID, url, events, st.Box.Seal(secret), secret[:12]))
+		return err
+	})
+	return s, secret, err
+}
+
+// List returns an app's subscriptions, oldest first.
+func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) ([]Subscription, error) {
+	var out []Subscription
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID).
+			Query(func(rows pgx.Rows) error {
+				for rows.Next() {
+					s, err := scanSub(rows)
+					if err != nil {
+						return err
+					}
+					out = append(out, s)
+				}
+				return rows.Err()
+			})
+	})
+	if err == nil && !found {
+		return nil, pmapi.NotFound("app")
+	}
+	return out, err
+}
+
+// Get returns one subscription of the app.
+func (st Store) Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Subscription, error) {
+	var s Subscription
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
+			QueryRow(func(r pgx.Row) error {
+				var err error
+				s, err = scanSub(r)
+				return err
+			})
+	})
+	return s, err
+}
+
+// SetStatus enables or disables a subscription. Disabling stops delivery at once:
+// its pending deliveries are CANCELLED and their River jobs cancelled in the same
+// transaction; the row is kept.
+func (st Store) SetStatus(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, status, reason string) (Subscription, error) {
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		var err error
+		s, err = st.setStatusTx(ctx, tx, shard, ws, &clientID, id, status, reason)
+		return err
+	})
+	return s, err
+}
+
+func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, clientID *string, id uuid.UUID, status, reason string) (Subscription, error) {
+	cur, err := scanSub(tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
+		and ($3::text is null or s.client_id = $3) for update`, ws, id, clientID))
+	if err != nil || cur.Status == status {
+		return cur, err
+	}
+	var why *string
+	if status == "DISABLED" {
+		why = &reason
+		rows, err := tx.Query(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
+			where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING') returning job_id`, ws, id)
+		if err != nil {
+			return cur, err
+		}
+		jobs, err := pgx.CollectRows(rows, pgx.RowTo[*int64])
+		if err != nil {
+			return cur, err
+		}
+		var ids []int64
+		for _, j := range jobs {
+			if j != nil {
+				ids = append(ids, *j)
+			}
+		}
+		if err := st.Jobs.Cancel(ctx, tx, shard, ids); err != nil {
+			return cur, err
+		}
+	}
+	// Go picks disabled_at's statement: Citus refuses now() in CASE of an UPDATE.
+	disabledAt := "null"
+	if status == "DISABLED" {
+		disabledAt = "now()"
+	}
+	s, err := scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
+		disabled_at = `+disabledAt+`, updated_at = now()
+		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why))
+	if err != nil {
+		return s, err
+	}
+	typ := "webhook.enabled"
+	if status == "DISABLED" {
+		typ = "webhook.disabled"
+	}
+	return s, st.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}})
+}
+
+// Rotate gives the subscription a new secret; the old one keeps signing
+// alongside until grace has passed.
+func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, grace time.Duration) (Subscription, string, error) {
+	secret := NewSecret()
+	var s Subscription
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		// Go picks whether the old secret lives on: Citus refuses now() in
+		// CASE of an UPDATE.
+		previous := "previous_secret_sealed = null, previous_valid_until = null"
+		args := []any{ws, id, st.Box.Seal(secret), secret[:12], clientID}
+		if grace > 0 {
+			previous = "previous_secret_sealed = secret_sealed, previous_valid_until = now() + make_interval(secs => $6)"
+			args = append(args, grace.Seconds())
+		}
+		var err error
+		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set `+previous+`,
+			secret_sealed = $3, secret_prefix = $4, updated_at = now()
+			where s.workspace_id = $1 and s.client_id = $5 and s.id = $2 returning `+subColumns, args...))
+		return err
+	})
+	return s, secret, err
+}
+
+// AppInUse reports whether the app has an active subscription, which keeps it
+// from being deleted (authz.DeleteApp asks, inside its transaction).
+func AppInUse(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error) {
+	var active bool
+	err := tx.QueryRow(ctx, `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`,
+		ws, clientID).Scan(&active)
+	return active, err
+}
