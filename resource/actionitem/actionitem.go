@@ -14,13 +14,14 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
-// Id prefixes.
+// Id prefixes (resource/ids).
 const (
-	IDPrefix    = "act_"
-	LogIDPrefix = "log_"
+	IDPrefix    = ids.ActionItem
+	LogIDPrefix = ids.ActionItemLog
 )
 
 // Statuses.

@@ -37,7 +37,7 @@ func Resource(s Store) api.Resource {
 type ListQuery struct {
 	api.ListQuery
 	Status          string     `query:"status" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED"`
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project"`
 	OwnerHint       string     `query:"ownerHint" doc:"Case-insensitive substring of the owner hint"`
 	Q               string     `query:"q" doc:"Case-insensitive substring of the title or description"`
 	DueAfter        *time.Time `query:"dueAfter" format:"date-time" doc:"dueDate at or after"`

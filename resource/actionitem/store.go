@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
@@ -281,7 +282,7 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
-		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID(project.IDPrefix, cur.ProjectID)}})
+		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: ids.Format(project.IDPrefix, cur.ProjectID)}})
 }
 
 func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {

@@ -3,9 +3,8 @@ package actionitem
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -27,25 +26,16 @@ type View struct {
 	ArchivedAt         *time.Time `json:"archivedAt"`
 }
 
-// optID formats an optional id.
-func optID(prefix string, id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := pmapi.FormatID(prefix, *id)
-	return &s
-}
-
 // ToView converts a stored item for the API.
 func ToView(i Item) View {
 	v := View{
 		ID: pmapi.FormatID(IDPrefix, i.ID), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
 		DueDate: i.DueDate, Source: i.Source, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, ArchivedAt: i.ArchivedAt,
 	}
-	v.ProjectID = optID(project.IDPrefix, i.ProjectID)
-	v.SourceRRCAID = optID("rca_", i.SourceRRCAID)
-	v.SourceNodeID = optID("nod_", i.SourceNodeID)
-	v.SourceSuggestionID = optID("lac_", i.SourceSuggestionID)
+	v.ProjectID = ids.Format(project.IDPrefix, i.ProjectID)
+	v.SourceRRCAID = ids.Format(ids.RRCA, i.SourceRRCAID)
+	v.SourceNodeID = ids.Format(ids.RRCANode, i.SourceNodeID)
+	v.SourceSuggestionID = ids.Format(ids.Suggestion, i.SourceSuggestionID)
 	return v
 }
 

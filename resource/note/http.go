@@ -32,7 +32,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the note list's parameters.
 type ListQuery struct {
 	api.ListQuery
-	ProjectID *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Omit for the notes of the whole workspace"`
+	ProjectID *uuid.UUID `query:"projectId" id:"project" doc:"Omit for the notes of the whole workspace"`
 	Q         string     `query:"q" doc:"Case-insensitive substring of the body"`
 }
 

@@ -32,7 +32,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the risk list's parameters.
 type ListQuery struct {
 	api.ListQuery
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Omit for the risks of the whole workspace"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Omit for the risks of the whole workspace"`
 	Status          string     `query:"status" enum:"OPEN,MITIGATING,RESOLVED"`
 	Severity        string     `query:"severity" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
 	OwnerID         *uuid.UUID `query:"ownerId" format:"uuid"`

@@ -12,11 +12,12 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts risk ids in the API.
-const IDPrefix = "rsk_"
+const IDPrefix = ids.Risk
 
 // Statuses.
 const (

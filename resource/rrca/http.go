@@ -19,8 +19,8 @@ import (
 type ListQuery struct {
 	api.ListQuery
 	Phase           string     `query:"phase" enum:"DEFINE,CONTAIN,ANALYZE,CORRECT,VERIFY,CLOSED"`
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project"`
-	SourceRiskID    *uuid.UUID `query:"sourceRiskId" prefix:"rsk_" noun:"risk"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project"`
+	SourceRiskID    *uuid.UUID `query:"sourceRiskId" id:"risk"`
 	IncludeArchived bool       `query:"includeArchived"`
 }
 

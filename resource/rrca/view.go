@@ -3,21 +3,12 @@ package rrca
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 )
-
-func optID(prefix string, id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := pmapi.FormatID(prefix, *id)
-	return &s
-}
 
 // View is an analysis in lists and event payloads.
 type View struct {
@@ -37,7 +28,7 @@ type View struct {
 func ToView(a Analysis) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, a.ID), Title: a.Title, ProblemStatement: a.ProblemStatement,
-		ProjectID: optID(project.IDPrefix, a.ProjectID), SourceRiskID: optID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
+		ProjectID: ids.Format(project.IDPrefix, a.ProjectID), SourceRiskID: ids.Format(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
 		NodeCount: a.NodeCount, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ArchivedAt: a.ArchivedAt,
 	}
 }
@@ -68,8 +59,8 @@ type NodeView struct {
 
 // ToNodeView converts a node.
 func ToNodeView(n Node) NodeView {
-	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: optID(NodeIDPrefix, n.ParentID),
-		Kind: n.Kind, Text: n.Text, SuggestionRunID: optID(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
+	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: ids.Format(NodeIDPrefix, n.ParentID),
+		Kind: n.Kind, Text: n.Text, SuggestionRunID: ids.Format(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
 }
 
 // NodeList is an analysis's nodes (a tree through parentId), oldest first.
@@ -91,7 +82,7 @@ type CorrectiveActionView struct {
 // ToCorrectiveView converts a corrective action.
 func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 	return CorrectiveActionView{ID: pmapi.FormatID(CorrectivePrefix, c.ID), RRCAID: pmapi.FormatID(IDPrefix, c.RRCAID),
-		NodeID: optID(NodeIDPrefix, c.NodeID), ActionItemID: optID("act_", c.ActionItemID), ActionItemStatus: c.ItemStatus,
+		NodeID: ids.Format(NodeIDPrefix, c.NodeID), ActionItemID: ids.Format(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
 		Title: c.Title, CreatedAt: c.CreatedAt}
 }
 

@@ -32,7 +32,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the task list's parameters; all are optional.
 type ListQuery struct {
 	api.ListQuery
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Only this project's tasks (prj_...)"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Only this project's tasks (prj_...)"`
 	Status          string     `query:"status" enum:"TODO,IN_PROGRESS,BLOCKED,REVIEW,DONE" doc:"Only tasks in this status; omitted: every status"`
 	AssigneeID      *uuid.UUID `query:"assigneeId" format:"uuid" doc:"Only tasks assigned to this user"`
 	Q               string     `query:"q" maxLength:"200" doc:"Case-insensitive substring of the title (at most 200 characters)"`

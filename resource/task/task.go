@@ -10,11 +10,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts task ids in the API.
-const IDPrefix = "tsk_"
+const IDPrefix = ids.Task
 
 // Statuses of a task.
 const (
