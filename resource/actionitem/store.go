@@ -46,15 +46,7 @@ func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
 
 // Get returns one action item.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
-	var it Item
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			it, err = scan(row)
-			return err
-		})
-	})
-	return it, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id)
 }
 
 // Filter selects action items for a list.
@@ -116,25 +108,30 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	}
 	sql := fmt.Sprintf("select %s, (%s)::text from action_items a where %s order by %s %s, a.id %s limit %s",
 		columns, expr, w.SQL(), expr, dir, dir, w.Arg(f.Limit))
-	var items []Item
-	var pos []Position
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var i Item
-				var key string
-				if err := rows.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
-					&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt, &key); err != nil {
-					return err
-				}
-				items = append(items, i)
-				pos = append(pos, Position{Key: key, ID: i.ID})
-			}
-			return rows.Err()
-		})
-	})
+	rows, err := storekit.List(ctx, shard, ws, func(row pgx.Row) (positioned, error) {
+		var key string
+		i, err := scan(keyedRow{row, &key})
+		return positioned{i, Position{Key: key, ID: i.ID}}, err
+	}, sql, w.Args()...)
+	items, pos := make([]Item, len(rows)), make([]Position, len(rows))
+	for n, r := range rows {
+		items[n], pos[n] = r.item, r.pos
+	}
 	return items, pos, err
 }
+
+type positioned struct {
+	item Item
+	pos  Position
+}
+
+// keyedRow reads the sort key a list selects after the item's columns.
+type keyedRow struct {
+	pgx.Row
+	key *string
+}
+
+func (r keyedRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.key)...) }
 
 // NewItem is a validated create.
 type NewItem struct {
@@ -336,26 +333,15 @@ func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UU
 // ListLogs returns the item's log, oldest first, optionally of one kind.
 func (s Store) ListLogs(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind string, after *uuid.UUID, limit int) ([]Log, error) {
 	var logs []Log
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from action_items where workspace_id = $1 and id = $2)", ws, item).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue(`select id, action_item_id, kind, message, author, created_at from execution_logs
-			where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
-			order by id limit $5`, ws, item, kind, after, limit).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var l Log
-				if err := rows.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt); err != nil {
-					return err
-				}
-				logs = append(logs, l)
-			}
-			return rows.Err()
+	err := storekit.ReadUnder(ctx, shard, ws, "action item", "select exists(select 1 from action_items where workspace_id = $1 and id = $2)", item,
+		func(b *pgx.Batch) {
+			storekit.QueueRows(b, &logs, func(row pgx.Row) (l Log, err error) {
+				err = row.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt)
+				return l, err
+			}, `select id, action_item_id, kind, message, author, created_at from execution_logs
+				where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
+				order by id limit $5`, ws, item, kind, after, limit)
 		})
-	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("action item")
-	}
 	return logs, err
 }
 

@@ -32,15 +32,7 @@ func scan(row pgx.Row) (Note, error) {
 
 // Get returns one note.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Note, error) {
-	var n Note
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			n, err = scan(row)
-			return err
-		})
-	})
-	return n, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id)
 }
 
 // Filter selects notes.
@@ -58,14 +50,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
 	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + w.Arg(f.Limit)
-	var out []Note
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Note, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.

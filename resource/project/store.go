@@ -63,15 +63,7 @@ func get(ctx context.Context, q interface {
 
 // Get returns one project.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
-	var p Project
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			p, err = scan(row)
-			return err
-		})
-	})
-	return p, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id)
 }
 
 // Filter selects projects for a list.
@@ -93,14 +85,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + w.Arg(f.Limit)
-	var out []Project
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Project, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // NewProject is a validated create.

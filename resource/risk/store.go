@@ -37,15 +37,7 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
 
 // Get returns one risk.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-	var r Risk
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			r, err = scan(row)
-			return err
-		})
-	})
-	return r, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id)
 }
 
 // Filter selects risks for a list; a nil ProjectID means the whole workspace.
@@ -74,14 +66,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
-	var out []Risk
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Risk, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.

@@ -41,15 +41,7 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
 
 // Get returns one task.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
-	var t Task
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			t, err = scan(row)
-			return err
-		})
-	})
-	return t, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id)
 }
 
 // Filter selects tasks for a list. Time bounds are half-open: an After bound
@@ -81,21 +73,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
-	args := w.Args()
-	var out []Task
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				t, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, t)
-			}
-			return rows.Err()
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is
