@@ -1,6 +1,9 @@
 package api
 
 import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
@@ -45,3 +48,45 @@ func EncodeCursor(list, after string) string { return encodeCursor(list, after) 
 // DecodeCursor returns the key a cursor of list names ("" for none); a cursor
 // of another list or a made-up one is 400 naming cursor.
 func DecodeCursor(list, raw string) (string, error) { return decodeCursor(list, raw) }
+
+// PageOf is a page of a list: at most the limit asked for and the cursor of
+// the next page (null on the last). A resource declares its list type as one
+// (`type List api.PageOf[View]`), so what List answers and what the document
+// says are the same type.
+type PageOf[V any] struct {
+	Items      []V     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// pager is a list's query: it embeds ListQuery.
+type pager interface{ paging() ListQuery }
+
+func (q ListQuery) paging() ListQuery { return q }
+
+// List serves a list newest first, keyed by time-ordered ids: the query
+// decoded into a Q (DecodeQuery), filter making the store's filter of it with
+// the id the page starts below (nil on the first) and one row more than the
+// page holds (so a full page tells whether another follows), the store's
+// read, a page of views with the cursor of the next.
+func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
+	id func(T) uuid.UUID, view func(T) V) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q, err := DecodeQuery[Q](c)
+		if err != nil {
+			return err
+		}
+		p := q.paging()
+		before, err := p.Before(name)
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		rows, err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1))
+		if err != nil {
+			return err
+		}
+		var page PageOf[V]
+		page.Items, page.NextCursor = Page(name, rows, p.Limit, id, view)
+		return respond(c, http.StatusOK, page)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -40,10 +41,7 @@ func ToView(i Item) View {
 }
 
 // List is a page of action items.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // LogView is an execution log entry.
 type LogView struct {
@@ -62,10 +60,7 @@ func ToLogView(l Log) LogView {
 }
 
 // LogList is a page of log entries, oldest first.
-type LogList struct {
-	Items      []LogView `json:"items"`
-	NextCursor *string   `json:"nextCursor"`
-}
+type LogList api.PageOf[LogView]
 
 // CreateRequest is the body of action-item creation.
 type CreateRequest struct {

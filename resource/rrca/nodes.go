@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -27,25 +28,10 @@ func scanNode(row pgx.Row) (Node, error) {
 // Nodes lists an analysis's nodes, oldest first, optionally of one kind.
 func (s Store) Nodes(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind string) ([]Node, error) {
 	var nodes []Node
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue("select "+nodeColumns+` from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and ($3 = '' or n.kind = $3)
-			order by n.id`, ws, id, kind).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				n, err := scanNode(rows)
-				if err != nil {
-					return err
-				}
-				nodes = append(nodes, n)
-			}
-			return rows.Err()
-		})
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+` from rrca_nodes n
+			where n.workspace_id = $1 and n.rrca_id = $2 and ($3 = '' or n.kind = $3) order by n.id`, ws, id, kind)
 	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
 	return nodes, err
 }
 
@@ -200,14 +186,6 @@ func (s Store) AddCorrective(ctx context.Context, shard *tenant.Shard, ws, id uu
 // Correctives lists an analysis's corrective actions with their items' status.
 func (s Store) Correctives(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]CorrectiveAction, error) {
 	var cas []CorrectiveAction
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		queueCorrective(b, ws, id, &cas)
-	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) { queueCorrective(b, ws, id, &cas) })
 	return cas, err
 }

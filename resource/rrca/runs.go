@@ -10,8 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
@@ -53,13 +55,12 @@ type RunView struct {
 
 // ToRunView converts a run.
 func ToRunView(r Run, nodes []Node) RunView {
-	v := RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
-		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: []NodeView{}}
-	for _, n := range nodes {
-		v.Nodes = append(v.Nodes, ToNodeView(n))
-	}
-	return v
+	return RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
+		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView)}
 }
+
+// toNewRunView converts a run just queued: it has written nothing yet.
+func toNewRunView(r Run) RunView { return ToRunView(r, nil) }
 
 const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at"
 
@@ -104,17 +105,8 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 				}
 				return runErr
 			})
-		b.Queue("select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					n, err := scanNode(rows)
-					if err != nil {
-						return err
-					}
-					nodes = append(nodes, n)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+
+			" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID)
 	})
 	if err == nil {
 		err = runErr
@@ -124,15 +116,7 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 
 // RunInfo is what a worker needs to know about a run.
 func (s Store) RunInfo(ctx context.Context, shard *tenant.Shard, ws, runID uuid.UUID) (Run, error) {
-	var r Run
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID).QueryRow(func(row pgx.Row) error {
-			var err error
-			r, err = scanRun(row)
-			return err
-		})
-	})
-	return r, err
+	return storekit.Get(ctx, shard, ws, scanRun, "select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID)
 }
 
 // FailRun marks a run FAILED with the reason.
@@ -377,6 +361,10 @@ type SuggestionList struct {
 	Items []SuggestionView `json:"items"`
 }
 
+func toSuggestionList(items []SuggestionView) SuggestionList {
+	return SuggestionList{Items: api.Views(items, api.AsIs)}
+}
+
 const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, reason, decided_at, created_at"
 
 func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
@@ -399,26 +387,13 @@ func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 
 // Suggestions lists an analysis's look-across suggestions.
 func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]SuggestionView, error) {
-	out := []SuggestionView{}
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue("select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					v, _, err := scanSuggestion(rows)
-					if err != nil {
-						return err
-					}
-					out = append(out, v)
-				}
-				return rows.Err()
-			})
+	var out []SuggestionView
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &out, func(row pgx.Row) (SuggestionView, error) {
+			v, _, err := scanSuggestion(row)
+			return v, err
+		}, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id)
 	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
 	return out, err
 }
 

@@ -85,10 +85,7 @@ type SimilarList struct {
 // recomputation is pending.
 func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, limit int) (SimilarList, error) {
 	out := SimilarList{Items: []SimilarItem{}}
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
 		b.Queue(`select a.id, a.title, a.project_id, a.phase, s.score, s.computed_at
 			from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
 			where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
@@ -112,8 +109,5 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				and args->>'workspaceId' = $1::text and args->>'rrcaId' = $2::text)`, ws, id).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&out.Pending) })
 	})
-	if err == nil && !found {
-		return out, pmapi.NotFound("analysis")
-	}
 	return out, err
 }

@@ -3,7 +3,6 @@ package rrca
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
@@ -12,6 +11,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -161,47 +161,41 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 	return a, err
 }
 
+// Full is an analysis with its corrective actions and phase history.
+type Full struct {
+	Analysis
+	Correctives []CorrectiveAction
+	History     []PhaseChange
+}
+
 // Detail returns an analysis with its corrective actions and phase history, in
 // one round trip.
-func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Analysis, []CorrectiveAction, []PhaseChange, error) {
-	var a Analysis
-	var cas []CorrectiveAction
-	var history []PhaseChange
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Full, error) {
+	var f Full
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(r pgx.Row) error {
-			var err error
-			a, err = scan(r)
-			return err
-		})
-		queueCorrective(b, ws, id, &cas)
-		b.Queue(`select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var p PhaseChange
-					if err := rows.Scan(&p.From, &p.To, &p.Actor, &p.At); err != nil {
-						return err
-					}
-					history = append(history, p)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRow(b, &f.Analysis, scan, "select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id)
+		queueCorrective(b, ws, id, &f.Correctives)
+		storekit.QueueRows(b, &f.History, func(row pgx.Row) (p PhaseChange, err error) {
+			err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
+			return p, err
+		}, `select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
 	})
-	return a, cas, history, err
+	return f, err
 }
 
 func queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]CorrectiveAction) {
-	b.Queue(`select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
+	storekit.QueueRows(b, out, func(row pgx.Row) (c CorrectiveAction, err error) {
+		err = row.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt)
+		return c, err
+	}, `select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
 		from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
-		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var c CorrectiveAction
-			if err := rows.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt); err != nil {
-				return err
-			}
-			*out = append(*out, c)
-		}
-		return rows.Err()
-	})
+		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id)
+}
+
+// readAnalysis reads what queue asks about analysis id in one round trip; an
+// analysis the workspace does not have is not found.
+func readAnalysis(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, queue func(b *pgx.Batch)) error {
+	return storekit.ReadUnder(ctx, shard, ws, "analysis", "select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", id, queue)
 }
 
 // Filter selects analyses for a list.
@@ -216,43 +210,14 @@ type Filter struct {
 
 // List returns a page of analyses, newest first.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Analysis, error) {
-	where := []string{"a.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.Phase != "" {
-		add("a.phase = ?", f.Phase)
-	}
-	if f.ProjectID != nil {
-		add("a.project_id = ?", *f.ProjectID)
-	}
-	if f.SourceRiskID != nil {
-		add("a.source_risk_id = ?", *f.SourceRiskID)
-	}
-	if !f.IncludeArchived {
-		where = append(where, "a.archived_at is null")
-	}
-	if f.Before != nil {
-		add("a.id < ?", *f.Before)
-	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from rrca_analyses a where %s order by a.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
-	var out []Analysis
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				a, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, a)
-			}
-			return rows.Err()
-		})
-	})
-	return out, err
+	w := storekit.NewWhere("a", ws)
+	w.Equal("phase", f.Phase)
+	w.Equal("project_id", f.ProjectID)
+	w.Equal("source_risk_id", f.SourceRiskID)
+	w.Live(f.IncludeArchived)
+	w.Before(f.Before)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + w.Arg(f.Limit)
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Advance moves the analysis to its next phase when the gate allows it.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
@@ -40,11 +41,14 @@ type Detail struct {
 	PhaseHistory      []PhaseChange          `json:"phaseHistory"`
 }
 
-// List is a page of analyses.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
+// ToDetail converts an analysis with its corrective actions and history.
+func ToDetail(f Full) Detail {
+	return Detail{View: ToView(f.Analysis), CorrectiveActions: api.Views(f.Correctives, ToCorrectiveView),
+		PhaseHistory: api.Views(f.History, api.AsIs)}
 }
+
+// List is a page of analyses.
+type List api.PageOf[View]
 
 // NodeView is one node.
 type NodeView struct {
@@ -68,6 +72,8 @@ type NodeList struct {
 	Items []NodeView `json:"items"`
 }
 
+func toNodeList(nodes []Node) NodeList { return NodeList{Items: api.Views(nodes, ToNodeView)} }
+
 // CorrectiveActionView is a corrective action with its action item's status.
 type CorrectiveActionView struct {
 	ID               string    `json:"id" example:"cac_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
@@ -89,6 +95,10 @@ func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 // CorrectiveActionList lists an analysis's corrective actions.
 type CorrectiveActionList struct {
 	Items []CorrectiveActionView `json:"items"`
+}
+
+func toCorrectiveList(cas []CorrectiveAction) CorrectiveActionList {
+	return CorrectiveActionList{Items: api.Views(cas, ToCorrectiveView)}
 }
 
 // CreateRequest starts an analysis, from scratch or from a risk.
