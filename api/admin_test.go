@@ -42,6 +42,7 @@ func sessionCall(env *apitest.Env, t *testing.T, clientID, sid string) *apitest.
 }
 
 func TestAdminCreateWorkspace(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: map[string]any{"name": "  Acme  "}})
 	if r.Status != 201 {
@@ -103,6 +104,7 @@ func TestAdminListWorkspacesPages(t *testing.T) {
 }
 
 func TestAdminUsersAndSessions(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a := createWorkspace(t, env, "A")
 	b := createWorkspace(t, env, "B")
@@ -172,6 +174,7 @@ func TestAdminUsersAndSessions(t *testing.T) {
 }
 
 func TestSuspendBlocksAndResumeRestores(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a := createWorkspace(t, env, "to suspend")
 	other := createWorkspace(t, env, "bystander")
@@ -201,6 +204,7 @@ func TestSuspendBlocksAndResumeRestores(t *testing.T) {
 }
 
 func TestAdminPlaceWorkspace(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a := createWorkspace(t, env, "placed")
 	same := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + a.ID + "/shard", Header: env.Admin(), Body: map[string]any{"shard": "default"}})

@@ -20,7 +20,6 @@ import (
 
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/resource/webhook"
@@ -104,7 +103,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
-	env.StartWorkers(t, func(o *jobs.Options) { o.PollInterval = 50 * time.Millisecond })
+	env.StartWorkers(t)
 	tn := env.NewTenant(t)
 	neighbour := env.NewTenant(t)
 	subscribe(t, tn, rcv.srv.URL, "task.created")

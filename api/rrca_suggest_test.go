@@ -156,6 +156,7 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 }
 
 func TestRRCAFromARisk(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)

@@ -40,6 +40,7 @@ func advance(tn *apitest.Tenant, t *testing.T, id string) *apitest.Response {
 }
 
 func TestRRCAPhasesAndGates(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
@@ -106,6 +107,7 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 }
 
 func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "tree"})
@@ -142,6 +144,7 @@ func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 }
 
 func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	p1 := createProject(t, a, map[string]any{"name": "p1"})["id"].(string)
@@ -278,6 +281,7 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 // three node additions and a title change leave one queued recomputation for
 // the analysis (River unique jobs), not five.
 func TestSimilarityRecomputationIsDebounced(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Pump cavitation", "problemStatement": "Noise at the feed pump"})

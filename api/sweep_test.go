@@ -59,7 +59,6 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	}
 
 	env.StartWorkers(t, func(o *jobs.Options) {
-		o.PollInterval = 50 * time.Millisecond
 		o.SweepEvery, o.SweepAfter = 300*time.Millisecond, 200*time.Millisecond
 	})
 	apitest.Eventually(t, 30*time.Second, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })

@@ -93,7 +93,6 @@ func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env,
 	})
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
-		o.PollInterval = 50 * time.Millisecond
 	})
 	return env, env.NewTenant(t)
 }
@@ -555,7 +554,6 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
-		o.PollInterval = 50 * time.Millisecond
 	})
 	tn := env.NewTenant(t)
 	subscribe(t, tn, rcv.srv.URL, "project.created")

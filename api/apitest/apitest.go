@@ -113,7 +113,7 @@ func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 		t.Fatal(err)
 	}
 	ring := authz.NewKeyRing(dir.Pool(), box)
-	if err := ring.Load(context.Background()); err != nil {
+	if err := loadRing(ring); err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{
@@ -157,6 +157,17 @@ func init() {
 		b, err := io.ReadAll(body)
 		return string(b), err
 	})
+}
+
+// ringLoads makes loading the OAuth keys one at a time: the first Load of the
+// package makes the signing key, and two Envs of parallel tests making one
+// each would retire the other's at once.
+var ringLoads sync.Mutex
+
+func loadRing(ring *authz.KeyRing) error {
+	ringLoads.Lock()
+	defer ringLoads.Unlock()
+	return ring.Load(context.Background())
 }
 
 // deploymentBox is the PMAPI_SECRET_KEY every Env of a package shares, as the
@@ -335,10 +346,12 @@ func (e *Env) ValidateError(t testing.TB, raw []byte) {
 }
 
 // StartWorkers runs River workers over the test database until the test ends, so
-// jobs the app queues (fan-out, similarity, suggestions) are worked.
+// jobs the app queues (fan-out, similarity, suggestions) are worked. An idle
+// worker looks for due jobs (retries, debounced runs) every 50 ms instead of
+// River's second.
 func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	t.Helper()
-	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender}
+	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender, PollInterval: 50 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -22,18 +22,25 @@ import (
 // TestKilledWorkerLosesNoDelivery runs `pmapi serve` and `pmapi work` as real
 // processes, SIGKILLs the worker while its delivery request is in flight, and
 // shows a new worker delivers it after River rescues the job.
-func TestKilledWorkerLosesNoDelivery(t *testing.T) { interruptDelivery(t, syscall.SIGKILL) }
+func TestKilledWorkerLosesNoDelivery(t *testing.T) {
+	t.Parallel()
+	interruptDelivery(t, syscall.SIGKILL)
+}
 
 // TestSIGTERMLetsTheRunningDeliveryFinish sends SIGTERM to a worker mid-delivery:
 // it stops taking jobs but finishes the attempt in flight, records it, and exits
 // cleanly.
-func TestSIGTERMLetsTheRunningDeliveryFinish(t *testing.T) { interruptDelivery(t, syscall.SIGTERM) }
+func TestSIGTERMLetsTheRunningDeliveryFinish(t *testing.T) {
+	t.Parallel()
+	interruptDelivery(t, syscall.SIGTERM)
+}
 
+// interruptDelivery runs its processes over a database of their own: a worker
+// takes every job of the database it serves, another test's deliveries
+// included.
 func interruptDelivery(t *testing.T, sig syscall.Signal) {
-	bin := filepath.Join(t.TempDir(), "pmapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := pmapiBinary(t)
+	db := testdb.ExtraDatabase(t)
 	var mu sync.Mutex
 	var ids []string
 	release := make(chan struct{})
@@ -63,7 +70,7 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 
 	addr := freeAddr(t)
 	token := "pmadm_crash_test_token_0123456789ab"
-	env := append(os.Environ(), "PMAPI_DATABASE_URL="+testdb.Database(t).AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
+	env := append(os.Environ(), "PMAPI_DATABASE_URL="+db.AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
 		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+deploymentSecret, "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_JOB_RESCUE_AFTER=2s", "PMAPI_SHUTDOWN_GRACE=2s",
 		"PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s")
@@ -119,7 +126,7 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 		if n != 1 {
 			t.Fatalf("%d requests; the drained attempt should be the only one", n)
 		}
-		waitDelivered(t, wsID)
+		waitDelivered(t, db.AppURL, wsID)
 		return
 	}
 	start("work")
@@ -133,16 +140,22 @@ func interruptDelivery(t *testing.T, sig syscall.Signal) {
 		t.Errorf("the rescued attempt must be the same delivery: %v", ids)
 	}
 	mu.Unlock()
-	waitDelivered(t, wsID)
+	waitDelivered(t, db.AppURL, wsID)
 }
 
-// waitDelivered waits for the workspace's one delivery to be SUCCEEDED.
-func waitDelivered(t *testing.T, wsID string) {
+// waitDelivered waits for the workspace's one delivery, in the database at
+// url, to be SUCCEEDED.
+func waitDelivered(t *testing.T, url, wsID string) {
 	t.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
 	var status string
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) && status != "SUCCEEDED" {
-		_ = pgx.BeginFunc(context.Background(), testdb.AppPool(t), func(tx pgx.Tx) error {
+		_ = pgx.BeginFunc(context.Background(), conn, func(tx pgx.Tx) error {
 			if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
 				return err
 			}

@@ -14,6 +14,7 @@ package testdb
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -307,4 +308,17 @@ func pool(tb testing.TB, slot **pgxpool.Pool, url string) *pgxpool.Pool {
 		*slot = p
 	}
 	return *slot
+}
+
+// WaitingTests raises -test.parallel, GOMAXPROCS by default, to n unless the
+// command line sets it, for a TestMain before Run: a package whose parallel
+// tests spend most of their time waiting on PostgreSQL, timers and other
+// processes runs more of them at once than the machine has cores.
+func WaitingTests(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }
