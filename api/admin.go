@@ -161,37 +161,17 @@ func (s *Server) adminCreateWorkspace(c *fiber.Ctx) error {
 }
 
 func (s *Server) adminListWorkspaces(c *fiber.Ctx) error {
-	q, err := DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	limit := q.Limit
-	rawAfter, err := decodeCursor("workspaces", q.Cursor)
-	if err != nil {
-		return err
-	}
-	var after *uuid.UUID
-	if rawAfter != "" {
-		id, err := uuid.Parse(rawAfter)
-		if err != nil {
-			return pmapi.Invalid("cursor", "cursor is not one this list issued")
+	return pageAfter(c, "workspaces", func(raw string, limit int) ([]tenant.Workspace, error) {
+		var after *uuid.UUID
+		if raw != "" {
+			id, err := cursorID(raw)
+			if err != nil {
+				return nil, err
+			}
+			after = &id
 		}
-		after = &id
-	}
-	ws, err := s.Directory.List(c.UserContext(), after, limit+1)
-	if err != nil {
-		return err
-	}
-	page := WorkspaceList{Items: []WorkspaceView{}}
-	if len(ws) > limit {
-		ws = ws[:limit]
-		next := encodeCursor("workspaces", ws[limit-1].ID.String())
-		page.NextCursor = &next
-	}
-	for _, w := range ws {
-		page.Items = append(page.Items, workspaceView(w))
-	}
-	return respond(c, http.StatusOK, page)
+		return s.Directory.List(c.UserContext(), after, limit)
+	}, func(w tenant.Workspace) string { return w.ID.String() }, workspaceView)
 }
 
 func (s *Server) adminGetWorkspace(c *fiber.Ctx) error {

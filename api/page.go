@@ -21,25 +21,60 @@ func (q ListQuery) Before(list string) (*uuid.UUID, error) {
 	if err != nil || raw == "" {
 		return nil, err
 	}
-	id, err := uuid.Parse(raw)
-	if err != nil {
-		return nil, pmapi.Invalid("cursor", "cursor is not one this list issued")
-	}
-	return &id, nil
+	id, err := cursorID(raw)
+	return &id, err
 }
 
 // Page turns up to limit+1 rows of a list keyed by id into at most limit
 // views and the cursor after the last one (nil on the last page).
 func Page[T, V any](list string, rows []T, limit int, id func(T) uuid.UUID, view func(T) V) ([]V, *string) {
+	return pageBy(list, rows, limit, func(r T) string { return id(r).String() }, view)
+}
+
+// pageBy is Page for rows keyed by any text.
+func pageBy[T, V any](list string, rows []T, limit int, key func(T) string, view func(T) V) ([]V, *string) {
 	out := make([]V, 0, min(len(rows), limit))
 	for i, r := range rows {
 		if i == limit {
-			next := EncodeCursor(list, id(rows[limit-1]).String())
+			next := EncodeCursor(list, key(rows[limit-1]))
 			return out, &next
 		}
 		out = append(out, view(r))
 	}
 	return out, nil
+}
+
+// pageAfter serves one of the core's lists in key order: the query's limit
+// and cursor, read asked for one row more than the page after the cursor's
+// key ("" on the first page), a page of views.
+func pageAfter[T, V any](c *fiber.Ctx, list string, read func(after string, limit int) ([]T, error), key func(T) string, view func(T) V) error {
+	q, err := DecodeQuery[ListQuery](c)
+	if err != nil {
+		return err
+	}
+	after, err := decodeCursor(list, q.Cursor)
+	if err != nil {
+		return err
+	}
+	rows, err := read(after, q.Limit+1)
+	if err != nil {
+		return err
+	}
+	var page PageOf[V]
+	page.Items, page.NextCursor = pageBy(list, rows, q.Limit, key, view)
+	return respond(c, http.StatusOK, page)
+}
+
+// cursorID reads the id a cursor's key holds; uuid.Nil for none.
+func cursorID(after string) (uuid.UUID, error) {
+	if after == "" {
+		return uuid.Nil, nil
+	}
+	id, err := uuid.Parse(after)
+	if err != nil {
+		return id, pmapi.Invalid("cursor", "cursor is not one this list issued")
+	}
+	return id, nil
 }
 
 // EncodeCursor makes the cursor of list after the key after.
