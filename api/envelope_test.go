@@ -15,7 +15,7 @@ import (
 
 func TestRequestIDEchoedWhenSane(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "client-chosen-id-123"}})
 	if got := resp.Header.Get("X-Request-Id"); got != "client-chosen-id-123" {
 		t.Errorf("X-Request-Id = %q, want the client's", got)
@@ -28,7 +28,7 @@ func TestRequestIDEchoedWhenSane(t *testing.T) {
 
 func TestErrors(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	admin := env.Admin()
 	cases := []struct {
 		name   string

@@ -157,7 +157,7 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 
 func TestRRCAFromARisk(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Weld cracks on brackets", "description": "Fatigue tests fail at the weld toe"})["id"].(string)

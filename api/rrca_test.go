@@ -41,8 +41,7 @@ func advance(tn *apitest.Tenant, t *testing.T, id string) *apitest.Response {
 
 func TestRRCAPhasesAndGates(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
 	id := createRRCA(t, tn, map[string]any{"title": "Hydraulic leak on press 2", "problemStatement": "Oil on the floor after every shift", "projectId": prj})
 
@@ -108,8 +107,7 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 
 func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "tree"})
 	p := addNode(t, tn, id, "PROBLEM", "p", "")
 	w1 := addNode(t, tn, id, "WHY", "w1", p)
@@ -145,7 +143,7 @@ func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 
 func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	p1 := createProject(t, a, map[string]any{"name": "p1"})["id"].(string)
 	x := createRRCA(t, a, map[string]any{"title": "x", "projectId": p1})
@@ -282,8 +280,7 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 // the analysis (River unique jobs), not five.
 func TestSimilarityRecomputationIsDebounced(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Pump cavitation", "problemStatement": "Noise at the feed pump"})
 	p := addNode(t, tn, id, "PROBLEM", "noise", "")
 	w := addNode(t, tn, id, "WHY", "air in the suction line", p)

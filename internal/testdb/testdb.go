@@ -44,6 +44,7 @@ var (
 	poolsMu sync.Mutex
 	appPool *pgxpool.Pool
 	ownPool *pgxpool.Pool
+	closers []func()
 )
 
 // Run is the whole body of a package's TestMain: os.Exit(testdb.Run(m)).
@@ -70,6 +71,12 @@ func Run(m *testing.M) int {
 	}
 	code := m.Run()
 
+	poolsMu.Lock()
+	closing := closers
+	poolsMu.Unlock()
+	for i := len(closing) - 1; i >= 0; i-- {
+		closing[i]()
+	}
 	poolsMu.Lock()
 	for _, p := range []*pgxpool.Pool{appPool, ownPool} {
 		if p != nil {
@@ -267,6 +274,16 @@ func SkipOnCitus(tb testing.TB, why string) {
 	if onCitus {
 		tb.Skip("not on Citus: " + why)
 	}
+}
+
+// BeforeClose runs f once the package's tests are done, before its pools
+// close and its database is dropped: the end of a fixture the package's tests
+// share (apitest.Shared), whose connections would otherwise keep the pools
+// from closing.
+func BeforeClose(f func()) {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	closers = append(closers, f)
 }
 
 // AdminURL is the superuser URL of the server the package's database is on.
