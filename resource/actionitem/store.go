@@ -245,26 +245,13 @@ func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 
 // SetArchivedTx archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchivedTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Item, error) {
-	cur, err := getTx(ctx, tx, ws, id)
-	if err != nil || (cur.ArchivedAt != nil) == archived {
-		return cur, err
-	}
-	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-	set := "archived_at = null"
-	if archived {
-		set = "archived_at = now()"
-	}
-	it, err := scan(tx.QueryRow(ctx, `update action_items a set `+set+`, updated_at = now()
-		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id))
-	if err != nil {
-		return Item{}, err
-	}
-	typ := "action-item.restored"
-	if archived {
-		typ = "action-item.archived"
-	}
-	return it, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(it)})
+	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
+
+var archival = storekit.Archival[Item]{Noun: "action-item", Lock: getTx, Apply: storekit.Returning(scan),
+	Archive:    `update action_items a set archived_at = now(), updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	Restore:    `update action_items a set archived_at = null, updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	ArchivedAt: func(i Item) *time.Time { return i.ArchivedAt }, View: func(i Item) any { return ToView(i) }}
 
 // DeleteTx removes the item and its logs for good, emitting action-item.deleted.
 func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID) error {

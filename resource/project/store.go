@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -188,34 +189,23 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Project, error) {
 	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := get(ctx, tx, ws, id, true)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			p = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if _, err := tx.Exec(ctx, `update projects set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
-			return err
-		}
-		if p, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
-		}
-		typ := "project.restored"
-		if archived {
-			typ = "project.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(p)})
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
+		p, err = archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+		return err
 	})
 	return p, err
 }
+
+var archival = storekit.Archival[Project]{Noun: "project",
+	Archive: `update projects set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore: `update projects set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
+		return get(ctx, tx, ws, id, true)
+	},
+	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
+		return get(ctx, tx, ws, id, false)
+	}),
+	ArchivedAt: func(p Project) *time.Time { return p.ArchivedAt }, View: func(p Project) any { return ToView(p) }}
 
 // Delete removes an archived project and everything in it, emitting the deleted
 // event of every child and then project.deleted. An active project is CONFLICT.

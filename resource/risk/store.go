@@ -167,32 +167,17 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
 	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := lock(ctx, tx, ws, id)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			r = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if r, err = scan(tx.QueryRow(ctx, `update risks r set `+set+`, updated_at = now()
-			where r.workspace_id = $1 and r.id = $2 returning `+columns, ws, id)); err != nil {
-			return err
-		}
-		typ := "risk.restored"
-		if archived {
-			typ = "risk.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(r)})
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
+		r, err = archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+		return err
 	})
 	return r, err
 }
+
+var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),
+	Archive:    `update risks r set archived_at = now(), updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	Restore:    `update risks r set archived_at = null, updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	ArchivedAt: func(r Risk) *time.Time { return r.ArchivedAt }, View: func(r Risk) any { return ToView(r) }}
 
 // EventTypes documents the events risks emit.
 func EventTypes() []event.Type {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -275,31 +276,20 @@ func formatOpen(raw []string) []string {
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
 	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := get(ctx, tx, ws, id, true)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			a = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if _, err := tx.Exec(ctx, `update rrca_analyses set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
-			return err
-		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
-		}
-		typ := "rrca.restored"
-		if archived {
-			typ = "rrca.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
+		a, err = archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+		return err
 	})
 	return a, err
 }
+
+var archival = storekit.Archival[Analysis]{Noun: "rrca",
+	Archive: `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore: `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
+		return get(ctx, tx, ws, id, true)
+	},
+	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
+		return get(ctx, tx, ws, id, false)
+	}),
+	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}

@@ -187,26 +187,13 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 }
 
 func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	cur, err := lock(ctx, tx, ws, id)
-	if err != nil || (cur.ArchivedAt != nil) == archived {
-		return cur, err
-	}
-	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-	set := "archived_at = null"
-	if archived {
-		set = "archived_at = now()"
-	}
-	t, err := scan(tx.QueryRow(ctx, `update tasks as t set `+set+`, updated_at = now()
-		where t.workspace_id = $1 and t.id = $2 returning `+columns, ws, id))
-	if err != nil {
-		return t, err
-	}
-	typ := "task.restored"
-	if archived {
-		typ = "task.archived"
-	}
-	return t, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(t)})
+	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
+
+var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit.Returning(scan),
+	Archive:    `update tasks as t set archived_at = now(), updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	Restore:    `update tasks as t set archived_at = null, updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	ArchivedAt: func(t Task) *time.Time { return t.ArchivedAt }, View: func(t Task) any { return ToView(t) }}
 
 // dbError turns the database's refusals into the API's; the checks before each
 // statement should make them unreachable, so they only guard against a race or a
