@@ -12,12 +12,7 @@ import (
 const aiBase = "/openapi/v1/resource/action-item/"
 
 func createActionItem(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", aiBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create action item: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, aiBase+"create", body)
 }
 
 func TestActionItemLifecycleAndLogs(t *testing.T) {

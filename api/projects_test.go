@@ -11,12 +11,7 @@ import (
 const projectBase = "/openapi/v1/resource/project/"
 
 func createProject(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", projectBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create project: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, projectBase+"create", body)
 }
 
 func TestProjectLifecycle(t *testing.T) {

@@ -12,12 +12,7 @@ import (
 const riskBase = "/openapi/v1/resource/risk/"
 
 func createRisk(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", riskBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create risk: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, riskBase+"create", body)
 }
 
 func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {

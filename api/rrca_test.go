@@ -13,12 +13,7 @@ import (
 const rrcaBase = "/openapi/v1/resource/rrca"
 
 func createRRCA(t *testing.T, tn *apitest.Tenant, body map[string]any) string {
-	t.Helper()
-	r := tn.Do(t, "POST", rrcaBase, body)
-	if r.Status != 201 {
-		t.Fatalf("create analysis: %d %s", r.Status, r.Raw)
-	}
-	return r.Str("id")
+	return tn.Created(t, rrcaBase, body)["id"].(string)
 }
 
 func addNode(t *testing.T, tn *apitest.Tenant, id, kind, text, parent string) string {

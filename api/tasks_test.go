@@ -12,12 +12,7 @@ import (
 const taskBase = "/openapi/v1/resource/task/"
 
 func createTask(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", taskBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create task: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, taskBase+"create", body)
 }
 
 // taskProject creates a project and returns its id, for tests that need somewhere to

@@ -166,12 +166,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
-		r, err = archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
-		return err
-	})
-	return r, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Risk, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
 }
 
 var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),

@@ -275,12 +275,7 @@ func formatOpen(raw []string) []string {
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
-		a, err = archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
-		return err
-	})
-	return a, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Analysis, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
 }
 
 var archival = storekit.Archival[Analysis]{Noun: "rrca",

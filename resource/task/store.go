@@ -79,13 +79,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 // Create writes a task, emitting task.created (and task.assigned when it is
 // created with an assignee).
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.create(ctx, tx, shard, ws, in)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.create(ctx, tx, shard, ws, in) })
 }
 
 func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
@@ -120,13 +114,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 // changes nothing writes nothing and emits nothing. Otherwise it emits
 // task.status_changed and task.assigned for those changes, then task.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.update(ctx, tx, shard, ws, id, ch)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.update(ctx, tx, shard, ws, id, ch) })
 }
 
 func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
@@ -177,13 +165,7 @@ func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
 // SetArchived archives (true) or restores (false) a task. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.setArchived(ctx, tx, shard, ws, id, archived)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.setArchived(ctx, tx, shard, ws, id, archived) })
 }
 
 func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {

@@ -43,32 +43,21 @@ type Run[Op, T any] func(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws
 // Do runs one operation in a transaction of its own, as its own endpoint
 // would.
 func Do[Op, T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op, run Run[Op, T]) (T, error) {
-	var out T
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		out, err = run(ctx, tx, shard, ws, op)
-		return err
-	})
-	return out, err
+	return Tx(ctx, shard, ws, func(tx pgx.Tx) (T, error) { return run(ctx, tx, shard, ws, op) })
 }
 
 // DoAtomic runs ops in order in one transaction: all of them commit, with
 // their events, or the first failure (a *FailedOp) rolls every one back.
 func DoAtomic[Op, T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op, run Run[Op, T]) ([]T, error) {
-	var out []T
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		out = out[:0]
+	return Tx(ctx, shard, ws, func(tx pgx.Tx) ([]T, error) {
+		out := make([]T, 0, len(ops))
 		for i, op := range ops {
 			done, err := run(ctx, tx, shard, ws, op)
 			if err != nil {
-				return &FailedOp{Index: i, Err: err}
+				return nil, &FailedOp{Index: i, Err: err}
 			}
 			out = append(out, done)
 		}
-		return nil
+		return out, nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
 }

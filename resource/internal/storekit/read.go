@@ -62,3 +62,15 @@ func ReadUnder(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, noun, exi
 	}
 	return err
 }
+
+// Tx runs fn in a transaction of the workspace (shard.Tx, which runs it again
+// from the start after a deadlock or a serialization failure) and answers
+// what its last run answered.
+func Tx[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, fn func(tx pgx.Tx) (T, error)) (T, error) {
+	var out T
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
+		out, err = fn(tx)
+		return err
+	})
+	return out, err
+}
