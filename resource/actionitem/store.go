@@ -2,7 +2,6 @@ package actionitem
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -34,10 +33,7 @@ func scan(row pgx.Row) (Item, error) {
 	var i Item
 	err := row.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
 		&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return i, pmapi.NotFound("action item")
-	}
-	return i, err
+	return i, storekit.Found(err, "action item")
 }
 
 func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
@@ -303,18 +299,16 @@ func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, a
 
 // AddLog appends an entry to the item's execution log, emitting action-item.logged.
 func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind, message, author string) (Log, error) {
-	var l Log
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (l Log, err error) {
 		if _, err := getTx(ctx, tx, ws, item); err != nil {
-			return err
+			return l, err
 		}
 		if err := addLog(ctx, tx, ws, item, kind, message, author, &l); err != nil {
-			return err
+			return l, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.logged",
+		return l, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.logged",
 			Data: LoggedEvent{ActionItemID: pmapi.FormatID(IDPrefix, item), Log: ToLogView(l)}})
 	})
-	return l, err
 }
 
 // ListLogs returns the item's log, oldest first, optionally of one kind.

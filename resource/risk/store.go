@@ -2,7 +2,6 @@ package risk
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,10 +24,7 @@ const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.statu
 func scan(row pgx.Row) (Risk, error) {
 	var r Risk
 	err := row.Scan(&r.ID, &r.ProjectID, &r.Title, &r.Description, &r.Severity, &r.Status, &r.OwnerID, &r.CreatedAt, &r.UpdatedAt, &r.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, pmapi.NotFound("risk")
-	}
-	return r, err
+	return r, storekit.Found(err, "risk")
 }
 
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
@@ -80,27 +76,20 @@ type NewRisk struct {
 
 // Create registers a risk (status OPEN), emitting risk.created.
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewRisk) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var ok bool
-		if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, in.ProjectID).Scan(&ok); err != nil {
-			return err
-		}
-		if !ok {
-			return pmapi.NotFound("project")
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
+		if err := storekit.ProjectExists(ctx, tx, ws, in.ProjectID); err != nil {
+			return r, err
 		}
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
-			return err
+			return r, err
 		}
-		var err error
 		r, err = scan(tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
 			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
 		if err != nil {
-			return err
+			return r, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "risk.created", Data: ToView(r)})
+		return r, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "risk.created", Data: ToView(r)})
 	})
-	return r, err
 }
 
 // Changes is a validated update; nil pointers are "not given".
@@ -116,17 +105,16 @@ type Changes struct {
 // risk.status_changed, plus risk.opened when the risk becomes OPEN again and
 // risk.resolved when it becomes RESOLVED; any change emits risk.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
 		cur, err := lock(ctx, tx, ws, id)
 		if err != nil {
-			return err
+			return r, err
 		}
 		next := cur
 		var events []event.Event
 		if ch.Status != nil {
 			if err := CheckTransition(cur.Status, *ch.Status); err != nil {
-				return err
+				return r, err
 			}
 			next.Status = *ch.Status
 			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID), From: cur.Status, To: next.Status}
@@ -150,18 +138,17 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		if ch.OwnerID != nil {
 			next.OwnerID = *ch.OwnerID
 			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {
-				return err
+				return r, err
 			}
 		}
 		if r, err = scan(tx.QueryRow(ctx, `update risks r set status = $3, title = $4, description = $5, severity = $6, owner_id = $7,
 			updated_at = now() where r.workspace_id = $1 and r.id = $2 returning `+columns,
 			ws, id, next.Status, next.Title, next.Description, next.Severity, next.OwnerID)); err != nil {
-			return err
+			return r, err
 		}
 		events = append(events, event.Event{Type: "risk.updated", Data: ToView(r)})
-		return s.Events.Emit(ctx, tx, shard, ws, events...)
+		return r, s.Events.Emit(ctx, tx, shard, ws, events...)
 	})
-	return r, err
 }
 
 // SetArchived archives or restores; repeating it changes and emits nothing.

@@ -3,7 +3,6 @@ package rrca
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -67,28 +66,22 @@ const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at"
 func scanRun(row pgx.Row) (Run, error) {
 	var r Run
 	err := row.Scan(&r.ID, &r.RRCAID, &r.Kind, &r.Status, &r.Error, &r.CreatedAt, &r.CompletedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, pmapi.NotFound("suggestion run")
-	}
-	return r, err
+	return r, storekit.Found(err, "suggestion run")
 }
 
 // CreateRun queues a suggestion run of kind for the analysis.
 func (s Store) CreateRun(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind string) (Run, error) {
-	var r Run
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Run, err error) {
 		if _, err := get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return r, err
 		}
-		var err error
 		r, err = scanRun(tx.QueryRow(ctx, `insert into rrca_suggestion_runs (workspace_id, id, rrca_id, kind) values ($1, $2, $3, $4)
 			returning `+runColumns, ws, pmapi.NewID(), id, kind))
 		if err != nil {
-			return err
+			return r, err
 		}
-		return s.Jobs.Suggest(ctx, tx, shard, ws, r.ID)
+		return r, s.Jobs.Suggest(ctx, tx, shard, ws, r.ID)
 	})
-	return r, err
 }
 
 // GetRun returns a run of the analysis with the nodes it wrote.
@@ -372,10 +365,7 @@ func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 	var id, rid, run, target uuid.UUID
 	var evidence, actions []byte
 	err := row.Scan(&id, &rid, &run, &target, &v.Mechanism, &evidence, &actions, &v.Score, &v.Status, &v.Reason, &v.DecidedAt, &v.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, target, pmapi.NotFound("suggestion")
-	}
-	if err != nil {
+	if err := storekit.Found(err, "suggestion"); err != nil {
 		return v, target, err
 	}
 	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID(project.IDPrefix, target)
@@ -438,22 +428,20 @@ func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uui
 
 // Reject records why a suggestion was turned down. Final, like Apply.
 func (s Store) Reject(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, reason string) (SuggestionView, error) {
-	var v SuggestionView
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (v SuggestionView, err error) {
 		cur, _, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
 		if err != nil {
-			return err
+			return v, err
 		}
 		if cur.Status != "PROPOSED" {
-			return pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
+			return v, pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
 		}
 		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'REJECTED', reason = $3, decided_at = now()
 			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID, reason)); err != nil {
-			return err
+			return v, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
+		return v, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
 	})
-	return v, err
 }
 
 // EventTypes documents the events analyses emit.

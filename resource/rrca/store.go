@@ -2,7 +2,6 @@ package rrca
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"time"
 
@@ -43,10 +42,7 @@ const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk
 func scan(row pgx.Row) (Analysis, error) {
 	var a Analysis
 	err := row.Scan(&a.ID, &a.Title, &a.ProblemStatement, &a.ProjectID, &a.SourceRiskID, &a.Phase, &a.NodeCount, &a.CreatedAt, &a.UpdatedAt, &a.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return a, pmapi.NotFound("analysis")
-	}
-	return a, err
+	return a, storekit.Found(err, "analysis")
 }
 
 type querier interface {
@@ -72,8 +68,7 @@ type NewAnalysis struct {
 // Create starts an analysis. From a risk, the risk's title and description
 // become the problem statement (and its title and project the defaults).
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewAnalysis) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		in := in // the defaults below fill a copy, so a retried transaction starts from the caller's values
 		problem := ""
 		if in.ProblemStatement != nil {
@@ -85,11 +80,8 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			var project uuid.UUID
 			err := tx.QueryRow(ctx, "select title, description, project_id from risks where workspace_id = $1 and id = $2", ws, *in.SourceRiskID).
 				Scan(&title, &desc, &project)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return pmapi.NotFound("risk")
-			}
-			if err != nil {
-				return err
+			if err := storekit.Found(err, "risk"); err != nil {
+				return a, err
 			}
 			if in.Title == "" {
 				in.Title = title
@@ -105,41 +97,34 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			}
 		}
 		if in.Title == "" {
-			return pmapi.Invalid("title", "title is required (or give sourceRiskId)")
+			return a, pmapi.Invalid("title", "title is required (or give sourceRiskId)")
 		}
 		if in.ProjectID != nil {
-			var ok bool
-			if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, *in.ProjectID).Scan(&ok); err != nil {
-				return err
-			}
-			if !ok {
-				return pmapi.NotFound("project")
+			if err := storekit.ProjectExists(ctx, tx, ws, *in.ProjectID); err != nil {
+				return a, err
 			}
 		}
 		id := pmapi.NewID()
 		if _, err := tx.Exec(ctx, `insert into rrca_analyses (workspace_id, id, title, problem_statement, project_id, source_risk_id)
 			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
-			return err
+			return a, err
 		}
-		var err error
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
 	})
-	return a, err
 }
 
 // Update edits the title or problem statement, queueing a similarity run.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, title, problem *string) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
-			return err
+			return a, err
 		}
 		if title != nil {
 			cur.Title = *title
@@ -149,17 +134,16 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		}
 		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4, updated_at = now()
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
-			return err
+			return a, err
 		}
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
 	})
-	return a, err
 }
 
 // Full is an analysis with its corrective actions and phase history.
@@ -223,11 +207,10 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 
 // Advance moves the analysis to its next phase when the gate allows it.
 func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, to, actor string) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
-			return err
+			return a, err
 		}
 		var f Facts
 		err = tx.QueryRow(ctx, `select
@@ -238,27 +221,26 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status not in ('DONE', 'CANCELLED'))), '{}')`,
 			ws, id).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
 		if err != nil {
-			return err
+			return a, err
 		}
 		f.OpenActionItems = formatOpen(f.OpenActionItems)
 		next, err := CheckAdvance(cur.Phase, to, f)
 		if err != nil {
-			return err
+			return a, err
 		}
 		if _, err := tx.Exec(ctx, `update rrca_analyses set phase = $3, updated_at = now() where workspace_id = $1 and id = $2`, ws, id, next); err != nil {
-			return err
+			return a, err
 		}
 		if _, err := tx.Exec(ctx, `insert into rrca_phase_history (workspace_id, id, rrca_id, from_phase, to_phase, actor)
 			values ($1, $2, $3, $4, $5, $6)`, ws, pmapi.NewID(), id, cur.Phase, next, actor); err != nil {
-			return err
+			return a, err
 		}
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.advanced",
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.advanced",
 			Data: PhaseEvent{RRCAID: pmapi.FormatID(IDPrefix, id), From: cur.Phase, To: next}})
 	})
-	return a, err
 }
 
 // formatOpen turns "act_<uuid>" / "cac_<uuid>" texts into API ids.

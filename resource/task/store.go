@@ -27,10 +27,7 @@ func scan(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.ID, &t.ProjectID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.AssigneeID, &t.ReporterID,
 		&t.StartDate, &t.DueDate, &t.CreatedAt, &t.UpdatedAt, &t.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return t, pmapi.NotFound("task")
-	}
-	return t, err
+	return t, storekit.Found(err, "task")
 }
 
 // lock reads a task for a change, holding its row until the transaction ends.
@@ -87,10 +84,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 	// (and then remove the task with its event) instead of racing it.
 	var one int
 	err := tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, in.ProjectID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Task{}, pmapi.NotFound("project")
-	}
-	if err != nil {
+	if err := storekit.Found(err, "project"); err != nil {
 		return Task{}, err
 	}
 	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {

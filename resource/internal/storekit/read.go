@@ -2,6 +2,7 @@ package storekit
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -73,4 +74,13 @@ func Tx[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, fn func(t
 		return err
 	})
 	return out, err
+}
+
+// Found turns a read that found no row (pgx.ErrNoRows) into noun's
+// not-found: a row of another workspace is one the caller cannot see.
+func Found(err error, noun string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return pmapi.NotFound(noun)
+	}
+	return err
 }
