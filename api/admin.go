@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -174,55 +175,42 @@ func (s *Server) adminListWorkspaces(c *fiber.Ctx) error {
 	}, func(w tenant.Workspace) string { return w.ID.String() }, workspaceView)
 }
 
-func (s *Server) adminGetWorkspace(c *fiber.Ctx) error {
+// onWorkspace answers the path's workspace as do leaves it.
+func onWorkspace(c *fiber.Ctx, do func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error)) error {
 	id, err := parseUUIDParam(c, "workspaceId", "workspace")
 	if err != nil {
 		return err
 	}
-	w, err := s.Directory.Get(c.UserContext(), id)
+	w, err := do(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
 	return respond(c, http.StatusOK, workspaceView(w))
 }
 
+func (s *Server) adminGetWorkspace(c *fiber.Ctx) error { return onWorkspace(c, s.Directory.Get) }
+
 func (s *Server) adminSetStatus(status string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		id, err := parseUUIDParam(c, "workspaceId", "workspace")
-		if err != nil {
-			return err
-		}
-		w, err := s.Directory.SetStatus(c.UserContext(), id, status)
-		if err != nil {
-			return err
-		}
-		return respond(c, http.StatusOK, workspaceView(w))
+		return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {
+			return s.Directory.SetStatus(ctx, id, status)
+		})
 	}
 }
 
 func (s *Server) adminPlaceWorkspace(c *fiber.Ctx) error {
-	id, err := parseUUIDParam(c, "workspaceId", "workspace")
-	if err != nil {
-		return err
-	}
-	req, err := decodeBody[PlaceWorkspaceRequest](c)
-	if err != nil {
-		return err
-	}
-	w, err := s.Directory.Place(c.UserContext(), id, req.Shard)
-	if err != nil {
-		return err
-	}
-	return respond(c, http.StatusOK, workspaceView(w))
+	return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {
+		req, err := decodeBody[PlaceWorkspaceRequest](c)
+		if err != nil {
+			return tenant.Workspace{}, err
+		}
+		return s.Directory.Place(ctx, id, req.Shard)
+	})
 }
 
 // activeWorkspace loads the path's workspace and refuses a suspended one.
 func (s *Server) activeWorkspace(c *fiber.Ctx) (tenant.Workspace, *tenant.Shard, error) {
-	id, err := parseUUIDParam(c, "workspaceId", "workspace")
-	if err != nil {
-		return tenant.Workspace{}, nil, err
-	}
-	w, err := s.Directory.Get(c.UserContext(), id)
+	w, err := s.pathWorkspace(c)
 	if err != nil {
 		return w, nil, err
 	}
