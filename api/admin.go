@@ -258,8 +258,7 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, SessionIssued{
+	return createdOnce(c, SessionIssued{
 		SID: sid, SessionID: sess.ID.String(), UserID: userID.String(), CreatedAt: sess.CreatedAt, ExpiresAt: sess.ExpiresAt,
 	})
 }
