@@ -22,6 +22,12 @@ type ListQuery struct {
 	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
 }
 
+// IDQuery documents a detail route's one parameter, the `id` Detail reads
+// (required in the document; an absent one is looked up and not found).
+type IDQuery struct {
+	ID string `query:"id" required:"true"`
+}
+
 // DecodeQuery reads the query parameters into a T from the same struct tags
 // the OpenAPI document is built from, so the two cannot disagree:
 //

@@ -49,11 +49,6 @@ type ListQuery struct {
 	IncludeArchived bool       `query:"includeArchived"`
 }
 
-// DetailQuery names one action item.
-type DetailQuery struct {
-	ID string `query:"id" required:"true"`
-}
-
 // LogsQuery documents the log list's parameters.
 type LogsQuery struct {
 	api.ListQuery
@@ -95,7 +90,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listActionItems", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getActionItem", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One action item", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
+			Summary: "One action item", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createActionItem", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseCreate)},
 		{Method: http.MethodPost, Path: base + "attach-project", ID: "attachActionItemProject", Tag: tag, Auth: api.AuthKey, Scope: write,

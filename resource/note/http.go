@@ -35,11 +35,6 @@ type ListQuery struct {
 	Q         string     `query:"q" doc:"Case-insensitive substring of the body"`
 }
 
-// DetailQuery names one note.
-type DetailQuery struct {
-	ID string `query:"id" required:"true"`
-}
-
 type handlers struct{ notes Store }
 
 func (h handlers) operations() []api.Operation {
@@ -53,7 +48,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listNotes", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID }, ToView)},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getNote", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One note", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
+			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createNote", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
 		update(http.MethodPost, "updateNote"),

@@ -39,11 +39,6 @@ type ListQuery struct {
 	IncludeArchived bool       `query:"includeArchived"`
 }
 
-// DetailQuery names one risk.
-type DetailQuery struct {
-	ID string `query:"id" required:"true"`
-}
-
 type handlers struct{ risks Store }
 
 func (h handlers) operations() []api.Operation {
@@ -58,7 +53,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID }, ToView)},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One risk", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
+			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
 		update(http.MethodPost, "updateRisk"),
