@@ -12,6 +12,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -201,18 +202,10 @@ func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		events = append(events, event.Event{Type: "action-item.status_changed",
 			Data: StatusEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), From: cur.Status, To: next.Status}})
 	}
-	if f.Title != nil {
-		next.Title = *f.Title
-	}
-	if f.Description != nil {
-		next.Description = *f.Description
-	}
-	if f.OwnerHint != nil {
-		next.OwnerHint = *f.OwnerHint
-	}
-	if f.DueDate != nil {
-		next.DueDate = *f.DueDate
-	}
+	validate.Set(&next.Title, f.Title)
+	validate.Set(&next.Description, f.Description)
+	validate.Set(&next.OwnerHint, f.OwnerHint)
+	validate.Set(&next.DueDate, f.DueDate)
 	it, err := scan(tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
 		updated_at = now() where a.workspace_id = $1 and a.id = $2 returning `+columns,
 		ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate))

@@ -14,6 +14,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -139,12 +140,8 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 			return p, err
 		}
 		next := cur
-		if f.Name != nil {
-			next.Name = *f.Name
-		}
-		if f.Description != nil {
-			next.Description = *f.Description
-		}
+		validate.Set(&next.Name, f.Name)
+		validate.Set(&next.Description, f.Description)
 		if f.OwnerID != nil {
 			next.OwnerID = *f.OwnerID
 			if next.OwnerID != nil {
@@ -153,15 +150,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				}
 			}
 		}
-		if f.RAGStatus != nil {
-			next.RAGStatus = *f.RAGStatus
-		}
-		if f.StartDate != nil {
-			next.StartDate = *f.StartDate
-		}
-		if f.TargetDate != nil {
-			next.TargetDate = *f.TargetDate
-		}
+		validate.Set(&next.RAGStatus, f.RAGStatus)
+		validate.Set(&next.StartDate, f.StartDate)
+		validate.Set(&next.TargetDate, f.TargetDate)
 		if err := ValidDates(next.StartDate, next.TargetDate); err != nil {
 			return p, err
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -126,15 +127,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				events = append(events, event.Event{Type: "risk.resolved", Data: data})
 			}
 		}
-		if ch.Title != nil {
-			next.Title = *ch.Title
-		}
-		if ch.Description != nil {
-			next.Description = *ch.Description
-		}
-		if ch.Severity != nil {
-			next.Severity = *ch.Severity
-		}
+		validate.Set(&next.Title, ch.Title)
+		validate.Set(&next.Description, ch.Description)
+		validate.Set(&next.Severity, ch.Severity)
 		if ch.OwnerID != nil {
 			next.OwnerID = *ch.OwnerID
 			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {

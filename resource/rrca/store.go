@@ -12,6 +12,7 @@ import (
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -126,12 +127,8 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		if err != nil {
 			return a, err
 		}
-		if title != nil {
-			cur.Title = *title
-		}
-		if problem != nil {
-			cur.ProblemStatement = *problem
-		}
+		validate.Set(&cur.Title, title)
+		validate.Set(&cur.ProblemStatement, problem)
 		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4, updated_at = now()
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
 			return a, err

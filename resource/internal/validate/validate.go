@@ -95,3 +95,11 @@ func (m Moves) Check(from, to string) error {
 	return pmapi.Errorf(pmapi.CodeInvalidTransition, "%s cannot move from %s to %s", m.What, from, to).
 		With("from", from).With("to", to).With("allowed", m.Allowed(from))
 }
+
+// Set writes an update's change into a field: *dst = *v when v is given; a
+// nil v (left out of the request) leaves the field as it is.
+func Set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
+}
