@@ -55,3 +55,16 @@ func Format(prefix string, id *uuid.UUID) *string {
 	s := pmapi.FormatID(prefix, *id)
 	return &s
 }
+
+// Parse reads an optional id with parse (a resource's ParseID): nil stays
+// nil.
+func Parse(parse func(string) (uuid.UUID, error), s *string) (*uuid.UUID, error) {
+	if s == nil {
+		return nil, nil
+	}
+	id, err := parse(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/tenant"
@@ -161,21 +162,11 @@ func parseCreate(req CreateRequest, _ func(string) bool) (NewAnalysis, error) {
 		}
 		in.ProblemStatement = req.ProblemStatement
 	}
-	if req.ProjectID != nil {
-		id, err := project.ParseID(*req.ProjectID)
-		if err != nil {
-			return in, err
-		}
-		in.ProjectID = &id
+	if in.ProjectID, err = ids.Parse(project.ParseID, req.ProjectID); err != nil {
+		return in, err
 	}
-	if req.SourceRiskID != nil {
-		id, err := risk.ParseID(*req.SourceRiskID)
-		if err != nil {
-			return in, err
-		}
-		in.SourceRiskID = &id
-	}
-	return in, nil
+	in.SourceRiskID, err = ids.Parse(risk.ParseID, req.SourceRiskID)
+	return in, err
 }
 
 // withAnalysis reads the analysis the path names, then what read takes from
