@@ -22,7 +22,6 @@ import (
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/task"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -91,15 +90,9 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	owner := testdb.OwnerPool(t)
 	rcv := newReceiver(t)
-	sender, err := webhook.NewSender(true, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := apitest.New(t, func(d *apitest.Config) {
-		d.WebhookAllowLoopback = true
-		d.WebhookSender = sender
+	env := reaching(t, rcv, true, func(d *apitest.Config) {
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
