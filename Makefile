@@ -40,13 +40,12 @@ test-citus: build tools
 bench: build
 	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE))
 
-# promtool checks real scrapes in the tests; installed from Debian's prometheus
-# package when missing (with service starts forbidden: only the binary is wanted).
+# helm and promtool (the chart checks; promtool also checks real scrapes in the
+# tests): used from PATH, or put in .tools/bin without root and without
+# changing the machine (charts/tools.sh), or named with what to install.
+export PATH := $(CURDIR)/.tools/bin:$(PATH)
 tools:
-	@command -v promtool >/dev/null || { \
-	  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
-	  rm -f /usr/sbin/policy-rc.d; }
+	@bash charts/tools.sh
 
 # Helm lint and render, alert rules and dashboard checks (charts/check.sh).
 chart-check:

@@ -1,19 +1,10 @@
 #!/usr/bin/env bash
-# Lint and render the chart, check its alert rules and dashboard. Installs helm
-# (from the Go module proxy) and promtool (Debian's prometheus package) when
-# missing.
+# Lint and render the chart, check its alert rules and dashboard. helm and
+# promtool come from PATH or .tools/bin (charts/tools.sh puts them there).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$(go env GOPATH)/bin:$PATH"
-if ! command -v helm >/dev/null; then
-  go install helm.sh/helm/v3/cmd/helm@v3.22.0
-fi
-if ! command -v promtool >/dev/null; then
-  # The package would also start a Prometheus service; forbid service starts.
-  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null
-  rm -f /usr/sbin/policy-rc.d
-fi
+export PATH="$PWD/.tools/bin:$PATH"
+bash charts/tools.sh
 helm lint charts/pmapi
 helm lint charts/pmapi --set serviceMonitor.enabled=true,prometheusRule.enabled=true,dashboard.enabled=true
 out=$(helm template demo charts/pmapi --set serviceMonitor.enabled=true,prometheusRule.enabled=true,dashboard.enabled=true)
