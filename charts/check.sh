@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Lint the chart, render it with every option combination below and check what
-# each must (and must not) produce, and check the alert rules. helm and
-# promtool come from PATH or .tools/bin (charts/tools.sh puts them there).
+# each must (and must not) produce, check the alert rules and run their unit
+# tests. helm and promtool come from PATH or .tools/bin (charts/tools.sh puts
+# them there). The dashboard and the runbook links are checked by the Go tests
+# in charts/ (make test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/.tools/bin:$PATH"
@@ -79,6 +81,9 @@ sm=$(doc ServiceMonitor pmapi <<<"$out")
 has "$sm" 'pmapi/metrics: "true"' "the ServiceMonitor does not select the metrics Services"
 has "$sm" 'jobLabel: app.kubernetes.io/instance' "the ServiceMonitor's job is not the release"
 has "$(doc Ingress pmapi <<<"$out")" 'name: pmapi$' "the Ingress does not route to the API Service"
+has "$out" 'runbook_url: https://github.com/pmapi/pmapi/blob/main/docs/operations.md#' "the PrometheusRule lacks runbook links"
+out=$(helm template pmapi "$chart" --set prometheusRule.enabled=true,prometheusRule.runbookBaseURL=https://wiki.example.com/pmapi/)
+has "$out" 'runbook_url: https://wiki.example.com/pmapi#' "prometheusRule.runbookBaseURL is not used"
 
 # Explicit URLs win over the ingress; the metrics port on the API Service.
 out=$(helm template pmapi "$chart" --set ingress.enabled=true,config.publicURL=https://pm.example.org/,config.oauthIssuer=https://id.example.org,service.metricsPort=true)
@@ -106,5 +111,5 @@ out=$(helm template pmapi "$chart" --set-json 'topologySpreadConstraints=[{"maxS
 [ "$(count "$out" 'topologyKey: rack')" = 2 ] && lacks "$out" 'topologyKey: kubernetes.io/hostname' "topologySpreadConstraints does not replace the default spread"
 
 promtool check rules "$chart/rules/pmapi-alerts.yaml" >/dev/null
-python3 -m json.tool "$chart/dashboards/pmapi.json" >/dev/null
+promtool test rules charts/tests/pmapi-alerts.test.yaml
 echo "chart-check: ok"
