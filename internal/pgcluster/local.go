@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // findBinaries returns the directory holding initdb and pg_ctl: PATH first, then
@@ -293,21 +292,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// waitReady polls until the server accepts connections or the deadline passes.
-func waitReady(ctx context.Context, try func(context.Context) error, within time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, within)
-	defer cancel()
-	var last error
-	for {
-		if last = try(ctx); last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("server not ready: %w", last)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }

@@ -44,7 +44,8 @@ type Options struct {
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
 var ErrNoPostgres = errors.New("no PostgreSQL available: set PMAPI_DATABASE_URL to a server where pmapi may create roles and databases, " +
-	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), or start a Docker engine")
+	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), " +
+	"or start a Docker engine and build with -tags pgdocker (make adds the tag when it finds no PostgreSQL binaries)")
 
 // Start returns a server following the order of preference in the package doc.
 func Start(ctx context.Context, opts Options) (*Server, error) {
