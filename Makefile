@@ -37,9 +37,10 @@ test-citus: build tools
 # Load test of a release build against same-run references (pgbench, a raw
 # HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;
 # PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase; CITUS=1
-# then runs read-detail and write on a three-node Citus cluster and compares.
+# then runs read-detail and write on a three-node Citus cluster and compares;
+# STATEMENTS=1 reports pg_stat_statements per write and per delivery.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus)
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements)
 
 # helm and promtool (the chart checks; promtool also checks real scrapes in the
 # tests): used from PATH, or put in .tools/bin without root and without

@@ -84,7 +84,7 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		if err != nil {
 			return b, err
 		}
-		if b.cl, err = startCluster(ctx, o.Log); err != nil {
+		if b.cl, err = startCluster(ctx, o.Log, o.Statements); err != nil {
 			return b, err
 		}
 		b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL, postmaster: b.cl.postmasters[0]}
@@ -282,15 +282,30 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		b.profile(&profiles, name, "serve", b.serveDebug)
 		b.profile(&profiles, name, "work", b.workDebug)
 	}
+	statements := b.o.Statements && !b.citus && (name == "write" || name == "deliver")
+	if statements {
+		if err := resetStatements(context.Background(), b.cl.db.AdminURL); err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: %s: pg_stat_statements: %v\n", name, err)
+			statements = false
+		}
+	}
 	guard0 := b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors()
 	api0, work0, self0, pg0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	r := f()
 	api1, work1, self1, pg1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	var stmts []statementRow
+	if statements {
+		var err error
+		if stmts, err = readStatements(context.Background(), b.cl.db.AdminURL, b.cl.db.Name); err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: %s: pg_stat_statements: %v\n", name, err)
+		}
+	}
 	profiles.Wait()
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, Non2xx: r.Non2xx, FirstError: r.FirstErr,
-		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
+		Seconds: r.Elapsed.Seconds(), RPS: r.rps(), statementRows: stmts,
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
 	if ok := r.Requests - r.Errors; ok > 0 {
+		s.Statements = perUnit(stmts, ok)
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
 		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
@@ -559,6 +574,7 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 		return r
 	})
 	b.fillDeliveries(&s, commits, start)
+	s.Statements = perUnit(s.statementRows, s.Deliveries)
 	s.BacklogDiscarded = b.settle(ctx, "deliver")
 	b.rcv.reset()
 	// The raw client posts a body pmapi delivered (re-signed with the same

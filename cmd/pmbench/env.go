@@ -48,14 +48,24 @@ type cluster struct {
 
 const pgbenchRole = "pmbench_pgbench"
 
-func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
-	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Durable: true, Log: log})
+func startCluster(ctx context.Context, log io.Writer, statements bool) (*cluster, error) {
+	opts := pgcluster.Options{Durable: true, Log: log}
+	if statements {
+		opts.Preload = []string{"pg_stat_statements"}
+	}
+	srv, err := pgcluster.FromEnv(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	c, err := provision(ctx, srv, 0)
 	if err != nil {
 		return nil, err
+	}
+	if statements {
+		if err := statementsExtension(ctx, c.db.AdminURL, c.db.Name); err != nil {
+			c.stop()
+			return nil, fmt.Errorf("-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at PMAPI_DATABASE_URL needs shared_preload_libraries): %w", err)
+		}
 	}
 	// pgbench runs as a role of its own (not a superuser) in a database of its own.
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)

@@ -108,7 +108,11 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		release()
 		return nil, err
 	}
-	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, nil)
+	var extra []string
+	if len(opts.Preload) > 0 {
+		extra = append(extra, "-c shared_preload_libraries="+strings.Join(opts.Preload, ","))
+	}
+	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, extra)
 	if err != nil {
 		release()
 		return nil, err

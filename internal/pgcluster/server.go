@@ -40,6 +40,10 @@ type Options struct {
 	// Citus asks for a Citus cluster: a coordinator and two workers launched
 	// from the binaries, or a URL that must be a Citus coordinator.
 	Citus bool
+	// Preload sets shared_preload_libraries of a single cluster launched from
+	// the binaries (pmbench -statements loads pg_stat_statements); a URL's
+	// server, Docker and Citus ignore it.
+	Preload []string
 }
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
