@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -38,7 +39,9 @@ type config struct {
 	WebhookLoopback    bool
 	WebhookCAFile      string
 	RescueAfter        time.Duration
+	JobRetention       time.Duration
 	RetrySchedule      []time.Duration
+	Breaker            webhook.Breaker
 	JobWorkers         int
 	JobFetchCooldown   time.Duration
 	OAuthIssuer        string
@@ -86,8 +89,20 @@ func loadConfig() (config, error) {
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
 	}
-	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", "1h")); err != nil || c.RescueAfter <= 0 {
-		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as 1h")
+	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String())); err != nil || c.RescueAfter <= 0 {
+		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as %s", jobs.DefaultRescueAfter)
+	}
+	if c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String())); err != nil || c.JobRetention <= 0 {
+		return c, fmt.Errorf("PMAPI_JOB_RETENTION must be a positive duration such as 1h")
+	}
+	c.Breaker = webhook.DefaultBreaker
+	if c.Breaker.Failures, err = strconv.Atoi(env("PMAPI_WEBHOOK_CIRCUIT_FAILURES", strconv.Itoa(webhook.DefaultBreaker.Failures))); err != nil ||
+		c.Breaker.Failures < 1 || c.Breaker.Failures > 1000 {
+		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_FAILURES must be a whole number from 1 to 1000")
+	}
+	if c.Breaker.Cooldown, err = time.ParseDuration(env("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN", webhook.DefaultBreaker.Cooldown.String())); err != nil ||
+		c.Breaker.Cooldown <= 0 || c.Breaker.Cooldown > c.Breaker.MaxCooldown {
+		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN must be a positive duration of at most %s, such as 1m", c.Breaker.MaxCooldown)
 	}
 	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 || c.JobWorkers > 10000 {
 		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")

@@ -80,7 +80,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
 	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
-		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
+		Breaker: cfg.Breaker, CompletedRetention: cfg.JobRetention, Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
 		shards.Close()
 		return nil, err
 	}

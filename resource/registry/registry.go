@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,7 +34,7 @@ type Deps struct {
 	// RRCAJobs queues similarity and suggestion work; nil queues nothing (the
 	// in-process admin tool never touches analyses).
 	RRCAJobs rrca.Jobs
-	// WebhookJobs queues and cancels deliveries; nil queues nothing.
+	// WebhookJobs queues and cancels subscriptions' retry jobs; nil queues nothing.
 	WebhookJobs webhook.Jobs
 	// SecretBox seals webhook signing secrets (PMAPI_SECRET_KEY).
 	SecretBox *seal.Box
@@ -98,8 +99,8 @@ func (noJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid
 	return nil
 }
 func (noJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error { return nil }
-func (noJobs) Deliver(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, []uuid.UUID) ([]int64, error) {
-	return nil, nil
+func (noJobs) Retry(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID, time.Time, bool) (int64, error) {
+	return 0, nil
 }
 func (noJobs) Cancel(context.Context, pgx.Tx, *tenant.Shard, []int64) error { return nil }
 

@@ -14,9 +14,11 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// Jobs queues and cancels delivery jobs inside the caller's transaction.
+// Jobs queues and cancels a subscription's retry job inside the caller's
+// transaction. probe says the job will find the circuit open: it sends one
+// delivery to probe the endpoint (the open-circuit gauge counts such jobs).
 type Jobs interface {
-	Deliver(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, deliveries []uuid.UUID) ([]int64, error)
+	Retry(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, sub uuid.UUID, at time.Time, probe bool) (int64, error)
 	Cancel(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, jobIDs []int64) error
 }
 
@@ -25,6 +27,17 @@ type Store struct {
 	Events event.Emitter
 	Jobs   Jobs
 	Box    *seal.Box
+	// Breaker is the circuit breaker's configuration (DefaultBreaker when
+	// Failures is zero).
+	Breaker Breaker
+}
+
+// CircuitBreaker is the breaker's configuration in effect.
+func (st Store) CircuitBreaker() Breaker {
+	if st.Breaker.Failures <= 0 {
+		return DefaultBreaker
+	}
+	return st.Breaker
 }
 
 // Subscription is a stored subscription.
@@ -37,27 +50,44 @@ type Subscription struct {
 	SecretPrefix       string
 	PreviousValidUntil *time.Time
 	DisabledReason     *string
-	FailingSince       *time.Time
+	Health             Health
+	MaxPerSecond       *int
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	DisabledAt         *time.Time
-	secret, previous   []byte
+	// RetryJobID and RetryAt name the River job that sends the waiting
+	// deliveries, and when (retry.go).
+	RetryJobID       *int64
+	RetryAt          *time.Time
+	secret, previous []byte
 }
+
+// Inline says a fresh delivery to the subscription is sent by the fan-out
+// itself: its circuit is closed and no rate cap makes it wait its turn.
+func (s Subscription) Inline() bool { return s.Health.Closed() && s.MaxPerSecond == nil }
 
 // ToView converts a subscription (never its secrets).
 func ToView(s Subscription) SubscriptionView {
+	circuit := s.Health.Circuit
+	if circuit == "" {
+		circuit = CircuitClosed
+	}
 	return SubscriptionView{ID: pmapi.FormatID(SubscriptionPrefix, s.ID), ClientID: s.ClientID, URL: s.URL, Events: s.Events,
 		Status: s.Status, SecretPrefix: s.SecretPrefix, PreviousValidUntil: s.PreviousValidUntil, DisabledReason: s.DisabledReason,
+		Circuit: circuit, CircuitOpenedAt: s.Health.OpenedAt, MaxPerSecond: s.MaxPerSecond,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DisabledAt: s.DisabledAt}
 }
 
 const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
-	s.failing_since, s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed`
+	s.failing_since, s.circuit, s.consecutive_failures, s.circuit_opened_at, s.probe_at, s.max_per_second, s.retry_job_id, s.retry_at,
+	s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed`
 
 func scanSub(row pgx.Row) (Subscription, error) {
 	var s Subscription
+	h := &s.Health
 	err := row.Scan(&s.ID, &s.ClientID, &s.URL, &s.Events, &s.Status, &s.SecretPrefix, &s.PreviousValidUntil, &s.DisabledReason,
-		&s.FailingSince, &s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous)
+		&h.FailingSince, &h.Circuit, &h.Failures, &h.OpenedAt, &h.ProbeAt, &s.MaxPerSecond, &s.RetryJobID, &s.RetryAt,
+		&s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, pmapi.NotFound("subscription")
 	}
@@ -85,8 +115,9 @@ func (st Store) Secrets(s Subscription, now time.Time) ([]string, error) {
 // NewSecret makes a whsec_ secret: 32 random bytes' worth (43 base62 characters).
 func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
 
-// Create subscribes url for the app's events; the secret is returned once.
-func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string) (Subscription, string, error) {
+// Create subscribes url for the app's events, at most perSecond deliveries a
+// second when set; the secret is returned once.
+func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string, perSecond *int) (Subscription, string, error) {
 	secret := NewSecret()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -98,8 +129,8 @@ func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 			return pmapi.NotFound("app")
 		}
 		var err error
-		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
-			values ($1, $2, $3, $4, $5, $6, $7) returning `+subColumns, ws, pmapi.NewID(), clientID, url, events, st.Box.Seal(secret), secret[:12]))
+		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
+			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns, ws, pmapi.NewID(), clientID, url, events, st.Box.Seal(secret), secret[:12], perSecond))
 		return err
 	})
 	return s, secret, err
@@ -144,27 +175,42 @@ func (st Store) Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clie
 }
 
 // SetStatus enables or disables a subscription. Disabling stops delivery at once:
-// its pending deliveries are CANCELLED and their River jobs cancelled in the same
-// transaction; the row is kept.
+// its waiting deliveries are CANCELLED and its retry job cancelled in the same
+// transaction; the row is kept. Either way the circuit starts CLOSED again.
 func (st Store) SetStatus(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, status, reason string) (Subscription, error) {
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		s, err = st.setStatusTx(ctx, tx, shard, ws, &clientID, id, status, reason)
+		cur, err := lockSub(ctx, tx, ws, &clientID, id)
+		if err != nil {
+			return err
+		}
+		s, err = st.setStatusTx(ctx, tx, shard, ws, cur, status, reason, 0)
 		return err
 	})
 	return s, err
 }
 
-func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, clientID *string, id uuid.UUID, status, reason string) (Subscription, error) {
-	cur, err := scanSub(tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
+// lockSub reads a subscription (of the app, when clientID is set) and locks
+// its row: whatever changes a subscription and its deliveries takes this lock
+// first, so such writers never wait on each other in a cycle.
+func lockSub(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID *string, id uuid.UUID) (Subscription, error) {
+	return scanSub(tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
 		and ($3::text is null or s.client_id = $3) for update`, ws, id, clientID))
-	if err != nil || cur.Status == status {
-		return cur, err
+}
+
+// setStatusTx moves the locked subscription cur to status. running is the retry
+// job that calls it (0 for none): it is finishing, and cancelling it would
+// cancel its own context mid-transaction.
+func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, cur Subscription, status, reason string, running int64) (Subscription, error) {
+	if cur.Status == status {
+		return cur, nil
 	}
+	id := cur.ID
 	var why *string
 	if status == "DISABLED" {
 		why = &reason
+		// job_id names the delivery job of a version that queued one per
+		// delivery; such rows may still wait.
 		rows, err := tx.Query(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
 			where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING') returning job_id`, ws, id)
 		if err != nil {
@@ -180,6 +226,9 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 				ids = append(ids, *j)
 			}
 		}
+		if cur.RetryJobID != nil && *cur.RetryJobID != running {
+			ids = append(ids, *cur.RetryJobID)
+		}
 		if err := st.Jobs.Cancel(ctx, tx, shard, ids); err != nil {
 			return cur, err
 		}
@@ -190,16 +239,35 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 		disabledAt = "now()"
 	}
 	s, err := scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
+		circuit = 'CLOSED', consecutive_failures = 0, circuit_opened_at = null, probe_at = null, retry_job_id = null, retry_at = null,
 		disabled_at = `+disabledAt+`, updated_at = now()
 		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why))
 	if err != nil {
 		return s, err
+	}
+	if cur.Health.Circuit != CircuitClosed && cur.Health.Circuit != "" {
+		circuitMoved(CircuitClosed)
 	}
 	typ := "webhook.enabled"
 	if status == "DISABLED" {
 		typ = "webhook.disabled"
 	}
 	return s, st.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}})
+}
+
+// SetRate sets or clears (nil) a subscription's cap on deliveries a second.
+func (st Store) SetRate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, perSecond *int) (Subscription, error) {
+	var s Subscription
+	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(`update webhook_subscriptions s set max_per_second = $4, updated_at = now()
+			where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning `+subColumns, ws, clientID, id, perSecond).
+			QueryRow(func(r pgx.Row) error {
+				var err error
+				s, err = scanSub(r)
+				return err
+			})
+	})
+	return s, err
 }
 
 // Rotate gives the subscription a new secret; the old one keeps signing
