@@ -97,8 +97,8 @@ func TestDashboardIsScopedToOneRelease(t *testing.T) {
 
 // queueGauge is a use of a gauge that every pod reports alike.
 var (
-	queueGauge       = regexp.MustCompile(`pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up)\b`)
-	queueGaugeMaxed  = regexp.MustCompile(`max by \([^)]*\bshard\b[^)]*\) \(pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up)\b`)
+	queueGauge       = regexp.MustCompile(`pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`)
+	queueGaugeMaxed  = regexp.MustCompile(`max by \([^)]*\bshard\b[^)]*\) \(pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`)
 	alertName        = regexp.MustCompile(`(?m)^\s*- alert: (\S+)$`)
 	runbookURL       = regexp.MustCompile(`(?m)^\s*runbook_url: (\S+)$`)
 	heading          = regexp.MustCompile(`(?m)^#{2,4} (.+)$`)
