@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -143,6 +144,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 			// passed, so the jobs that outlast the webhook ones (maintenance,
 			// sweep, RRCA) are safe from a short rescue; the default job
 			// timeout must fit inside it.
+			ReindexerIndexNames:         reindexed(),
 			RescueStuckJobsAfter:        opts.RescueAfter,
 			JobTimeout:                  min(DeliveryJobTimeout, opts.RescueAfter),
 			CompletedJobRetentionPeriod: opts.CompletedRetention,
@@ -176,6 +178,19 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		cs.byShard[shard.Name] = client
 	}
 	return cs, nil
+}
+
+// reindexed is River's list of indexes to rebuild nightly less those pmapi's
+// migrations drop (migrations.RiverIndexesDropped).
+func reindexed() []string {
+	dropped := migrations.RiverIndexesDropped()
+	var out []string
+	for _, name := range river.ReindexerIndexNamesDefault() {
+		if !slices.Contains(dropped, name) {
+			out = append(out, name)
+		}
+	}
+	return out
 }
 
 // For returns the client of shard.

@@ -135,8 +135,8 @@ func Up(ctx context.Context, ownerURL string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("river migrations: %w", err)
+	if err := migrateRiver(ctx, conn.Conn(), migrator); err != nil {
+		return err
 	}
 	_, err = conn.Exec(ctx, riverGrants)
 	return err

@@ -40,4 +40,12 @@ begin
     create index webhook_deliveries_waiting on webhook_deliveries (workspace_id, subscription_id, next_attempt_at)
         where status in ('PENDING', 'RETRYING');
     drop index webhook_deliveries_open;
+    -- A delivery's id is derived from its event and subscription
+    -- (webhook.DeliveryID), so the primary key already allows one delivery
+    -- per event and subscription; the index that did is one index fewer for
+    -- every delivery to write.
+    drop index webhook_deliveries_once;
+    -- Events are an outbox, read by id and, by the sweeper, by age while
+    -- unfanned; nothing reads them by type.
+    drop index events_type;
 end $$;

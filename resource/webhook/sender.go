@@ -50,7 +50,10 @@ func NewSender(allowLoopback bool, caFile string) (*Sender, error) {
 		DialContext:         dialer.DialContext,
 		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout: 5 * time.Second,
-		MaxIdleConnsPerHost: 8,
+		// Keep a connection per worker that may send to one endpoint at once:
+		// a connection closed for want of room is a TLS handshake next time,
+		// which costs both sides more CPU than the delivery.
+		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     60 * time.Second,
 	}
 	return &Sender{client: &http.Client{
