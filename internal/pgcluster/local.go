@@ -109,6 +109,12 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		release()
 		return nil, err
 	}
+	if note, err := stopLeftover(ctx, bin, who, filepath.Join(base, "data")); err != nil {
+		release()
+		return nil, err
+	} else if note != "" {
+		fmt.Fprintln(opts.Log, note)
+	}
 	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, nil)
 	if err != nil {
 		release()
