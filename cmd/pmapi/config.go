@@ -30,6 +30,7 @@ type config struct {
 	AdminToken         string
 	TenantSetting      tenant.SettingMode
 	LogLevel           slog.Level
+	LogFormat          observability.Format
 	SessionTTL         time.Duration
 	ShutdownGrace      time.Duration
 	RateLimitPerMinute int
@@ -44,6 +45,12 @@ type config struct {
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
+	// log and riverLog, when set, replace the logger made from LogLevel and
+	// LogFormat (pmapi dev quiets some lines, observability's handlers do not).
+	log, riverLog *slog.Logger
+	// webhookLoopbackHTTP lets subscriptions name plain http:// loopback
+	// receivers; only pmapi dev sets it.
+	webhookLoopbackHTTP bool
 	// poolFloor is the least size of each shard's pool: commands that run
 	// workers set it for them (jobs.PoolConns); zero leaves pgx's default.
 	poolFloor int32
@@ -78,6 +85,9 @@ func loadConfig() (config, error) {
 		return c, err
 	}
 	if c.LogLevel, err = observability.ParseLevel(os.Getenv("PMAPI_LOG_LEVEL")); err != nil {
+		return c, err
+	}
+	if c.LogFormat, err = observability.ParseFormat(os.Getenv("PMAPI_LOG_FORMAT"), os.Stdout); err != nil {
 		return c, err
 	}
 	if c.SessionTTL, err = time.ParseDuration(env("PMAPI_SESSION_TTL", "720h")); err != nil {
@@ -191,4 +201,9 @@ func openPlacer(ctx context.Context, c config) (*tenant.Placer, error) {
 	return tenant.NewPlacer(owners), nil
 }
 
-func newLogger(c config) *slog.Logger { return observability.NewLogger(os.Stdout, c.LogLevel) }
+func newLogger(c config) *slog.Logger {
+	if c.log != nil {
+		return c.log
+	}
+	return observability.NewLogger(os.Stdout, c.LogLevel, c.LogFormat)
+}

@@ -63,6 +63,9 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		shards.Close()
 		return nil, err
 	}
+	if cfg.webhookLoopbackHTTP {
+		sender.AllowLoopbackHTTP()
+	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
@@ -78,7 +81,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, RiverLog: cfg.riverLog, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
 		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
 		shards.Close()
 		return nil, err
@@ -108,7 +111,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		}
 		var resources []api.Resource
 		resources, err = registry.Resources(registry.Deps{Events: s.jobs, RRCAJobs: s.jobs, WebhookJobs: s.jobs,
-			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback})
+			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback, WebhookLoopbackHTTP: cfg.webhookLoopbackHTTP})
 		if err == nil {
 			s.app, _, err = api.New(api.Deps{
 				RiverUI:   ui,
@@ -161,10 +164,11 @@ func (s *server) run(ctx context.Context, addr string, onListen func(net.Addr)) 
 			s.stop()
 			return err
 		}
+		s.log.Info("listening", "addr", ln.Addr().String())
+		// After the line above: pmapi dev's banner is the last thing it prints.
 		if onListen != nil {
 			onListen(ln.Addr())
 		}
-		s.log.Info("listening", "addr", ln.Addr().String())
 		go func() { errc <- s.app.Listener(ln) }()
 	}
 	var err error
