@@ -7,7 +7,7 @@ PKGS     := ./...
 # migrated template, so they can run side by side.
 TESTFLAGS ?= -p 4 -count=1 -timeout 9m
 
-.PHONY: build run test test-citus bench lint fmt tools chart-check clean
+.PHONY: build run test test-citus bench lint fmt tools chart-check docs-check reference clean
 
 build:
 	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -35,13 +35,28 @@ test-citus: build tools
 bench: build
 	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus)
 
-# promtool checks real scrapes in the tests; installed from Debian's prometheus
-# package when missing (with service starts forbidden: only the binary is wanted).
+# promtool checks real scrapes in the tests, headless Chromium renders /docs;
+# both installed from Debian's packages when missing (with service starts
+# forbidden: only the binaries are wanted).
 tools:
-	@command -v promtool >/dev/null || { \
+	@command -v promtool >/dev/null && command -v chromium >/dev/null || { \
 	  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus chromium >/dev/null; \
 	  rm -f /usr/sbin/policy-rc.d; }
+
+# The API reference at /docs in headless Chromium: it renders the served
+# document under its Content-Security-Policy (also part of make test).
+docs-check: build tools
+	$(BIN) devdb exec -- $(GO) test -count=1 -run 'TestReferencePage' ./api/
+
+# Refresh the Redoc bundle /docs embeds from the npm registry, at the version
+# api/reference.go names (RedocVersion); the result is committed.
+REDOC_VERSION = $(shell sed -n 's/^const RedocVersion = "\(.*\)"/\1/p' api/reference.go)
+reference:
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && \
+	  tar xzf redoc-$(REDOC_VERSION).tgz && \
+	  cp package/LICENSE package/bundles/redoc.standalone.js package/bundles/redoc.standalone.js.LICENSE.txt $(CURDIR)/api/reference/ && \
+	  rm -rf $$tmp && echo "api/reference: redoc $(REDOC_VERSION)"
 
 # Helm lint and render, alert rules and dashboard checks (charts/check.sh).
 chart-check:
