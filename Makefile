@@ -35,13 +35,13 @@ test-citus: build tools
 bench: build
 	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus)
 
-# promtool checks real scrapes in the tests, headless Chromium renders /docs;
-# both installed from Debian's packages when missing (with service starts
-# forbidden: only the binaries are wanted).
+# promtool checks real scrapes in the tests, headless Chromium renders /docs,
+# curl and jq run docs/quickstart.md; installed from Debian's packages when
+# missing (with service starts forbidden: only the binaries are wanted).
 tools:
-	@command -v promtool >/dev/null && command -v chromium >/dev/null || { \
+	@for t in promtool chromium curl jq; do command -v $$t >/dev/null || missing=1; done; [ -z "$$missing" ] || { \
 	  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus chromium >/dev/null; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus chromium curl jq >/dev/null; \
 	  rm -f /usr/sbin/policy-rc.d; }
 
 # The API reference at /docs in headless Chromium: it renders the served
