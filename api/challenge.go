@@ -73,8 +73,12 @@ func challengeSession(c *fiber.Ctx, err error) {
 	c.Set(fiber.HeaderWWWAuthenticate, v)
 }
 
-// challengeAdmin is the operator API's bearer challenge.
+// challengeAdmin is the operator API's bearer challenge, unless the caller
+// set its own (River UI asks browsers for Basic).
 func challengeAdmin(c *fiber.Ctx, err error) {
+	if len(c.Response().Header.Peek(fiber.HeaderWWWAuthenticate)) > 0 {
+		return
+	}
 	if e := pmapi.AsError(err); e.Code == pmapi.CodeUnauthenticated || e.Code == pmapi.CodeInvalidToken {
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="`+realm+` admin"`)
 	}

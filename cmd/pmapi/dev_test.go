@@ -22,6 +22,7 @@ import (
 func TestDevServesWhatItPrints(t *testing.T) {
 	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
 	t.Setenv("PMAPI_ADMIN_TOKEN", "")
+	t.Setenv("PMAPI_LOG_LEVEL", "warn")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
