@@ -190,35 +190,6 @@ func Attempt(ctx context.Context, store webhook.Store, sender *webhook.Sender, d
 	return res, nil
 }
 
-// QueueGauges samples every shard's delivery queue for the depth and lag gauges.
-type QueueGauges struct{ Directory *tenant.Directory }
-
-var (
-	queueDepthDesc = prometheus.NewDesc("pmapi_webhook_queue_depth", "Delivery jobs waiting or running.", nil, nil)
-	queueLagDesc   = prometheus.NewDesc("pmapi_webhook_oldest_pending_age_seconds", "Age of the oldest waiting delivery job.", nil, nil)
-)
-
-// Describe implements prometheus.Collector.
-func (q QueueGauges) Describe(ch chan<- *prometheus.Desc) { ch <- queueDepthDesc; ch <- queueLagDesc }
-
-// Collect sums the shards at scrape time.
-func (q QueueGauges) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	var depth int64
-	var oldest time.Duration
-	for _, sh := range q.Directory.Shards().All() {
-		d, o, err := webhook.QueueStats(ctx, sh)
-		if err != nil {
-			continue
-		}
-		depth += d
-		oldest = max(oldest, o)
-	}
-	ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(depth))
-	ch <- prometheus.MustNewConstMetric(queueLagDesc, prometheus.GaugeValue, oldest.Seconds())
-}
-
 // DeliveryAttempts and DeadDeliveries expose the counters to tests.
 func DeliveryAttempts(outcome string) prometheus.Counter {
 	return deliveryAttempts.WithLabelValues(outcome)

@@ -73,6 +73,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	}
 	observability.RegisterPools(pools)
 	observability.Reregister(jobs.QueueGauges{Directory: s.dir})
+	observability.RegisterReadiness(s.ready)
 	if cfg.MetricsAddr != "" && cfg.MetricsAddr != "off" {
 		if s.metrics, err = observability.ListenMetrics(cfg.MetricsAddr); err != nil {
 			shards.Close()

@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // findBinaries returns the directory holding initdb and pg_ctl: PATH first, then
@@ -125,7 +124,7 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		defer release()
 		return n.stop(ctx)
 	}
-	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop}, nil
+	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop, restart: n.crashRestart}, nil
 }
 
 // openBase makes the directory a launched server lives in (dataDir, or a new
@@ -299,21 +298,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// waitReady polls until the server accepts connections or the deadline passes.
-func waitReady(ctx context.Context, try func(context.Context) error, within time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, within)
-	defer cancel()
-	var last error
-	for {
-		if last = try(ctx); last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("server not ready: %w", last)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }

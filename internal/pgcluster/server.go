@@ -14,8 +14,9 @@ type Server struct {
 	AdminURL string
 	// Source says where the server came from: "url", "binaries", "docker" or
 	// "citus" (a coordinator and two workers launched from the binaries).
-	Source string
-	stop   func(context.Context) error
+	Source  string
+	stop    func(context.Context) error
+	restart func(context.Context) error
 }
 
 // Stop shuts down a server that Start launched; for a given URL it does nothing.
@@ -44,7 +45,8 @@ type Options struct {
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
 var ErrNoPostgres = errors.New("no PostgreSQL available: set PMAPI_DATABASE_URL to a server where pmapi may create roles and databases, " +
-	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), or start a Docker engine")
+	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), " +
+	"or start a Docker engine and build with -tags pgdocker (make adds the tag when it finds no PostgreSQL binaries)")
 
 // Start returns a server following the order of preference in the package doc.
 func Start(ctx context.Context, opts Options) (*Server, error) {
