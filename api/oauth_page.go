@@ -61,7 +61,7 @@ func renderDevicePage(c *fiber.Ctx, status int, d devicePageData) error {
 
 func (s *Server) devicePage(c *fiber.Ctx) error {
 	token := pmapi.RandomBase62(32)
-	c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: token, Path: "/openapi/v1/oauth/device", HTTPOnly: true, SameSite: "Strict", Secure: c.Protocol() == "https"})
+	c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: token, Path: "/openapi/v1/oauth/device", HTTPOnly: true, SameSite: "Strict", Secure: strings.HasPrefix(s.baseURL(c), "https:")})
 	d := devicePageData{Form: true, CSRF: token, UserCode: authz.NormalizeUserCode(c.Query("user_code"))}
 	if d.UserCode != "" {
 		if w, err := s.OAuth.WorkspaceOfUserCode(c.UserContext(), d.UserCode); err == nil {

@@ -94,6 +94,15 @@ has "$(doc Service pmapi <<<"$out")" 'port: 9090' "service.metricsPort does not 
 out=$(helm template pmapi "$chart" --set ingress.enabled=true)
 has "$(doc Deployment pmapi-api <<<"$out")" 'value: "http://api.example.com"' "an ingress without TLS does not give an http public URL"
 
+# The values docs/operations.md documents: the public URL is also the issuer,
+# so the metadata passes RFC 8414's issuer check (the Go test
+# TestChartDeploymentPassesTheIssuerCheck serves it with this environment).
+out=$(helm template pmapi "$chart" --set config.publicURL=https://api.example.com --set 'config.trustedProxies={10.0.0.0/8}')
+api=$(doc Deployment pmapi-api <<<"$out")
+has "$(grep -A1 'name: PMAPI_PUBLIC_URL' <<<"$api")" 'value: "https://api.example.com"' "the documented public URL does not reach PMAPI_PUBLIC_URL"
+has "$(grep -A1 'name: PMAPI_OAUTH_ISSUER' <<<"$api")" 'value: "https://api.example.com"' "the issuer is not the documented public URL"
+has "$(grep -A1 'name: PMAPI_TRUSTED_PROXIES' <<<"$api")" 'value: "10.0.0.0/8"' "the documented trusted proxies do not reach the API"
+
 # Citus and more shards: the owner URL reaches the API only with placementVerbs.
 out=$(helm template pmapi "$chart" --set config.tenantSetting=set_local,api.placementVerbs=true,config.shardsFromSecret=true)
 has "$out" 'value: "set_local"' "tenantSetting=set_local does not reach the containers"

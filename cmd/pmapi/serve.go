@@ -115,6 +115,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 				RiverUI:   ui,
 				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
+				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 			}, resources)
 		}
 		if err != nil {
@@ -223,6 +224,9 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 	s, err := startServer(startCtx, cfg, withAPI, withWork)
 	if err != nil {
 		return err
+	}
+	if withAPI && cfg.PublicURL == "" {
+		s.log.Warn("PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under")
 	}
 	return s.run(ctx, cfg.Addr, nil)
 }
