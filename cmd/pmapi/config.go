@@ -54,6 +54,9 @@ type config struct {
 	PublicURL string
 	// TrustedProxies are the CIDRs whose forwarded headers count.
 	TrustedProxies []string
+	// SecretKeyPrevious open values sealed under earlier keys until `pmapi
+	// admin reseal` has rewritten them (docs/operations.md).
+	SecretKeyPrevious []string
 }
 
 func env(name, def string) string {
@@ -71,6 +74,11 @@ func loadConfig() (config, error) {
 		WebhookCAFile: os.Getenv("PMAPI_WEBHOOK_CA_FILE"),
 		DatabaseURL:   os.Getenv("PMAPI_DATABASE_URL"),
 		AdminToken:    os.Getenv("PMAPI_ADMIN_TOKEN"),
+	}
+	for _, k := range strings.Split(os.Getenv("PMAPI_SECRET_KEY_PREVIOUS"), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.SecretKeyPrevious = append(c.SecretKeyPrevious, k)
+		}
 	}
 	c.OwnerURL = os.Getenv("PMAPI_MIGRATE_DATABASE_URL")
 	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)

@@ -14,7 +14,6 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
@@ -49,11 +48,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SecretKey == "" {
-		shards.Close()
-		return nil, fmt.Errorf("PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets")
-	}
-	box, err := seal.New(cfg.SecretKey)
+	box, err := secretBox(cfg)
 	if err != nil {
 		shards.Close()
 		return nil, err
@@ -64,6 +59,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		return nil, err
 	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	log.Info("secret key", "keyId", box.KeyID(), "previousKeys", box.Keys()-1)
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
 		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
