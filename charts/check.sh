@@ -56,6 +56,15 @@ has "$job" 'activeDeadlineSeconds: 600' "the migration Job has no deadline"
 has "$job" 'backoffLimit: 3' "the migration Job has no backoffLimit"
 lacks "$job" 'name: (PMAPI_ADMIN_TOKEN|PMAPI_SECRET_KEY)' "the migration Job gets secrets it does not use"
 lacks "$out" '^kind: (Ingress|ServiceMonitor|PrometheusRule|ConfigMap)$' "an optional object renders by default"
+lacks "$out" 'PMAPI_SECRET_KEY_PREVIOUS' "PMAPI_SECRET_KEY_PREVIOUS renders without secretKeyPrevious"
+
+# A key rotation: the previous key from the same Secret, for API and workers
+# (both open sealed values), never for the migration Job.
+out=$(helm template pmapi "$chart" --set secretKeyPrevious=true)
+for d in "$(doc Deployment pmapi-api <<<"$out")" "$(doc Deployment pmapi-worker <<<"$out")"; do
+  has "$(grep -A3 'name: PMAPI_SECRET_KEY_PREVIOUS' <<<"$d")" 'secretKeyRef: \{name: pmapi, key: PMAPI_SECRET_KEY_PREVIOUS\}' "secretKeyPrevious does not read PMAPI_SECRET_KEY_PREVIOUS from the Secret"
+done
+lacks "$(doc Job pmapi-migrate <<<"$out")" 'PMAPI_SECRET_KEY' "the migration Job gets a secret key"
 
 # Other release names.
 out=$(helm template demo "$chart")
