@@ -118,7 +118,7 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		defer release()
 		return n.stop(ctx)
 	}
-	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop}, nil
+	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop, restart: n.crashRestart}, nil
 }
 
 // openBase makes the directory a launched server lives in (dataDir, or a new
