@@ -164,7 +164,7 @@ func pageError(c *fiber.Ctx, err error, code, csrf string) error {
 
 func (s *Server) devicePage(c *fiber.Ctx) error {
 	token := pmapi.RandomBase62(32)
-	c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: token, Path: devicePath, HTTPOnly: true, SameSite: "Strict", Secure: c.Protocol() == "https"})
+	c.Cookie(&fiber.Cookie{Name: csrfCookie, Value: token, Path: devicePath, HTTPOnly: true, SameSite: "Strict", Secure: strings.HasPrefix(s.baseURL(c), "https:")})
 	code := c.Query("user_code")
 	if authz.NormalizeUserCode(code) == "" {
 		return renderDevicePage(c, http.StatusOK, devicePageData{Step: "code", CSRF: token})
@@ -221,6 +221,6 @@ func (s *Server) deviceSignIn(c *fiber.Ctx, p pending, code, csrf, sid string) e
 		return renderDevicePage(c, http.StatusUnauthorized, d)
 	}
 	c.Cookie(&fiber.Cookie{Name: cookieSession, Value: strings.TrimSpace(sid), Path: devicePath, HTTPOnly: true, SameSite: "Strict",
-		Secure: c.Protocol() == "https"})
+		Secure: strings.HasPrefix(s.baseURL(c), "https:")})
 	return renderDevicePage(c, http.StatusOK, review(p, code, csrf, &user))
 }

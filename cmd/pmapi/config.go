@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -54,6 +55,15 @@ type config struct {
 	// poolFloor is the least size of each shard's pool: commands that run
 	// workers set it for them (jobs.PoolConns); zero leaves pgx's default.
 	poolFloor int32
+
+	// PublicURL is the origin clients reach the API under; empty leaves the
+	// absolute URLs pmapi prints to each request's Host (pmapi dev).
+	PublicURL string
+	// TrustedProxies are the CIDRs whose forwarded headers count.
+	TrustedProxies []string
+	// SecretKeyPrevious open values sealed under earlier keys until `pmapi
+	// admin reseal` has rewritten them (docs/operations.md).
+	SecretKeyPrevious []string
 }
 
 func env(name, def string) string {
@@ -71,6 +81,11 @@ func loadConfig() (config, error) {
 		WebhookCAFile: os.Getenv("PMAPI_WEBHOOK_CA_FILE"),
 		DatabaseURL:   os.Getenv("PMAPI_DATABASE_URL"),
 		AdminToken:    os.Getenv("PMAPI_ADMIN_TOKEN"),
+	}
+	for _, k := range strings.Split(os.Getenv("PMAPI_SECRET_KEY_PREVIOUS"), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.SecretKeyPrevious = append(c.SecretKeyPrevious, k)
+		}
 	}
 	c.OwnerURL = os.Getenv("PMAPI_MIGRATE_DATABASE_URL")
 	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)
@@ -105,7 +120,16 @@ func loadConfig() (config, error) {
 	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil || c.JobFetchCooldown < time.Millisecond {
 		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 10ms")
 	}
-	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", "pmapi")
+	if c.PublicURL, err = parsePublicURL(os.Getenv("PMAPI_PUBLIC_URL")); err != nil {
+		return c, err
+	}
+	if c.TrustedProxies, err = parseTrustedProxies(os.Getenv("PMAPI_TRUSTED_PROXIES")); err != nil {
+		return c, err
+	}
+	// RFC 8414 section 3.3: the issuer is the URL the metadata is served
+	// under, which the public URL is. "pmapi" stays for deployments that set
+	// neither.
+	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", cmp.Or(c.PublicURL, "pmapi"))
 	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {
 		return c, fmt.Errorf("PMAPI_OAUTH_ACCESS_TTL must be a positive duration")
 	}

@@ -125,7 +125,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 		b.DataDir, b.EnvFile = *dataDir, envFile
 	}
 	return s.run(ctx, *addr, func(a net.Addr) {
-		if os.Getenv("PMAPI_OAUTH_ISSUER") == "" {
+		if os.Getenv("PMAPI_OAUTH_ISSUER") == "" && cfg.PublicURL == "" {
 			// RFC 8414: the issuer is the URL the metadata is served under, known
 			// only once bound (--addr may name port 0). Set before serving starts.
 			s.oauth.Issuer = "http://" + a.String()

@@ -216,7 +216,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	scrape, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	checkScrape(t, scrape)
-	for _, want := range []string{`pmapi_http_requests_total{method="GET",route="/openapi/v1/session",status_class="2xx"}`,
+	for _, want := range []string{`pmapi_http_requests_total{code="",method="GET",route="/openapi/v1/session",status_class="2xx"}`,
 		"pmapi_build_info{", `pmapi_auth_attempts_total{outcome="ok"}`, `pmapi_db_pool_connections{shard="default"`} {
 		if !strings.Contains(string(scrape), want) {
 			t.Errorf("scrape lacks %s", want)

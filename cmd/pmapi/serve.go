@@ -14,7 +14,6 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
@@ -49,11 +48,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SecretKey == "" {
-		shards.Close()
-		return nil, fmt.Errorf("PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets")
-	}
-	box, err := seal.New(cfg.SecretKey)
+	box, err := secretBox(cfg)
 	if err != nil {
 		shards.Close()
 		return nil, err
@@ -67,6 +62,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		sender.AllowLoopbackHTTP()
 	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	log.Info("secret key", "keyId", box.KeyID(), "previousKeys", box.Keys()-1)
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
 		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
@@ -118,6 +114,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 				RiverUI:   ui,
 				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
+				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 			}, resources)
 		}
 		if err != nil {
@@ -227,6 +224,9 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 	s, err := startServer(startCtx, cfg, withAPI, withWork)
 	if err != nil {
 		return err
+	}
+	if withAPI && cfg.PublicURL == "" {
+		s.log.Warn("PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under")
 	}
 	return s.run(ctx, cfg.Addr, nil)
 }
