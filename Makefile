@@ -13,7 +13,7 @@ PG_CTL   := $(firstword $(shell command -v pg_ctl 2>/dev/null) $(wildcard /usr/l
 GOTAGS   ?= $(if $(PG_CTL)$(PMAPI_DATABASE_URL),,pgdocker)
 TAGFLAG  := $(if $(GOTAGS),-tags $(GOTAGS))
 
-.PHONY: build run test test-citus bench lint fmt tools chart-check clean
+.PHONY: build run test test-citus bench chaos lint fmt tools chart-check docs-check reference clean
 
 build:
 	$(GO) build $(TAGFLAG) -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -42,12 +42,38 @@ test-citus: build tools
 bench: build
 	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements)
 
+# Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
+# and of the worker twice and an immediate PostgreSQL restart while clients
+# write; fails on a lost write, event or delivery, or a 5xx outside the
+# restart. STRICT=1 also fails on a 5xx during the restart. About 2 minutes;
+# not part of `make test`.
+chaos: build
+	$(GO) run ./cmd/pmchaos -pmapi $(BIN) $(if $(STRICT),-strict)
+
 # helm and promtool (the chart checks; promtool also checks real scrapes in the
-# tests): used from PATH, or put in .tools/bin without root and without
-# changing the machine (charts/tools.sh), or named with what to install.
+# tests) and jq (docs/quickstart.md, run by a test): used from PATH, or put in
+# .tools/bin without root and without changing the machine (charts/tools.sh),
+# or named with what to install.
 export PATH := $(CURDIR)/.tools/bin:$(PATH)
 tools:
 	@bash charts/tools.sh
+
+# The API reference at /docs in headless Chromium: it renders the served
+# document under its Content-Security-Policy. make test runs the same test,
+# which skips (and says so) where no Chromium is installed; this target insists.
+docs-check: build
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+	  { echo "docs-check needs a headless Chromium: apt-get install chromium (Debian)"; exit 1; }
+	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) -count=1 -v -run 'TestReferencePage' ./api/
+
+# Refresh the Redoc bundle /docs embeds from the npm registry, at the version
+# api/reference.go names (RedocVersion); the result is committed.
+REDOC_VERSION = $(shell sed -n 's/^const RedocVersion = "\(.*\)"/\1/p' api/reference.go)
+reference:
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && \
+	  tar xzf redoc-$(REDOC_VERSION).tgz && \
+	  cp package/LICENSE package/bundles/redoc.standalone.js package/bundles/redoc.standalone.js.LICENSE.txt $(CURDIR)/api/reference/ && \
+	  rm -rf $$tmp && echo "api/reference: redoc $(REDOC_VERSION)"
 
 # Helm lint and render, alert rules and dashboard checks (charts/check.sh).
 chart-check:

@@ -56,6 +56,15 @@ has "$job" 'activeDeadlineSeconds: 600' "the migration Job has no deadline"
 has "$job" 'backoffLimit: 3' "the migration Job has no backoffLimit"
 lacks "$job" 'name: (PMAPI_ADMIN_TOKEN|PMAPI_SECRET_KEY)' "the migration Job gets secrets it does not use"
 lacks "$out" '^kind: (Ingress|ServiceMonitor|PrometheusRule|ConfigMap)$' "an optional object renders by default"
+lacks "$out" 'PMAPI_SECRET_KEY_PREVIOUS' "PMAPI_SECRET_KEY_PREVIOUS renders without secretKeyPrevious"
+
+# A key rotation: the previous key from the same Secret, for API and workers
+# (both open sealed values), never for the migration Job.
+out=$(helm template pmapi "$chart" --set secretKeyPrevious=true)
+for d in "$(doc Deployment pmapi-api <<<"$out")" "$(doc Deployment pmapi-worker <<<"$out")"; do
+  has "$(grep -A3 'name: PMAPI_SECRET_KEY_PREVIOUS' <<<"$d")" 'secretKeyRef: \{name: pmapi, key: PMAPI_SECRET_KEY_PREVIOUS\}' "secretKeyPrevious does not read PMAPI_SECRET_KEY_PREVIOUS from the Secret"
+done
+lacks "$(doc Job pmapi-migrate <<<"$out")" 'PMAPI_SECRET_KEY' "the migration Job gets a secret key"
 
 # Other release names.
 out=$(helm template demo "$chart")
@@ -93,6 +102,15 @@ has "$(grep -A1 'name: PMAPI_OAUTH_ISSUER' <<<"$api")" 'value: "https://id.examp
 has "$(doc Service pmapi <<<"$out")" 'port: 9090' "service.metricsPort does not add 9090 to the API Service"
 out=$(helm template pmapi "$chart" --set ingress.enabled=true)
 has "$(doc Deployment pmapi-api <<<"$out")" 'value: "http://api.example.com"' "an ingress without TLS does not give an http public URL"
+
+# The values docs/operations.md documents: the public URL is also the issuer,
+# so the metadata passes RFC 8414's issuer check (the Go test
+# TestChartDeploymentPassesTheIssuerCheck serves it with this environment).
+out=$(helm template pmapi "$chart" --set config.publicURL=https://api.example.com --set 'config.trustedProxies={10.0.0.0/8}')
+api=$(doc Deployment pmapi-api <<<"$out")
+has "$(grep -A1 'name: PMAPI_PUBLIC_URL' <<<"$api")" 'value: "https://api.example.com"' "the documented public URL does not reach PMAPI_PUBLIC_URL"
+has "$(grep -A1 'name: PMAPI_OAUTH_ISSUER' <<<"$api")" 'value: "https://api.example.com"' "the issuer is not the documented public URL"
+has "$(grep -A1 'name: PMAPI_TRUSTED_PROXIES' <<<"$api")" 'value: "10.0.0.0/8"' "the documented trusted proxies do not reach the API"
 
 # Citus and more shards: the owner URL reaches the API only with placementVerbs.
 out=$(helm template pmapi "$chart" --set config.tenantSetting=set_local,api.placementVerbs=true,config.shardsFromSecret=true)

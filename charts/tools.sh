@@ -68,3 +68,19 @@ MSG
     exit 1
   }
 fi
+# jq runs docs/quickstart.md in the tests (cmd/pmapi TestQuickstart); where the
+# machine has none, gojq (a jq written in Go, the same language for what the
+# guide uses) stands in as .tools/bin/jq. curl, the guide's other tool, is
+# taken as given.
+GOJQ_MODULE=github.com/itchyny/gojq/cmd/gojq@v0.12.17
+if ! found jq; then
+  { from_go "$GOJQ_MODULE" && ln -sf gojq "$bin/jq"; } || {
+    cat >&2 <<MSG
+tools: jq is missing and gojq could not be built ($GOJQ_MODULE).
+Install one of:
+  - Debian/Ubuntu: sudo apt-get install jq
+  - GOBIN=\$PWD/.tools/bin go install $GOJQ_MODULE && ln -s gojq .tools/bin/jq
+MSG
+    exit 1
+  }
+fi

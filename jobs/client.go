@@ -1,6 +1,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
@@ -35,6 +36,9 @@ type Options struct {
 	// (the API process of a split deployment).
 	Work bool
 	Log  *slog.Logger
+	// RiverLog receives River's own lines (client started, producer counts);
+	// nil sends them to Log. pmapi dev lowers them to debug.
+	RiverLog *slog.Logger
 	// Workers is how many jobs one process runs at once per shard.
 	Workers int
 	// Engine makes 5-why and look-across suggestions; nil is the deterministic one.
@@ -137,7 +141,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{
 			Schema:     migrations.RiverSchema,
-			Logger:     opts.Log,
+			Logger:     cmp.Or(opts.RiverLog, opts.Log),
 			Workers:    workers,
 			Middleware: []rivertype.Middleware{&jobMetrics{log: opts.Log}},
 			// River's rescuer leaves a kind alone until its own Timeout has
@@ -207,6 +211,21 @@ func (cs *Clients) Start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Busy reports whether a job is waiting to run or running on any shard, so
+// pmapi dev can let its demo seed's jobs finish before it prints its banner.
+func (cs *Clients) Busy(ctx context.Context) (bool, error) {
+	for _, c := range cs.byShard {
+		res, err := c.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(1))
+		if err != nil {
+			return false, err
+		}
+		if len(res.Jobs) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Stop lets running jobs finish until ctx ends, then cancels what remains.

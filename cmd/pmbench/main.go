@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/internal/rig"
 )
 
 type options struct {
@@ -242,7 +243,7 @@ func run(ctx context.Context, o options) (*Report, string, error) {
 		}
 		defer os.RemoveAll(dir)
 		fmt.Fprintln(o.Log, "pmbench: building pmapi with -trimpath -ldflags \"-s -w\"")
-		if o.Pmapi, err = buildPmapi(ctx, dir); err != nil {
+		if o.Pmapi, err = rig.Build(ctx, dir); err != nil {
 			return nil, "", err
 		}
 	}

@@ -108,6 +108,12 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		release()
 		return nil, err
 	}
+	if note, err := stopLeftover(ctx, bin, who, filepath.Join(base, "data")); err != nil {
+		release()
+		return nil, err
+	} else if note != "" {
+		fmt.Fprintln(opts.Log, note)
+	}
 	var extra []string
 	if len(opts.Preload) > 0 {
 		extra = append(extra, "-c shared_preload_libraries="+strings.Join(opts.Preload, ","))
@@ -122,7 +128,7 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		defer release()
 		return n.stop(ctx)
 	}
-	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop}, nil
+	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop, restart: n.crashRestart}, nil
 }
 
 // openBase makes the directory a launched server lives in (dataDir, or a new

@@ -14,8 +14,9 @@ type Server struct {
 	AdminURL string
 	// Source says where the server came from: "url", "binaries", "docker" or
 	// "citus" (a coordinator and two workers launched from the binaries).
-	Source string
-	stop   func(context.Context) error
+	Source  string
+	stop    func(context.Context) error
+	restart func(context.Context) error
 }
 
 // Stop shuts down a server that Start launched; for a given URL it does nothing.

@@ -45,6 +45,8 @@ type Deps struct {
 	WebhookAttempt webhook.Attempter
 	// WebhookAllowLoopback lets subscriptions name loopback URLs (tests, dev).
 	WebhookAllowLoopback bool
+	// WebhookLoopbackHTTP also takes plain http:// loopback URLs (pmapi dev).
+	WebhookLoopbackHTTP bool
 	// Resolver resolves webhook hosts at subscription time; nil is the system's.
 	Resolver webhook.Resolver
 }
@@ -86,7 +88,8 @@ func Resources(d Deps) ([]api.Resource, error) {
 		rrca.Resource(rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: items}),
 		note.Resource(note.Store{Events: d.Events}),
 		webhook.Resource(webhook.HTTPDeps{Store: webhook.Store{Events: d.Events, Jobs: d.WebhookJobs, Box: d.SecretBox},
-			Sender: d.WebhookSender, Attempt: d.WebhookAttempt, Resolver: d.Resolver, AllowLoopback: d.WebhookAllowLoopback}),
+			Sender: d.WebhookSender, Attempt: d.WebhookAttempt, Resolver: d.Resolver, AllowLoopback: d.WebhookAllowLoopback,
+			LoopbackHTTP: d.WebhookLoopbackHTTP}),
 		search.Resource(),
 	}, nil
 }

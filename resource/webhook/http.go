@@ -32,9 +32,11 @@ type HTTPDeps struct {
 	Sender  *Sender
 	Attempt Attempter
 	// Resolver resolves hosts at subscription time; AllowLoopback lets URLs
-	// name loopback (tests, dev).
+	// name loopback (tests, dev); LoopbackHTTP also takes plain http:// to a
+	// loopback host (pmapi dev only, loopback.go).
 	Resolver      Resolver
 	AllowLoopback bool
+	LoopbackHTTP  bool
 }
 
 // Resource registers webhook subscriptions and deliveries with the server. A
@@ -126,7 +128,7 @@ func (h handlers) createWebhook(c *fiber.Ctx) error {
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
 	defer cancel()
-	u, err := CheckURL(ctx, req.URL, h.Resolver, h.AllowLoopback)
+	u, err := checkSubscriptionURL(ctx, req.URL, h.Resolver, h.AllowLoopback, h.LoopbackHTTP)
 	if err != nil {
 		return err
 	}

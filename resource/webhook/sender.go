@@ -24,8 +24,13 @@ const Timeout = 10 * time.Second
 // redirects, trusting the system roots plus an operator's CA file, with
 // certificate checks always on.
 type Sender struct {
-	client *http.Client
+	client       *http.Client
+	loopbackHTTP bool
 }
+
+// AllowLoopbackHTTP lets deliveries go over plain http:// to a loopback
+// receiver (pmapi dev, loopback.go); call it before the first Send.
+func (s *Sender) AllowLoopbackHTTP() { s.loopbackHTTP = true }
 
 // NewSender builds the delivery client. allowLoopback opens loopback only (tests
 // and local development); caFile, when set, adds PEM CA certificates.
@@ -82,6 +87,9 @@ func (s *Sender) Send(ctx context.Context, url, eventType, deliveryID string, bo
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return Result{Err: err}
+	}
+	if req.URL.Scheme != "https" && !(s.loopbackHTTP && plainLoopback(req.URL)) {
+		return Result{Err: ErrPlainHTTP, Blocked: true}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)

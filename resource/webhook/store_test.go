@@ -111,7 +111,8 @@ func (f fixture) delivery(t *testing.T) (sub, del uuid.UUID) {
 	t.Helper()
 	sub, del = uuid.New(), uuid.New()
 	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
-		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub, f.store.Box.Seal("whsec_x"))
+		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub,
+		f.store.Box.Seal("whsec_x", seal.Bind("webhook_subscriptions", "secret_sealed", f.ws.String(), sub.String())))
 	f.exec(t, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, job_id)
 		values ($1, $2, $3, 'app', 'test.ping', '{}', 7)`, f.ws, del, sub)
 	return sub, del

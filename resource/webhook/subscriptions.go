@@ -60,6 +60,8 @@ type Subscription struct {
 	RetryJobID       *int64
 	RetryAt          *time.Time
 	secret, previous []byte
+	// workspace binds the sealed secrets to their row (secretAt).
+	workspace uuid.UUID
 }
 
 // Inline says a fresh delivery to the subscription is sent by the fan-out
@@ -80,14 +82,14 @@ func ToView(s Subscription) SubscriptionView {
 
 const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
 	s.failing_since, s.circuit, s.consecutive_failures, s.circuit_opened_at, s.probe_at, s.max_per_second, s.retry_job_id, s.retry_at,
-	s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed`
+	s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed, s.workspace_id`
 
 func scanSub(row pgx.Row) (Subscription, error) {
 	var s Subscription
 	h := &s.Health
 	err := row.Scan(&s.ID, &s.ClientID, &s.URL, &s.Events, &s.Status, &s.SecretPrefix, &s.PreviousValidUntil, &s.DisabledReason,
 		&h.FailingSince, &h.Circuit, &h.Failures, &h.OpenedAt, &h.ProbeAt, &s.MaxPerSecond, &s.RetryJobID, &s.RetryAt,
-		&s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous)
+		&s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous, &s.workspace)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, pmapi.NotFound("subscription")
 	}
@@ -97,13 +99,13 @@ func scanSub(row pgx.Row) (Subscription, error) {
 // Secrets opens the secrets that sign a delivery now: the current one and,
 // during a rotation's grace, the previous one.
 func (st Store) Secrets(s Subscription, now time.Time) ([]string, error) {
-	cur, err := st.Box.Open(s.secret)
+	cur, err := st.Box.Open(s.secret, secretAt(s.workspace, s.ID, colSecret))
 	if err != nil {
 		return nil, err
 	}
 	out := []string{cur}
 	if s.previous != nil && s.PreviousValidUntil != nil && now.Before(*s.PreviousValidUntil) {
-		prev, err := st.Box.Open(s.previous)
+		prev, err := st.Box.Open(s.previous, secretAt(s.workspace, s.ID, colPrevious))
 		if err != nil {
 			return nil, err
 		}
@@ -118,7 +120,7 @@ func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
 // Create subscribes url for the app's events, at most perSecond deliveries a
 // second when set; the secret is returned once.
 func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string, perSecond *int) (Subscription, string, error) {
-	secret := NewSecret()
+	secret, id := NewSecret(), pmapi.NewID()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var ok bool
@@ -130,7 +132,7 @@ func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 		}
 		var err error
 		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
-			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns, ws, pmapi.NewID(), clientID, url, events, st.Box.Seal(secret), secret[:12], perSecond))
+			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns, ws, id, clientID, url, events, st.Box.Seal(secret, secretAt(ws, id, colSecret)), secret[:12], perSecond))
 		return err
 	})
 	return s, secret, err
@@ -279,10 +281,25 @@ func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 		// Go picks whether the old secret lives on: Citus refuses now() in
 		// CASE of an UPDATE.
 		previous := "previous_secret_sealed = null, previous_valid_until = null"
-		args := []any{ws, id, st.Box.Seal(secret), secret[:12], clientID}
+		args := []any{ws, id, st.Box.Seal(secret, secretAt(ws, id, colSecret)), secret[:12], clientID}
 		if grace > 0 {
-			previous = "previous_secret_sealed = secret_sealed, previous_valid_until = now() + make_interval(secs => $6)"
-			args = append(args, grace.Seconds())
+			// The old secret moves to the other column, so it is sealed anew
+			// for it: a sealed value is bound to its column.
+			var cur []byte
+			err := tx.QueryRow(ctx, `select secret_sealed from webhook_subscriptions where workspace_id = $1 and id = $2 and client_id = $3 for update`,
+				ws, id, clientID).Scan(&cur)
+			if errors.Is(err, pgx.ErrNoRows) {
+				return pmapi.NotFound("subscription")
+			}
+			if err != nil {
+				return err
+			}
+			old, err := st.Box.Open(cur, secretAt(ws, id, colSecret))
+			if err != nil {
+				return err
+			}
+			previous = "previous_secret_sealed = $6, previous_valid_until = now() + make_interval(secs => $7)"
+			args = append(args, st.Box.Seal(old, secretAt(ws, id, colPrevious)), grace.Seconds())
 		}
 		var err error
 		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set `+previous+`,

@@ -76,6 +76,9 @@ first ingress host. */}}
 {{- if .Values.config.shardsFromSecret }}
 {{ include "pmapi.secretEnv" (dict "key" "PMAPI_SHARDS" "secret" .Values.existingSecret) }}
 {{- end }}
+{{- if .Values.secretKeyPrevious }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_SECRET_KEY_PREVIOUS" "secret" .Values.existingSecret) }}
+{{- end }}
 {{- end -}}
 
 {{/* Environment only the API uses. */}}
