@@ -1377,6 +1377,12 @@ func isoWebhookDrivers() map[string]func(isoCtx) {
 		"DELETE " + isoApps + "{clientId}/webhooks/{subId}": isoOnApp("DELETE", "subscription", hooks, nil, func(c isoCtx) string {
 			return c.console("POST", isoApps+c.w.tn.ClientID+"/webhooks", map[string]any{"url": c.s.hook + "/" + c.w.mark, "events": []string{"note.created"}}).Str("id")
 		}),
+		"PATCH " + isoApps + "{clientId}/webhooks/{subId}": isoOnApp("PATCH", "subscription", hooks, func(c isoCtx) any {
+			if c.s.rnd.IntN(2) == 0 {
+				return map[string]any{"maxPerSecond": nil}
+			}
+			return map[string]any{"maxPerSecond": 1000}
+		}, nil),
 		"POST " + isoApps + "{clientId}/webhooks/{subId}/disable": isoOnApp("POST", "subscription", sub("disable"), nil, nil),
 		"POST " + isoApps + "{clientId}/webhooks/{subId}/enable":  isoOnApp("POST", "subscription", sub("enable"), nil, nil),
 		"POST " + isoApps + "{clientId}/webhooks/{subId}/test":    isoOnApp("POST", "subscription", sub("test"), nil, nil),

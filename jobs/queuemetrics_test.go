@@ -2,7 +2,10 @@ package jobs_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,4 +80,60 @@ func shardOf(m *dto.Metric) string {
 		}
 	}
 	return ""
+}
+
+// TestOpenCircuitsAreTheLiveProbeJobs: the open-circuit gauge counts the
+// subscriptions whose live retry job probes an open circuit, once each
+// however many such jobs one has; a retry job of a closed circuit, and a
+// finished or cancelled probe, do not count. (On a queue no worker serves, so
+// nothing runs them meanwhile.)
+func TestOpenCircuitsAreTheLiveProbeJobs(t *testing.T) {
+	ctx := context.Background()
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(jobs.QueueGauges{Directory: tenant.NewDirectory(shards)})
+	open := func() float64 {
+		t.Helper()
+		mfs, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, mf := range mfs {
+			if mf.GetName() == "pmapi_webhook_circuits_open" {
+				return mf.GetMetric()[0].GetGauge().GetValue()
+			}
+		}
+		t.Fatal("no pmapi_webhook_circuits_open")
+		return 0
+	}
+	before := open()
+	ws := uuid.New()
+	subs := []uuid.UUID{uuid.New(), uuid.New(), uuid.New(), uuid.New(), uuid.New()}
+	for _, j := range []struct {
+		sub   uuid.UUID
+		probe bool
+		state string
+	}{
+		{subs[0], true, "scheduled"}, {subs[1], true, "scheduled"}, {subs[1], true, "running"},
+		{subs[2], false, "available"}, {subs[3], true, "completed"}, {subs[4], true, "cancelled"},
+	} {
+		args, _ := json.Marshal(jobs.RetryArgs{WorkspaceID: ws, SubscriptionID: j.sub, Probe: j.probe})
+		finalized := "null"
+		if j.state == "completed" || j.state == "cancelled" {
+			finalized = "now()"
+		}
+		if _, err := testdb.OwnerPool(t).Exec(ctx, `insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority, finalized_at)
+			values ('webhook.retry', $1, 'gauge-test-unserved', $2, now(), 25, 1, `+finalized+`)`, args, j.state); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Cleanup(func() {
+		_, _ = testdb.OwnerPool(t).Exec(ctx, "delete from river.river_job where queue = 'gauge-test-unserved'")
+	})
+	if got := open() - before; got != 2 {
+		t.Errorf("open circuits rose by %v, want 2 (two subscriptions with live probes)", got)
+	}
 }
