@@ -42,14 +42,14 @@ type options struct {
 // drainBound is the longest a delivery can legitimately take after the last
 // fault, with the settings pmchaos gives the worker: a killed worker's jobs
 // wait for a new River leader (its lock expires within about 15 s), for
-// PMAPI_JOB_RESCUE_AFTER (10 s here, 1 h by default), for River's rescuer pass
+// PMAPI_JOB_RESCUE_AFTER (10 s here, 15 s by default), for River's rescuer pass
 // (every 30 s), for the delivery's next retry (at most 20 s on the schedule
 // below) and the scheduler's pass (about 5 s): some 80 s, and twice that when
 // the fan-out job and then its delivery are both caught by a kill.
 const drainBound = 180 * time.Second
 
 // Worker settings for the run: jobs of a killed worker are rescued after 10 s
-// instead of an hour, and retries come within seconds, five of them spanning
+// (the default is 15 s), and retries come within seconds, five of them spanning
 // longer than any fault, so that no delivery runs out of attempts.
 const (
 	rescueAfter   = "10s"
