@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -46,35 +47,44 @@ func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) err
 	start := time.Now()
 	plans := webhook.Plans(events, subs, start)
 	runs := make([]webhook.Fanned, len(plans))
-	sem := make(chan struct{}, sendersPerJob)
-	done := make(chan struct{}, len(plans))
+	var inline []int
 	for i, p := range plans {
 		runs[i] = webhook.Fanned{Plan: p, Sent: make([]*webhook.Sent, len(p.Deliveries))}
-		if !p.Sub.Inline() {
-			done <- struct{}{}
-			continue
+		if p.Sub.Inline() {
+			inline = append(inline, i)
 		}
-		go func() {
-			sem <- struct{}{}
-			defer func() { <-sem; done <- struct{}{} }()
-			for k, d := range p.Deliveries {
-				if time.Since(start) > SendWindow {
-					return
-				}
-				at := time.Now()
-				res, err := Attempt(ctx, w.Webhooks, w.Sender, d, p.Sub)
-				if err != nil {
-					res = webhook.Result{Err: err}
-				}
-				runs[i].Sent[k] = &webhook.Sent{At: at, Result: res}
-				if !res.OK() {
-					return
-				}
-			}
-		}()
 	}
-	for range plans {
-		<-done
+	send := func(run *webhook.Fanned) {
+		for k, d := range run.Plan.Deliveries {
+			if time.Since(start) > SendWindow {
+				return
+			}
+			at := time.Now()
+			res, err := Attempt(ctx, w.Webhooks, w.Sender, d, run.Plan.Sub)
+			if err != nil {
+				res = webhook.Result{Err: err}
+			}
+			run.Sent[k] = &webhook.Sent{At: at, Result: res}
+			if !res.OK() {
+				return
+			}
+		}
+	}
+	if len(inline) == 1 {
+		// The usual case, one subscription: a goroutine would only grow a
+		// fresh stack for it.
+		send(&runs[inline[0]])
+	} else {
+		sem := make(chan struct{}, sendersPerJob)
+		var wg sync.WaitGroup
+		for _, i := range inline {
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				send(&runs[i])
+			})
+		}
+		wg.Wait()
 	}
 	marked := make([]uuid.UUID, len(events))
 	for i, e := range events {
