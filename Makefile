@@ -6,17 +6,23 @@ PKGS     := ./...
 # Packages share one throwaway PostgreSQL; each clones its database from a
 # migrated template, so they can run side by side.
 TESTFLAGS ?= -p 4 -count=1 -timeout 9m
+# The harness's Docker fallback links the Docker client, so it is built only
+# with the pgdocker tag: added when neither PMAPI_DATABASE_URL nor the
+# PostgreSQL server binaries (PATH, /usr/lib/postgresql/*/bin) are there.
+PG_CTL   := $(firstword $(shell command -v pg_ctl 2>/dev/null) $(wildcard /usr/lib/postgresql/*/bin/pg_ctl))
+GOTAGS   ?= $(if $(PG_CTL)$(PMAPI_DATABASE_URL),,pgdocker)
+TAGFLAG  := $(if $(GOTAGS),-tags $(GOTAGS))
 
-.PHONY: build run test test-citus bench lint fmt tools chart-check clean
+.PHONY: build run test test-citus bench chaos lint fmt tools chart-check docs-check reference clean
 
 build:
-	$(GO) build -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
+	$(GO) build $(TAGFLAG) -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
 
 run: build
 	$(BIN) dev
 
 test: build tools chart-check
-	$(BIN) devdb exec -- $(GO) test $(TESTFLAGS) $(PKGS)
+	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
 
 # The suite on a throwaway Citus cluster: a coordinator and two workers from the
 # PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the
@@ -31,17 +37,43 @@ test-citus: build tools
 # Load test of a release build against same-run references (pgbench, a raw
 # HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;
 # PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase; CITUS=1
-# then runs read-detail and write on a three-node Citus cluster and compares.
+# then runs read-detail and write on a three-node Citus cluster and compares;
+# STATEMENTS=1 reports pg_stat_statements per write and per delivery.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus)
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements)
 
-# promtool checks real scrapes in the tests; installed from Debian's prometheus
-# package when missing (with service starts forbidden: only the binary is wanted).
+# Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
+# and of the worker twice and an immediate PostgreSQL restart while clients
+# write; fails on a lost write, event or delivery, or a 5xx outside the
+# restart. STRICT=1 also fails on a 5xx during the restart. About 2 minutes;
+# not part of `make test`.
+chaos: build
+	$(GO) run ./cmd/pmchaos -pmapi $(BIN) $(if $(STRICT),-strict)
+
+# helm and promtool (the chart checks; promtool also checks real scrapes in the
+# tests) and jq (docs/quickstart.md, run by a test): used from PATH, or put in
+# .tools/bin without root and without changing the machine (charts/tools.sh),
+# or named with what to install.
+export PATH := $(CURDIR)/.tools/bin:$(PATH)
 tools:
-	@command -v promtool >/dev/null || { \
-	  printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d; \
-	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq prometheus >/dev/null; \
-	  rm -f /usr/sbin/policy-rc.d; }
+	@bash charts/tools.sh
+
+# The API reference at /docs in headless Chromium: it renders the served
+# document under its Content-Security-Policy. make test runs the same test,
+# which skips (and says so) where no Chromium is installed; this target insists.
+docs-check: build
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || \
+	  { echo "docs-check needs a headless Chromium: apt-get install chromium (Debian)"; exit 1; }
+	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) -count=1 -v -run 'TestReferencePage' ./api/
+
+# Refresh the Redoc bundle /docs embeds from the npm registry, at the version
+# api/reference.go names (RedocVersion); the result is committed.
+REDOC_VERSION = $(shell sed -n 's/^const RedocVersion = "\(.*\)"/\1/p' api/reference.go)
+reference:
+	@tmp=$$(mktemp -d) && cd $$tmp && npm pack --silent redoc@$(REDOC_VERSION) >/dev/null && \
+	  tar xzf redoc-$(REDOC_VERSION).tgz && \
+	  cp package/LICENSE package/bundles/redoc.standalone.js package/bundles/redoc.standalone.js.LICENSE.txt $(CURDIR)/api/reference/ && \
+	  rm -rf $$tmp && echo "api/reference: redoc $(REDOC_VERSION)"
 
 # Helm lint and render, alert rules and dashboard checks (charts/check.sh).
 chart-check:
@@ -54,7 +86,9 @@ $(STATICCHECK):
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	$(GO) vet -tags pgdocker ./internal/pgcluster/
 	$(STATICCHECK) $(PKGS)
+	$(STATICCHECK) -tags pgdocker ./internal/pgcluster/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

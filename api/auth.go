@@ -37,8 +37,15 @@ const localPrincipal = "pmapi.principal"
 // requireKey authenticates X-Client-ID plus an API key (or OAuth bearer token).
 func (s *Server) requireKey(c *fiber.Ctx) error {
 	clientID := c.Get(headerClientID)
-	p, err := s.Auth.Authenticate(c.UserContext(), clientID, c.Get(fiber.HeaderAuthorization))
+	given := keyOrBearer(c.Get(fiber.HeaderAuthorization))
+	if looksLikeJWT(given) {
+		err := pmapi.Errorf(pmapi.CodeInvalidToken, "this looks like an OAuth access token: send it as Authorization: Bearer <token>")
+		challengeBearer(c, err)
+		return err
+	}
+	p, err := s.Auth.Authenticate(c.UserContext(), clientID, given)
 	if err != nil {
+		challengeBearer(c, err)
 		return err
 	}
 	c.Locals(localClientID, clientID)
@@ -56,6 +63,7 @@ func (s *Server) requireScope(scope string) fiber.Handler {
 	want := authz.Scope(scope)
 	return func(c *fiber.Ctx) error {
 		if !principalOf(c).Scopes.Has(want) {
+			challengeScope(c, scope)
 			return pmapi.Errorf(pmapi.CodeInsufficientScope, "this operation needs the %s scope", scope).With("scope", scope)
 		}
 		return c.Next()
@@ -74,12 +82,16 @@ func (s *Server) requireAdmin(c *fiber.Ctx) error {
 	}
 	given, ok := strings.CutPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ")
 	if !ok || given == "" {
-		return pmapi.Errorf(pmapi.CodeUnauthenticated, "the admin API needs Authorization: Bearer <operator token>")
+		err := pmapi.Errorf(pmapi.CodeUnauthenticated, "the admin API needs Authorization: Bearer <operator token>")
+		challengeAdmin(c, err)
+		return err
 	}
 	// Hashing first makes the comparison constant-time in the length too.
 	a, b := sha256.Sum256([]byte(given)), sha256.Sum256([]byte(s.AdminToken))
 	if subtle.ConstantTimeCompare(a[:], b[:]) != 1 {
-		return pmapi.Errorf(pmapi.CodeInvalidToken, "operator token is not valid")
+		err := pmapi.Errorf(pmapi.CodeInvalidToken, "operator token is not valid")
+		challengeAdmin(c, err)
+		return err
 	}
 	return c.Next()
 }
@@ -110,14 +122,18 @@ func (s *Server) resolveClient(c *fiber.Ctx) (tenant.Resolution, error) {
 func (s *Server) requireSession(c *fiber.Ctx) error {
 	sid := c.Cookies(cookieSession)
 	if c.Get(headerClientID) == "" || sid == "" {
-		return pmapi.Errorf(pmapi.CodeUnauthenticated, "X-Client-ID header and sid cookie are required")
+		err := pmapi.Errorf(pmapi.CodeUnauthenticated, "X-Client-ID header and sid cookie are required")
+		challengeSession(c, err)
+		return err
 	}
 	res, err := s.resolveClient(c)
 	if err != nil {
+		challengeSession(c, err)
 		return err
 	}
 	user, err := authz.VerifySession(c.UserContext(), res.Shard, res.Workspace.ID, sid)
 	if err != nil {
+		challengeSession(c, err)
 		return err
 	}
 	c.Locals(localUser, user)

@@ -85,7 +85,6 @@ func TestCredentialErrors(t *testing.T) {
 		{"revoked key", a.ClientID, revoked.Value, 401, "INVALID_TOKEN"},
 		{"key of another app", other.ClientID, good.Value, 401, "INVALID_TOKEN"},
 		{"unknown client id", "pm_cli_00000000000000000000", good.Value, 401, "INVALID_TOKEN"},
-		{"Bearer prefix on an API key", a.ClientID, "Bearer " + good.Value, 401, "INVALID_TOKEN"},
 		{"expired key", a.ClientID, expiring.Value, 401, "TOKEN_EXPIRED"},
 		{"disabled app", disabledApp.ClientID, disabledKey.Value, 403, "APP_DISABLED"},
 		{"suspended workspace", sApp.ClientID, sKey.Value, 403, "WORKSPACE_SUSPENDED"},

@@ -17,7 +17,7 @@ type Health struct {
 }
 
 func (s *Server) metaOperations() []Operation {
-	return []Operation{
+	return append([]Operation{
 		{
 			Method: http.MethodGet, Path: "/openapi/v1/openapi.json", ID: "getOpenAPIDocument", Tag: "Meta",
 			Summary: "This machine-readable description of the API", Status: http.StatusOK, Raw: true,
@@ -36,7 +36,7 @@ func (s *Server) metaOperations() []Operation {
 			Summary: "Readiness: every shard reachable and migrated (503 otherwise)", Status: http.StatusOK, Result: Health{}, Raw: true,
 			Handler: s.readyz,
 		},
-	}
+	}, s.referenceOperations()...)
 }
 
 func (s *Server) readyz(c *fiber.Ctx) error {

@@ -5,15 +5,18 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
+
+	"github.com/pmapi/pmapi"
 )
 
 // HTTP metrics, labelled by route template (never the raw path, which carries
-// ids), method and status class; no workspace or credential label.
+// ids), method, status class and the envelope's error code; no workspace or
+// credential label.
 var (
 	httpRequests = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "pmapi_http_requests_total",
-		Help: "HTTP requests answered, by route template, method and status class.",
-	}, []string{"route", "method", "status_class"})
+		Help: "HTTP requests answered, by route template, method, status class and error code (the envelope's, such as RATE_LIMITED; empty for successes and answers without an envelope).",
+	}, []string{"route", "method", "status_class", "code"})
 	httpDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "pmapi_http_request_duration_seconds",
 		Help:    "Time from receiving a request to writing its answer, by route template and method.",
@@ -21,10 +24,19 @@ var (
 	}, []string{"route", "method"})
 )
 
-func observeRequest(route, method string, status int, seconds float64) {
+func observeRequest(route, method string, status int, code string, seconds float64) {
 	method = methodLabel(method)
-	httpRequests.WithLabelValues(route, method, strconv.Itoa(status/100)+"xx").Inc()
+	httpRequests.WithLabelValues(route, method, strconv.Itoa(status/100)+"xx", codeLabel(code)).Inc()
 	httpDuration.WithLabelValues(route, method).Observe(seconds)
+}
+
+// codeLabel keeps the code label to the closed set of error codes (and "" for
+// everything else), so its values stay bounded whatever reaches it.
+func codeLabel(code string) string {
+	if _, ok := statusOf[pmapi.Code(code)]; ok {
+		return code
+	}
+	return ""
 }
 
 // methodLabel maps a request method to a constant string. Fiber's c.Method()

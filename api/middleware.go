@@ -77,7 +77,8 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		}
 		elapsed := time.Since(start)
 		route, status := routeOf(c), c.Response().StatusCode()
-		observeRequest(route, c.Method(), status, elapsed.Seconds())
+		code, _ := c.Locals(localErrorCode).(string)
+		observeRequest(route, c.Method(), status, code, elapsed.Seconds())
 		attrs := []any{
 			"requestId", requestID(c),
 			"method", c.Method(),

@@ -226,7 +226,7 @@ func (s *Server) deviceCode(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	verify := c.BaseURL() + "/openapi/v1/oauth/device"
+	verify := s.baseURL(c) + "/openapi/v1/oauth/device"
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return c.JSON(DeviceCodeResponse{DeviceCode: start.DeviceCode, UserCode: start.UserCode, VerificationURI: verify,
 		VerificationURIComplete: verify + "?user_code=" + start.UserCode, ExpiresIn: start.ExpiresIn, Interval: start.Interval})
@@ -322,7 +322,7 @@ func (s *Server) jwks(c *fiber.Ctx) error {
 }
 
 func (s *Server) metadata(c *fiber.Ctx) error {
-	base := c.BaseURL() + "/openapi/v1/oauth/"
+	base := s.baseURL(c) + "/openapi/v1/oauth/"
 	return c.JSON(ServerMetadata{
 		Issuer: s.OAuth.Issuer, TokenEndpoint: base + "token", DeviceAuthorizationEndpoint: base + "device/code",
 		RevocationEndpoint: base + "revoke", IntrospectionEndpoint: base + "introspect", JWKSURI: base + "jwks.json",

@@ -144,7 +144,12 @@ func BuildDocument(ops []Operation, events []event.Type) (*openapi3.T, error) {
 		doc.AddOperation(op.Path, op.Method, o)
 	}
 	// Event payloads: each is a component schema, and x-webhooks maps every
-	// event type to the schema of its `data`.
+	// event type to the schema of its `data` and of the whole request body
+	// (WebhookBody, whose data that schema narrows).
+	if _, err := schemaOf(event.Delivery{}); err != nil {
+		return nil, fmt.Errorf("webhook body: %w", err)
+	}
+	body := map[string]any{"$ref": "#/components/schemas/" + schemaName(event.Delivery{})}
 	hooks := map[string]any{}
 	for _, t := range events {
 		if _, err := schemaOf(t.Payload); err != nil {
@@ -152,6 +157,7 @@ func BuildDocument(ops []Operation, events []event.Type) (*openapi3.T, error) {
 		}
 		hooks[t.Name] = map[string]any{
 			"description": t.Description,
+			"body":        body,
 			"data":        map[string]any{"$ref": "#/components/schemas/" + schemaName(t.Payload)},
 		}
 	}
@@ -272,6 +278,10 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	if t == uuidType {
 		*s = openapi3.Schema{Type: &openapi3.Types{"string"}, Format: "uuid", Nullable: s.Nullable}
 	}
+	if t == rawJSONType {
+		// Raw JSON a type's own schema describes (the webhook body's data).
+		*s = openapi3.Schema{Type: &openapi3.Types{"object"}, AdditionalProperties: openapi3.AdditionalProperties{Has: new(true)}}
+	}
 	if d := tag.Get("doc"); d != "" {
 		s.Description = d
 	}
@@ -383,7 +393,10 @@ func exampleFor(s *openapi3.Schema, ex string) any {
 	return v
 }
 
-var uuidType = reflect.TypeOf(uuid.UUID{})
+var (
+	uuidType    = reflect.TypeOf(uuid.UUID{})
+	rawJSONType = reflect.TypeOf(json.RawMessage{})
+)
 
 // typeName names component schemas: types of package api keep their names, a
 // resource package's types are prefixed with the package (project.View becomes

@@ -42,6 +42,12 @@ type Deps struct {
 	// Placer runs the Citus placement verbs (isolate, move) as the tables'
 	// owner; nil answers them 409 with details.requires = "owner-url".
 	Placer *tenant.Placer
+	// PublicURL is the origin every absolute URL pmapi prints starts with;
+	// empty takes the request's (see baseURL).
+	PublicURL string
+	// TrustedProxies are the CIDRs whose Forwarded and X-Forwarded-* headers
+	// count; none by default.
+	TrustedProxies []string
 }
 
 // Server holds the dependencies every handler uses.
@@ -114,6 +120,9 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		ReadTimeout:           readTimeout,
 		WriteTimeout:          30 * time.Second,
 		IdleTimeout:           120 * time.Second,
+		// Fiber believes every peer's X-Forwarded-* unless told whom to trust.
+		EnableTrustedProxyCheck: true,
+		TrustedProxies:          d.TrustedProxies,
 	})
 	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
 		c.Locals(localLog, d.Log)

@@ -14,8 +14,10 @@ import (
 // TestSuccessLeavesAHealthySubscriptionUnwritten: a success writes the
 // subscription row only to end a failing streak, so deliveries to a healthy
 // endpoint never queue for that row's lock; a streak still ends on success.
+//
+// Not parallel: its workers work every job of the package's database, and a
+// fan-out removes its events, which the parallel tests read.
 func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
-	t.Parallel()
 	ctx := context.Background()
 	rcv := newReceiver(t, 500, 200)
 	_, ws, shard, emitter := subscribedEmitter(t, rcv)

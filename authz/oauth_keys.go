@@ -110,9 +110,9 @@ func (k *KeyRing) reload(ctx context.Context) error {
 		// Only the active key's private half is needed, to sign. One this
 		// instance cannot open means its PMAPI_SECRET_KEY differs from the
 		// others': refuse, rather than rotate the key away from under them.
-		priv, err := k.openPrivate(sealed)
+		priv, err := k.openPrivate(kid, sealed)
 		if err != nil {
-			return fmt.Errorf("the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY; every instance needs the same key: %w", kid, err)
+			return fmt.Errorf("the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY (or PMAPI_SECRET_KEY_PREVIOUS); every instance needs the same keys: %w", kid, err)
 		}
 		private[kid], active = priv, kid
 	}
@@ -125,8 +125,8 @@ func (k *KeyRing) reload(ctx context.Context) error {
 	return nil
 }
 
-func (k *KeyRing) openPrivate(sealed []byte) (*ecdsa.PrivateKey, error) {
-	der, err := k.box.Open(sealed)
+func (k *KeyRing) openPrivate(kid string, sealed []byte) (*ecdsa.PrivateKey, error) {
+	der, err := k.box.Open(sealed, signingKeyAt(kid))
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +184,7 @@ func (k *KeyRing) Rotate(ctx context.Context, publishFor time.Duration) (string,
 		return "", err
 	}
 	if _, err := tx.Exec(ctx, `insert into oauth_signing_keys (kid, alg, private_sealed, public_jwk) values ($1, 'ES256', $2, $3)`,
-		kid, k.box.Seal(string(der)), raw); err != nil {
+		kid, k.box.Seal(string(der), signingKeyAt(kid)), raw); err != nil {
 		return "", err
 	}
 	if err := tx.Commit(ctx); err != nil {

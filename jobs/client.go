@@ -1,9 +1,11 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"log/slog"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -34,6 +36,9 @@ type Options struct {
 	// (the API process of a split deployment).
 	Work bool
 	Log  *slog.Logger
+	// RiverLog receives River's own lines (client started, producer counts);
+	// nil sends them to Log. pmapi dev lowers them to debug.
+	RiverLog *slog.Logger
 	// Workers is how many jobs one process runs at once per shard.
 	Workers int
 	// Engine makes 5-why and look-across suggestions; nil is the deterministic one.
@@ -45,8 +50,15 @@ type Options struct {
 	// Schedule overrides the delivery retry schedule (tests shrink it).
 	Schedule []time.Duration
 	// RescueAfter overrides how long a running job may go silent before River
-	// hands it to another worker (tests of crash safety shorten it).
+	// hands it to another worker (DefaultRescueAfter when zero). A kind with a
+	// longer Timeout of its own is rescued after that instead.
 	RescueAfter time.Duration
+	// Breaker configures the subscriptions' circuit breaker
+	// (webhook.DefaultBreaker when its Failures is zero).
+	Breaker webhook.Breaker
+	// CompletedRetention is how long finished jobs stay in river_job
+	// (DefaultCompletedRetention when zero).
+	CompletedRetention time.Duration
 	// PollInterval overrides how often an idle worker looks for due jobs.
 	PollInterval time.Duration
 	// FetchCooldown overrides the least time between two fetches of a busy
@@ -76,6 +88,11 @@ func (o Options) engine() suggest.Engine {
 // workers are unaffected: they fetch on insert notifications and the poll.
 const DefaultFetchCooldown = 10 * time.Millisecond
 
+// DefaultCompletedRetention keeps completed jobs an hour, not River's day: a
+// webhook takes a job per writing transaction, and at a thousand a second a
+// day's worth would be 86 million rows the fetch and insert indexes carry.
+const DefaultCompletedRetention = time.Hour
+
 // NewClients builds a client per shard with every worker pmapi has.
 func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.Log == nil {
@@ -96,6 +113,12 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.SweepAfter <= 0 {
 		opts.SweepAfter = DefaultSweepAfter
 	}
+	if opts.RescueAfter <= 0 {
+		opts.RescueAfter = DefaultRescueAfter
+	}
+	if opts.CompletedRetention <= 0 {
+		opts.CompletedRetention = DefaultCompletedRetention
+	}
 	if opts.Sender == nil {
 		sender, err := webhook.NewSender(false, "")
 		if err != nil {
@@ -104,27 +127,31 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		opts.Sender = sender
 	}
 	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work, schedule: opts.Schedule}
-	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box}
+	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box, Breaker: opts.Breaker}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: opts.Sweeps})
-		river.AddWorker(workers, &FanoutWorker{Directory: dir, Webhooks: hooks})
-		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, After: opts.SweepAfter, Log: opts.Log})
-		river.AddWorker(workers, &DeliverWorker{Directory: dir, Store: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
+		// A job runs on the shard it was queued on, beside its workspace's rows.
+		river.AddWorker(workers, &FanoutWorker{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
+		river.AddWorker(workers, &RetryWorker{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
+		river.AddWorker(workers, &DeliverWorker{Shard: shard, Webhooks: hooks})
+		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log})
 		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{
 			Schema:     migrations.RiverSchema,
-			Logger:     opts.Log,
+			Logger:     cmp.Or(opts.RiverLog, opts.Log),
 			Workers:    workers,
 			Middleware: []rivertype.Middleware{&jobMetrics{log: opts.Log}},
-		}
-		if opts.RescueAfter > 0 {
-			cfg.RescueStuckJobsAfter = opts.RescueAfter
-			// River wants the default job timeout within the rescue window;
-			// workers with their own Timeout keep it.
-			cfg.JobTimeout = min(river.JobTimeoutDefault, opts.RescueAfter)
+			// River's rescuer leaves a kind alone until its own Timeout has
+			// passed, so the jobs that outlast the webhook ones (maintenance,
+			// sweep, RRCA) are safe from a short rescue; the default job
+			// timeout must fit inside it.
+			ReindexerIndexNames:         reindexed(),
+			RescueStuckJobsAfter:        opts.RescueAfter,
+			JobTimeout:                  min(DeliveryJobTimeout, opts.RescueAfter),
+			CompletedJobRetentionPeriod: opts.CompletedRetention,
 		}
 		cfg.FetchCooldown, cfg.FetchPollInterval = opts.FetchCooldown, river.FetchPollIntervalDefault
 		if opts.PollInterval > 0 {
@@ -157,6 +184,19 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	return cs, nil
 }
 
+// reindexed is River's list of indexes to rebuild nightly less those pmapi's
+// migrations drop (migrations.RiverIndexesDropped).
+func reindexed() []string {
+	dropped := migrations.RiverIndexesDropped()
+	var out []string
+	for _, name := range river.ReindexerIndexNamesDefault() {
+		if !slices.Contains(dropped, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
 // For returns the client of shard.
 func (cs *Clients) For(shard string) *river.Client[pgx.Tx] { return cs.byShard[shard] }
 
@@ -171,6 +211,21 @@ func (cs *Clients) Start(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Busy reports whether a job is waiting to run or running on any shard, so
+// pmapi dev can let its demo seed's jobs finish before it prints its banner.
+func (cs *Clients) Busy(ctx context.Context) (bool, error) {
+	for _, c := range cs.byShard {
+		res, err := c.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(1))
+		if err != nil {
+			return false, err
+		}
+		if len(res.Jobs) > 0 {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // Stop lets running jobs finish until ctx ends, then cancels what remains.

@@ -9,11 +9,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/riverqueue/river"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -86,43 +84,17 @@ func insertEvents(n int) string {
 		return sql.(string)
 	}
 	var b strings.Builder
-	b.WriteString("insert into events (workspace_id, fanout_job_id, id, type, data) values ")
+	b.WriteString("insert into events (workspace_id, fanout_job_id, id, type, data, occurred_at) values ")
 	for i := range n {
 		if i > 0 {
 			b.WriteString(", ")
 		}
-		fmt.Fprintf(&b, "($1, $2, $%d, $%d, $%d)", 3+3*i, 4+3*i, 5+3*i)
+		// clock_timestamp(), not the transaction's start: the row lock the
+		// change took is held by now, so a later change to the same record
+		// gets a later time even when its transaction began first, and the
+		// events of one transaction get increasing times in their order.
+		fmt.Fprintf(&b, "($1, $2, $%d, $%d, $%d, clock_timestamp())", 3+3*i, 4+3*i, 5+3*i)
 	}
 	sql, _ := insertEventsSQL.LoadOrStore(n, b.String())
 	return sql.(string)
-}
-
-// FanoutWorker turns events into deliveries: one per event and ACTIVE
-// subscription that wants it, each with its delivery job, in one transaction
-// that also marks the events fanned out, so a retried job does the work once.
-type FanoutWorker struct {
-	river.WorkerDefaults[FanoutArgs]
-	Directory *tenant.Directory
-	Webhooks  webhook.Store
-}
-
-// Work fans the job's events out.
-func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) error {
-	ws, err := w.Directory.Get(ctx, job.Args.WorkspaceID)
-	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
-		return river.JobCancel(fmt.Errorf("workspace %s no longer exists", job.Args.WorkspaceID))
-	}
-	if err != nil {
-		return err
-	}
-	shard, err := w.Directory.ShardOf(ws)
-	if err != nil {
-		return err
-	}
-	ids := job.Args.EventIDs
-	if job.Args.EventID != uuid.Nil {
-		ids = append(ids, job.Args.EventID)
-	}
-	_, err = w.Webhooks.Fanout(ctx, shard, ws.ID, ids...)
-	return err
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -41,6 +42,12 @@ type MaintenanceWorker struct {
 	river.WorkerDefaults[MaintenanceArgs]
 	Directory *tenant.Directory
 	Sweeps    Sweeps
+}
+
+// Timeout gives a shard of many workspaces room: the client's default is the
+// webhook jobs' short one (client.go).
+func (w *MaintenanceWorker) Timeout(*river.Job[MaintenanceArgs]) time.Duration {
+	return 10 * time.Minute
 }
 
 // Work walks the shard's workspaces one transaction each: row-level security

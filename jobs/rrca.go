@@ -80,6 +80,10 @@ type SimilarityWorker struct {
 	Store     rrca.Store
 }
 
+// Timeout is River's own default, kept for a kind whose run grows with the
+// workspace's analyses (the client's default is the webhook jobs' short one).
+func (w *SimilarityWorker) Timeout(*river.Job[SimilarityArgs]) time.Duration { return time.Minute }
+
 // Work recomputes, and again if the analysis changed meanwhile (a change while
 // this job runs is absorbed by it, not queued).
 func (w *SimilarityWorker) Work(ctx context.Context, job *river.Job[SimilarityArgs]) error {
@@ -125,6 +129,9 @@ type SuggestWorker struct {
 	Store     rrca.Store
 	Engine    suggest.Engine
 }
+
+// Timeout is River's own default: an engine (a language model) may be slow.
+func (w *SuggestWorker) Timeout(*river.Job[SuggestArgs]) time.Duration { return time.Minute }
 
 // Work runs the engine; the last failed attempt marks the run FAILED.
 func (w *SuggestWorker) Work(ctx context.Context, job *river.Job[SuggestArgs]) error {

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -27,10 +28,16 @@ const (
 // takes the rest.
 const sweepBatch = 1000
 
-var eventsRequeued = promauto.NewCounter(prometheus.CounterOpts{
-	Name: "pmapi_events_refanned_total",
-	Help: "Events whose fan-out job was gone (a coordinator lost it between commits, or it was discarded) and that the sweeper queued again.",
-})
+var (
+	eventsRequeued = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "pmapi_events_refanned_total",
+		Help: "Events whose fan-out job was gone (a coordinator lost it between commits, or it was discarded) and that the sweeper queued again.",
+	})
+	retriesRequeued = promauto.NewCounter(prometheus.CounterOpts{
+		Name: "pmapi_webhook_retries_requeued_total",
+		Help: "Subscriptions with overdue waiting deliveries whose retry job was gone and that the sweeper gave a new one.",
+	})
+)
 
 // SweepArgs asks for one shard's events that are still unfanned and have no
 // live fan-out job to be queued for fan-out again.
@@ -47,10 +54,16 @@ func (SweepArgs) Kind() string { return "event.sweep" }
 // leaves events with no job. Events remember their job (Emit); an event still
 // unfanned After its commit whose job is neither waiting nor running is queued
 // again. Fan-out is idempotent, so a job that was only slow costs a no-op.
+//
+// The same holds for a subscription's retry job, which a fan-out queues on the
+// coordinator while its deliveries wait on a worker: a subscription whose
+// waiting deliveries are overdue by After and whose retry job is neither
+// waiting nor running gets a new one.
 type SweepWorker struct {
 	river.WorkerDefaults[SweepArgs]
 	Directory *tenant.Directory
 	Clients   *Clients
+	Webhooks  webhook.Store
 	After     time.Duration
 	Log       *slog.Logger
 }
@@ -79,8 +92,59 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 			eventsRequeued.Add(float64(n))
 			w.Log.Warn("events without a fan-out job queued again", "workspace_id", ws, "events", n)
 		}
+		if n, err = w.sweepRetries(ctx, shard, client, ws); err != nil {
+			return fmt.Errorf("workspace %s: %w", ws, err)
+		}
+		if n > 0 {
+			retriesRequeued.Add(float64(n))
+			w.Log.Warn("subscriptions without a retry job given one again", "workspace_id", ws, "subscriptions", n)
+		}
 	}
 	return nil
+}
+
+// live returns which of ids name a job that will still run.
+func live(ctx context.Context, client *river.Client[pgx.Tx], ids []int64) (map[int64]bool, error) {
+	out := map[int64]bool{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	res, err := client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(liveStates...).First(len(ids)))
+	if err != nil {
+		return nil, err
+	}
+	for _, j := range res.Jobs {
+		out[j.ID] = true
+	}
+	return out, nil
+}
+
+func (w *SweepWorker) sweepRetries(ctx context.Context, shard *tenant.Shard, client *river.Client[pgx.Tx], ws uuid.UUID) (int, error) {
+	overdue, err := w.Webhooks.Overdue(ctx, shard, ws, w.After)
+	if err != nil || len(overdue) == 0 {
+		return 0, err
+	}
+	var ids []int64
+	for _, job := range overdue {
+		if job != nil {
+			ids = append(ids, *job)
+		}
+	}
+	alive, err := live(ctx, client, ids)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for sub, job := range overdue {
+		if job != nil && alive[*job] {
+			continue
+		}
+		if err := w.Webhooks.Requeue(ctx, shard, ws, sub, job); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // liveStates are the job states in which a fan-out job will still run.
@@ -118,19 +182,13 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 			jobIDs = append(jobIDs, *u.job)
 		}
 	}
-	live := map[int64]bool{}
-	if len(jobIDs) > 0 {
-		res, err := client.JobList(ctx, river.NewJobListParams().IDs(jobIDs...).States(liveStates...).First(len(jobIDs)))
-		if err != nil {
-			return 0, err
-		}
-		for _, j := range res.Jobs {
-			live[j.ID] = true
-		}
+	alive, err := live(ctx, client, jobIDs)
+	if err != nil {
+		return 0, err
 	}
 	var orphans []uuid.UUID
 	for _, u := range found {
-		if u.job == nil || !live[*u.job] {
+		if u.job == nil || !alive[*u.job] {
 			orphans = append(orphans, u.id)
 		}
 	}

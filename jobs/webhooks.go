@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promauto"
 	"github.com/riverqueue/river"
@@ -45,127 +44,36 @@ func init() {
 	}
 }
 
+func countDead(n int) {
+	if n > 0 {
+		deadDeliveries.Add(float64(n))
+		deliveryAttempts.WithLabelValues("dead").Add(float64(n))
+	}
+}
+
 // Schedule is the production retry schedule: after attempt n fails, the next
 // follows Schedule[n-1] later; six attempts in all, then DEAD.
 var Schedule = []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour}
 
-// DeliverArgs asks for one delivery attempt.
-type DeliverArgs struct {
-	WorkspaceID uuid.UUID `json:"workspaceId"`
-	DeliveryID  uuid.UUID `json:"deliveryId"`
-}
+// The time bounds of the jobs that send webhooks, which the rescue of a dead
+// worker's jobs is derived from. A run starts no attempt after SendWindow; an
+// attempt ends within webhook.Timeout (DESIGN.md section 7's 10 s), so River's
+// deadline for the run, DeliveryJobTimeout, is the two together, and the
+// recording after it (a transaction of a few statements, tens of milliseconds)
+// and River's completion fit in RescueMargin. A worker that died in a run is
+// noticed DefaultRescueAfter after the run started. A delivery the window
+// left unsent waits for its subscription's retry job, due at once, which
+// sends in windows of its own: a transaction of a thousand events to one
+// endpoint is delivered in a few runs.
+const (
+	SendWindow         = 2 * time.Second
+	DeliveryJobTimeout = SendWindow + webhook.Timeout
+	RescueMargin       = 3 * time.Second
+	DefaultRescueAfter = DeliveryJobTimeout + RescueMargin
+)
 
-// Kind is the stable job kind.
-func (DeliverArgs) Kind() string { return "webhook.deliver" }
-
-// Deliver queues one delivery job per id in tx and returns their job ids.
-func (cs *Clients) Deliver(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) ([]int64, error) {
-	params := make([]river.InsertManyParams, len(ids))
-	for i, id := range ids {
-		params[i] = river.InsertManyParams{Args: DeliverArgs{WorkspaceID: ws, DeliveryID: id},
-			InsertOpts: &river.InsertOpts{MaxAttempts: len(cs.schedule) + 1}}
-	}
-	res, err := cs.For(shard.Name).InsertManyTx(ctx, tx, params)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]int64, len(res))
-	for i, r := range res {
-		out[i] = r.Job.ID
-	}
-	return out, nil
-}
-
-// Cancel cancels queued delivery jobs in tx: a disabled subscription's retries
-// never run.
-func (cs *Clients) Cancel(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, jobIDs []int64) error {
-	for _, id := range jobIDs {
-		if _, err := cs.For(shard.Name).JobCancelTx(ctx, tx, id); err != nil && !isNotFound(err) {
-			return err
-		}
-	}
-	return nil
-}
-
-func isNotFound(err error) bool { return err != nil && err.Error() == river.ErrNotFound.Error() }
-
-// DeliverWorker makes one attempt of a delivery.
-type DeliverWorker struct {
-	river.WorkerDefaults[DeliverArgs]
-	Directory *tenant.Directory
-	Store     webhook.Store
-	Sender    *webhook.Sender
-	Schedule  []time.Duration
-}
-
-// NextRetry follows the schedule (River's retry policy per worker).
-func (w *DeliverWorker) NextRetry(job *river.Job[DeliverArgs]) time.Time {
-	i := job.Attempt - 1
-	if i >= len(w.Schedule) {
-		i = len(w.Schedule) - 1
-	}
-	return time.Now().Add(w.Schedule[i])
-}
-
-// Timeout leaves room for the 10 s HTTP timeout and the bookkeeping around it.
-func (w *DeliverWorker) Timeout(*river.Job[DeliverArgs]) time.Duration { return 30 * time.Second }
-
-// Work sends the delivery and records the attempt. A failure before the last
-// attempt returns an error, so River schedules the next one; the last failure
-// marks the delivery DEAD and ends the job.
-func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
-	shard, err := workspaceShard(ctx, w.Directory, job.Args.WorkspaceID)
-	if err != nil {
-		return err
-	}
-	ws := job.Args.WorkspaceID
-	d, sub, err := w.Store.ForAttempt(ctx, shard, ws, job.Args.DeliveryID)
-	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
-		return river.JobCancel(err)
-	}
-	if err != nil {
-		return err
-	}
-	if d.Status != "PENDING" && d.Status != "RETRYING" {
-		return nil // cancelled, or already done by an earlier run of this job
-	}
-	if sub.Status != "ACTIVE" {
-		return river.JobCancel(errSubscriptionDisabled)
-	}
-	res, err := Attempt(ctx, w.Store, w.Sender, d, sub)
-	if err != nil {
-		return err
-	}
-	final := job.Attempt >= len(w.Schedule)+1
-	o := webhook.Outcome{Attempt: job.Attempt, Result: res, Status: "SUCCEEDED"}
-	switch {
-	case res.OK():
-	case res.Status == 410:
-		o.Status, o.DisableOn = "DEAD", "the endpoint answered 410 Gone"
-	case final:
-		o.Status = "DEAD"
-	default:
-		next := w.NextRetry(job)
-		o.Status, o.NextAt = "RETRYING", &next
-	}
-	if _, err := w.Store.Record(ctx, shard, ws, d, o); err != nil {
-		return err
-	}
-	if o.Status == "DEAD" {
-		deadDeliveries.Inc()
-		deliveryAttempts.WithLabelValues("dead").Inc()
-	}
-	if o.Status == "RETRYING" {
-		return res.Err
-	}
-	return nil
-}
-
-type errorString string
-
-func (e errorString) Error() string { return string(e) }
-
-const errSubscriptionDisabled = errorString("the subscription is disabled")
+// sendersPerJob bounds the subscriptions one fan-out sends to at once.
+const sendersPerJob = 16
 
 // Attempt builds, signs and sends one delivery and counts it.
 func Attempt(ctx context.Context, store webhook.Store, sender *webhook.Sender, d webhook.Delivery, sub webhook.Subscription) (webhook.Result, error) {
@@ -175,7 +83,8 @@ func Attempt(ctx context.Context, store webhook.Store, sender *webhook.Sender, d
 		return webhook.Result{}, err
 	}
 	id := pmapi.FormatID(webhook.DeliveryPrefix, d.ID)
-	body, _ := json.Marshal(webhook.Body{ID: id, Type: d.EventType, Data: d.Data, SentAt: now.UTC()})
+	body, _ := json.Marshal(webhook.Body{ID: id, EventID: pmapi.FormatID(webhook.EventPrefix, d.Event()), Type: d.EventType,
+		OccurredAt: d.When().UTC(), Data: d.Data, SentAt: now.UTC()})
 	res := sender.Send(ctx, sub.URL, d.EventType, id, body, webhook.Sign(body, now, secrets...))
 	attemptDuration.Observe(res.Latency.Seconds())
 	switch {
@@ -190,33 +99,26 @@ func Attempt(ctx context.Context, store webhook.Store, sender *webhook.Sender, d
 	return res, nil
 }
 
-// QueueGauges samples every shard's delivery queue for the depth and lag gauges.
-type QueueGauges struct{ Directory *tenant.Directory }
+// DeliverArgs is the one-delivery job of versions before the retry job.
+type DeliverArgs struct {
+	WorkspaceID uuid.UUID `json:"workspaceId"`
+	DeliveryID  uuid.UUID `json:"deliveryId"`
+}
 
-var (
-	queueDepthDesc = prometheus.NewDesc("pmapi_webhook_queue_depth", "Delivery jobs waiting or running.", nil, nil)
-	queueLagDesc   = prometheus.NewDesc("pmapi_webhook_oldest_pending_age_seconds", "Age of the oldest waiting delivery job.", nil, nil)
-)
+// Kind is the stable job kind.
+func (DeliverArgs) Kind() string { return "webhook.deliver" }
 
-// Describe implements prometheus.Collector.
-func (q QueueGauges) Describe(ch chan<- *prometheus.Desc) { ch <- queueDepthDesc; ch <- queueLagDesc }
+// DeliverWorker works the delivery jobs an earlier version left queued: it
+// hands each delivery to its subscription's retry job.
+type DeliverWorker struct {
+	river.WorkerDefaults[DeliverArgs]
+	Shard    *tenant.Shard
+	Webhooks webhook.Store
+}
 
-// Collect sums the shards at scrape time.
-func (q QueueGauges) Collect(ch chan<- prometheus.Metric) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	var depth int64
-	var oldest time.Duration
-	for _, sh := range q.Directory.Shards().All() {
-		d, o, err := webhook.QueueStats(ctx, sh)
-		if err != nil {
-			continue
-		}
-		depth += d
-		oldest = max(oldest, o)
-	}
-	ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(depth))
-	ch <- prometheus.MustNewConstMetric(queueLagDesc, prometheus.GaugeValue, oldest.Seconds())
+// Work adopts the delivery.
+func (w *DeliverWorker) Work(ctx context.Context, job *river.Job[DeliverArgs]) error {
+	return w.Webhooks.Adopt(ctx, w.Shard, job.Args.WorkspaceID, job.Args.DeliveryID)
 }
 
 // DeliveryAttempts and DeadDeliveries expose the counters to tests.

@@ -1,13 +1,12 @@
 package jobs_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
-	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
-
 	"github.com/pmapi/pmapi/jobs"
+	"github.com/pmapi/pmapi/resource/webhook"
 )
 
 // TestProductionRetrySchedule asserts the spec's schedule exactly: attempt 1 at
@@ -17,15 +16,15 @@ func TestProductionRetrySchedule(t *testing.T) {
 	if len(jobs.Schedule) != len(want) {
 		t.Fatalf("schedule %v", jobs.Schedule)
 	}
-	w := &jobs.DeliverWorker{Schedule: jobs.Schedule}
+	now := time.Now()
+	fail := webhook.Result{Status: 500, Err: errors.New("500")}
 	for i, d := range want {
-		if jobs.Schedule[i] != d {
-			t.Errorf("retry %d after %v, want %v", i+1, jobs.Schedule[i], d)
+		v := webhook.Judge(i+1, fail, jobs.Schedule, now)
+		if v.Status != webhook.StatusRetrying || v.NextAt == nil || v.NextAt.Sub(now) != d {
+			t.Errorf("after attempt %d: %+v, want the next in %v", i+1, v, d)
 		}
-		job := &river.Job[jobs.DeliverArgs]{JobRow: &rivertype.JobRow{Attempt: i + 1}}
-		next := time.Until(w.NextRetry(job))
-		if next < d-time.Second || next > d+time.Second {
-			t.Errorf("after attempt %d the next is in %v, want %v", i+1, next, d)
-		}
+	}
+	if v := webhook.Judge(len(want)+1, fail, jobs.Schedule, now); v.Status != webhook.StatusDead {
+		t.Errorf("after attempt %d: %+v, want DEAD", len(want)+1, v)
 	}
 }

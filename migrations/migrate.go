@@ -99,15 +99,22 @@ func Up(ctx context.Context, ownerURL string) error {
 	if _, err := conn.Exec(ctx, `create table if not exists schema_migrations (
 		version integer primary key,
 		name text not null,
-		applied_at timestamptz not null default now())`); err != nil {
-		return err
-	}
-	applied, err := appliedVersions(ctx, conn.Conn())
-	if err != nil {
+		applied_at timestamptz not null default now(),
+		checksum text)`); err != nil {
 		return err
 	}
 	all, err := All()
 	if err != nil {
+		return err
+	}
+	if err := addChecksums(ctx, conn.Conn(), all); err != nil {
+		return err
+	}
+	applied, err := readLedger(ctx, conn.Conn())
+	if err != nil {
+		return err
+	}
+	if err := verifyApplied(all, applied); err != nil {
 		return err
 	}
 	for _, m := range all {
@@ -128,8 +135,8 @@ func Up(ctx context.Context, ownerURL string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-		return fmt.Errorf("river migrations: %w", err)
+	if err := migrateRiver(ctx, conn.Conn(), migrator); err != nil {
+		return err
 	}
 	_, err = conn.Exec(ctx, riverGrants)
 	return err
@@ -153,27 +160,10 @@ func apply(ctx context.Context, conn *pgx.Conn, m Migration) error {
 	if _, err := tx.Exec(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, "insert into schema_migrations (version, name) values ($1, $2)", m.Version, m.Name); err != nil {
+	if _, err := tx.Exec(ctx, "insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.Version, m.Name, m.Checksum()); err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
-}
-
-func appliedVersions(ctx context.Context, conn *pgx.Conn) (map[int]time.Time, error) {
-	rows, err := conn.Query(ctx, "select version, applied_at from schema_migrations")
-	if err != nil {
-		return nil, err
-	}
-	out := map[int]time.Time{}
-	for rows.Next() {
-		var v int
-		var at time.Time
-		if err := rows.Scan(&v, &at); err != nil {
-			return nil, err
-		}
-		out[v] = at
-	}
-	return out, rows.Err()
 }
 
 // StatusLine is one migration and whether it has been applied.
@@ -183,6 +173,13 @@ type StatusLine struct {
 	Name      string
 	Applied   bool
 	AppliedAt time.Time // zero when the source does not record it (River)
+	// Checksum is the SHA-256 recorded when it was applied; empty for River's
+	// and for a ledger that the first `migrate up` with checksums has not
+	// filled in yet.
+	Checksum string
+	// Changed: the embedded file is not what was applied (`migrate up` refuses
+	// to run until it is restored).
+	Changed bool
 }
 
 // Status lists pmapi's and River's migrations with their state. It works with
@@ -198,13 +195,13 @@ func Status(ctx context.Context, dbURL string) ([]StatusLine, error) {
 		return nil, err
 	}
 	defer conn.Release()
-	applied := map[int]time.Time{}
+	applied := map[int]ledgerRow{}
 	var exists bool
 	if err := conn.QueryRow(ctx, "select to_regclass('schema_migrations') is not null").Scan(&exists); err != nil {
 		return nil, err
 	}
 	if exists {
-		if applied, err = appliedVersions(ctx, conn.Conn()); err != nil {
+		if applied, err = readLedger(ctx, conn.Conn()); err != nil {
 			return nil, err
 		}
 	}
@@ -215,7 +212,12 @@ func Status(ctx context.Context, dbURL string) ([]StatusLine, error) {
 	var out []StatusLine
 	for _, m := range all {
 		line := StatusLine{Source: "pmapi", Version: m.Version, Name: m.Name}
-		line.AppliedAt, line.Applied = applied[m.Version]
+		if r, ok := applied[m.Version]; ok {
+			line.Applied, line.AppliedAt, line.Checksum = true, r.AppliedAt, r.Checksum
+			// An unfilled checksum is not a change: the next `migrate up`
+			// records the file's.
+			line.Changed = r.Name != m.Name || (r.Checksum != "" && r.Checksum != m.Checksum())
+		}
 		out = append(out, line)
 	}
 	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: RiverSchema})

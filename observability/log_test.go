@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"os"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -21,7 +23,7 @@ func TestLogLevelAndFormat(t *testing.T) {
 		t.Error("ParseLevel accepted verbose")
 	}
 	var buf bytes.Buffer
-	log := NewLogger(&buf, slog.LevelWarn)
+	log := NewLogger(&buf, slog.LevelWarn, FormatJSON)
 	log.Info("hidden")
 	log.Warn("shown", "requestId", "req_1")
 	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -31,5 +33,41 @@ func TestLogLevelAndFormat(t *testing.T) {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil || m["msg"] != "shown" || m["requestId"] != "req_1" || m["level"] != "WARN" {
 		t.Errorf("line %s: %v", lines[0], err)
+	}
+}
+
+// TestLogFormat: PMAPI_LOG_FORMAT chooses; unset, only a terminal gets text.
+// Text lines are slog's key=value form with the time of day.
+func TestLogFormat(t *testing.T) {
+	pipeR, pipeW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pipeR.Close()
+	defer pipeW.Close()
+	for _, c := range []struct {
+		env  string
+		w    any
+		want Format
+	}{{"", pipeW, FormatJSON}, {"", &bytes.Buffer{}, FormatJSON}, {"text", pipeW, FormatText}, {"JSON", pipeW, FormatJSON}} {
+		w, _ := c.w.(interface{ Write([]byte) (int, error) })
+		if got, err := ParseFormat(c.env, w); err != nil || got != c.want {
+			t.Errorf("ParseFormat(%q, %T) = %q, %v; want %q", c.env, c.w, got, err, c.want)
+		}
+	}
+	if _, err := ParseFormat("pretty", pipeW); err == nil {
+		t.Error("ParseFormat accepted pretty")
+	}
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		if got, _ := ParseFormat("", tty); got != FormatText {
+			t.Errorf("a terminal gets %q, want text", got)
+		}
+		tty.Close()
+	}
+
+	var buf bytes.Buffer
+	NewLogger(&buf, slog.LevelInfo, FormatText).Info("listening", "addr", "127.0.0.1:8080")
+	if !regexp.MustCompile(`^time=\d\d:\d\d:\d\d\.\d{3} level=INFO msg=listening addr=127\.0\.0\.1:8080\n$`).MatchString(buf.String()) {
+		t.Errorf("text line: %q", buf.String())
 	}
 }

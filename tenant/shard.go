@@ -41,6 +41,14 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 	return s.Pool.SendBatch(ctx, b).Close()
 }
 
+// Batch is Read for writes whose statements need no Go between them: the
+// setting and every statement travel in one round trip and commit together or
+// not at all (a failed statement rolls back the ones before it). Unlike Tx it
+// does not run again on a deadlock; the caller decides.
+func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
+	return s.Read(ctx, workspace, queue)
+}
+
 // Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one
 // round trip; fn's error (or a panic) rolls everything back, including River jobs
 // fn inserted with InsertTx.

@@ -35,6 +35,8 @@ const adminUsage = `usage: pmapi admin <command>
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
+  reseal                  rewrite every sealed value under PMAPI_SECRET_KEY (online, resumable;
+                          PMAPI_SECRET_KEY_PREVIOUS opens the others)
   key-check KEY...        offline check of API keys' format and checksum (no database; same as pmapi key-check)
 
 Each command is the /admin/v1 operation of the same name, run in-process against
@@ -48,6 +50,9 @@ func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	if len(args) >= 2 && args[0] == "oauth" && args[1] == "rotate-key" {
 		return rotateKey(ctx, stdout)
+	}
+	if len(args) >= 1 && args[0] == "reseal" {
+		return runReseal(ctx, args[1:], stdout)
 	}
 	if len(args) < 2 {
 		fmt.Fprint(os.Stderr, adminUsage)
@@ -190,10 +195,7 @@ func rotateKey(ctx context.Context, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if cfg.SecretKey == "" {
-		return fmt.Errorf("PMAPI_SECRET_KEY is required to seal the new key")
-	}
-	box, err := seal.New(cfg.SecretKey)
+	box, err := secretBox(cfg)
 	if err != nil {
 		return err
 	}

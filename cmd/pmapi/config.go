@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -30,6 +32,7 @@ type config struct {
 	AdminToken         string
 	TenantSetting      tenant.SettingMode
 	LogLevel           slog.Level
+	LogFormat          observability.Format
 	SessionTTL         time.Duration
 	ShutdownGrace      time.Duration
 	RateLimitPerMinute int
@@ -38,15 +41,32 @@ type config struct {
 	WebhookLoopback    bool
 	WebhookCAFile      string
 	RescueAfter        time.Duration
+	JobRetention       time.Duration
 	RetrySchedule      []time.Duration
+	Breaker            webhook.Breaker
 	JobWorkers         int
 	JobFetchCooldown   time.Duration
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
+	// log and riverLog, when set, replace the logger made from LogLevel and
+	// LogFormat (pmapi dev quiets some lines, observability's handlers do not).
+	log, riverLog *slog.Logger
+	// webhookLoopbackHTTP lets subscriptions name plain http:// loopback
+	// receivers; only pmapi dev sets it.
+	webhookLoopbackHTTP bool
 	// poolFloor is the least size of each shard's pool: commands that run
 	// workers set it for them (jobs.PoolConns); zero leaves pgx's default.
 	poolFloor int32
+
+	// PublicURL is the origin clients reach the API under; empty leaves the
+	// absolute URLs pmapi prints to each request's Host (pmapi dev).
+	PublicURL string
+	// TrustedProxies are the CIDRs whose forwarded headers count.
+	TrustedProxies []string
+	// SecretKeyPrevious open values sealed under earlier keys until `pmapi
+	// admin reseal` has rewritten them (docs/operations.md).
+	SecretKeyPrevious []string
 }
 
 func env(name, def string) string {
@@ -65,6 +85,11 @@ func loadConfig() (config, error) {
 		DatabaseURL:   os.Getenv("PMAPI_DATABASE_URL"),
 		AdminToken:    os.Getenv("PMAPI_ADMIN_TOKEN"),
 	}
+	for _, k := range strings.Split(os.Getenv("PMAPI_SECRET_KEY_PREVIOUS"), ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			c.SecretKeyPrevious = append(c.SecretKeyPrevious, k)
+		}
+	}
 	c.OwnerURL = os.Getenv("PMAPI_MIGRATE_DATABASE_URL")
 	c.MigrateURL = env("PMAPI_MIGRATE_DATABASE_URL", c.DatabaseURL)
 	var err error
@@ -80,14 +105,29 @@ func loadConfig() (config, error) {
 	if c.LogLevel, err = observability.ParseLevel(os.Getenv("PMAPI_LOG_LEVEL")); err != nil {
 		return c, err
 	}
+	if c.LogFormat, err = observability.ParseFormat(os.Getenv("PMAPI_LOG_FORMAT"), os.Stdout); err != nil {
+		return c, err
+	}
 	if c.SessionTTL, err = time.ParseDuration(env("PMAPI_SESSION_TTL", "720h")); err != nil {
 		return c, fmt.Errorf("PMAPI_SESSION_TTL: %w", err)
 	}
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
 	}
-	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", "1h")); err != nil || c.RescueAfter <= 0 {
-		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as 1h")
+	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String())); err != nil || c.RescueAfter <= 0 {
+		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as %s", jobs.DefaultRescueAfter)
+	}
+	if c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String())); err != nil || c.JobRetention <= 0 {
+		return c, fmt.Errorf("PMAPI_JOB_RETENTION must be a positive duration such as 1h")
+	}
+	c.Breaker = webhook.DefaultBreaker
+	if c.Breaker.Failures, err = strconv.Atoi(env("PMAPI_WEBHOOK_CIRCUIT_FAILURES", strconv.Itoa(webhook.DefaultBreaker.Failures))); err != nil ||
+		c.Breaker.Failures < 1 || c.Breaker.Failures > 1000 {
+		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_FAILURES must be a whole number from 1 to 1000")
+	}
+	if c.Breaker.Cooldown, err = time.ParseDuration(env("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN", webhook.DefaultBreaker.Cooldown.String())); err != nil ||
+		c.Breaker.Cooldown <= 0 || c.Breaker.Cooldown > c.Breaker.MaxCooldown {
+		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN must be a positive duration of at most %s, such as 1m", c.Breaker.MaxCooldown)
 	}
 	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 || c.JobWorkers > 10000 {
 		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")
@@ -95,7 +135,16 @@ func loadConfig() (config, error) {
 	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil || c.JobFetchCooldown < time.Millisecond {
 		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 10ms")
 	}
-	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", "pmapi")
+	if c.PublicURL, err = parsePublicURL(os.Getenv("PMAPI_PUBLIC_URL")); err != nil {
+		return c, err
+	}
+	if c.TrustedProxies, err = parseTrustedProxies(os.Getenv("PMAPI_TRUSTED_PROXIES")); err != nil {
+		return c, err
+	}
+	// RFC 8414 section 3.3: the issuer is the URL the metadata is served
+	// under, which the public URL is. "pmapi" stays for deployments that set
+	// neither.
+	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", cmp.Or(c.PublicURL, "pmapi"))
 	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {
 		return c, fmt.Errorf("PMAPI_OAUTH_ACCESS_TTL must be a positive duration")
 	}
@@ -191,4 +240,9 @@ func openPlacer(ctx context.Context, c config) (*tenant.Placer, error) {
 	return tenant.NewPlacer(owners), nil
 }
 
-func newLogger(c config) *slog.Logger { return observability.NewLogger(os.Stdout, c.LogLevel) }
+func newLogger(c config) *slog.Logger {
+	if c.log != nil {
+		return c.log
+	}
+	return observability.NewLogger(os.Stdout, c.LogLevel, c.LogFormat)
+}

@@ -1,20 +1,26 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -35,7 +41,15 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	opts := pgcluster.Options{URL: os.Getenv("PMAPI_DATABASE_URL"), Durable: true, Log: os.Stderr, Citus: *citus}
+	// `make run | tee log` ended by Ctrl-C: tee is gone, and the first log line
+	// of the shutdown would kill pmapi by SIGPIPE before it stops PostgreSQL.
+	signal.Ignore(syscall.SIGPIPE)
+	seeding := &atomic.Bool{}
+	out := observability.NewLogger(os.Stdout, cfg.LogLevel, cfg.LogFormat).Handler()
+	log := slog.New(quieter{Handler: out, seeding: seeding})
+	cfg.log, cfg.riverLog = log, slog.New(quieter{Handler: out, all: true, seeding: seeding})
+
+	opts := pgcluster.Options{URL: os.Getenv("PMAPI_DATABASE_URL"), Durable: true, Log: &lineLog{log: log}, Citus: *citus}
 	dbName := "pmapi"
 	if *ephemeral {
 		dbName = "pmapi_dev_" + time.Now().UTC().Format("20060102150405")
@@ -53,9 +67,9 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 			_ = pgcluster.DropDatabase(context.Background(), srv.AdminURL, dbName)
 		}
 		if err := srv.Stop(context.Background()); err != nil {
-			fmt.Fprintln(os.Stderr, "stopping postgres:", err)
+			log.Error("stopping postgres", "error", err.Error())
 		} else if srv.Source != "url" {
-			fmt.Fprintln(os.Stderr, "postgres stopped")
+			log.Info("postgres stopped")
 		}
 	}()
 	top, err := pgcluster.Discover(ctx, srv.AdminURL)
@@ -74,13 +88,14 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 		cfg.TenantSetting = tenant.SetLocal
 		onCitus = fmt.Sprintf("coordinator %s, workers %s", top.Addresses()[0], strings.Join(top.Addresses()[1:], ", "))
 	}
-	if os.Getenv("PMAPI_METRICS_ADDR") == "" {
-		// Loopback and any free port: a dev server must not fail because 9090
-		// is taken; the banner prints where metrics are.
-		cfg.MetricsAddr = "127.0.0.1:0"
+	devDefaults(&cfg)
+	var prev kept
+	envFile := devEnvPath(*dataDir, *citus)
+	if !*ephemeral {
+		prev = readKept(envFile)
 	}
 	if cfg.AdminToken == "" {
-		cfg.AdminToken = "pmadm_" + pmapi.RandomBase62(32)
+		cfg.AdminToken = cmp.Or(prev.AdminToken, "pmadm_"+pmapi.RandomBase62(32))
 	}
 	if cfg.SecretKey == "" {
 		if cfg.SecretKey, err = devSecretKey(*ephemeral, *dataDir); err != nil {
@@ -91,26 +106,75 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	demo, err := seedDemo(ctx, s.dir, cfg.SessionTTL)
+	seeding.Store(true)
+	d, err := seedDemo(ctx, s.dir, s.auth, cfg.SessionTTL, prev)
 	if err == nil {
-		err = seedContent(ctx, seeder{app: s.app, clientID: demo.AppClientID, key: demo.APIKey}, demo.UserID)
+		err = seedContent(ctx, seeder{app: s.app, clientID: d.AppClientID, key: d.APIKey}, d.UserID)
 	}
 	if err != nil {
 		s.stop()
 		return fmt.Errorf("seed: %w", err)
 	}
-	metricsAt := "off"
+	settle(ctx, s.jobs.Busy)
+	seeding.Store(false)
+	b := banner{Demo: d, AdminToken: cfg.AdminToken, OnCitus: onCitus, WebhookLoopback: cfg.WebhookLoopback, Metrics: "off"}
 	if s.metrics != nil {
-		metricsAt = "http://" + s.metrics.Addr() + "/metrics"
+		b.Metrics = "http://" + s.metrics.Addr() + "/metrics"
+	}
+	if !*ephemeral {
+		b.DataDir, b.EnvFile = *dataDir, envFile
 	}
 	return s.run(ctx, *addr, func(a net.Addr) {
-		if os.Getenv("PMAPI_OAUTH_ISSUER") == "" {
+		if os.Getenv("PMAPI_OAUTH_ISSUER") == "" && cfg.PublicURL == "" {
 			// RFC 8414: the issuer is the URL the metadata is served under, known
 			// only once bound (--addr may name port 0). Set before serving starts.
 			s.oauth.Issuer = "http://" + a.String()
 		}
-		printBanner(stdout, a.String(), cfg.AdminToken, metricsAt, onCitus, demo)
+		b.Base = "http://" + a.String()
+		if b.EnvFile != "" {
+			if err := writeDevEnv(b.EnvFile, b.exports()); err != nil {
+				log.Warn("could not keep the credentials for the next start", "file", b.EnvFile, "error", err.Error())
+			}
+		}
+		b.write(stdout)
 	})
+}
+
+// devDefaults are where dev differs from serve when the environment does not
+// say otherwise.
+func devDefaults(cfg *config) {
+	if os.Getenv("PMAPI_METRICS_ADDR") == "" {
+		// Loopback and any free port: a dev server must not fail because 9090
+		// is taken; the banner prints where metrics are.
+		cfg.MetricsAddr = "127.0.0.1:0"
+	}
+	if os.Getenv("PMAPI_WEBHOOK_ALLOW_LOOPBACK") == "" {
+		// A receiver on the developer's machine is how webhooks are tried
+		// (docs/webhooks.md); set to false, dev refuses it as production does.
+		cfg.WebhookLoopback = true
+	}
+	cfg.webhookLoopbackHTTP = cfg.WebhookLoopback
+}
+
+// settle waits (a few seconds at most) until the jobs the demo seed queued
+// have run, so that their lines stay quiet and the banner comes last.
+func settle(ctx context.Context, busy func(context.Context) (bool, error)) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	for idle := 0; idle < 2; {
+		if b, err := busy(ctx); err != nil {
+			return
+		} else if b {
+			idle = 0
+		} else {
+			idle++
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
 }
 
 func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.Database, error) {
@@ -135,36 +199,6 @@ func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.D
 		return db, err
 	}
 	return db, migrations.Up(ctx, db.OwnerURL)
-}
-
-// printBanner says what to paste; onCitus, when not empty, names the Citus
-// nodes the database runs on.
-func printBanner(w io.Writer, addr, adminToken, metricsAt, onCitus string, d demo) {
-	base := "http://" + addr
-	if onCitus != "" {
-		onCitus = "\n  on Citus         " + onCitus + "\n"
-	}
-	fmt.Fprintf(w, `
-pmapi dev is serving %[1]s (API and workers in one process; Ctrl-C stops it)
-%[10]s
-  workspace        %[2]s
-  console client   %[3]s
-  user             %[4]s
-  session (sid)    %[5]s
-  operator token   %[6]s
-  app client id    %[7]s
-  API key          %[8]s   (every scope; a new one each start)
-  metrics          %[9]s
-
-Paste these:
-
-  curl -s %[1]s/openapi/v1/openapi.json | head -c 400; echo
-  curl -s -H 'X-Client-ID: %[7]s' -H 'Authorization: %[8]s' %[1]s/openapi/v1/me
-  curl -s -H 'X-Client-ID: %[3]s' --cookie 'sid=%[5]s' %[1]s/openapi/v1/apps
-  curl -s -d client_id=%[7]s %[1]s/openapi/v1/oauth/device/code   (OAuth device flow; approve at %[1]s/openapi/v1/oauth/device)
-  curl -s -H 'Authorization: Bearer %[6]s' %[1]s/admin/v1/workspaces
-
-`, base, d.WorkspaceID, d.ConsoleClientID, d.Email, d.SID, adminToken, d.AppClientID, d.APIKey, metricsAt, onCitus)
 }
 
 // devSecretKey keeps the dev server's sealing key beside its data, so sealed

@@ -84,16 +84,12 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 		t.Errorf("tasks in the dev database is not hash-distributed (%v)", err)
 	}
 
-	base := regexp.MustCompile(`serving (http://\S+)`).FindStringSubmatch(banner)
-	appID := regexp.MustCompile(`app client id\s+(pm_cli_\w+)`).FindStringSubmatch(banner)
-	apiKey := regexp.MustCompile(`API key\s+(pmk_\w+)`).FindStringSubmatch(banner)
-	if base == nil || appID == nil || apiKey == nil {
-		t.Fatalf("banner lacks the address, app client id or API key:\n%s", banner)
-	}
+	vars := bannerVars(t, banner)
+	base, appID, apiKey := vars["BASE"], vars["CLIENT_ID"], vars["API_KEY"]
 	for path, want := range map[string]int{"project/list": 2, "task/list": 5} {
-		req, _ := http.NewRequest("GET", base[1]+"/openapi/v1/resource/"+path, nil)
-		req.Header.Set("X-Client-ID", appID[1])
-		req.Header.Set("Authorization", apiKey[1])
+		req, _ := http.NewRequest("GET", base+"/openapi/v1/resource/"+path, nil)
+		req.Header.Set("X-Client-ID", appID)
+		req.Header.Set("Authorization", apiKey)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -22,6 +22,7 @@ import (
 func TestDevServesWhatItPrints(t *testing.T) {
 	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
 	t.Setenv("PMAPI_ADMIN_TOKEN", "")
+	t.Setenv("PMAPI_LOG_LEVEL", "warn")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -32,16 +33,11 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	banner := readBanner(t, pr, done)
 	go io.Copy(io.Discard, pr)
 
-	base := regexp.MustCompile(`serving (http://\S+)`).FindStringSubmatch(banner)
-	client := regexp.MustCompile(`console client\s+(pm_cli_\w+)`).FindStringSubmatch(banner)
-	sid := regexp.MustCompile(`session \(sid\)\s+(pms_\w+)`).FindStringSubmatch(banner)
-	token := regexp.MustCompile(`operator token\s+(pmadm_\w+)`).FindStringSubmatch(banner)
-	if base == nil || client == nil || sid == nil || token == nil {
-		t.Fatalf("banner lacks the address, client id, sid or operator token:\n%s", banner)
-	}
+	vars := bannerVars(t, banner)
+	base, client, sid, token := vars["BASE"], vars["CONSOLE_CLIENT_ID"], vars["SID"], vars["ADMIN_TOKEN"]
 
 	get := func(path string, header map[string]string) (int, map[string]any) {
-		req, _ := http.NewRequest("GET", base[1]+path, nil)
+		req, _ := http.NewRequest("GET", base+path, nil)
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
@@ -62,46 +58,42 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if status, body := get("/readyz", nil); status != 200 || body["status"] != "ok" {
 		t.Errorf("readyz: %d %v", status, body)
 	}
-	status, body := get("/openapi/v1/session", map[string]string{"X-Client-ID": client[1], "Cookie": "sid=" + sid[1]})
+	status, body := get("/openapi/v1/session", map[string]string{"X-Client-ID": client, "Cookie": "sid=" + sid})
 	if status != 200 || !strings.Contains(toJSON(body), "demo@example.com") {
 		t.Errorf("session with the printed credentials: %d %v", status, body)
 	}
-	if status, _ := get("/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token[1]}); status != 200 {
+	if status, _ := get("/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token}); status != 200 {
 		t.Errorf("admin with the printed operator token: %d", status)
 	}
-	appID := regexp.MustCompile(`app client id\s+(pm_cli_\w+)`).FindStringSubmatch(banner)
-	apiKey := regexp.MustCompile(`API key\s+(pmk_\w+)`).FindStringSubmatch(banner)
-	if appID == nil || apiKey == nil {
-		t.Fatalf("banner lacks the app client id or API key:\n%s", banner)
-	}
-	status, body = get("/openapi/v1/me", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	appID, apiKey := vars["CLIENT_ID"], vars["API_KEY"]
+	status, body = get("/openapi/v1/me", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 	if status != 200 || len(body["data"].(map[string]any)["scopes"].([]any)) != 14 {
 		t.Errorf("the printed API key: %d %v", status, body)
 	}
 
-	// The banner's OAuth line: the seeded app starts a device flow, and the
-	// metadata names this server as the issuer (RFC 8414).
-	if !strings.Contains(banner, "-d client_id="+appID[1]+" "+base[1]+"/openapi/v1/oauth/device/code") {
-		t.Errorf("banner lacks the device-flow line:\n%s", banner)
+	// The seeded app starts a device flow, and the metadata names this server
+	// as the issuer (RFC 8414).
+	if !strings.Contains(banner, base+"/openapi/v1/oauth/device ") || !strings.Contains(banner, base+"/docs\n") {
+		t.Errorf("banner lacks the device page or the reference:\n%s", banner)
 	}
-	resp, err := http.PostForm(base[1]+"/openapi/v1/oauth/device/code", url.Values{"client_id": {appID[1]}})
+	resp, err := http.PostForm(base+"/openapi/v1/oauth/device/code", url.Values{"client_id": {appID}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var started map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&started)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || started["user_code"] == nil || !strings.HasPrefix(started["verification_uri"].(string), base[1]) {
+	if resp.StatusCode != 200 || started["user_code"] == nil || !strings.HasPrefix(started["verification_uri"].(string), base) {
 		t.Errorf("device code for the seeded app: %d %v", resp.StatusCode, started)
 	}
-	if status, meta := get("/.well-known/oauth-authorization-server", nil); status != 200 || meta["issuer"] != base[1] {
-		t.Errorf("metadata issuer: %d %v, want %s", status, meta, base[1])
+	if status, meta := get("/.well-known/oauth-authorization-server", nil); status != 200 || meta["issuer"] != base {
+		t.Errorf("metadata issuer: %d %v, want %s", status, meta, base)
 	}
 
 	// River UI: behind the operator token (bearer or HTTP Basic), with a Basic
 	// challenge for browsers.
 	uiGet := func(path string, header map[string]string) *http.Response {
-		req, _ := http.NewRequest("GET", base[1]+path, nil)
+		req, _ := http.NewRequest("GET", base+path, nil)
 		for k, v := range header {
 			req.Header.Set(k, v)
 		}
@@ -115,33 +107,33 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if r := uiGet("/admin/river/default/", nil); r.StatusCode != 401 || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("River UI without credentials: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
 	}
-	if r := uiGet("/admin/river/default/api/jobs?state=completed", map[string]string{"Authorization": "Bearer " + token[1]}); r.StatusCode != 200 {
+	if r := uiGet("/admin/river/default/api/jobs?state=completed", map[string]string{"Authorization": "Bearer " + token}); r.StatusCode != 200 {
 		t.Errorf("River UI API with the operator token: %d", r.StatusCode)
 	}
-	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token[1]))
+	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token))
 	if r := uiGet("/admin/river/default/", map[string]string{"Authorization": basic}); r.StatusCode != 200 || !strings.Contains(r.Header.Get("Content-Type"), "html") {
 		t.Errorf("River UI page with Basic: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 
 	// The demo content is there: projects and two similar analyses.
-	status, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	status, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
 		t.Errorf("seeded projects: %d %v", status, body)
 	}
 	for path, want := range map[string]int{"task/list": 5, "risk/list": 2, "note/list": 2} {
-		status, body = get("/openapi/v1/resource/"+path, map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+		status, body = get("/openapi/v1/resource/"+path, map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 		if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != want {
 			t.Errorf("seeded %s: %d %v", path, status, body)
 		}
 	}
 	// Projects with members, tasks in several states.
-	_, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	_, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 	for _, p := range body["data"].(map[string]any)["items"].([]any) {
 		if members, _ := p.(map[string]any)["members"].([]any); len(members) == 0 {
 			t.Errorf("seeded project without members: %v", p)
 		}
 	}
-	_, body = get("/openapi/v1/resource/task/list", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	_, body = get("/openapi/v1/resource/task/list", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 	states := map[any]bool{}
 	for _, it := range body["data"].(map[string]any)["items"].([]any) {
 		states[it.(map[string]any)["status"]] = true
@@ -149,7 +141,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if len(states) < 3 {
 		t.Errorf("seeded tasks are in %d states, want several: %v", len(states), states)
 	}
-	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+	status, body = get("/openapi/v1/resource/rrca", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 	if items, _ := body["data"].(map[string]any)["items"].([]any); status != 200 || len(items) != 2 ||
 		items[0].(map[string]any)["projectId"] == items[1].(map[string]any)["projectId"] {
 		t.Errorf("seeded analyses, want two in two projects: %d %v", status, body)
@@ -159,7 +151,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		first, second := items[0].(map[string]any)["id"].(string), items[1].(map[string]any)["id"].(string)
 		var sim map[string]any
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			_, b := get("/openapi/v1/resource/rrca/"+first+"/similar", map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]})
+			_, b := get("/openapi/v1/resource/rrca/"+first+"/similar", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
 			sim, _ = b["data"].(map[string]any)
 			if found, _ := sim["items"].([]any); sim["pending"] == false && len(found) > 0 {
 				break
@@ -169,13 +161,13 @@ func TestDevServesWhatItPrints(t *testing.T) {
 			t.Errorf("similar of the first seeded analysis: %v, want the second first", sim)
 		}
 		// 5-why and look-across on the seeded analysis produce something real.
-		auth := map[string]string{"X-Client-ID": appID[1], "Authorization": apiKey[1]}
+		auth := map[string]string{"X-Client-ID": appID, "Authorization": apiKey}
 		rrcaPath := "/openapi/v1/resource/rrca/" + first
 		for _, kind := range []struct{ suggest, read, results string }{
 			{"/5why/suggest", "/5why/suggestions/", ""},
 			{"/look-across/suggest", "/look-across/runs/", "/look-across"},
 		} {
-			req, _ := http.NewRequest("POST", base[1]+rrcaPath+kind.suggest, nil)
+			req, _ := http.NewRequest("POST", base+rrcaPath+kind.suggest, nil)
 			for k, v := range auth {
 				req.Header.Set(k, v)
 			}
@@ -211,6 +203,9 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	}
 
 	metricsURL := regexp.MustCompile(`metrics\s+(http://\S+)`).FindStringSubmatch(banner)
+	if !strings.Contains(banner, "receivers on this machine are allowed, http:// too") {
+		t.Errorf("banner does not say loopback webhooks are allowed:\n%s", banner)
+	}
 	if metricsURL == nil {
 		t.Fatalf("banner lacks the metrics address:\n%s", banner)
 	}
@@ -221,7 +216,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	scrape, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	checkScrape(t, scrape)
-	for _, want := range []string{`pmapi_http_requests_total{method="GET",route="/openapi/v1/session",status_class="2xx"}`,
+	for _, want := range []string{`pmapi_http_requests_total{code="",method="GET",route="/openapi/v1/session",status_class="2xx"}`,
 		"pmapi_build_info{", `pmapi_auth_attempts_total{outcome="ok"}`, `pmapi_db_pool_connections{shard="default"`} {
 		if !strings.Contains(string(scrape), want) {
 			t.Errorf("scrape lacks %s", want)
@@ -259,7 +254,7 @@ func readBanner(t *testing.T, r io.Reader, done chan error) string {
 				t.Fatalf("dev output ended before the banner:\n%s", b.String())
 			}
 			b.WriteString(l + "\n")
-			if strings.Contains(l, "/admin/v1/workspaces") {
+			if strings.Contains(l, `"$BASE/openapi/v1/me"`) {
 				return b.String()
 			}
 		case err := <-done:
@@ -268,6 +263,22 @@ func readBanner(t *testing.T, r io.Reader, done chan error) string {
 			t.Fatalf("no banner within 60s:\n%s", b.String())
 		}
 	}
+}
+
+// bannerVars reads the banner's export lines, failing the test when one the
+// docs use is missing.
+func bannerVars(t *testing.T, banner string) map[string]string {
+	t.Helper()
+	vars := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^  export (\w+)=(\S+)`).FindAllStringSubmatch(banner, -1) {
+		vars[m[1]] = m[2]
+	}
+	for _, name := range []string{"BASE", "WORKSPACE_ID", "CONSOLE_CLIENT_ID", "SID", "CLIENT_ID", "API_KEY", "ADMIN_TOKEN"} {
+		if vars[name] == "" {
+			t.Fatalf("banner lacks export %s:\n%s", name, banner)
+		}
+	}
+	return vars
 }
 
 func toJSON(v any) string {

@@ -49,16 +49,24 @@ func runMigrate(ctx context.Context, args []string) error {
 
 func printStatus(shard string, lines []migrations.StatusLine) {
 	w := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(w, "SHARD\tSOURCE\tVERSION\tNAME\tSTATE\n")
+	fmt.Fprintf(w, "SHARD\tSOURCE\tVERSION\tNAME\tSTATE\tCHECKSUM\n")
 	for _, l := range lines {
-		state := "pending"
+		state, sum := "pending", "-"
 		if l.Applied {
 			state = "applied"
 			if !l.AppliedAt.IsZero() {
 				state += " " + l.AppliedAt.UTC().Format("2006-01-02 15:04:05Z")
 			}
 		}
-		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\n", shard, l.Source, l.Version, l.Name, state)
+		switch {
+		case l.Changed:
+			sum = "CHANGED since applied: migrate up refuses to run"
+		case l.Checksum != "":
+			sum = l.Checksum[:12]
+		case l.Applied && l.Source == "pmapi":
+			sum = "not recorded yet (the next migrate up records it)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%d\t%s\t%s\t%s\n", shard, l.Source, l.Version, l.Name, state, sum)
 	}
 	w.Flush()
 }

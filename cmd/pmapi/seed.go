@@ -27,9 +27,9 @@ type demo struct {
 }
 
 // seedDemo creates the demo workspace and its user once (a persistent dev
-// database keeps them), and issues a fresh session on every start: the sid is
-// stored hashed, so an old one cannot be shown again.
-func seedDemo(ctx context.Context, dir *tenant.Directory, ttl time.Duration) (demo, error) {
+// database keeps them). The session and key a previous run printed (k) are
+// printed again while they still work; otherwise new ones are issued.
+func seedDemo(ctx context.Context, dir *tenant.Directory, auth *authz.Authenticator, ttl time.Duration, k kept) (demo, error) {
 	ws, err := findWorkspace(ctx, dir, demoWorkspaceName)
 	if err != nil {
 		return demo{}, err
@@ -45,11 +45,13 @@ func seedDemo(ctx context.Context, dir *tenant.Directory, ttl time.Duration) (de
 			return demo{}, err
 		}
 	}
-	sid, _, err := authz.IssueSession(ctx, shard, ws.ID, user.ID, ttl)
-	if err != nil {
-		return demo{}, err
+	sid := k.SID
+	if u, err := authz.VerifySession(ctx, shard, ws.ID, sid); err != nil || u.ID != user.ID {
+		if sid, _, err = authz.IssueSession(ctx, shard, ws.ID, user.ID, ttl); err != nil {
+			return demo{}, err
+		}
 	}
-	app, key, err := seedAppKey(ctx, dir, shard, ws, user.ID)
+	app, key, err := seedAppKey(ctx, dir, auth, shard, ws, user.ID, k.APIKey)
 	if err != nil {
 		return demo{}, err
 	}
@@ -59,10 +61,10 @@ func seedDemo(ctx context.Context, dir *tenant.Directory, ttl time.Duration) (de
 
 const demoAppName = "Demo app"
 
-// seedAppKey keeps one demo app with every scope and gives it a fresh key on each
-// start (a key's value cannot be shown twice); the previous dev keys are revoked,
-// and stay listed as revoked like any other.
-func seedAppKey(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws tenant.Workspace, user uuid.UUID) (string, string, error) {
+// seedAppKey keeps one demo app with every scope and its key: the previous
+// one while it still authenticates with every scope, else a new one, the
+// earlier dev keys revoked (they stay listed as revoked like any other).
+func seedAppKey(ctx context.Context, dir *tenant.Directory, auth *authz.Authenticator, shard *tenant.Shard, ws tenant.Workspace, user uuid.UUID, previous string) (string, string, error) {
 	apps, err := authz.ListApps(ctx, shard, ws.ID, "", 200)
 	if err != nil {
 		return "", "", err
@@ -79,6 +81,11 @@ func seedAppKey(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard,
 			return "", "", err
 		}
 		app = &created
+	}
+	if previous != "" {
+		if p, err := auth.Authenticate(ctx, app.ClientID, previous); err == nil && p.Scopes.Has(authz.AllScopes()) {
+			return app.ClientID, previous, nil
+		}
 	}
 	keys, err := authz.ListKeys(ctx, shard, ws.ID, app.ClientID, uuid.Nil, 200)
 	if err != nil {

@@ -14,7 +14,6 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
@@ -49,11 +48,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	if err != nil {
 		return nil, err
 	}
-	if cfg.SecretKey == "" {
-		shards.Close()
-		return nil, fmt.Errorf("PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets")
-	}
-	box, err := seal.New(cfg.SecretKey)
+	box, err := secretBox(cfg)
 	if err != nil {
 		shards.Close()
 		return nil, err
@@ -63,13 +58,18 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		shards.Close()
 		return nil, err
 	}
+	if cfg.webhookLoopbackHTTP {
+		sender.AllowLoopbackHTTP()
+	}
 	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	log.Info("secret key", "keyId", box.KeyID(), "previousKeys", box.Keys()-1)
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
 		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
 	}
 	observability.RegisterPools(pools)
 	observability.Reregister(jobs.QueueGauges{Directory: s.dir})
+	observability.RegisterReadiness(s.ready)
 	if cfg.MetricsAddr != "" && cfg.MetricsAddr != "off" {
 		if s.metrics, err = observability.ListenMetrics(cfg.MetricsAddr); err != nil {
 			shards.Close()
@@ -78,8 +78,9 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter, Schedule: cfg.RetrySchedule,
-		Workers: cfg.JobWorkers, FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
+	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, RiverLog: cfg.riverLog, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter,
+		Schedule: cfg.RetrySchedule, Breaker: cfg.Breaker, CompletedRetention: cfg.JobRetention, Workers: cfg.JobWorkers,
+		FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
 		shards.Close()
 		return nil, err
 	}
@@ -108,12 +109,13 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		}
 		var resources []api.Resource
 		resources, err = registry.Resources(registry.Deps{Events: s.jobs, RRCAJobs: s.jobs, WebhookJobs: s.jobs,
-			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback})
+			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback, WebhookLoopbackHTTP: cfg.webhookLoopbackHTTP})
 		if err == nil {
 			s.app, _, err = api.New(api.Deps{
 				RiverUI:   ui,
 				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
+				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 			}, resources)
 		}
 		if err != nil {
@@ -161,10 +163,11 @@ func (s *server) run(ctx context.Context, addr string, onListen func(net.Addr)) 
 			s.stop()
 			return err
 		}
+		s.log.Info("listening", "addr", ln.Addr().String())
+		// After the line above: pmapi dev's banner is the last thing it prints.
 		if onListen != nil {
 			onListen(ln.Addr())
 		}
-		s.log.Info("listening", "addr", ln.Addr().String())
 		go func() { errc <- s.app.Listener(ln) }()
 	}
 	var err error
@@ -222,6 +225,9 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 	s, err := startServer(startCtx, cfg, withAPI, withWork)
 	if err != nil {
 		return err
+	}
+	if withAPI && cfg.PublicURL == "" {
+		s.log.Warn("PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under")
 	}
 	return s.run(ctx, cfg.Addr, nil)
 }

@@ -5,7 +5,6 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -21,7 +20,7 @@ import (
 	vegeta "github.com/tsenart/vegeta/v12/lib"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/internal/rig"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -37,8 +36,8 @@ type bench struct {
 	pgb   pgbench
 	tmp   string
 	rcv   *receiver
-	serve *proc
-	work  *proc
+	serve *rig.Proc
+	work  *rig.Proc
 	// serveDebug and workDebug are the metrics (and pprof) listeners, set
 	// only with -profile.
 	serveDebug, workDebug string
@@ -84,7 +83,7 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		if err != nil {
 			return b, err
 		}
-		if b.cl, err = startCluster(ctx, o.Log); err != nil {
+		if b.cl, err = startCluster(ctx, o.Log, o.Statements); err != nil {
 			return b, err
 		}
 		b.pgb = pgbench{bin: pgbBin, url: b.cl.pgbURL, postmaster: b.cl.postmasters[0]}
@@ -96,11 +95,11 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 	b.setupSeconds = time.Since(t0).Seconds()
 
 	b.rcv = newReceiver()
-	caFile := filepath.Join(b.tmp, "receiver-ca.pem")
-	if err := os.WriteFile(caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: b.rcv.srv.Certificate().Raw}), 0o600); err != nil {
+	caFile, err := rig.TrustFile(b.tmp, b.rcv.srv)
+	if err != nil {
 		return b, err
 	}
-	addr, err := freeAddr()
+	addr, err := rig.FreeAddr()
 	if err != nil {
 		return b, err
 	}
@@ -116,9 +115,7 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		u.RawQuery = q.Encode()
 		dbURL = u.String()
 	}
-	env := append(os.Environ(), "PMAPI_DATABASE_URL="+dbURL, "PMAPI_ADDR="+addr,
-		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+seal.Random(), "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
-		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_RATE_LIMIT_PER_MINUTE=100000000", "PMAPI_SHUTDOWN_GRACE=5s")
+	env := rig.Environ(dbURL, addr, token, caFile)
 	if citus {
 		// set_config would stay on the coordinator; the role's
 		// citus.propagate_set_commands = 'local' (pgcluster.EnsureRoles)
@@ -128,10 +125,10 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 	serveEnv, workEnv := append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off"), append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off")
 	if o.ProfileDir != "" {
 		// Each process gets its own metrics listener, which serves pprof.
-		if b.serveDebug, err = freeAddr(); err != nil {
+		if b.serveDebug, err = rig.FreeAddr(); err != nil {
 			return b, err
 		}
-		if b.workDebug, err = freeAddr(); err != nil {
+		if b.workDebug, err = rig.FreeAddr(); err != nil {
 			return b, err
 		}
 		serveEnv[len(serveEnv)-1] = "PMAPI_METRICS_ADDR=" + b.serveDebug
@@ -140,20 +137,20 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 			return b, err
 		}
 	}
-	if b.serve, err = startProc(o.Pmapi, "serve", serveEnv); err != nil {
+	if b.serve, err = rig.Start(o.Pmapi, "serve", serveEnv); err != nil {
 		return b, err
 	}
-	if b.work, err = startProc(o.Pmapi, "work", workEnv); err != nil {
+	if b.work, err = rig.Start(o.Pmapi, "work", workEnv); err != nil {
 		return b, err
 	}
 	b.base = "http://" + addr
-	if err := waitUp(ctx, b.base+"/healthz", b.serve, 60*time.Second); err != nil {
+	if err := rig.WaitUp(ctx, b.base+"/healthz", b.serve, 60*time.Second); err != nil {
 		return b, err
 	}
 	b.client = httpClient(o.Concurrency, nil)
 	t0 = time.Now()
 	if err := b.seedWorkspace(ctx, token); err != nil {
-		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.logs)
+		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.Logs())
 	}
 	b.seed = Seed{Projects: len(b.projects), Tasks: len(b.tasks), Risks: o.Risks, Seconds: time.Since(t0).Seconds()}
 	fmt.Fprintf(o.Log, "pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n", len(b.projects), len(b.tasks), o.Risks, b.seed.Seconds)
@@ -165,14 +162,14 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 
 // processes is what pmapi serve and work used over the world's life.
 func (b *bench) processes() (serve, work Process) {
-	return Process{PeakRSSMiB: peakRSSMB(b.serve.pid()), CPUSeconds: cpuSeconds(b.serve.pid())},
-		Process{PeakRSSMiB: peakRSSMB(b.work.pid()), CPUSeconds: cpuSeconds(b.work.pid())}
+	return Process{PeakRSSMiB: peakRSSMB(b.serve.Pid()), CPUSeconds: cpuSeconds(b.serve.Pid())},
+		Process{PeakRSSMiB: peakRSSMB(b.work.Pid()), CPUSeconds: cpuSeconds(b.work.Pid())}
 }
 
 func (b *bench) close() {
-	for _, p := range []*proc{b.serve, b.work} {
+	for _, p := range []*rig.Proc{b.serve, b.work} {
 		if p != nil {
-			p.stop()
+			p.Stop()
 		}
 	}
 	if b.rcv != nil {
@@ -193,37 +190,21 @@ var allScopes = []string{"projects:read", "projects:write", "tasks:read", "tasks
 // admin and console APIs, then projects, tasks (batch endpoint, 100 per call)
 // and risks through the app API with the key.
 func (b *bench) seedWorkspace(ctx context.Context, token string) error {
-	a := api{base: b.base, client: b.client}
-	admin := map[string]string{"Authorization": "Bearer " + token}
-	ws, err := a.call(ctx, "POST", "/admin/v1/workspaces", admin, map[string]any{"name": "pmbench"})
+	a := rig.Client{Base: b.base, HTTP: b.client}
+	tn, err := rig.NewTenant(ctx, a, token, "pmbench", allScopes)
 	if err != nil {
 		return err
 	}
-	wsID := ws["workspaceId"].(string)
-	user, err := a.call(ctx, "POST", "/admin/v1/workspaces/"+wsID+"/users", admin, map[string]any{"email": "bench@example.com", "name": "Bench"})
-	if err != nil {
-		return err
+	b.console, b.appID = tn.Console, tn.AppID
+	b.keyH = http.Header{"Content-Type": {"application/json"}}
+	for k, v := range tn.Key {
+		b.keyH.Set(k, v)
 	}
-	sess, err := a.call(ctx, "POST", "/admin/v1/workspaces/"+wsID+"/users/"+user["id"].(string)+"/sessions", admin, nil)
-	if err != nil {
-		return err
-	}
-	b.console = map[string]string{"X-Client-ID": ws["consoleClientId"].(string), "Cookie": "sid=" + sess["sid"].(string)}
-	app, err := a.call(ctx, "POST", "/openapi/v1/apps", b.console, map[string]any{"workspaceId": wsID, "name": "pmbench", "scopes": allScopes})
-	if err != nil {
-		return err
-	}
-	b.appID = app["clientId"].(string)
-	key, err := a.call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/keys", b.console, map[string]any{"scopes": allScopes})
-	if err != nil {
-		return err
-	}
-	b.keyH = http.Header{"X-Client-Id": {b.appID}, "Authorization": {key["apiKey"].(string)}, "Content-Type": {"application/json"}}
 	b.load = newLoadClient(b.o.Concurrency, b.keyH)
-	keyM := map[string]string{"X-Client-ID": b.appID, "Authorization": key["apiKey"].(string)}
+	keyM := tn.Key
 	const base = "/openapi/v1/resource/"
 	for i := range b.o.Projects {
-		p, err := a.call(ctx, "POST", base+"project/create", keyM, map[string]any{"name": fmt.Sprintf("Bench project %d", i+1)})
+		p, err := a.Call(ctx, "POST", base+"project/create", keyM, map[string]any{"name": fmt.Sprintf("Bench project %d", i+1)})
 		if err != nil {
 			return err
 		}
@@ -237,7 +218,7 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 			ops[i] = map[string]any{"op": "create", "projectId": b.projects[k%len(b.projects)],
 				"title": fmt.Sprintf("Bench task %d", k+1), "priority": 1 + k%5}
 		}
-		out, err := a.call(ctx, "POST", base+"task/batch", keyM, map[string]any{"atomic": true, "operations": ops})
+		out, err := a.Call(ctx, "POST", base+"task/batch", keyM, map[string]any{"atomic": true, "operations": ops})
 		if err != nil {
 			return err
 		}
@@ -260,7 +241,7 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 		go func() {
 			defer wg.Done()
 			for i := w; i < b.o.Risks; i += 8 {
-				_, err := a.call(ctx, "POST", base+"risk/create", keyM, map[string]any{"projectId": b.projects[i%len(b.projects)],
+				_, err := a.Call(ctx, "POST", base+"risk/create", keyM, map[string]any{"projectId": b.projects[i%len(b.projects)],
 					"title": fmt.Sprintf("Bench risk %d", i+1), "severity": []string{"LOW", "MEDIUM", "HIGH"}[i%3]})
 				if err != nil {
 					errc <- err
@@ -282,15 +263,30 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		b.profile(&profiles, name, "serve", b.serveDebug)
 		b.profile(&profiles, name, "work", b.workDebug)
 	}
-	guard0 := b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors()
-	api0, work0, self0, pg0 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	statements := b.o.Statements && !b.citus && (name == "write" || name == "deliver")
+	if statements {
+		if err := resetStatements(context.Background(), b.cl.db.AdminURL); err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: %s: pg_stat_statements: %v\n", name, err)
+			statements = false
+		}
+	}
+	guard0 := b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors()
+	api0, work0, self0, pg0 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	r := f()
-	api1, work1, self1, pg1 := cpuSeconds(b.serve.pid()), cpuSeconds(b.work.pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	api1, work1, self1, pg1 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	var stmts []statementRow
+	if statements {
+		var err error
+		if stmts, err = readStatements(context.Background(), b.cl.db.AdminURL, b.cl.db.Name); err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: %s: pg_stat_statements: %v\n", name, err)
+		}
+	}
 	profiles.Wait()
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, Non2xx: r.Non2xx, FirstError: r.FirstErr,
-		Seconds: r.Elapsed.Seconds(), RPS: r.rps(),
+		Seconds: r.Elapsed.Seconds(), RPS: r.rps(), statementRows: stmts,
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
 	if ok := r.Requests - r.Errors; ok > 0 {
+		s.Statements = perUnit(stmts, ok)
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
 		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
@@ -307,7 +303,7 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	if b.citus {
 		// Read after the phase's last answer: a job that failed on the
 		// guard may be logged a moment later, and counts in the next phase.
-		n := b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors() - guard0
+		n := b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors() - guard0
 		s.MultiShardErrors = &n
 	}
 	if mode == "closed-loop" {
@@ -416,7 +412,7 @@ func (b *bench) runAll(ctx context.Context) error {
 	add(lw)
 
 	// deliver: subscribe the receiver, then the same writes.
-	hook, err := api{base: b.base, client: b.client}.call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/webhooks", b.console,
+	hook, err := rig.Client{Base: b.base, HTTP: b.client}.Call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/webhooks", b.console,
 		map[string]any{"url": b.rcv.srv.URL, "events": []string{"task.updated"}})
 	if err != nil {
 		return err
@@ -559,6 +555,7 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 		return r
 	})
 	b.fillDeliveries(&s, commits, start)
+	s.Statements = perUnit(s.statementRows, s.Deliveries)
 	s.BacklogDiscarded = b.settle(ctx, "deliver")
 	b.rcv.reset()
 	// The raw client posts a body pmapi delivered (re-signed with the same

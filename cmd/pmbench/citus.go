@@ -83,7 +83,7 @@ func runCitusPhase(ctx context.Context, o options, rep *Report) (err error) {
 	ph.API, ph.Worker = b.processes()
 	b.close()
 	ph.Comparison = compare(rep.Scenarios, ph.Scenarios)
-	if ph.MultiShardErrors = b.serve.logs.multiShardErrors() + b.work.logs.multiShardErrors(); ph.MultiShardErrors > 0 {
+	if ph.MultiShardErrors = b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors(); ph.MultiShardErrors > 0 {
 		return fmt.Errorf("pmapi's logs mention the multi-shard guard's error %d times: a statement reached more than one shard", ph.MultiShardErrors)
 	}
 	return ctx.Err()

@@ -1,28 +1,20 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
-	"net/url"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/internal/rig"
 	"github.com/pmapi/pmapi/migrations"
 )
 
@@ -48,14 +40,24 @@ type cluster struct {
 
 const pgbenchRole = "pmbench_pgbench"
 
-func startCluster(ctx context.Context, log io.Writer) (*cluster, error) {
-	srv, err := pgcluster.FromEnv(ctx, pgcluster.Options{Durable: true, Log: log})
+func startCluster(ctx context.Context, log io.Writer, statements bool) (*cluster, error) {
+	opts := pgcluster.Options{Durable: true, Log: log}
+	if statements {
+		opts.Preload = []string{"pg_stat_statements"}
+	}
+	srv, err := pgcluster.FromEnv(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
 	c, err := provision(ctx, srv, 0)
 	if err != nil {
 		return nil, err
+	}
+	if statements {
+		if err := statementsExtension(ctx, c.db.AdminURL, c.db.Name); err != nil {
+			c.stop()
+			return nil, fmt.Errorf("-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at PMAPI_DATABASE_URL needs shared_preload_libraries): %w", err)
+		}
 	}
 	// pgbench runs as a role of its own (not a superuser) in a database of its own.
 	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
@@ -156,7 +158,6 @@ func (c *cluster) checkCitus(ctx context.Context) error {
 // and finds every node's postmaster.
 func provision(ctx context.Context, srv *pgcluster.Server, shards int) (*cluster, error) {
 	c := &cluster{srv: srv, adminURL: srv.AdminURL}
-	stamp := strconv.FormatInt(time.Now().UnixNano(), 36)
 	top, err := pgcluster.Discover(ctx, srv.AdminURL)
 	if err != nil {
 		c.stop()
@@ -166,37 +167,12 @@ func provision(ctx context.Context, srv *pgcluster.Server, shards int) (*cluster
 	for _, n := range top.Nodes() {
 		c.postmasters = append(c.postmasters, postmasterPID(ctx, n))
 	}
-	if err := pgcluster.EnsureRoles(ctx, srv.AdminURL); err != nil {
-		c.stop()
-		return nil, err
-	}
-	if c.db, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, "pmbench_"+stamp, ""); err != nil {
-		c.stop()
-		return nil, err
-	}
-	ownerURL := c.db.OwnerURL
-	if shards > 0 {
-		u, err := url.Parse(ownerURL)
-		if err != nil {
-			c.stop()
-			return nil, err
-		}
-		q := u.Query()
-		q.Set("citus.shard_count", strconv.Itoa(shards))
-		u.RawQuery = q.Encode()
-		ownerURL = u.String()
-	}
-	if err := migrations.Up(ctx, ownerURL); err != nil {
-		c.stop()
-		return nil, err
-	}
-	conn, err := pgx.Connect(ctx, srv.AdminURL)
+	d, err := rig.Provision(ctx, srv, "pmbench_", shards)
 	if err != nil {
 		c.stop()
 		return nil, err
 	}
-	defer conn.Close(ctx)
-	_ = conn.QueryRow(ctx, "show server_version").Scan(&c.version)
+	c.db, c.version = d.Database, d.Version
 	return c, nil
 }
 
@@ -272,38 +248,6 @@ func (c *cluster) discardJobs(ctx context.Context) (int64, error) {
 	return tag.RowsAffected(), err
 }
 
-// proc is one pmapi process (serve or work) the bench started.
-type proc struct {
-	name string
-	cmd  *exec.Cmd
-	logs *tailBuffer
-	done chan error
-}
-
-func startProc(bin, name string, env []string) (*proc, error) {
-	p := &proc{name: name, cmd: exec.Command(bin, name), logs: &tailBuffer{max: 64 << 10}, done: make(chan error, 1)}
-	p.cmd.Env = env
-	p.cmd.Stdout, p.cmd.Stderr = p.logs, p.logs
-	if err := p.cmd.Start(); err != nil {
-		return nil, err
-	}
-	go func() { p.done <- p.cmd.Wait() }()
-	return p, nil
-}
-
-func (p *proc) pid() int { return p.cmd.Process.Pid }
-
-// stop sends SIGTERM and waits at most 15 s before killing the process.
-func (p *proc) stop() {
-	_ = p.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-p.done:
-	case <-time.After(15 * time.Second):
-		_ = p.cmd.Process.Kill()
-		<-p.done
-	}
-}
-
 // peakRSSMB is VmHWM (the resident set's high-water mark) in MiB.
 func peakRSSMB(pid int) float64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
@@ -317,127 +261,6 @@ func peakRSSMB(pid int) float64 {
 		}
 	}
 	return 0
-}
-
-// tailBuffer keeps the last max bytes written to it (a process's logs, shown
-// when something fails), and counts the mentions of Citus's multi-shard guard
-// in all of them.
-type tailBuffer struct {
-	mu         sync.Mutex
-	buf        []byte
-	max        int
-	multiShard int
-}
-
-// multiShardError is what Citus answers a statement of the guarded server role
-// that would reach more than one shard; pmapi logs the cause of a 500 and
-// River a failed job's error.
-const multiShardError = "multi-task query about to be executed"
-
-func (t *tailBuffer) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	// A mention split between two writes counts once: look from where one
-	// ending in p could start.
-	from := max(0, len(t.buf)-len(multiShardError)+1)
-	t.buf = append(t.buf, p...)
-	t.multiShard += bytes.Count(t.buf[from:], []byte(multiShardError))
-	if len(t.buf) > t.max {
-		t.buf = append([]byte(nil), t.buf[len(t.buf)-t.max:]...)
-	}
-	return len(p), nil
-}
-
-// multiShardErrors is how many times the logs mentioned the guard's error.
-func (t *tailBuffer) multiShardErrors() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.multiShard
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(t.buf)
-}
-
-func freeAddr() (string, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer l.Close()
-	return l.Addr().String(), nil
-}
-
-func waitUp(ctx context.Context, url string, p *proc, within time.Duration) error {
-	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
-		select {
-		case err := <-p.done:
-			p.done <- err
-			return fmt.Errorf("pmapi %s exited: %v\n%s", p.name, err, p.logs)
-		case <-ctx.Done():
-			return ctx.Err()
-		default:
-		}
-		if resp, err := http.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return nil
-			}
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return fmt.Errorf("%s never answered:\n%s", url, p.logs)
-}
-
-// buildPmapi builds cmd/pmapi with the release flags into dir.
-func buildPmapi(ctx context.Context, dir string) (string, error) {
-	bin := filepath.Join(dir, "pmapi")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "github.com/pmapi/pmapi/cmd/pmapi")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build pmapi: %v\n%s", err, out)
-	}
-	return bin, nil
-}
-
-// api is a small JSON client for the seed and set-up calls.
-type api struct {
-	base   string
-	client *http.Client
-}
-
-func (a api) call(ctx context.Context, method, path string, header map[string]string, body any) (map[string]any, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, a.base+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := a.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Data map[string]any `json:"data"`
-	}
-	if resp.StatusCode >= 300 || json.Unmarshal(raw, &env) != nil {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
-	}
-	return env.Data, nil
 }
 
 func urlWith(base, user, password, db string) (string, error) {

@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/internal/pgcluster"
+	"github.com/pmapi/pmapi/internal/rig"
 )
 
 type options struct {
@@ -53,7 +54,10 @@ type options struct {
 	// migrations (0: Citus's default, 32).
 	Citus       bool
 	CitusShards int
-	Log         io.Writer
+	// Statements preloads pg_stat_statements on the single node and reports
+	// what each statement cost per request (write) and per delivery (deliver).
+	Statements bool
+	Log        io.Writer
 	// citusNotDurable turns fsync off on the Citus nodes (the test, for
 	// speed; the bench keeps it on, as on the single node).
 	citusNotDurable bool
@@ -70,6 +74,7 @@ func main() {
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
 	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
 	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
+	flag.BoolVar(&o.Statements, "statements", false, "load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)")
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
 	flag.Parse()
 	o.defaults()
@@ -212,6 +217,10 @@ type Scenario struct {
 	// River jobs (fan-outs, deliveries) left waiting after the phase and
 	// deleted so the next phase starts clean.
 	BacklogDiscarded int `json:"backlogDiscarded,omitempty"`
+	// Statements (-statements; write and deliver) is pg_stat_statements per
+	// successful request, per delivery in the deliver scenario.
+	Statements    []Statement `json:"statements,omitempty"`
+	statementRows []statementRow
 }
 
 // run sets everything up, runs every scenario (and with -citus the Citus
@@ -234,7 +243,7 @@ func run(ctx context.Context, o options) (*Report, string, error) {
 		}
 		defer os.RemoveAll(dir)
 		fmt.Fprintln(o.Log, "pmbench: building pmapi with -trimpath -ldflags \"-s -w\"")
-		if o.Pmapi, err = buildPmapi(ctx, dir); err != nil {
+		if o.Pmapi, err = rig.Build(ctx, dir); err != nil {
 			return nil, "", err
 		}
 	}
@@ -324,6 +333,9 @@ func printTable(w io.Writer, rep *Report) {
 		if s.FirstError != "" {
 			fmt.Fprintf(w, "%s: first error: %s\n", s.Name, s.FirstError)
 		}
+	}
+	for _, s := range rep.Scenarios {
+		printStatements(w, s)
 	}
 	fmt.Fprintf(w, "pmapi serve: peak RSS %.1f MiB, %.1f CPU s; pmapi work: peak RSS %.1f MiB, %.1f CPU s\n",
 		rep.API.PeakRSSMiB, rep.API.CPUSeconds, rep.Worker.PeakRSSMiB, rep.Worker.CPUSeconds)

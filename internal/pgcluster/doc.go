@@ -7,6 +7,12 @@
 // directory of its own, on a free loopback port), then a Docker engine (a container
 // through dockertest), and otherwise one error that says what to install.
 //
+// The Docker fallback is compiled only with the build tag pgdocker: it links the
+// Docker client (docker/docker, docker/cli), and this package is imported by the
+// pmapi binary that runs in production (`pmapi dev`, `pmapi devdb`), where image
+// scanners would flag it. The Makefile adds the tag on a machine that has no
+// PostgreSQL server binaries.
+//
 // Asked for Citus, it launches a coordinator and two workers from the binaries and
 // the Citus extension (or takes a URL of a coordinator). The provisioning functions
 // work out the topology from the admin URL alone (Discover), so every process that

@@ -1,3 +1,5 @@
+//go:build pgdocker
+
 package pgcluster
 
 import (
@@ -90,4 +92,21 @@ func containerPassword(dataDir string) (string, error) {
 		return "", err
 	}
 	return hex.EncodeToString(buf), nil
+}
+
+// waitReady polls until the server accepts connections or the deadline passes.
+func waitReady(ctx context.Context, try func(context.Context) error, within time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, within)
+	defer cancel()
+	var last error
+	for {
+		if last = try(ctx); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("server not ready: %w", last)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }

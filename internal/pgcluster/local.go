@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
-	"time"
 )
 
 // findBinaries returns the directory holding initdb and pg_ctl: PATH first, then
@@ -109,7 +108,17 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		release()
 		return nil, err
 	}
-	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, nil)
+	if note, err := stopLeftover(ctx, bin, who, filepath.Join(base, "data")); err != nil {
+		release()
+		return nil, err
+	} else if note != "" {
+		fmt.Fprintln(opts.Log, note)
+	}
+	var extra []string
+	if len(opts.Preload) > 0 {
+		extra = append(extra, "-c shared_preload_libraries="+strings.Join(opts.Preload, ","))
+	}
+	n, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), opts.Durable, extra)
 	if err != nil {
 		release()
 		return nil, err
@@ -119,7 +128,7 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		defer release()
 		return n.stop(ctx)
 	}
-	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop}, nil
+	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop, restart: n.crashRestart}, nil
 }
 
 // openBase makes the directory a launched server lives in (dataDir, or a new
@@ -293,21 +302,4 @@ func lastLines(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
-}
-
-// waitReady polls until the server accepts connections or the deadline passes.
-func waitReady(ctx context.Context, try func(context.Context) error, within time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, within)
-	defer cancel()
-	var last error
-	for {
-		if last = try(ctx); last == nil {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("server not ready: %w", last)
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }

@@ -14,8 +14,9 @@ type Server struct {
 	AdminURL string
 	// Source says where the server came from: "url", "binaries", "docker" or
 	// "citus" (a coordinator and two workers launched from the binaries).
-	Source string
-	stop   func(context.Context) error
+	Source  string
+	stop    func(context.Context) error
+	restart func(context.Context) error
 }
 
 // Stop shuts down a server that Start launched; for a given URL it does nothing.
@@ -40,11 +41,16 @@ type Options struct {
 	// Citus asks for a Citus cluster: a coordinator and two workers launched
 	// from the binaries, or a URL that must be a Citus coordinator.
 	Citus bool
+	// Preload sets shared_preload_libraries of a single cluster launched from
+	// the binaries (pmbench -statements loads pg_stat_statements); a URL's
+	// server, Docker and Citus ignore it.
+	Preload []string
 }
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
 var ErrNoPostgres = errors.New("no PostgreSQL available: set PMAPI_DATABASE_URL to a server where pmapi may create roles and databases, " +
-	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), or start a Docker engine")
+	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), " +
+	"or start a Docker engine and build with -tags pgdocker (make adds the tag when it finds no PostgreSQL binaries)")
 
 // Start returns a server following the order of preference in the package doc.
 func Start(ctx context.Context, opts Options) (*Server, error) {

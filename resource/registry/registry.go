@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,7 +34,7 @@ type Deps struct {
 	// RRCAJobs queues similarity and suggestion work; nil queues nothing (the
 	// in-process admin tool never touches analyses).
 	RRCAJobs rrca.Jobs
-	// WebhookJobs queues and cancels deliveries; nil queues nothing.
+	// WebhookJobs queues and cancels subscriptions' retry jobs; nil queues nothing.
 	WebhookJobs webhook.Jobs
 	// SecretBox seals webhook signing secrets (PMAPI_SECRET_KEY).
 	SecretBox *seal.Box
@@ -44,6 +45,8 @@ type Deps struct {
 	WebhookAttempt webhook.Attempter
 	// WebhookAllowLoopback lets subscriptions name loopback URLs (tests, dev).
 	WebhookAllowLoopback bool
+	// WebhookLoopbackHTTP also takes plain http:// loopback URLs (pmapi dev).
+	WebhookLoopbackHTTP bool
 	// Resolver resolves webhook hosts at subscription time; nil is the system's.
 	Resolver webhook.Resolver
 }
@@ -85,7 +88,8 @@ func Resources(d Deps) ([]api.Resource, error) {
 		rrca.Resource(rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: items}),
 		note.Resource(note.Store{Events: d.Events}),
 		webhook.Resource(webhook.HTTPDeps{Store: webhook.Store{Events: d.Events, Jobs: d.WebhookJobs, Box: d.SecretBox},
-			Sender: d.WebhookSender, Attempt: d.WebhookAttempt, Resolver: d.Resolver, AllowLoopback: d.WebhookAllowLoopback}),
+			Sender: d.WebhookSender, Attempt: d.WebhookAttempt, Resolver: d.Resolver, AllowLoopback: d.WebhookAllowLoopback,
+			LoopbackHTTP: d.WebhookLoopbackHTTP}),
 		search.Resource(),
 	}, nil
 }
@@ -98,8 +102,8 @@ func (noJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid
 	return nil
 }
 func (noJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error { return nil }
-func (noJobs) Deliver(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, []uuid.UUID) ([]int64, error) {
-	return nil, nil
+func (noJobs) Retry(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID, time.Time, bool) (int64, error) {
+	return 0, nil
 }
 func (noJobs) Cancel(context.Context, pgx.Tx, *tenant.Shard, []int64) error { return nil }
 

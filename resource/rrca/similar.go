@@ -55,7 +55,10 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 		b := &pgx.Batch{}
 		b.Queue("delete from rrca_similar where workspace_id = $1 and (rrca_id = $2 or similar_id = $2)", ws, id)
 		for _, p := range pairs {
-			b.Queue(`insert into rrca_similar (workspace_id, rrca_id, similar_id, score) values ($1, $2, $3, $4), ($1, $3, $2, $4)`,
+			// An upsert: the job of the other analysis writes the same two rows
+			// and may have committed them since this one's delete.
+			b.Queue(`insert into rrca_similar (workspace_id, rrca_id, similar_id, score) values ($1, $2, $3, $4), ($1, $3, $2, $4)
+				on conflict (workspace_id, rrca_id, similar_id) do update set score = excluded.score, computed_at = excluded.computed_at`,
 				ws, id, p.other, p.score)
 		}
 		return tx.SendBatch(ctx, b).Close()

@@ -2,13 +2,14 @@ package webhook
 
 import (
 	"context"
-	"fmt"
-	"strings"
+	"crypto/sha256"
+	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -22,161 +23,247 @@ func matches(events []string, typ string) bool {
 	return false
 }
 
-// Fanout creates one delivery per event and ACTIVE subscription of the
-// workspace that wants it, with its delivery job, in one transaction; events
-// already fanned out are skipped, so a repeated call adds nothing. The round
-// trips are the same for one event or many: reads in one batch, deliveries in
-// one insert, their jobs in one River insert, the marks in one batch.
-func (st Store) Fanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, eventIDs ...uuid.UUID) (int, error) {
-	if len(eventIDs) == 0 {
-		return 0, nil
-	}
-	created := 0
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		created = 0
-		type ev struct {
-			id   uuid.UUID
-			typ  string
-			data []byte
-		}
-		type sub struct {
-			id     uuid.UUID
-			client string
-			events []string
-		}
-		var evs []ev
-		var subs []sub
-		b := &pgx.Batch{}
-		// The lock makes a concurrent run of the same job wait, then skip.
-		b.Queue("select id, type, data from events where workspace_id = $1 and id = any($2) and fanned_out_at is null order by id for update",
-			ws, eventIDs).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var e ev
-				if err := rows.Scan(&e.id, &e.typ, &e.data); err != nil {
-					return err
-				}
-				evs = append(evs, e)
+// Plan is one subscription's share of a fan-out: a new delivery for each event
+// it wants, in event order.
+type Plan struct {
+	Sub        Subscription
+	Deliveries []Delivery
+}
+
+// Plans matches events with subscriptions. The deliveries are not stored yet:
+// the fan-out sends what it may first and writes each with its outcome.
+func Plans(events []Event, subs []Subscription, now time.Time) []Plan {
+	var out []Plan
+	for _, s := range subs {
+		p := Plan{Sub: s}
+		for _, e := range events {
+			if !matches(s.Events, e.Type) {
+				continue
 			}
-			return rows.Err()
-		})
-		b.Queue("select id, client_id, events from webhook_subscriptions where workspace_id = $1 and status = 'ACTIVE' order by id", ws).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var s sub
-					if err := rows.Scan(&s.id, &s.client, &s.events); err != nil {
-						return err
-					}
-					subs = append(subs, s)
+			id, when := e.ID, e.OccurredAt
+			p.Deliveries = append(p.Deliveries, Delivery{ID: DeliveryID(e.ID, s.ID), SubscriptionID: s.ID, ClientID: s.ClientID, EventID: &id,
+				OccurredAt: &when, EventType: e.Type, Data: e.Data, Status: StatusPending, CreatedAt: now})
+		}
+		if len(p.Deliveries) > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DeliveryID is the id of the delivery of event to sub: the same every time
+// it is made, so a fan-out sent again after its worker died (and before it
+// recorded anything) sends the same X-Service-Delivery-Id, as a retry does.
+// It keeps the event id's first 64 bits, a UUIDv7's millisecond and
+// sub-millisecond counter, so deliveries sort as their events do (the retry
+// job sends in id order), and fills the rest from SHA-256 of the two ids.
+func DeliveryID(event, sub uuid.UUID) uuid.UUID {
+	h := sha256.New()
+	h.Write(event[:])
+	h.Write(sub[:])
+	var id uuid.UUID
+	copy(id[8:], h.Sum(nil))
+	copy(id[:8], event[:8])
+	id[8] = 0x80 | id[8]&0x3f // RFC 9562 variant
+	return id
+}
+
+// Sent is one attempt the fan-out made: when it started and what came back.
+type Sent struct {
+	At     time.Time
+	Result Result
+}
+
+// Fanned is what a fan-out run did with one plan: for each delivery, its
+// attempt, or nil when it was not sent (the circuit is open, the subscription
+// has a rate cap, an earlier delivery of the plan failed, or the run's time to
+// send was up): such a delivery waits for the subscription's retry job.
+type Fanned struct {
+	Plan Plan
+	Sent []*Sent
+}
+
+// FanoutReport is what a recorded fan-out did, for the metrics.
+type FanoutReport struct {
+	Deliveries, Dead int
+}
+
+// RecordFanout writes a fan-out run in one transaction: every delivery with
+// its state, the attempts made, the events' removal from the outbox (a
+// delete leaves their index entries alone, where marking them rewrote every
+// row with its payload and indexed it again), and what the
+// outcomes did to each subscription's circuit and retry job. When every
+// attempt succeeded and nothing waits (the common case) that is one round
+// trip; otherwise the subscriptions concerned are locked and read first, since
+// their circuit and retry job depend on what they hold now.
+func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, events []uuid.UUID, runs []Fanned, schedule []time.Duration) (FanoutReport, error) {
+	now := time.Now()
+	var rep FanoutReport
+	var rows []Delivery
+	var attempts []Attempt
+	type change struct {
+		oks     []bool
+		waiting *time.Time // the earliest next attempt among its waiting deliveries
+		disable string
+	}
+	changes := map[uuid.UUID]*change{}
+	var resets []uuid.UUID // healthy again: only a success was seen
+	for _, run := range runs {
+		ch := &change{}
+		var held *time.Time // after a failure, the plan's later deliveries wait with it
+		for i, d := range run.Plan.Deliveries {
+			s := run.Sent[i]
+			if s == nil {
+				at := now
+				if held != nil {
+					at = *held
 				}
-				return rows.Err()
-			})
+				d.Status, d.NextAttemptAt = StatusPending, &at
+				ch.waiting = earliest(ch.waiting, &at)
+				rows = append(rows, d)
+				continue
+			}
+			v := Judge(1, s.Result, schedule, s.At)
+			a := Attempt{Delivery: d.ID, Number: 1, At: s.At, Result: s.Result, Verdict: v}
+			d.Status, d.Attempts, d.NextAttemptAt, d.CompletedAt = v.Status, 1, v.NextAt, a.completedAt()
+			if s.Result.Status != 0 {
+				d.LastStatus = &s.Result.Status
+			}
+			if v.NextAt != nil {
+				held = v.NextAt
+				ch.waiting = earliest(ch.waiting, v.NextAt)
+			}
+			if v.Status == StatusDead {
+				rep.Dead++
+			}
+			if v.Disable != "" {
+				ch.disable = v.Disable
+			}
+			ch.oks = append(ch.oks, s.Result.OK())
+			rows, attempts = append(rows, d), append(attempts, a)
+		}
+		failed := false
+		for _, ok := range ch.oks {
+			failed = failed || !ok
+		}
+		switch {
+		case failed || ch.waiting != nil || ch.disable != "":
+			changes[run.Plan.Sub.ID] = ch
+		case len(ch.oks) > 0 && !run.Plan.Sub.Health.Healthy():
+			resets = append(resets, run.Plan.Sub.ID)
+		}
+	}
+	rep.Deliveries = len(rows)
+
+	queue := func(b *pgx.Batch) {
+		queueNewDeliveries(b, ws, rows)
+		queueAttempts(b, ws, attempts)
+		for _, id := range resets {
+			// A streak ends; a circuit that opened meanwhile waits for its probe.
+			b.Queue(`update webhook_subscriptions set consecutive_failures = 0, failing_since = null
+				where workspace_id = $1 and id = $2 and circuit = 'CLOSED'`, ws, id)
+		}
+		for start := 0; start < len(events); start += maxIDs {
+			chunk := events[start:min(start+maxIDs, len(events))]
+			b.Queue("delete from events where workspace_id = $1 and id in ("+idList(len(chunk))+")", idArgs(ws, chunk)...)
+		}
+	}
+	if len(changes) == 0 {
+		return rep, batchWithRetries(ctx, func() error { return shard.Batch(ctx, ws, queue) })
+	}
+	ids := make([]uuid.UUID, 0, len(changes))
+	for id := range changes {
+		ids = append(ids, id)
+	}
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		rs, err := tx.Query(ctx, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = any($2) order by s.id for update", ws, ids)
+		if err != nil {
+			return err
+		}
+		locked, err := pgx.CollectRows(rs, func(r pgx.CollectableRow) (Subscription, error) { return scanSub(r) })
+		if err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		queue(b)
+		type next struct {
+			sub      Subscription
+			disable  string
+			at       *time.Time
+			reopened bool
+		}
+		var todo []next
+		for _, sub := range locked {
+			ch := changes[sub.ID]
+			h := sub.Health
+			for _, ok := range ch.oks {
+				h = st.CircuitBreaker().After(h, ok, now)
+			}
+			if h != sub.Health {
+				queueHealth(b, ws, sub.ID, h)
+				if h.Circuit != sub.Health.Circuit {
+					circuitMoved(h.Circuit)
+				}
+			}
+			n := next{sub: sub, disable: ch.disable, at: ch.waiting, reopened: h.Circuit == CircuitOpen && sub.Health.Circuit != CircuitOpen}
+			n.sub.Health = h
+			if n.disable == "" && len(ch.oks) > 0 && !ch.oks[len(ch.oks)-1] && FailedTooLong(h.FailingSince, now) {
+				n.disable = "every delivery failed for 5 days"
+			}
+			if !h.Closed() && h.ProbeAt != nil && (n.at == nil || n.at.Before(*h.ProbeAt)) {
+				n.at = h.ProbeAt
+			}
+			todo = append(todo, n)
+		}
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
 		}
-		if len(evs) == 0 {
-			return nil
-		}
-		var ids []uuid.UUID
-		var rows [][]any
-		for _, e := range evs {
-			for _, s := range subs {
-				if matches(s.events, e.typ) {
-					id := pmapi.NewID()
-					ids = append(ids, id)
-					rows = append(rows, []any{id, s.id, s.client, e.id, e.typ, e.data})
+		for _, n := range todo {
+			switch {
+			case n.sub.Status != "ACTIVE":
+				// Disabled since the run read it: what waits is cancelled.
+				if _, err := tx.Exec(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
+					where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING')`, ws, n.sub.ID); err != nil {
+					return err
+				}
+			case n.disable != "":
+				if _, err := st.setStatusTx(ctx, tx, shard, ws, n.sub, "DISABLED", n.disable, 0); err != nil {
+					return err
+				}
+			case n.at != nil:
+				if err := st.scheduleRetry(ctx, tx, shard, ws, n.sub, *n.at, n.reopened); err != nil {
+					return err
 				}
 			}
 		}
-		// Multi-row VALUES, in one batch: Citus would ship INSERT ... SELECT
-		// (unnest included) with COPY, which row-level security refuses.
-		fresh := make(map[uuid.UUID]bool, len(ids))
-		b = &pgx.Batch{}
-		for start := 0; start < len(rows); start += deliveriesPerInsert {
-			chunk := rows[start:min(start+deliveriesPerInsert, len(rows))]
-			sql, args := insertDeliveries(ws, chunk)
-			b.Queue(sql, args...).Query(func(r pgx.Rows) error {
-				got, err := pgx.CollectRows(r, pgx.RowTo[uuid.UUID])
-				for _, id := range got {
-					fresh[id] = true
-				}
-				return err
-			})
-		}
-		if b.Len() > 0 {
-			if err := tx.SendBatch(ctx, b).Close(); err != nil {
-				return err
-			}
-		}
-		// Jobs are queued in event order, which RETURNING does not promise.
-		var inserted []uuid.UUID
-		for _, id := range ids {
-			if fresh[id] {
-				inserted = append(inserted, id)
-			}
-		}
-		marked := make([]uuid.UUID, len(evs))
-		for i, e := range evs {
-			marked[i] = e.id
-		}
-		created = len(inserted)
-		// The job ids and the marks travel in one round trip.
-		b = &pgx.Batch{}
-		if err := st.enqueue(ctx, tx, b, shard, ws, inserted); err != nil {
+		return nil
+	})
+	return rep, err
+}
+
+func earliest(a, b *time.Time) *time.Time {
+	if a == nil || (b != nil && b.Before(*a)) {
+		return b
+	}
+	return a
+}
+
+// batchWithRetries runs a one-round-trip write up to three times: what it
+// records was already sent, and a River retry of the whole job would send it
+// again. A unique violation is final: another run recorded the same
+// deliveries first.
+func batchWithRetries(ctx context.Context, write func() error) error {
+	var err error
+	for attempt := range 3 {
+		var pgErr *pgconn.PgError
+		if err = write(); err == nil || ctx.Err() != nil || errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return err
 		}
-		b.Queue("update events set fanned_out_at = now() where workspace_id = $1 and id = any($2)", ws, marked)
-		return tx.SendBatch(ctx, b).Close()
-	})
-	return created, err
-}
-
-// deliveriesPerInsert bounds one INSERT's rows (six parameters each) well
-// under PostgreSQL's 65535 parameters.
-const deliveriesPerInsert = 1000
-
-// insertDeliveries writes rows (id, subscription, client, event, type, data)
-// as one multi-row VALUES insert; $1 is the workspace.
-func insertDeliveries(ws uuid.UUID, rows [][]any) (string, []any) {
-	var sql strings.Builder
-	sql.WriteString(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data) values `)
-	args := make([]any, 1, 1+6*len(rows))
-	args[0] = ws
-	for i, r := range rows {
-		if i > 0 {
-			sql.WriteString(", ")
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
 		}
-		n := len(args)
-		fmt.Fprintf(&sql, "($1, $%d, $%d, $%d, $%d, $%d, $%d)", n+1, n+2, n+3, n+4, n+5, n+6)
-		args = append(args, r...)
 	}
-	sql.WriteString(" on conflict do nothing returning id")
-	return sql.String(), args
+	return err
 }
-
-// enqueue queues a delivery job per id in tx and, on b, the statement that
-// records each job on its delivery.
-func (st Store) enqueue(ctx context.Context, tx pgx.Tx, b *pgx.Batch, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	jobIDs, err := st.Jobs.Deliver(ctx, tx, shard, ws, ids)
-	if err != nil {
-		return err
-	}
-	if len(jobIDs) != len(ids) {
-		return fmt.Errorf("webhook: %d delivery jobs queued for %d deliveries", len(jobIDs), len(ids))
-	}
-	jobs := make(map[string]int64, len(ids))
-	for i, id := range ids {
-		jobs[id.String()] = jobIDs[i]
-	}
-	b.Queue(setJobIDsSQL, ws, ids, jobs)
-	return nil
-}
-
-// setJobIDsSQL records each delivery's job in one statement that reads no other
-// relation (Citus cannot keep an UPDATE ... FROM on one shard once its plan goes
-// generic): rows are matched by = any($2) and find their job in the jsonb map
-// $3, keyed by delivery id.
-const setJobIDsSQL = `update webhook_deliveries d set job_id = ($3::jsonb ->> d.id::text)::bigint
-	where d.workspace_id = $1 and d.id = any($2)`

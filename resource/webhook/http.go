@@ -32,9 +32,11 @@ type HTTPDeps struct {
 	Sender  *Sender
 	Attempt Attempter
 	// Resolver resolves hosts at subscription time; AllowLoopback lets URLs
-	// name loopback (tests, dev).
+	// name loopback (tests, dev); LoopbackHTTP also takes plain http:// to a
+	// loopback host (pmapi dev only, loopback.go).
 	Resolver      Resolver
 	AllowLoopback bool
+	LoopbackHTTP  bool
 }
 
 // Resource registers webhook subscriptions and deliveries with the server. A
@@ -78,6 +80,9 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once", Body: CreateRequest{},
 			Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
+		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Tag: tag, Auth: api.AuthSession,
+			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)", Body: UpdateRequest{},
+			Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
 		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: api.AuthSession,
 			Summary: "The app's subscriptions (never their secrets)", Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
 		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook", Tag: tag, Auth: api.AuthSession,
@@ -100,7 +105,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Deliver the same event again as a new delivery (replayOf names the original)", Result: DeliveryView{},
 			Status: http.StatusCreated, Handler: h.replayDelivery},
 		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
-			Summary: "Replay every DEAD or cancelled delivery of a subscription since a time", Body: BulkReplayRequest{},
+			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)", Body: BulkReplayRequest{},
 			Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
 	}
 }
@@ -118,19 +123,54 @@ func (h handlers) createWebhook(c *fiber.Ctx) error {
 			return pmapi.Invalid("events", "unknown event type %q; GET /openapi/v1/webhooks/event-types lists them", e)
 		}
 	}
+	if err := validRate(req.MaxPerSecond); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
 	defer cancel()
-	u, err := CheckURL(ctx, req.URL, h.Resolver, h.AllowLoopback)
+	u, err := checkSubscriptionURL(ctx, req.URL, h.Resolver, h.AllowLoopback, h.LoopbackHTTP)
 	if err != nil {
 		return err
 	}
 	res := api.Console(c)
-	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), u.String(), slices.Compact(slices.Sorted(slices.Values(req.Events))))
+	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), u.String(),
+		slices.Compact(slices.Sorted(slices.Values(req.Events))), req.MaxPerSecond)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	return api.Respond(c, http.StatusCreated, SubscriptionCreated{SubscriptionView: ToView(sub), Secret: secret})
+}
+
+// validRate checks a rate cap: 1 to 1000 deliveries a second.
+func validRate(perSecond *int) error {
+	if perSecond != nil && (*perSecond < 1 || *perSecond > 1000) {
+		return pmapi.Invalid("maxPerSecond", "maxPerSecond must be from 1 to 1000")
+	}
+	return nil
+}
+
+func (h handlers) updateWebhook(c *fiber.Ctx) error {
+	id, err := subPath(c)
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
+	}
+	if !api.BodyFields(c)("maxPerSecond") {
+		return pmapi.Invalid("maxPerSecond", "maxPerSecond is the field to change (a number, or null for no cap)")
+	}
+	if err := validRate(req.MaxPerSecond); err != nil {
+		return err
+	}
+	res := api.Console(c)
+	sub, err := h.webhooks.SetRate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, req.MaxPerSecond)
+	if err != nil {
+		return err
+	}
+	return api.Respond(c, http.StatusOK, ToView(sub))
 }
 
 func (h handlers) listWebhooks(c *fiber.Ctx) error {
@@ -176,15 +216,12 @@ func (h handlers) testWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	at := time.Now()
 	result, err := h.Attempt(ctx, h.webhooks, h.Sender, d, sub)
 	if err != nil {
 		return err
 	}
-	o := Outcome{Attempt: 1, Result: result, Status: "SUCCEEDED"}
-	if !result.OK() {
-		o.Status = "DEAD"
-	}
-	if _, err := h.webhooks.Record(ctx, res.Shard, res.Workspace.ID, d, o); err != nil {
+	if err := h.webhooks.RecordTest(ctx, res.Shard, res.Workspace.ID, d, Sent{At: at, Result: result}); err != nil {
 		return err
 	}
 	out := TestResult{Delivered: result.OK(), Status: result.Status, DeliveryID: pmapi.FormatID(DeliveryPrefix, d.ID)}
@@ -285,7 +322,7 @@ func (h handlers) replayFailed(c *fiber.Ctx) error {
 	}
 	p := api.Principal(c)
 	ctx := c.UserContext()
-	ids, err := h.webhooks.FailedSince(ctx, p.Shard, p.Workspace.ID, p.ClientID, sub, req.Since)
+	ids, err := h.webhooks.FailedSince(ctx, p.Shard, p.Workspace.ID, p.ClientID, sub, req.Since, req.IncludeReplayed)
 	if err != nil {
 		return err
 	}

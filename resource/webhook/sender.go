@@ -24,8 +24,13 @@ const Timeout = 10 * time.Second
 // redirects, trusting the system roots plus an operator's CA file, with
 // certificate checks always on.
 type Sender struct {
-	client *http.Client
+	client       *http.Client
+	loopbackHTTP bool
 }
+
+// AllowLoopbackHTTP lets deliveries go over plain http:// to a loopback
+// receiver (pmapi dev, loopback.go); call it before the first Send.
+func (s *Sender) AllowLoopbackHTTP() { s.loopbackHTTP = true }
 
 // NewSender builds the delivery client. allowLoopback opens loopback only (tests
 // and local development); caFile, when set, adds PEM CA certificates.
@@ -50,7 +55,10 @@ func NewSender(allowLoopback bool, caFile string) (*Sender, error) {
 		DialContext:         dialer.DialContext,
 		TLSClientConfig:     &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12},
 		TLSHandshakeTimeout: 5 * time.Second,
-		MaxIdleConnsPerHost: 8,
+		// Keep a connection per worker that may send to one endpoint at once:
+		// a connection closed for want of room is a TLS handshake next time,
+		// which costs both sides more CPU than the delivery.
+		MaxIdleConnsPerHost: 64,
 		IdleConnTimeout:     60 * time.Second,
 	}
 	return &Sender{client: &http.Client{
@@ -79,6 +87,9 @@ func (s *Sender) Send(ctx context.Context, url, eventType, deliveryID string, bo
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
 		return Result{Err: err}
+	}
+	if req.URL.Scheme != "https" && !(s.loopbackHTTP && plainLoopback(req.URL)) {
+		return Result{Err: ErrPlainHTTP, Blocked: true}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", UserAgent)

@@ -10,66 +10,45 @@ import (
 	"strings"
 	"syscall"
 
+	"code.dny.dev/ssrf"
+
 	"github.com/pmapi/pmapi"
 )
 
-// blocked lists the address ranges a webhook may never reach: loopback, private
-// (RFC 1918), link-local (with the cloud metadata address 169.254.169.254),
-// CGNAT, "this network", benchmarking, reserved, multicast and broadcast, and
-// their IPv6 counterparts (loopback, unspecified, ULA, link-local, multicast,
-// documentation, discard). IPv4-mapped, NAT64 and 6to4 forms are unwrapped to
-// the IPv4 address they carry and checked against the IPv4 list.
-var blocked = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-		"192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15", "198.51.100.0/24",
-		"203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4", "255.255.255.255/32",
-		"::/128", "::1/128", "100::/64", "2001:db8::/32", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
-	} {
-		out = append(out, netip.MustParsePrefix(s))
-	}
-	return out
-}()
-
+// The address tables are code.dny.dev/ssrf's, which its maintainer's bot
+// regenerates from IANA's IPv4 and IPv6 special-purpose registries twice a
+// month: every IPv4 special-purpose block plus multicast, and for IPv6
+// everything outside global unicast 2000::/3 and the special blocks inside it
+// (Teredo, benchmarking, ORCHID, documentation, 6to4, ...). Only the address
+// is checked: webhooks may use any port.
 var (
-	loopback4  = netip.MustParsePrefix("127.0.0.0/8")
-	nat64      = netip.MustParsePrefix("64:ff9b::/96")
-	nat64Local = netip.MustParsePrefix("64:ff9b:1::/48")
-	sixToFour  = netip.MustParsePrefix("2002::/16")
+	guard = ssrf.New(ssrf.WithAnyNetwork(), ssrf.WithAnyPort())
+	// loopbackGuard opens IPv4 loopback and ::1 ahead of the tables and
+	// nothing else: not the IPv4-compatible ::127.0.0.1, not NAT64 or 6to4
+	// forms of 127/8, not a zoned ::1.
+	loopbackGuard = ssrf.New(ssrf.WithAnyNetwork(), ssrf.WithAnyPort(),
+		ssrf.WithAllowedV4Prefixes(netip.MustParsePrefix("127.0.0.0/8")),
+		ssrf.WithAllowedV6Prefixes(netip.MustParsePrefix("::1/128")))
 )
-
-// embeddedIPv4 returns the IPv4 address an IPv6 address carries in its
-// IPv4-mapped, NAT64 or 6to4 form.
-func embeddedIPv4(a netip.Addr) (netip.Addr, bool) {
-	if a.Is4In6() {
-		return a.Unmap(), true
-	}
-	b := a.As16()
-	switch {
-	case nat64.Contains(a), nat64Local.Contains(a):
-		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]}), true
-	case sixToFour.Contains(a):
-		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]}), true
-	}
-	return netip.Addr{}, false
-}
 
 // Blocked reports whether a may not be dialled. allowLoopback opens loopback
 // (127.0.0.0/8 and ::1) and nothing else, for tests and local development.
 func Blocked(a netip.Addr, allowLoopback bool) bool {
-	if v4, ok := embeddedIPv4(a); ok {
-		return Blocked(v4, allowLoopback)
+	// netip.Prefix.Contains never matches an address with a zone, so a zoned
+	// address would pass every table. A zone scopes an address to one
+	// interface, which only non-global addresses need: refuse them all.
+	if !a.IsValid() || a.Zone() != "" {
+		return true
 	}
-	if allowLoopback && (loopback4.Contains(a) || a == netip.IPv6Loopback()) {
-		return false
+	// An IPv4-mapped address is dialled as the IPv4 address it carries (Go
+	// opens an AF_INET socket for it), and Go's resolver returns A records
+	// in that form: check the IPv4 address.
+	a = a.Unmap()
+	g := guard
+	if allowLoopback {
+		g = loopbackGuard
 	}
-	for _, p := range blocked {
-		if p.Contains(a) {
-			return true
-		}
-	}
-	return false
+	return g.SafeAddr(a) != nil
 }
 
 // ErrBlocked is returned when a delivery would reach a blocked address.
@@ -85,7 +64,7 @@ func DialControl(allowLoopback bool) func(network, address string, _ syscall.Raw
 			return err
 		}
 		a, err := netip.ParseAddr(host)
-		if err != nil || Blocked(a.Unmap(), allowLoopback) {
+		if err != nil || Blocked(a, allowLoopback) {
 			return fmt.Errorf("%w: %s", ErrBlocked, host)
 		}
 		return nil
@@ -114,6 +93,12 @@ func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (
 	host := u.Hostname()
 	var addrs []netip.Addr
 	if a, err := netip.ParseAddr(host); err == nil {
+		// ::ffff:0:0/96 is in IANA's IPv6 special-purpose registry: a URL
+		// names the IPv4 address itself. (Resolved A records arrive in that
+		// form too, which is why Blocked unmaps rather than refuses it.)
+		if a.Is4In6() {
+			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url names an IPv4-mapped IPv6 address (%s); name the IPv4 address", a).With("field", "url")
+		}
 		addrs = []netip.Addr{a}
 	} else {
 		if strings.EqualFold(host, "localhost") || strings.HasSuffix(strings.ToLower(host), ".localhost") {
@@ -123,7 +108,7 @@ func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (
 		}
 	}
 	for _, a := range addrs {
-		if Blocked(a.Unmap(), allowLoopback) {
+		if Blocked(a, allowLoopback) {
 			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url resolves to an address webhooks may not reach (%s)", a).With("field", "url")
 		}
 	}

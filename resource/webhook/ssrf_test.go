@@ -22,9 +22,16 @@ func TestBlockedAddresses(t *testing.T) {
 			t.Errorf("%s is not blocked", s)
 		}
 	}
-	for _, s := range []string{"93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "64:ff9b::808:808", "2002:808:808::1", "172.32.0.1", "100.128.0.1"} {
+	for _, s := range []string{"93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "172.32.0.1", "100.128.0.1"} {
 		if Blocked(netip.MustParseAddr(s), false) {
 			t.Errorf("%s is blocked", s)
+		}
+	}
+	// NAT64 and 6to4 forms are refused whatever IPv4 address they carry:
+	// 64:ff9b::/96 is outside global unicast, 2002::/16 a special range in it.
+	for _, s := range []string{"64:ff9b::808:808", "2002:808:808::1"} {
+		if !Blocked(netip.MustParseAddr(s), false) {
+			t.Errorf("%s is not blocked", s)
 		}
 	}
 	// The loopback switch opens loopback, nothing else.

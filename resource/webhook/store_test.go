@@ -22,22 +22,25 @@ import (
 
 func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
 
-// fakeJobs hands out job ids from 1001 up, in the order asked, and records
-// which delivery got which and what it cancels.
+// fakeJobs hands out job ids from 1001 up and records the retry jobs asked
+// for and what it cancels.
 type fakeJobs struct {
 	next      int64
-	of        map[uuid.UUID]int64
+	retries   []retryJob
 	cancelled []int64
 }
 
-func (f *fakeJobs) Deliver(_ context.Context, _ pgx.Tx, _ *tenant.Shard, _ uuid.UUID, deliveries []uuid.UUID) ([]int64, error) {
-	out := make([]int64, len(deliveries))
-	for i, d := range deliveries {
-		f.next++
-		out[i] = 1000 + f.next
-		f.of[d] = out[i]
-	}
-	return out, nil
+type retryJob struct {
+	id    int64
+	sub   uuid.UUID
+	at    time.Time
+	probe bool
+}
+
+func (f *fakeJobs) Retry(_ context.Context, _ pgx.Tx, _ *tenant.Shard, _, sub uuid.UUID, at time.Time, probe bool) (int64, error) {
+	f.next++
+	f.retries = append(f.retries, retryJob{id: 1000 + f.next, sub: sub, at: at, probe: probe})
+	return 1000 + f.next, nil
 }
 
 func (f *fakeJobs) Cancel(_ context.Context, _ pgx.Tx, _ *tenant.Shard, ids []int64) error {
@@ -66,7 +69,7 @@ func newFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jobs := &fakeJobs{of: map[uuid.UUID]int64{}}
+	jobs := &fakeJobs{}
 	return fixture{ctx: context.Background(), shard: tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
 		ws: uuid.New(), store: webhook.Store{Events: noEvents{}, Jobs: jobs, Box: box}, jobs: jobs}
 }
@@ -108,95 +111,11 @@ func (f fixture) delivery(t *testing.T) (sub, del uuid.UUID) {
 	t.Helper()
 	sub, del = uuid.New(), uuid.New()
 	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
-		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub, f.store.Box.Seal("whsec_x"))
+		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub,
+		f.store.Box.Seal("whsec_x", seal.Bind("webhook_subscriptions", "secret_sealed", f.ws.String(), sub.String())))
 	f.exec(t, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, job_id)
 		values ($1, $2, $3, 'app', 'test.ping', '{}', 7)`, f.ws, del, sub)
 	return sub, del
-}
-
-// TestFanoutRecordsEachDeliverysJob: more deliveries than one INSERT takes,
-// each with the job queued for it.
-func TestFanoutRecordsEachDeliverysJob(t *testing.T) {
-	f := newFixture(t)
-	f.subscriptions(t, 1100)
-	ev := uuid.New()
-	f.exec(t, `insert into events (workspace_id, id, type, data) values ($1, $2, 'test.ping', '{"n": 1}')`, f.ws, ev)
-	n, err := f.store.Fanout(f.ctx, f.shard, f.ws, ev)
-	if err != nil || n != 1100 {
-		t.Fatalf("Fanout: %d deliveries, %v", n, err)
-	}
-	total, wrong := 0, 0
-	err = f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
-		b.Queue(`select id, job_id, event_id = $2 and data = '{"n": 1}' from webhook_deliveries where workspace_id = $1`, f.ws, ev).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var id uuid.UUID
-					var job *int64
-					var ofEvent bool
-					if err := rows.Scan(&id, &job, &ofEvent); err != nil {
-						return err
-					}
-					total++
-					if job == nil || *job != f.jobs.of[id] || !ofEvent {
-						wrong++
-					}
-				}
-				return rows.Err()
-			})
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if total != 1100 || wrong != 0 || len(f.jobs.of) != 1100 {
-		t.Errorf("%d deliveries, %d of them without their event or the job queued for them (%d jobs); want 1100 and none", total, wrong, len(f.jobs.of))
-	}
-	if n, err := f.store.Fanout(f.ctx, f.shard, f.ws, ev); err != nil || n != 0 {
-		t.Errorf("a second fan-out of the event: %d deliveries, %v", n, err)
-	}
-}
-
-// TestReplayRecordsTheJobOfEachReplay: every replay gets the job queued for it,
-// in the order the originals were given.
-func TestReplayRecordsTheJobOfEachReplay(t *testing.T) {
-	f := newFixture(t)
-	_, a := f.delivery(t)
-	_, b := f.delivery(t)
-	out, err := f.store.Replay(f.ctx, f.shard, f.ws, "app", []uuid.UUID{b, a})
-	if err != nil || len(out) != 2 {
-		t.Fatalf("Replay: %v, %v", out, err)
-	}
-	for i, d := range out {
-		var job int64
-		var of uuid.UUID
-		err := f.shard.Read(f.ctx, f.ws, func(bt *pgx.Batch) {
-			bt.Queue("select job_id, replay_of from webhook_deliveries where workspace_id = $1 and id = $2", f.ws, d.ID).
-				QueryRow(func(r pgx.Row) error { return r.Scan(&job, &of) })
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := int64(1001 + i); job != want || of != []uuid.UUID{b, a}[i] {
-			t.Errorf("replay %d: job %d of %s, want job %d", i, job, of, want)
-		}
-	}
-}
-
-type subState struct {
-	failingSince, disabledAt *time.Time
-	status                   string
-}
-
-func (f fixture) sub(t *testing.T, id uuid.UUID) subState {
-	t.Helper()
-	var s subState
-	err := f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
-		b.Queue("select failing_since, disabled_at, status from webhook_subscriptions where workspace_id = $1 and id = $2", f.ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&s.failingSince, &s.disabledAt, &s.status) })
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }
 
 func (f fixture) completedAt(t *testing.T, id uuid.UUID) (status string, at *time.Time) {
@@ -211,45 +130,7 @@ func (f fixture) completedAt(t *testing.T, id uuid.UUID) (status string, at *tim
 	return status, at
 }
 
-var failed = webhook.Result{Status: 500, Latency: time.Millisecond}
-
-// TestRecordKeepsTheStreaksFirstFailure: failures start the failing clock and
-// keep its first time; a success stops it. A delivery is completed only when
-// SUCCEEDED or DEAD.
-func TestRecordKeepsTheStreaksFirstFailure(t *testing.T) {
-	f := newFixture(t)
-	sub, del := f.delivery(t)
-	d := webhook.Delivery{ID: del, SubscriptionID: sub}
-	next := time.Now().Add(time.Minute)
-	if _, err := f.store.Record(f.ctx, f.shard, f.ws, d, webhook.Outcome{Attempt: 1, Result: failed, Status: "RETRYING", NextAt: &next}); err != nil {
-		t.Fatal(err)
-	}
-	first := f.sub(t, sub).failingSince
-	if status, at := f.completedAt(t, del); first == nil || status != "RETRYING" || at != nil {
-		t.Fatalf("after a failure: failing since %v, delivery %s completed at %v", first, status, at)
-	}
-	if _, err := f.store.Record(f.ctx, f.shard, f.ws, d, webhook.Outcome{Attempt: 2, Result: failed, Status: "DEAD"}); err != nil {
-		t.Fatal(err)
-	}
-	if again := f.sub(t, sub).failingSince; again == nil || !again.Equal(*first) {
-		t.Errorf("a second failure moved failing_since from %v to %v", first, again)
-	}
-	if status, at := f.completedAt(t, del); status != "DEAD" || at == nil {
-		t.Errorf("a dead delivery: %s, completed at %v", status, at)
-	}
-
-	_, ok := f.delivery(t)
-	if _, err := f.store.Record(f.ctx, f.shard, f.ws, webhook.Delivery{ID: ok, SubscriptionID: sub},
-		webhook.Outcome{Attempt: 1, Result: webhook.Result{Status: 204}, Status: "SUCCEEDED"}); err != nil {
-		t.Fatal(err)
-	}
-	if s := f.sub(t, sub); s.failingSince != nil {
-		t.Errorf("failing_since %v after a success", s.failingSince)
-	}
-	if status, at := f.completedAt(t, ok); status != "SUCCEEDED" || at == nil {
-		t.Errorf("a delivered delivery: %s, completed at %v", status, at)
-	}
-}
+var failed = webhook.Result{Status: 500, Latency: time.Millisecond, Err: errors.New("endpoint answered 500")}
 
 // TestDisableCancelsAndStampsOnce: disabling cancels the open deliveries with
 // their jobs and stamps disabled_at; enabling clears it.
@@ -261,6 +142,7 @@ func TestDisableCancelsAndStampsOnce(t *testing.T) {
 		t.Fatalf("disable: %+v, %v", s, err)
 	}
 	if status, at := f.completedAt(t, del); status != "CANCELLED" || at == nil || len(f.jobs.cancelled) != 1 || f.jobs.cancelled[0] != 7 {
+		// 7 is the delivery's own job, queued by a version before retry jobs.
 		t.Errorf("the open delivery: %s at %v, jobs cancelled %v", status, at, f.jobs.cancelled)
 	}
 	if s, err = f.store.SetStatus(f.ctx, f.shard, f.ws, "app", sub, "ACTIVE", ""); err != nil || s.DisabledAt != nil {
@@ -293,9 +175,10 @@ func TestRotateWithAndWithoutGrace(t *testing.T) {
 }
 
 // TestRecordAndDisableLockInTheSameOrder: a disable holds the subscription and
-// then updates its deliveries; Record must not hold a delivery while it waits
-// for the subscription, or the two deadlock. The disable's steps run by hand
-// here so that Record can start between them.
+// then updates its deliveries; a retry job's RecordRetry must not hold a
+// delivery while it waits for the subscription, or the two deadlock. The
+// disable's steps run by hand here so that RecordRetry can start between
+// them.
 func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	f := newFixture(t)
 	sub, del := f.delivery(t)
@@ -323,11 +206,11 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 
 	recorded := make(chan error, 1)
 	go func() {
-		_, err := f.store.Record(f.ctx, f.shard, f.ws, webhook.Delivery{ID: del, SubscriptionID: sub},
-			webhook.Outcome{Attempt: 1, Result: failed, Status: "RETRYING"})
+		_, err := f.store.RecordRetry(f.ctx, f.shard, f.ws, sub, 7, []webhook.RetrySent{{Delivery: webhook.Delivery{ID: del, SubscriptionID: sub},
+			Sent: webhook.Sent{At: time.Now(), Result: failed}}}, false, testSchedule)
 		recorded <- err
 	}()
-	// Wait until Record waits for the subscription (or has finished).
+	// Wait until RecordRetry waits for the subscription (or has finished).
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var waiting bool
@@ -339,7 +222,7 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	// While Record waits for the subscription, the delivery must be free. This
+	// While RecordRetry waits for the subscription, the delivery must be free. This
 	// holds even where a deadlock would be retried away.
 	err = f.shard.Tx(f.ctx, f.ws, func(probe pgx.Tx) error {
 		_, err := probe.Exec(f.ctx, "select 1 from webhook_deliveries where workspace_id = $1 and id = $2 for no key update nowait", f.ws, del)
@@ -347,14 +230,14 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "55P03" {
-		t.Error("Record holds the delivery's lock while it waits for the subscription's: a disable deadlocks with it")
+		t.Error("RecordRetry holds the delivery's lock while it waits for the subscription's: a disable deadlocks with it")
 	} else if err != nil {
 		t.Fatal(err)
 	}
 	_, err = tx.Exec(f.ctx, `update webhook_deliveries set status = 'CANCELLED' where workspace_id = $1 and subscription_id = $2
 		and status in ('PENDING', 'RETRYING')`, f.ws, sub)
 	if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
-		t.Fatal("the disable deadlocked with Record")
+		t.Fatal("the disable deadlocked with RecordRetry")
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -363,9 +246,9 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := <-recorded; err != nil {
-		t.Fatalf("Record: %v", err)
+		t.Fatalf("RecordRetry: %v", err)
 	}
 	if status, _ := f.completedAt(t, del); status != "CANCELLED" {
-		t.Errorf("the delivery is %s; the disable came first and Record must not revive it", status)
+		t.Errorf("the delivery is %s; the disable came first and RecordRetry must not revive it", status)
 	}
 }

@@ -1,16 +1,17 @@
 package webhook
 
 import (
-	"encoding/json"
 	"time"
 
 	"github.com/pmapi/pmapi/resource/event"
 )
 
-// Id prefixes: subscriptions and deliveries (the webhook body's id).
+// Id prefixes: subscriptions, deliveries (the webhook body's id) and events
+// (its eventId).
 const (
 	SubscriptionPrefix = "whk_"
 	DeliveryPrefix     = "evt_"
+	EventPrefix        = "evn_"
 	SecretPrefix       = "whsec_"
 )
 
@@ -24,6 +25,9 @@ type SubscriptionView struct {
 	SecretPrefix       string     `json:"secretPrefix" doc:"First characters of the current secret, to recognise it"`
 	PreviousValidUntil *time.Time `json:"previousValidUntil" doc:"While set, deliveries are also signed with the previous secret"`
 	DisabledReason     *string    `json:"disabledReason"`
+	Circuit            string     `json:"circuit" enum:"CLOSED,OPEN,HALF_OPEN" doc:"The endpoint's circuit breaker: OPEN after consecutive failures, when deliveries wait for a probe instead of being attempted; HALF_OPEN while the probe is sent"`
+	CircuitOpenedAt    *time.Time `json:"circuitOpenedAt" doc:"When the circuit last opened; null while it is CLOSED"`
+	MaxPerSecond       *int       `json:"maxPerSecond" doc:"At most this many deliveries a second to the endpoint; null for no cap"`
 	CreatedAt          time.Time  `json:"createdAt"`
 	UpdatedAt          time.Time  `json:"updatedAt"`
 	DisabledAt         *time.Time `json:"disabledAt"`
@@ -42,8 +46,14 @@ type SubscriptionList struct {
 
 // CreateRequest subscribes an HTTPS endpoint.
 type CreateRequest struct {
-	URL    string   `json:"url" example:"https://hooks.example.com/pmapi"`
-	Events []string `json:"events" example:"[\"task.status_changed\"]"`
+	URL          string   `json:"url" example:"https://hooks.example.com/pmapi"`
+	Events       []string `json:"events" example:"[\"task.status_changed\"]"`
+	MaxPerSecond *int     `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); left out, no cap"`
+}
+
+// UpdateRequest changes a subscription; absent fields stay.
+type UpdateRequest struct {
+	MaxPerSecond *int `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); null removes the cap"`
 }
 
 // RotateRequest rotates a secret; the body may be left out.
@@ -66,18 +76,15 @@ type TestResult struct {
 }
 
 // Body is what a delivery POSTs.
-type Body struct {
-	ID     string          `json:"id"`
-	Type   string          `json:"type"`
-	Data   json.RawMessage `json:"data"`
-	SentAt time.Time       `json:"sentAt"`
-}
+type Body = event.Delivery
 
 // DeliveryView is a delivery with its state.
 type DeliveryView struct {
 	ID             string     `json:"id" example:"evt_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
 	SubscriptionID string     `json:"subscriptionId"`
+	EventID        string     `json:"eventId" doc:"The event delivered (the body's eventId): the same for its replays"`
 	EventType      string     `json:"eventType"`
+	OccurredAt     time.Time  `json:"occurredAt" doc:"When the event's change was written (the body's occurredAt)"`
 	Status         string     `json:"status" enum:"PENDING,RETRYING,SUCCEEDED,DEAD,CANCELLED"`
 	Attempts       int        `json:"attempts"`
 	NextAttemptAt  *time.Time `json:"nextAttemptAt"`
@@ -113,8 +120,9 @@ type DeliveryList struct {
 
 // BulkReplayRequest replays a subscription's failed deliveries since a time.
 type BulkReplayRequest struct {
-	SubscriptionID string    `json:"subscriptionId"`
-	Since          time.Time `json:"since"`
+	SubscriptionID  string    `json:"subscriptionId"`
+	Since           time.Time `json:"since"`
+	IncludeReplayed bool      `json:"includeReplayed,omitempty" doc:"Also replay a failed delivery whose event was already delivered again (replayed) since then; by default each event is replayed once, from its newest failed delivery"`
 }
 
 // BulkReplayed lists the new deliveries.

@@ -1,10 +1,29 @@
+{{- define "pmapi.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{/* <release>-<name>, or the release name alone when it already contains the
+name (release "pmapi" gives pmapi-api, not pmapi-pmapi-api). */}}
 {{- define "pmapi.fullname" -}}
-{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- if .Values.fullnameOverride -}}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- $name := default .Chart.Name .Values.nameOverride -}}
+{{- if contains $name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pmapi.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "pmapi.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
 {{- end -}}
 
 {{- define "pmapi.labels" -}}
-app.kubernetes.io/name: {{ .Chart.Name }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+{{ include "pmapi.selectorLabels" . }}
 app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
@@ -14,39 +33,114 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{ .Values.image.repository }}:{{ .Values.image.tag | default .Chart.AppVersion }}
 {{- end -}}
 
-{{/* Environment shared by every pmapi container. */}}
+{{/* The base URL clients reach the API under: config.publicURL, else the
+first ingress host. */}}
+{{- define "pmapi.publicURL" -}}
+{{- if .Values.config.publicURL -}}
+{{- .Values.config.publicURL | trimSuffix "/" -}}
+{{- else if and .Values.ingress.enabled .Values.ingress.hosts -}}
+{{- $host := (first .Values.ingress.hosts).host -}}
+{{- printf "%s://%s" (ternary "https" "http" (gt (len .Values.ingress.tls) 0)) $host -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "pmapi.secretEnv" -}}
+- name: {{ .key }}
+  valueFrom:
+    secretKeyRef: {name: {{ .secret }}, key: {{ .key }}}
+{{- end -}}
+
+{{/* Environment of every long-running pmapi container (API and workers). */}}
 {{- define "pmapi.env" -}}
-- name: PMAPI_ADDR
-  value: ":8080"
 - name: PMAPI_METRICS_ADDR
   value: ":9090"
 - name: PMAPI_LOG_LEVEL
   value: {{ .Values.config.logLevel | quote }}
 - name: PMAPI_TENANT_SETTING
   value: {{ .Values.config.tenantSetting | quote }}
-- name: PMAPI_RATE_LIMIT_PER_MINUTE
-  value: {{ .Values.config.rateLimitPerMinute | quote }}
 - name: PMAPI_SHUTDOWN_GRACE
   value: {{ .Values.config.shutdownGrace | quote }}
+- name: PMAPI_PUBLIC_URL
+  value: {{ include "pmapi.publicURL" . | quote }}
 {{- with .Values.config.webhookCAFile }}
 - name: PMAPI_WEBHOOK_CA_FILE
   value: {{ . | quote }}
 {{- end }}
-{{- range $key := list "PMAPI_DATABASE_URL" "PMAPI_ADMIN_TOKEN" "PMAPI_SECRET_KEY" }}
-- name: {{ $key }}
-  valueFrom:
-    secretKeyRef: {name: {{ $.Values.existingSecret }}, key: {{ $key }}}
+{{- with .Values.config.webhookRetrySchedule }}
+- name: PMAPI_WEBHOOK_RETRY_SCHEDULE
+  value: {{ . | quote }}
+{{- end }}
+{{- range $key := list "PMAPI_DATABASE_URL" "PMAPI_SECRET_KEY" }}
+{{ include "pmapi.secretEnv" (dict "key" $key "secret" $.Values.existingSecret) }}
 {{- end }}
 {{- if .Values.config.shardsFromSecret }}
-- name: PMAPI_SHARDS
-  valueFrom:
-    secretKeyRef: {name: {{ .Values.existingSecret }}, key: PMAPI_SHARDS}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_SHARDS" "secret" .Values.existingSecret) }}
+{{- end }}
+{{- if .Values.secretKeyPrevious }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_SECRET_KEY_PREVIOUS" "secret" .Values.existingSecret) }}
+{{- end }}
+{{- end -}}
+
+{{/* Environment only the API uses. */}}
+{{- define "pmapi.apiEnv" -}}
+- name: PMAPI_ADDR
+  value: ":8080"
+- name: PMAPI_RATE_LIMIT_PER_MINUTE
+  value: {{ .Values.config.rateLimitPerMinute | quote }}
+{{- with (.Values.config.oauthIssuer | default (include "pmapi.publicURL" .)) }}
+- name: PMAPI_OAUTH_ISSUER
+  value: {{ . | quote }}
+{{- end }}
+- name: PMAPI_OAUTH_ACCESS_TTL
+  value: {{ .Values.config.oauthAccessTTL | quote }}
+- name: PMAPI_TRUSTED_PROXIES
+  value: {{ join "," .Values.config.trustedProxies | quote }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_ADMIN_TOKEN" "secret" .Values.existingSecret) }}
+{{- if .Values.api.placementVerbs }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_MIGRATE_DATABASE_URL" "secret" .Values.existingSecret) }}
+{{- if .Values.config.shardsFromSecret }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_MIGRATE_SHARDS" "secret" .Values.existingSecret) }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* extraEnv and extraEnvFrom, last so they can override the chart's. */}}
+{{- define "pmapi.extraEnv" -}}
+{{- with .Values.extraEnv }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{- define "pmapi.envFrom" -}}
+{{- with .Values.extraEnvFrom }}
+envFrom: {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- end -}}
+
+{{/* topologySpreadConstraints for the pods of one component. */}}
+{{- define "pmapi.topologySpread" -}}
+{{- $ctx := .ctx -}}
+{{- if $ctx.Values.topologySpreadConstraints -}}
+topologySpreadConstraints: {{- toYaml $ctx.Values.topologySpreadConstraints | nindent 2 }}
+{{- else if $ctx.Values.topologySpread.enabled -}}
+topologySpreadConstraints:
+{{- range $ctx.Values.topologySpread.topologyKeys }}
+  - maxSkew: {{ $ctx.Values.topologySpread.maxSkew }}
+    topologyKey: {{ . }}
+    whenUnsatisfiable: {{ $ctx.Values.topologySpread.whenUnsatisfiable }}
+    labelSelector:
+      matchLabels: {{- include "pmapi.selectorLabels" $ctx | nindent 8 }}
+        app.kubernetes.io/component: {{ $.component }}
+{{- end }}
 {{- end }}
 {{- end -}}
 
 {{- define "pmapi.podSpecCommon" -}}
 securityContext: {{- toYaml .Values.podSecurityContext | nindent 2 }}
 terminationGracePeriodSeconds: {{ .Values.terminationGracePeriodSeconds }}
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets: {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- with .Values.nodeSelector }}
 nodeSelector: {{- toYaml . | nindent 2 }}
 {{- end }}

@@ -1,0 +1,67 @@
+package jobs_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+type noRRCAJobs struct{}
+
+func (noRRCAJobs) Similarity(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error {
+	return nil
+}
+func (noRRCAJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID) error {
+	return nil
+}
+
+// TestSimilarityJobsOfSimilarAnalysesNeverCollide: the jobs of two similar
+// analyses write the same pair of rows (the score is symmetric, each writes
+// both directions). Run side by side, as workers run them, every one
+// succeeds: the rows are upserted, not left to collide on rrca_similar_pkey
+// and River's retry (before the upsert about a third of these failed).
+func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
+	ctx := context.Background()
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
+	shards, _ := tenant.NewShards("default", shard)
+	w, err := tenant.NewDirectory(shards).Create(ctx, "similar", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := rrca.Store{Events: event.Discard{}, Jobs: noRRCAJobs{}}
+	problem := "Hydraulic seal leaks on press line after the nightly cleaning cycle"
+	var ids []uuid.UUID
+	for _, title := range []string{"Seal leak on press 4", "Seal leak on press 7", "Seal leak on press 9", "Seal leak on press 2", "Seal leak on press 5", "Seal leak on press 1"} {
+		a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: title, ProblemStatement: &problem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	failures := 0
+	for range 30 {
+		var wg sync.WaitGroup
+		errs := make([]error, len(ids))
+		for i, id := range ids {
+			wg.Go(func() { errs[i] = store.RecomputeSimilar(ctx, shard, w.ID, id) })
+		}
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				failures++
+				t.Log(err)
+			}
+		}
+	}
+	if failures > 0 {
+		t.Errorf("%d of %d recomputations failed", failures, 30*len(ids))
+	}
+}

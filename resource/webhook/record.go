@@ -1,0 +1,202 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Attempt is one delivery attempt to record: which attempt of the delivery it
+// was, when it started, what the endpoint answered and what that makes of the
+// delivery.
+type Attempt struct {
+	Delivery uuid.UUID
+	Number   int
+	At       time.Time
+	Result   Result
+	Verdict  Verdict
+}
+
+func (a Attempt) outcome() string {
+	switch {
+	case a.Result.OK():
+		return "succeeded"
+	case a.Result.Blocked:
+		return "blocked"
+	}
+	return "failed"
+}
+
+// completedAt is when a delivery that the attempt finished was finished.
+func (a Attempt) completedAt() *time.Time {
+	if a.Verdict.Status == StatusSucceeded || a.Verdict.Status == StatusDead {
+		return &a.At
+	}
+	return nil
+}
+
+// rowsPerInsert bounds one multi-row INSERT (at most 13 parameters a row)
+// well under PostgreSQL's 65,535 parameters.
+const rowsPerInsert = 1000
+
+// statements caches the multi-row statements by their row count.
+var statements sync.Map
+
+// valuesSQL is head (an INSERT up to its VALUES) followed by n rows of cols
+// parameters each, numbered from $2 ($1 is the workspace, which every row
+// starts with), and tail.
+func valuesSQL(head string, cols, n int, tail string) string {
+	key := fmt.Sprintf("%s|%d|%d|%s", head, cols, n, tail)
+	if sql, ok := statements.Load(key); ok {
+		return sql.(string)
+	}
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString(" ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("($1")
+		for c := range cols {
+			fmt.Fprintf(&b, ", $%d", 2+i*cols+c)
+		}
+		b.WriteString(")")
+	}
+	b.WriteString(tail)
+	sql, _ := statements.LoadOrStore(key, b.String())
+	return sql.(string)
+}
+
+// queueAttempts logs attempts: multi-row VALUES (Citus ships INSERT ... SELECT,
+// unnest included, with COPY, which row-level security refuses).
+func queueAttempts(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
+	const cols = 9
+	for start := 0; start < len(attempts); start += rowsPerInsert {
+		chunk := attempts[start:min(start+rowsPerInsert, len(attempts))]
+		args := make([]any, 1, 1+cols*len(chunk))
+		args[0] = ws
+		for _, a := range chunk {
+			r := a.Result
+			var code *int
+			if r.Status != 0 {
+				code = &r.Status
+			}
+			var errText, snippet *string
+			if r.Err != nil {
+				s := r.Err.Error()
+				errText = &s
+			}
+			if r.Snippet != "" {
+				snippet = &r.Snippet
+			}
+			args = append(args, pmapi.NewID(), a.Delivery, a.Number, a.At, a.outcome(), code,
+				float64(r.Latency.Microseconds())/1000, snippet, errText)
+		}
+		b.Queue(valuesSQL(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms,
+			response_snippet, error) values`, cols, len(chunk), ""), args...)
+	}
+}
+
+// queueNewDeliveries inserts deliveries with their state as their first run
+// left it. A fan-out run again after its first run committed finds its events
+// gone and writes nothing; one that ran at the same time (a rescued job whose
+// first run was only slow) collides on the deliveries' keys, which fails its
+// whole write: nothing is recorded twice.
+func queueNewDeliveries(b *pgx.Batch, ws uuid.UUID, ds []Delivery) {
+	const cols = 12
+	for start := 0; start < len(ds); start += rowsPerInsert {
+		chunk := ds[start:min(start+rowsPerInsert, len(ds))]
+		args := make([]any, 1, 1+cols*len(chunk))
+		args[0] = ws
+		for _, d := range chunk {
+			args = append(args, d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
+				d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt)
+		}
+		b.Queue(valuesSQL(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
+			data, status, attempts, last_status, next_attempt_at, completed_at) values`, cols, len(chunk), ""), args...)
+	}
+}
+
+// moveDeliveriesSQL moves several stored deliveries by their attempts in one
+// statement that reads no other relation (Citus cannot keep an UPDATE ... FROM
+// on one shard once its plan goes generic): rows match by = any($2) and find
+// their new values in the jsonb map $3 keyed by id, times as epoch
+// microseconds through to_timestamp, which is immutable where a cast from
+// text is not. A delivery cancelled meanwhile stays cancelled.
+const moveDeliveriesSQL = `update webhook_deliveries d set status = $3::jsonb -> d.id::text ->> 's',
+	attempts = ($3::jsonb -> d.id::text ->> 'a')::integer,
+	last_status = ($3::jsonb -> d.id::text ->> 'l')::integer,
+	next_attempt_at = to_timestamp(($3::jsonb -> d.id::text ->> 'n')::double precision / 1e6),
+	completed_at = to_timestamp(($3::jsonb -> d.id::text ->> 'c')::double precision / 1e6)
+	where d.workspace_id = $1 and d.id = any($2) and d.status in ('PENDING', 'RETRYING')`
+
+type move struct {
+	Status     string `json:"s"`
+	Attempts   int    `json:"a"`
+	LastStatus *int   `json:"l"`
+	Next       *int64 `json:"n"`
+	Completed  *int64 `json:"c"`
+}
+
+func micros(t *time.Time) *int64 {
+	if t == nil {
+		return nil
+	}
+	v := t.UnixMicro()
+	return &v
+}
+
+// queueMoves records what attempts made of stored deliveries.
+func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
+	if len(attempts) == 0 {
+		return
+	}
+	ids := make([]uuid.UUID, len(attempts))
+	moves := make(map[string]move, len(attempts))
+	for i, a := range attempts {
+		ids[i] = a.Delivery
+		m := move{Status: a.Verdict.Status, Attempts: a.Number, Next: micros(a.Verdict.NextAt), Completed: micros(a.completedAt())}
+		if a.Result.Status != 0 {
+			m.LastStatus = &a.Result.Status
+		}
+		moves[a.Delivery.String()] = m
+	}
+	b.Queue(moveDeliveriesSQL, ws, ids, moves)
+}
+
+// queueHealth stores a locked subscription's circuit.
+func queueHealth(b *pgx.Batch, ws, sub uuid.UUID, h Health) {
+	b.Queue(`update webhook_subscriptions set circuit = $3, consecutive_failures = $4, circuit_opened_at = $5, probe_at = $6,
+		failing_since = $7 where workspace_id = $1 and id = $2`, ws, sub, h.Circuit, h.Failures, h.OpenedAt, h.ProbeAt, h.FailingSince)
+}
+
+// scheduleRetry makes sure the locked subscription's waiting deliveries are
+// looked at by at: a retry job already due by then is enough; otherwise a new
+// one replaces it (cancelled). force replaces it anyway, so the job knows
+// whether it probes an open circuit.
+func (st Store) scheduleRetry(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, sub Subscription, at time.Time, force bool) error {
+	if !force && sub.RetryJobID != nil && sub.RetryAt != nil && !sub.RetryAt.After(at) {
+		return nil
+	}
+	id, err := st.Jobs.Retry(ctx, tx, shard, ws, sub.ID, at, !sub.Health.Closed())
+	if err != nil {
+		return err
+	}
+	if sub.RetryJobID != nil {
+		if err := st.Jobs.Cancel(ctx, tx, shard, []int64{*sub.RetryJobID}); err != nil {
+			return err
+		}
+	}
+	_, err = tx.Exec(ctx, "update webhook_subscriptions set retry_job_id = $3, retry_at = $4 where workspace_id = $1 and id = $2", ws, sub.ID, id, at)
+	return err
+}
