@@ -12,18 +12,12 @@ import (
 const aiBase = "/openapi/v1/resource/action-item/"
 
 func createActionItem(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", aiBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create action item: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, aiBase+"create", body)
 }
 
 func TestActionItemLifecycleAndLogs(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	it := createActionItem(t, tn, map[string]any{"title": "Add torque check", "ownerHint": "Maintenance (night shift)", "dueDate": "2026-12-01T09:00:00Z"})
 	id := it["id"].(string)
 	if it["status"] != "OPEN" || it["source"] != "MANUAL" || it["projectId"] != nil {
@@ -91,8 +85,7 @@ func kindsOf(items []map[string]any) []string {
 
 func TestActionItemTransitions(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	all := []string{"OPEN", "IN_PROGRESS", "DONE", "CANCELLED"}
 	allowed := map[string][]string{
 		"OPEN": {"IN_PROGRESS", "DONE", "CANCELLED"}, "IN_PROGRESS": {"DONE", "OPEN", "CANCELLED"},
@@ -129,8 +122,7 @@ func TestActionItemTransitions(t *testing.T) {
 
 func TestActionItemListFiltersAndSorts(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 	a := createActionItem(t, tn, map[string]any{"title": "Alpha gasket", "ownerHint": "Quality team", "dueDate": "2026-12-10T00:00:00Z", "projectId": prj})["id"].(string)
 	b := createActionItem(t, tn, map[string]any{"title": "beta valve", "description": "replace the gasket seal", "dueDate": "2026-12-01T00:00:00Z"})["id"].(string)
@@ -193,8 +185,7 @@ func TestActionItemListFiltersAndSorts(t *testing.T) {
 
 func TestActionItemBatch(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	existing := createActionItem(t, tn, map[string]any{"title": "existing"})["id"].(string)
 	r := tn.Do(t, "POST", aiBase+"batch", map[string]any{"operations": []map[string]any{
 		{"op": "create", "title": "one"},
@@ -247,7 +238,7 @@ func TestActionItemBatch(t *testing.T) {
 
 func TestActionItemsIsolationAndScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	id := createActionItem(t, a, map[string]any{"title": "private"})["id"].(string)
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
@@ -313,8 +304,7 @@ func TestActionItemsIsolationAndScopes(t *testing.T) {
 
 func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
 	tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": "NOTE", "message": "first"})
 	if err := tn.ExecAsServer(t, "update execution_logs set message = 'rewritten'"); err == nil {
@@ -327,8 +317,7 @@ func TestExecutionLogsAreAppendOnlyInTheDatabase(t *testing.T) {
 
 func TestExecutionLogKindsAndLimit(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
 	for _, kind := range []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"} {
 		if r := tn.Do(t, "POST", aiBase+id+"/log", map[string]any{"kind": kind, "message": kind + " entry"}); r.Status != 201 || r.Str("kind") != kind {

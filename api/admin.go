@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -161,88 +162,55 @@ func (s *Server) adminCreateWorkspace(c *fiber.Ctx) error {
 }
 
 func (s *Server) adminListWorkspaces(c *fiber.Ctx) error {
-	q, err := DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	limit := q.Limit
-	rawAfter, err := decodeCursor("workspaces", q.Cursor)
-	if err != nil {
-		return err
-	}
-	var after *uuid.UUID
-	if rawAfter != "" {
-		id, err := uuid.Parse(rawAfter)
-		if err != nil {
-			return pmapi.Invalid("cursor", "cursor is not one this list issued")
+	return pageAfter(c, "workspaces", func(raw string, limit int) ([]tenant.Workspace, error) {
+		var after *uuid.UUID
+		if raw != "" {
+			id, err := cursorID(raw)
+			if err != nil {
+				return nil, err
+			}
+			after = &id
 		}
-		after = &id
-	}
-	ws, err := s.Directory.List(c.UserContext(), after, limit+1)
-	if err != nil {
-		return err
-	}
-	page := WorkspaceList{Items: []WorkspaceView{}}
-	if len(ws) > limit {
-		ws = ws[:limit]
-		next := encodeCursor("workspaces", ws[limit-1].ID.String())
-		page.NextCursor = &next
-	}
-	for _, w := range ws {
-		page.Items = append(page.Items, workspaceView(w))
-	}
-	return respond(c, http.StatusOK, page)
+		return s.Directory.List(c.UserContext(), after, limit)
+	}, func(w tenant.Workspace) string { return w.ID.String() }, workspaceView)
 }
 
-func (s *Server) adminGetWorkspace(c *fiber.Ctx) error {
+// onWorkspace answers the path's workspace as do leaves it.
+func onWorkspace(c *fiber.Ctx, do func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error)) error {
 	id, err := parseUUIDParam(c, "workspaceId", "workspace")
 	if err != nil {
 		return err
 	}
-	w, err := s.Directory.Get(c.UserContext(), id)
+	w, err := do(c.UserContext(), id)
 	if err != nil {
 		return err
 	}
 	return respond(c, http.StatusOK, workspaceView(w))
 }
 
+func (s *Server) adminGetWorkspace(c *fiber.Ctx) error { return onWorkspace(c, s.Directory.Get) }
+
 func (s *Server) adminSetStatus(status string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		id, err := parseUUIDParam(c, "workspaceId", "workspace")
-		if err != nil {
-			return err
-		}
-		w, err := s.Directory.SetStatus(c.UserContext(), id, status)
-		if err != nil {
-			return err
-		}
-		return respond(c, http.StatusOK, workspaceView(w))
+		return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {
+			return s.Directory.SetStatus(ctx, id, status)
+		})
 	}
 }
 
 func (s *Server) adminPlaceWorkspace(c *fiber.Ctx) error {
-	id, err := parseUUIDParam(c, "workspaceId", "workspace")
-	if err != nil {
-		return err
-	}
-	req, err := decodeBody[PlaceWorkspaceRequest](c)
-	if err != nil {
-		return err
-	}
-	w, err := s.Directory.Place(c.UserContext(), id, req.Shard)
-	if err != nil {
-		return err
-	}
-	return respond(c, http.StatusOK, workspaceView(w))
+	return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {
+		req, err := decodeBody[PlaceWorkspaceRequest](c)
+		if err != nil {
+			return tenant.Workspace{}, err
+		}
+		return s.Directory.Place(ctx, id, req.Shard)
+	})
 }
 
 // activeWorkspace loads the path's workspace and refuses a suspended one.
 func (s *Server) activeWorkspace(c *fiber.Ctx) (tenant.Workspace, *tenant.Shard, error) {
-	id, err := parseUUIDParam(c, "workspaceId", "workspace")
-	if err != nil {
-		return tenant.Workspace{}, nil, err
-	}
-	w, err := s.Directory.Get(c.UserContext(), id)
+	w, err := s.pathWorkspace(c)
 	if err != nil {
 		return w, nil, err
 	}
@@ -290,8 +258,7 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, SessionIssued{
+	return createdOnce(c, SessionIssued{
 		SID: sid, SessionID: sess.ID.String(), UserID: userID.String(), CreatedAt: sess.CreatedAt, ExpiresAt: sess.ExpiresAt,
 	})
 }

@@ -42,7 +42,8 @@ func sessionCall(env *apitest.Env, t *testing.T, clientID, sid string) *apitest.
 }
 
 func TestAdminCreateWorkspace(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: map[string]any{"name": "  Acme  "}})
 	if r.Status != 201 {
 		t.Fatalf("status %d: %s", r.Status, r.Raw)
@@ -103,7 +104,8 @@ func TestAdminListWorkspacesPages(t *testing.T) {
 }
 
 func TestAdminUsersAndSessions(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	a := createWorkspace(t, env, "A")
 	b := createWorkspace(t, env, "B")
 
@@ -172,7 +174,8 @@ func TestAdminUsersAndSessions(t *testing.T) {
 }
 
 func TestSuspendBlocksAndResumeRestores(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	a := createWorkspace(t, env, "to suspend")
 	other := createWorkspace(t, env, "bystander")
 
@@ -201,7 +204,8 @@ func TestSuspendBlocksAndResumeRestores(t *testing.T) {
 }
 
 func TestAdminPlaceWorkspace(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	a := createWorkspace(t, env, "placed")
 	same := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + a.ID + "/shard", Header: env.Admin(), Body: map[string]any{"shard": "default"}})
 	if same.Status != 200 || same.Str("shard") != "default" {

@@ -33,10 +33,7 @@ type AppCreated struct {
 }
 
 // AppList is a page of apps.
-type AppList struct {
-	Items      []AppView `json:"items"`
-	NextCursor *string   `json:"nextCursor"`
-}
+type AppList PageOf[AppView]
 
 // CreateAppRequest is the body of app creation.
 type CreateAppRequest struct {
@@ -118,17 +115,14 @@ func (s *Server) createApp(c *fiber.Ctx) error {
 	if ws, err := uuid.Parse(req.WorkspaceID); err != nil || ws != res.Workspace.ID {
 		return pmapi.Errorf(pmapi.CodeForbidden, "workspaceId must be the workspace of the signed-in user").With("field", "workspaceId")
 	}
-	name, err := authz.ValidateAppName(req.Name)
+	name, err := authz.ValidateName(req.Name)
 	if err != nil {
 		return err
 	}
 	if err := authz.ValidateAppDescription(req.Description); err != nil {
 		return err
 	}
-	if req.Scopes == nil {
-		return pmapi.Invalid("scopes", "scopes is required (it may be empty)")
-	}
-	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	scopes, err := requiredScopes(req.Scopes, "scopes is required (it may be empty)")
 	if err != nil {
 		return err
 	}
@@ -137,35 +131,30 @@ func (s *Server) createApp(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	return createdOnce(c, AppCreated{AppView: appView(app), Secret: secret})
+}
+
+// requiredScopes reads a body's scopes, which must be given (missing says
+// so), an empty list being one.
+func requiredScopes(scopes []string, missing string) (authz.Scopes, error) {
+	if scopes == nil {
+		return 0, pmapi.Invalid("scopes", "%s", missing)
+	}
+	return authz.ParseScopes("scopes", scopes)
+}
+
+// createdOnce answers 201 with a secret shown in this answer only: no cache
+// may keep it.
+func createdOnce(c *fiber.Ctx, data any) error {
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, AppCreated{AppView: appView(app), Secret: secret})
+	return respond(c, http.StatusCreated, data)
 }
 
 func (s *Server) listApps(c *fiber.Ctx) error {
-	q, err := DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	limit := q.Limit
-	after, err := decodeCursor("apps", q.Cursor)
-	if err != nil {
-		return err
-	}
 	res := resolutionOf(c)
-	apps, err := authz.ListApps(c.UserContext(), res.Shard, res.Workspace.ID, after, limit+1)
-	if err != nil {
-		return err
-	}
-	page := AppList{Items: []AppView{}}
-	if len(apps) > limit {
-		apps = apps[:limit]
-		next := encodeCursor("apps", apps[limit-1].ClientID)
-		page.NextCursor = &next
-	}
-	for _, a := range apps {
-		page.Items = append(page.Items, appView(a))
-	}
-	return respond(c, http.StatusOK, page)
+	return pageAfter(c, "apps", func(after string, limit int) ([]authz.App, error) {
+		return authz.ListApps(c.UserContext(), res.Shard, res.Workspace.ID, after, limit)
+	}, func(a authz.App) string { return a.ClientID }, appView)
 }
 
 func (s *Server) getApp(c *fiber.Ctx) error {
@@ -184,7 +173,7 @@ func (s *Server) updateApp(c *fiber.Ctx) error {
 	}
 	var patch authz.AppPatch
 	if req.Name != nil {
-		name, err := authz.ValidateAppName(*req.Name)
+		name, err := authz.ValidateName(*req.Name)
 		if err != nil {
 			return err
 		}
@@ -202,13 +191,7 @@ func (s *Server) updateApp(c *fiber.Ctx) error {
 		}
 		patch.Status = req.Status
 	}
-	res := resolutionOf(c)
-	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), patch)
-	if err != nil {
-		return err
-	}
-	s.Auth.Invalidate(tenant.ClientChanged(app.ClientID))
-	return respond(c, http.StatusOK, appView(app))
+	return s.patchApp(c, patch)
 }
 
 func (s *Server) setAppScopes(c *fiber.Ctx) error {
@@ -216,15 +199,18 @@ func (s *Server) setAppScopes(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if req.Scopes == nil {
-		return pmapi.Invalid("scopes", "scopes is required (it may be empty)")
-	}
-	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	scopes, err := requiredScopes(req.Scopes, "scopes is required (it may be empty)")
 	if err != nil {
 		return err
 	}
+	return s.patchApp(c, authz.AppPatch{Scopes: &scopes})
+}
+
+// patchApp applies patch to the path's app; this instance forgets the client
+// before answering, others hear the notification committed with the change.
+func (s *Server) patchApp(c *fiber.Ctx, patch authz.AppPatch) error {
 	res := resolutionOf(c)
-	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), authz.AppPatch{Scopes: &scopes})
+	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), patch)
 	if err != nil {
 		return err
 	}
@@ -253,6 +239,5 @@ func (s *Server) rotateAppSecret(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, AppSecretRotated{ClientID: app.ClientID, Secret: secret, SecretPrefix: app.SecretPrefix})
+	return createdOnce(c, AppSecretRotated{ClientID: app.ClientID, Secret: secret, SecretPrefix: app.SecretPrefix})
 }

@@ -9,7 +9,7 @@ import (
 
 func TestAppLifecycle(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 
 	r := c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": " Sync ", "description": "mirrors tasks", "scopes": []string{"tasks:read", "projects:read"}})
@@ -77,7 +77,7 @@ func toStrings(v any) []string {
 
 func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := newConsole(t, env), newConsole(t, env)
 	appA := a.createApp(t, "tasks:read")
 	keyA := a.createKey(t, appA, map[string]any{"scopes": []string{"tasks:read"}})

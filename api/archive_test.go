@@ -11,8 +11,7 @@ import (
 // nothing, restoring clears it (once), and a later archive stamps anew.
 func TestArchiveAndRestoreAreIdempotent(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
 	type resource struct {
 		name, event      string

@@ -2,7 +2,6 @@ package api
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,10 +9,8 @@ import (
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
-	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // MaxBatch is the most operations one batch request may carry.
@@ -25,19 +22,21 @@ const codeNotApplied = "NOT_APPLIED"
 
 // Batch is one resource's batch route for the one batch engine: every batch
 // answers in the same shape and fails the same way (docs/decisions.md, Tasks:
-// Batch). Op is the resource's validated operation; the store runs them and
-// owns the transactions.
-type Batch[Op any] struct {
+// Batch). Op is the resource's validated operation and T what one operation
+// gives; the store runs them and owns the transactions.
+type Batch[Op, T any] struct {
 	// Kinds are the values of each operation's `op`.
 	Kinds []string
 	// Parse decodes and validates one operation's other fields (a JSON object)
 	// as its own endpoint would decode its body. Its error is the operation's.
 	Parse func(c *fiber.Ctx, kind string, fields []byte, has func(string) bool) (Op, error)
-	// Do runs one operation in a transaction of its own and returns its data.
-	Do func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (any, error)
+	// Do runs one operation in a transaction of its own.
+	Do Do[Op, T]
 	// DoAtomic runs every operation in one transaction; when one fails nothing
 	// is written and the error says which (it has a FailedIndex() int method).
-	DoAtomic func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]any, error)
+	DoAtomic Do[[]Op, []T]
+	// View is an operation's data in its result.
+	View func(T) any
 }
 
 // BatchItemResult is the outcome of one operation of a batch.
@@ -79,7 +78,7 @@ type batchBody struct {
 // operation that is not an object, a missing or unknown op) is refused whole;
 // otherwise non-atomic batches run each operation on its own and report every
 // outcome, atomic ones validate all first and then run all or nothing.
-func (b Batch[Op]) Handler(c *fiber.Ctx) error {
+func (b Batch[Op, T]) Handler(c *fiber.Ctx) error {
 	body, err := decodeBody[batchBody](c)
 	if err != nil {
 		return err
@@ -109,7 +108,10 @@ func (b Batch[Op]) Handler(c *fiber.Ctx) error {
 			err := invalid[i]
 			var data any
 			if err == nil {
-				data, err = b.Do(ctx, shard, ws, op)
+				var done T
+				if done, err = b.Do(ctx, shard, ws, op); err == nil {
+					data = b.View(done)
+				}
 			}
 			results[i] = itemResult(c, i, data, err)
 		}
@@ -138,8 +140,8 @@ func (b Batch[Op]) Handler(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	for i, data := range done {
-		results[i] = itemResult(c, i, data, nil)
+	for i, d := range done {
+		results[i] = itemResult(c, i, b.View(d), nil)
 	}
 	return Created(c, BatchResult{Atomic: true, Results: results})
 }
@@ -147,7 +149,7 @@ func (b Batch[Op]) Handler(c *fiber.Ctx) error {
 // opKind reads an operation's `op` and its other fields. A malformed
 // operation or an unknown op refuses the whole batch, since the request itself
 // is then not one this endpoint understands.
-func (b Batch[Op]) opKind(i int, raw json.RawMessage) (string, map[string]json.RawMessage, error) {
+func (b Batch[Op, T]) opKind(i int, raw json.RawMessage) (string, map[string]json.RawMessage, error) {
 	field := fmt.Sprintf("operations[%d]", i)
 	var fields map[string]json.RawMessage
 	if t := bytes.TrimSpace(raw); len(t) == 0 || t[0] != '{' || json.Unmarshal(raw, &fields) != nil {

@@ -41,8 +41,7 @@ func correctiveRefs(t *testing.T, tn *apitest.Tenant, rrcaID string) map[string]
 // their action items. Others are untouched.
 func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
 	problem := addNode(t, tn, id, "PROBLEM", "Oil on the floor", "")
 	why := addNode(t, tn, id, "WHY", "Seal leaks", problem)
@@ -70,8 +69,7 @@ func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
 // without an item, and counts as open at the VERIFY gate.
 func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
 	ca, node, item := correctiveAction(t, tn, id, "")
 
@@ -106,8 +104,7 @@ func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 // lose the reference, and the project's own analyses go with theirs.
 func TestProjectDeleteClearsReferencesToItsActionItems(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	home := createProject(t, tn, map[string]any{"name": "Home"})["id"].(string)
 	other := createProject(t, tn, map[string]any{"name": "Other"})["id"].(string)
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leak", "projectId": home})

@@ -12,11 +12,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -38,11 +36,7 @@ import (
 func BenchmarkWebhookDelivery(b *testing.B) {
 	ctx := context.Background()
 	rcv := newReceiver(b)
-	sender, err := webhook.NewSender(true, rcv.caFile)
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := apitest.New(b, func(d *apitest.Config) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env := reaching(b, rcv, true)
 	tn := env.NewTenant(b)
 	subscribe(b, tn, rcv.srv.URL, "task.updated")
 	ws := uuid.MustParse(tn.WorkspaceID)
@@ -75,8 +69,9 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	close(next)
 	wg.Wait()
 
-	opts := jobs.Options{Work: true, Box: env.Box, Sender: sender, Workers: envInt(b, "DELIVER_WORKERS", 0)}
+	opts := jobs.Options{Work: true, Box: env.Box, Sender: env.Sender, Workers: envInt(b, "DELIVER_WORKERS", 0)}
 	if v := os.Getenv("DELIVER_COOLDOWN"); v != "" {
+		var err error
 		if opts.FetchCooldown, err = time.ParseDuration(v); err != nil {
 			b.Fatal(err)
 		}

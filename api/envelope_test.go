@@ -14,7 +14,8 @@ import (
 )
 
 func TestRequestIDEchoedWhenSane(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "client-chosen-id-123"}})
 	if got := resp.Header.Get("X-Request-Id"); got != "client-chosen-id-123" {
 		t.Errorf("X-Request-Id = %q, want the client's", got)
@@ -26,7 +27,8 @@ func TestRequestIDEchoedWhenSane(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	admin := env.Admin()
 	cases := []struct {
 		name   string
@@ -78,6 +80,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestBodyOverOneMebibyteIs413(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t)
 	base := env.Listen(t)
 	// The server answers from the Content-Length header, before reading the
@@ -108,6 +111,7 @@ func TestBodyOverOneMebibyteIs413(t *testing.T) {
 }
 
 func TestPanicBecomes500WithoutInternals(t *testing.T) {
+	t.Parallel()
 	// Without a directory the list handler dereferences nil: a real panic inside a
 	// real route, caught by the app-wide recovery.
 	env := apitest.New(t, func(d *apitest.Config) { d.Directory = nil })
@@ -130,6 +134,7 @@ func TestPanicBecomes500WithoutInternals(t *testing.T) {
 }
 
 func TestAdminAPIOffWithoutToken(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, func(d *apitest.Config) { d.AdminToken = "" })
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": "Bearer "}})
 	if resp.Status != 404 || resp.ErrorCode() != "NOT_FOUND" {

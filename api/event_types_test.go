@@ -26,7 +26,7 @@ var specEventTypes = []string{
 // the payload schema the document gives for that type (x-webhooks).
 func TestEventTypesCoverWhatIsEmitted(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	doc := env.Server.Document()
 	hooks, _ := doc.Extensions["x-webhooks"].(map[string]any)

@@ -12,7 +12,7 @@ import (
 // names for its type, so a webhook receiver can rely on the description.
 func TestEventPayloadsMatchTheDocument(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "T"})["id"].(string)

@@ -22,6 +22,7 @@ func TestGeneratedClientDrivesTheServer(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a generated client; skipped with -short")
 	}
+	t.Parallel()
 	env := apitest.New(t)
 	base := env.Listen(t)
 	tn := env.NewTenant(t)

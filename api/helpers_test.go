@@ -6,6 +6,13 @@ import (
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
+// newTenant is a workspace of the test's own with a key carrying scopes
+// (every scope when none are given), on the package's shared app.
+func newTenant(t *testing.T, scopes ...string) *apitest.Tenant {
+	t.Helper()
+	return apitest.Shared(t).NewTenant(t, scopes...)
+}
+
 // console is a signed-in user of a fresh workspace.
 type console struct {
 	env *apitest.Env

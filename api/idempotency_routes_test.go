@@ -14,7 +14,7 @@ import (
 // without the flag fails here.
 func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	n := 0
 	for _, op := range env.Server.Operations() {
 		creates := strings.HasPrefix(op.ID, "create") || strings.HasPrefix(op.ID, "add") || strings.HasPrefix(op.ID, "batch")
@@ -35,7 +35,7 @@ func TestEveryCreateHonoursIdempotencyKey(t *testing.T) {
 // under a path with an id: the retry returns the first entry and adds none.
 func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	id := tn.Do(t, "POST", aiBase+"create", map[string]any{"title": "Check torque"}).Str("id")
 	send := func(body map[string]any) *apitest.Response {

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -37,10 +38,7 @@ type KeyCreated struct {
 }
 
 // KeyList is a page of keys.
-type KeyList struct {
-	Items      []KeyView `json:"items"`
-	NextCursor *string   `json:"nextCursor"`
-}
+type KeyList PageOf[KeyView]
 
 // CreateKeyRequest is the body of key creation.
 type CreateKeyRequest struct {
@@ -111,13 +109,10 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 	if !bodyHas(c, "name") {
 		name = "API key"
 	}
-	if name, err = authz.ValidateKeyName(name); err != nil {
+	if name, err = authz.ValidateName(name); err != nil {
 		return err
 	}
-	if req.Scopes == nil {
-		return pmapi.Invalid("scopes", "scopes is required")
-	}
-	scopes, err := authz.ParseScopes("scopes", req.Scopes)
+	scopes, err := requiredScopes(req.Scopes, "scopes is required")
 	if err != nil {
 		return err
 	}
@@ -127,41 +122,18 @@ func (s *Server) createKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, KeyCreated{KeyView: keyView(key), APIKey: value})
+	return createdOnce(c, KeyCreated{KeyView: keyView(key), APIKey: value})
 }
 
 func (s *Server) listKeys(c *fiber.Ctx) error {
-	q, err := DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	limit := q.Limit
-	raw, err := decodeCursor("keys", q.Cursor)
-	if err != nil {
-		return err
-	}
-	var after uuid.UUID
-	if raw != "" {
-		if after, err = uuid.Parse(raw); err != nil {
-			return pmapi.Invalid("cursor", "cursor is not one this list issued")
-		}
-	}
 	res := resolutionOf(c)
-	keys, err := authz.ListKeys(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), after, limit+1)
-	if err != nil {
-		return err
-	}
-	page := KeyList{Items: []KeyView{}}
-	if len(keys) > limit {
-		keys = keys[:limit]
-		next := encodeCursor("keys", keys[limit-1].ID.String())
-		page.NextCursor = &next
-	}
-	for _, k := range keys {
-		page.Items = append(page.Items, keyView(k))
-	}
-	return respond(c, http.StatusOK, page)
+	return pageAfter(c, "keys", func(raw string, limit int) ([]authz.Key, error) {
+		after, err := cursorID(raw)
+		if err != nil {
+			return nil, err
+		}
+		return authz.ListKeys(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), after, limit)
+	}, func(k authz.Key) string { return k.ID.String() }, keyView)
 }
 
 // keyTarget reads the path's key id; a malformed one names nothing (404).
@@ -170,19 +142,29 @@ func keyTarget(c *fiber.Ctx) (tenant.Resolution, uuid.UUID, error) {
 	return resolutionOf(c), id, err
 }
 
-func (s *Server) revokeKey(c *fiber.Ctx) error {
+// keyChange is an authz change of one key of an app.
+type keyChange func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error)
+
+// changeKey runs change on the path's key and answers its view with status.
+// When forget, this instance forgets the key before answering; others hear
+// the notification committed with the change.
+func (s *Server) changeKey(c *fiber.Ctx, status int, forget bool, change keyChange) error {
 	res, id, err := keyTarget(c)
 	if err != nil {
 		return err
 	}
-	key, err := authz.RevokeKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id)
+	key, err := change(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id)
 	if err != nil {
 		return err
 	}
-	// This instance forgets the key before answering; others hear the
-	// notification committed with the revocation.
-	s.Auth.Invalidate(tenant.KeyChanged(id))
-	return respond(c, http.StatusOK, keyView(key))
+	if forget {
+		s.Auth.Invalidate(tenant.KeyChanged(id))
+	}
+	return respond(c, status, keyView(key))
+}
+
+func (s *Server) revokeKey(c *fiber.Ctx) error {
+	return s.changeKey(c, http.StatusOK, true, authz.RevokeKey)
 }
 
 func (s *Server) regenerateKey(c *fiber.Ctx) error {
@@ -205,8 +187,7 @@ func (s *Server) regenerateKey(c *fiber.Ctx) error {
 		until := time.Now().Add(grace).UTC().Truncate(time.Second)
 		out.PreviousValidUntil = &until
 	}
-	c.Set(fiber.HeaderCacheControl, "no-store")
-	return respond(c, http.StatusCreated, out)
+	return createdOnce(c, out)
 }
 
 func (s *Server) renameKey(c *fiber.Ctx) error {
@@ -214,19 +195,13 @@ func (s *Server) renameKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	name, err := authz.ValidateKeyName(req.Name)
+	name, err := authz.ValidateName(req.Name)
 	if err != nil {
 		return err
 	}
-	res, id, err := keyTarget(c)
-	if err != nil {
-		return err
-	}
-	key, err := authz.RenameKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, name)
-	if err != nil {
-		return err
-	}
-	return respond(c, http.StatusOK, keyView(key))
+	return s.changeKey(c, http.StatusOK, false, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
+		return authz.RenameKey(ctx, shard, ws, clientID, id, name)
+	})
 }
 
 func (s *Server) renewKey(c *fiber.Ctx) error {
@@ -234,14 +209,7 @@ func (s *Server) renewKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res, id, err := keyTarget(c)
-	if err != nil {
-		return err
-	}
-	key, err := authz.RenewKey(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, req.ExpiresAt)
-	if err != nil {
-		return err
-	}
-	s.Auth.Invalidate(tenant.KeyChanged(id))
-	return respond(c, http.StatusCreated, keyView(key))
+	return s.changeKey(c, http.StatusCreated, true, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
+		return authz.RenewKey(ctx, shard, ws, clientID, id, req.ExpiresAt)
+	})
 }

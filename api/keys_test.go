@@ -54,7 +54,7 @@ func TestSecretsAppearOnce(t *testing.T) {
 
 func TestCredentialErrors(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	other := c.createApp(t, "tasks:read")
@@ -109,7 +109,7 @@ func validLookingKey() string {
 
 func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	r := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:read", "tasks:write"}})
@@ -128,7 +128,7 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read", "projects:read"}})
@@ -181,7 +181,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 
 func TestRegenerate(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 
@@ -226,7 +226,7 @@ func TestRegenerate(t *testing.T) {
 
 func TestRenewAndExpiry(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Hour).Format(time.RFC3339)})
@@ -324,7 +324,7 @@ func TestRateLimit(t *testing.T) {
 
 func TestIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	body := map[string]any{"workspaceId": c.ID, "name": "once", "scopes": []string{"tasks:read"}}
 	send := func(b any, key string) *apitest.Response {

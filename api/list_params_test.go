@@ -12,8 +12,7 @@ import (
 // outside 1..200 are 400 VALIDATION_FAILED naming the parameter.
 func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
 	createProject(t, tn, map[string]any{"name": "two"})
 	for i := 0; i < 2; i++ {

@@ -16,6 +16,9 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// The parallel tests wait on the database and on timers (OAuth polling
+	// intervals, token lifetimes) far more than they compute.
+	testdb.WaitingTests(8)
 	code := testdb.Run(m)
 	if code == 0 {
 		code = checkScrapeAfterTraffic()

@@ -11,7 +11,7 @@ const noteBase = "/openapi/v1/resource/note/"
 
 func TestNotes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	p1 := createProject(t, a, map[string]any{"name": "one"})["id"].(string)
 	p2 := createProject(t, a, map[string]any{"name": "two"})["id"].(string)

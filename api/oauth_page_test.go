@@ -51,6 +51,7 @@ func submit(t *testing.T, env *apitest.Env, code, csrf, action string, cookies m
 }
 
 func TestOAuthVerificationPage(t *testing.T) {
+	t.Parallel()
 	env, _, tn := oauthEnv(t, 30*time.Second)
 	other := env.NewTenant(t)
 	dc := deviceCode(t, env, tn.ClientID)
@@ -117,6 +118,7 @@ func TestOAuthVerificationPage(t *testing.T) {
 }
 
 func TestOAuthClientAuthentication(t *testing.T) {
+	t.Parallel()
 	env, _, tn := oauthEnv(t, 30*time.Second)
 	app := tn.Console(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": tn.WorkspaceID, "name": "Confidential", "scopes": []string{"tasks:read"}})
 	if app.Status != 201 {

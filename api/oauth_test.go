@@ -54,11 +54,13 @@ func errCode(body map[string]any) string {
 }
 
 func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
+	t.Parallel()
 	for _, style := range []struct {
 		name  string
 		style oauth2.AuthStyle
 	}{{"in params", oauth2.AuthStyleInParams}, {"auto-detect", oauth2.AuthStyleAutoDetect}} {
 		t.Run(style.name, func(t *testing.T) {
+			t.Parallel()
 			env, base, tn := oauthEnv(t, 30*time.Second)
 			prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 			createTask(t, tn, map[string]any{"projectId": prj, "title": "visible through OAuth"})
@@ -134,6 +136,7 @@ func poll(t *testing.T, env *apitest.Env, clientID, code string) (int, map[strin
 }
 
 func TestOAuthTokenErrors(t *testing.T) {
+	t.Parallel()
 	env, _, tn := oauthEnv(t, 30*time.Second)
 	dc := deviceCode(t, env, tn.ClientID)
 	code := dc["device_code"].(string)
@@ -223,6 +226,7 @@ func refresh(t *testing.T, env *apitest.Env, clientID, token string) (int, map[s
 }
 
 func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
+	t.Parallel()
 	env, _, tn := oauthEnv(t, 0)
 	tok := obtain(t, env, tn)
 	s, next := refresh(t, env, tn.ClientID, tok["refresh_token"].(string))
@@ -271,6 +275,7 @@ func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
 }
 
 func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
+	t.Parallel()
 	env, base, tn := oauthEnv(t, 30*time.Second)
 	tok := obtain(t, env, tn)
 	access := tok["access_token"].(string)
@@ -330,6 +335,7 @@ func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
 }
 
 func TestOAuthTenantIsolation(t *testing.T) {
+	t.Parallel()
 	env, _, a := oauthEnv(t, 30*time.Second)
 	b := env.NewTenant(t)
 	dc := deviceCode(t, env, a.ClientID)

@@ -15,7 +15,7 @@ import (
 // served is documented, and every documented operation is served.
 func TestDocumentMatchesRouter(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	served := map[string]bool{}
 	for _, r := range env.App.GetRoutes(true) {
 		if r.Method == http.MethodHead || r.Method == "USE" || strings.HasPrefix(r.Path, api.RiverUIPrefix) {
@@ -56,7 +56,7 @@ func toOpenAPIPath(p string) string {
 
 func TestServesDocument(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/openapi.json"})
 	if resp.Status != 200 {
 		t.Fatalf("status %d", resp.Status)
@@ -86,7 +86,7 @@ func TestServesDocument(t *testing.T) {
 // generated client: an id, a summary, a tag and a typed success answer.
 func TestEveryOperationIsDescribed(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	ids := map[string]bool{}
 	for _, op := range env.Server.Operations() {
 		if op.ID == "" || op.Summary == "" || op.Tag == "" || op.Status == 0 {
@@ -116,7 +116,7 @@ func TestEveryOperationIsDescribed(t *testing.T) {
 // an example value in the document.
 func TestAppAndKeySchemasCarryExamples(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	schemas := env.Server.Document().Components.Schemas
 	want := map[string][]string{
 		"AppCreated":           {"clientId", "name", "scopes", "secret", "secretPrefix"},

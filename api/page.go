@@ -1,6 +1,9 @@
 package api
 
 import (
+	"net/http"
+
+	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
@@ -18,25 +21,60 @@ func (q ListQuery) Before(list string) (*uuid.UUID, error) {
 	if err != nil || raw == "" {
 		return nil, err
 	}
-	id, err := uuid.Parse(raw)
-	if err != nil {
-		return nil, pmapi.Invalid("cursor", "cursor is not one this list issued")
-	}
-	return &id, nil
+	id, err := cursorID(raw)
+	return &id, err
 }
 
 // Page turns up to limit+1 rows of a list keyed by id into at most limit
 // views and the cursor after the last one (nil on the last page).
 func Page[T, V any](list string, rows []T, limit int, id func(T) uuid.UUID, view func(T) V) ([]V, *string) {
+	return pageBy(list, rows, limit, func(r T) string { return id(r).String() }, view)
+}
+
+// pageBy is Page for rows keyed by any text.
+func pageBy[T, V any](list string, rows []T, limit int, key func(T) string, view func(T) V) ([]V, *string) {
 	out := make([]V, 0, min(len(rows), limit))
 	for i, r := range rows {
 		if i == limit {
-			next := EncodeCursor(list, id(rows[limit-1]).String())
+			next := EncodeCursor(list, key(rows[limit-1]))
 			return out, &next
 		}
 		out = append(out, view(r))
 	}
 	return out, nil
+}
+
+// pageAfter serves one of the core's lists in key order: the query's limit
+// and cursor, read asked for one row more than the page after the cursor's
+// key ("" on the first page), a page of views.
+func pageAfter[T, V any](c *fiber.Ctx, list string, read func(after string, limit int) ([]T, error), key func(T) string, view func(T) V) error {
+	q, err := DecodeQuery[ListQuery](c)
+	if err != nil {
+		return err
+	}
+	after, err := decodeCursor(list, q.Cursor)
+	if err != nil {
+		return err
+	}
+	rows, err := read(after, q.Limit+1)
+	if err != nil {
+		return err
+	}
+	var page PageOf[V]
+	page.Items, page.NextCursor = pageBy(list, rows, q.Limit, key, view)
+	return respond(c, http.StatusOK, page)
+}
+
+// cursorID reads the id a cursor's key holds; uuid.Nil for none.
+func cursorID(after string) (uuid.UUID, error) {
+	if after == "" {
+		return uuid.Nil, nil
+	}
+	id, err := uuid.Parse(after)
+	if err != nil {
+		return id, pmapi.Invalid("cursor", "cursor is not one this list issued")
+	}
+	return id, nil
 }
 
 // EncodeCursor makes the cursor of list after the key after.
@@ -45,3 +83,45 @@ func EncodeCursor(list, after string) string { return encodeCursor(list, after) 
 // DecodeCursor returns the key a cursor of list names ("" for none); a cursor
 // of another list or a made-up one is 400 naming cursor.
 func DecodeCursor(list, raw string) (string, error) { return decodeCursor(list, raw) }
+
+// PageOf is a page of a list: at most the limit asked for and the cursor of
+// the next page (null on the last). A resource declares its list type as one
+// (`type List api.PageOf[View]`), so what List answers and what the document
+// says are the same type.
+type PageOf[V any] struct {
+	Items      []V     `json:"items"`
+	NextCursor *string `json:"nextCursor"`
+}
+
+// pager is a list's query: it embeds ListQuery.
+type pager interface{ paging() ListQuery }
+
+func (q ListQuery) paging() ListQuery { return q }
+
+// List serves a list newest first, keyed by time-ordered ids: the query
+// decoded into a Q (DecodeQuery), filter making the store's filter of it with
+// the id the page starts below (nil on the first) and one row more than the
+// page holds (so a full page tells whether another follows), the store's
+// read, a page of views with the cursor of the next.
+func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
+	id func(T) uuid.UUID, view func(T) V) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q, err := DecodeQuery[Q](c)
+		if err != nil {
+			return err
+		}
+		p := q.paging()
+		before, err := p.Before(name)
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		rows, err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1))
+		if err != nil {
+			return err
+		}
+		var page PageOf[V]
+		page.Items, page.NextCursor = Page(name, rows, p.Limit, id, view)
+		return respond(c, http.StatusOK, page)
+	}
+}

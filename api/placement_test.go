@@ -20,10 +20,8 @@ import (
 
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/task"
-	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -92,19 +90,13 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	ctx := context.Background()
 	owner := testdb.OwnerPool(t)
 	rcv := newReceiver(t)
-	sender, err := webhook.NewSender(true, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := apitest.New(t, func(d *apitest.Config) {
-		d.WebhookAllowLoopback = true
-		d.WebhookSender = sender
+	env := reaching(t, rcv, true, func(d *apitest.Config) {
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
-	env.StartWorkers(t, func(o *jobs.Options) { o.PollInterval = 50 * time.Millisecond })
+	env.StartWorkers(t)
 	tn := env.NewTenant(t)
 	neighbour := env.NewTenant(t)
 	subscribe(t, tn, rcv.srv.URL, "task.created")

@@ -11,18 +11,12 @@ import (
 const projectBase = "/openapi/v1/resource/project/"
 
 func createProject(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", projectBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create project: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, projectBase+"create", body)
 }
 
 func TestProjectLifecycle(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	p := createProject(t, tn, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
 		"ragStatus": "AMBER", "startDate": "2026-01-05", "targetDate": "2026-06-30", "memberIds": []string{tn.UserID}})
 	id := p["id"].(string)
@@ -75,8 +69,7 @@ func TestProjectLifecycle(t *testing.T) {
 
 func TestProjectValidation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	p := createProject(t, tn, map[string]any{"name": "ok"})
 	cases := []struct {
 		name  string
@@ -116,8 +109,7 @@ func TestProjectValidation(t *testing.T) {
 
 func TestProjectListFilters(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	red := createProject(t, tn, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
 	green := createProject(t, tn, map[string]any{"name": "Beta press"})["id"].(string)
 	archived := createProject(t, tn, map[string]any{"name": "Gamma 100% done_"})["id"].(string)
@@ -148,8 +140,7 @@ func TestProjectListFilters(t *testing.T) {
 
 func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	var created []string
 	for i := 0; i < 5; i++ {
 		created = append(created, createProject(t, tn, map[string]any{"name": fmt.Sprintf("p%d", i)})["id"].(string))
@@ -177,7 +168,7 @@ func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 
 func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	id := createProject(t, a, map[string]any{"name": "secret plans"})["id"].(string)
 	for _, tc := range []struct {
@@ -217,7 +208,7 @@ func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 
 func TestProjectScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t, "projects:read")
 	r := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "x"})
 	wantError(t, r, 403, "INSUFFICIENT_SCOPE")
@@ -233,8 +224,7 @@ func TestProjectScopes(t *testing.T) {
 
 func TestProjectMembers(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	id := createProject(t, tn, map[string]any{"name": "m"})["id"].(string)
 	add := tn.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
 	if add.Status != 201 || len(add.Data()["members"].([]any)) != 1 {
@@ -261,8 +251,7 @@ func TestProjectMembers(t *testing.T) {
 // its fan-out job), and the answer counts them.
 func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)
 	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
 	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strconv"
@@ -12,12 +13,19 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // ListQuery documents the paging parameters every list shares.
 type ListQuery struct {
 	Limit  int    `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"Page size, 1 to 200; default 50"`
 	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
+}
+
+// IDQuery documents a detail route's one parameter, the `id` Detail reads
+// (required in the document; an absent one is looked up and not found).
+type IDQuery struct {
+	ID string `query:"id" required:"true"`
 }
 
 // DecodeQuery reads the query parameters into a T from the same struct tags
@@ -27,9 +35,12 @@ type ListQuery struct {
 //	enum:"A,B"                 a string must be one of these
 //	maxLength:"200"            a string has at most this many characters
 //	minimum, maximum, default  bounds and default of an int
-//	prefix:"prj_" noun:"project"  a *uuid.UUID given as a prefixed id (noun
-//	                           names it in errors); without prefix a bare UUID
-//	                           of a user (or noun)
+//	id:"project"               a *uuid.UUID given as the id of that noun,
+//	                           with its prefix from resource/ids (prj_...)
+//	prefix:"whk_" noun:"subscription"  the same with the prefix spelled out,
+//	                           for ids resource/ids does not hold
+//
+// A *uuid.UUID without either is a bare UUID of a user.
 //
 // bool reads true/false and *time.Time an RFC 3339 timestamp or a date (its
 // midnight UTC). An empty value is an absent one. A value that does not fit
@@ -110,12 +121,12 @@ func decodeParam(dst reflect.Value, tag reflect.StructTag, name, raw string) err
 		}
 		return pmapi.Invalid(name, "%s must be an RFC 3339 timestamp such as 2026-01-31T09:00:00Z, or a date", name)
 	case dst.Type() == reflect.PointerTo(uuidType):
-		id, err := parseQueryID(tag, raw)
+		noun, prefix, err := queryIDKind(name, tag)
 		if err != nil {
-			noun, prefix := tag.Get("noun"), tag.Get("prefix")
-			if noun == "" {
-				noun = "user"
-			}
+			return err
+		}
+		id, err := parseQueryID(prefix, noun, raw)
+		if err != nil {
 			if prefix != "" {
 				return pmapi.Invalid(name, "%s must be a %s id (%s...)", name, noun, prefix)
 			}
@@ -128,9 +139,49 @@ func decodeParam(dst reflect.Value, tag reflect.StructTag, name, raw string) err
 	return nil
 }
 
-func parseQueryID(tag reflect.StructTag, raw string) (uuid.UUID, error) {
-	if prefix := tag.Get("prefix"); prefix != "" {
-		return pmapi.ParseID(prefix, raw, tag.Get("noun"))
+// queryIDKind is the noun and prefix of an id parameter: the `id` tag's noun
+// and its prefix in resource/ids, the `prefix` and `noun` tags, or a user's
+// bare UUID.
+func queryIDKind(name string, tag reflect.StructTag) (noun, prefix string, err error) {
+	if noun := tag.Get("id"); noun != "" {
+		prefix, ok := ids.Of(noun)
+		if !ok {
+			return "", "", fmt.Errorf("api: query parameter %s is tagged id:%q, which resource/ids does not know", name, noun)
+		}
+		return noun, prefix, nil
+	}
+	if noun = tag.Get("noun"); noun == "" {
+		noun = "user"
+	}
+	return noun, tag.Get("prefix"), nil
+}
+
+// checkQuery fails start-up on an operation whose query struct names an id
+// kind resource/ids does not know, rather than its first request.
+func checkQuery(op Operation) error {
+	if op.Query == nil {
+		return nil
+	}
+	var check func(t reflect.Type) error
+	check = func(t reflect.Type) error {
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				if err := check(f.Type); err != nil {
+					return err
+				}
+			} else if _, _, err := queryIDKind(f.Tag.Get("query"), f.Tag); err != nil {
+				return fmt.Errorf("%w (operation %s)", err, op.ID)
+			}
+		}
+		return nil
+	}
+	return check(reflect.TypeOf(op.Query))
+}
+
+func parseQueryID(prefix, noun, raw string) (uuid.UUID, error) {
+	if prefix != "" {
+		return pmapi.ParseID(prefix, raw, noun)
 	}
 	return uuid.Parse(raw)
 }

@@ -26,7 +26,7 @@ var platformTables = []string{"users", "sessions", "apps", "api_keys", "idempote
 // file must be in the list.
 func TestRegistrationsKeepTheChecklist(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	ctx := context.Background()
 	pool := testdb.OwnerPool(t)
 	cat := env.Server.Catalog()

@@ -12,18 +12,12 @@ import (
 const riskBase = "/openapi/v1/resource/risk/"
 
 func createRisk(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", riskBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create risk: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, riskBase+"create", body)
 }
 
 func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
 	all := []string{"OPEN", "MITIGATING", "RESOLVED"}
 	allowed := map[string][]string{"OPEN": {"MITIGATING", "RESOLVED"}, "MITIGATING": {"RESOLVED", "OPEN"}, "RESOLVED": {"OPEN"}}
@@ -84,8 +78,7 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 
 func TestRiskCreateUpdateAndValidation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
 	r := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Supplier delay", "severity": "HIGH", "ownerId": tn.UserID, "description": "late steel"})
 	if r["status"] != "OPEN" || r["severity"] != "HIGH" || r["ownerId"] != tn.UserID {
@@ -126,8 +119,7 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 
 func TestRiskListFilters(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	p1 := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
 	p2 := createProject(t, tn, map[string]any{"name": "two"})["id"].(string)
 	a := createRisk(t, tn, map[string]any{"projectId": p1, "title": "Steel price spike", "severity": "HIGH", "ownerId": tn.UserID})["id"].(string)
@@ -186,7 +178,7 @@ func TestRiskListFilters(t *testing.T) {
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	prj := createProject(t, a, map[string]any{"name": "a"})["id"].(string)
 	id := createRisk(t, a, map[string]any{"projectId": prj, "title": "secret"})["id"].(string)

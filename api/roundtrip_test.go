@@ -60,6 +60,7 @@ func countedPool(t *testing.T, n *atomic.Int64) *pgxpool.Pool {
 // Every read by id and every list is one: the workspace setting and the
 // query travel as one batch.
 func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
+	t.Parallel()
 	var writes atomic.Int64
 	env := apitest.NewOnPool(t, countedPool(t, &writes))
 	tn := env.NewTenant(t)

@@ -160,7 +160,8 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 }
 
 func TestRRCAFromARisk(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
 	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Weld cracks on brackets", "description": "Fatigue tests fail at the weld toe"})["id"].(string)

@@ -13,12 +13,7 @@ import (
 const rrcaBase = "/openapi/v1/resource/rrca"
 
 func createRRCA(t *testing.T, tn *apitest.Tenant, body map[string]any) string {
-	t.Helper()
-	r := tn.Do(t, "POST", rrcaBase, body)
-	if r.Status != 201 {
-		t.Fatalf("create analysis: %d %s", r.Status, r.Raw)
-	}
-	return r.Str("id")
+	return tn.Created(t, rrcaBase, body)["id"].(string)
 }
 
 func addNode(t *testing.T, tn *apitest.Tenant, id, kind, text, parent string) string {
@@ -40,8 +35,8 @@ func advance(tn *apitest.Tenant, t *testing.T, id string) *apitest.Response {
 }
 
 func TestRRCAPhasesAndGates(t *testing.T) {
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	t.Parallel()
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
 	id := createRRCA(t, tn, map[string]any{"title": "Hydraulic leak on press 2", "problemStatement": "Oil on the floor after every shift", "projectId": prj})
 
@@ -106,8 +101,8 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 }
 
 func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	t.Parallel()
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "tree"})
 	p := addNode(t, tn, id, "PROBLEM", "p", "")
 	w1 := addNode(t, tn, id, "WHY", "w1", p)
@@ -142,7 +137,8 @@ func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 }
 
 func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
-	env := apitest.New(t)
+	t.Parallel()
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	p1 := createProject(t, a, map[string]any{"name": "p1"})["id"].(string)
 	x := createRRCA(t, a, map[string]any{"title": "x", "projectId": p1})
@@ -278,8 +274,8 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 // three node additions and a title change leave one queued recomputation for
 // the analysis (River unique jobs), not five.
 func TestSimilarityRecomputationIsDebounced(t *testing.T) {
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	t.Parallel()
+	tn := newTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Pump cavitation", "problemStatement": "Noise at the feed pump"})
 	p := addNode(t, tn, id, "PROBLEM", "noise", "")
 	w := addNode(t, tn, id, "WHY", "air in the suction line", p)

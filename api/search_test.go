@@ -20,8 +20,7 @@ func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
 
 func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	furnace := createProject(t, tn, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
 	press := createProject(t, tn, map[string]any{"name": "Hydraulic press upgrade"})["id"].(string)
 	archived := createProject(t, tn, map[string]any{"name": "Furnace archive"})["id"].(string)
@@ -65,7 +64,7 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 
 func TestSearchIsolationScopesAndInput(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	createProject(t, a, map[string]any{"name": "Zeppelin hangar"})
 	if ids := searchIDs(t, b, map[string]string{"q": "zeppelin"}); len(ids) != 0 {
@@ -88,8 +87,7 @@ func TestSearchIsolationScopesAndInput(t *testing.T) {
 
 func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := createProject(t, tn, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
 	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "Replace gearbox bearings", "description": "Bearings whine at speed"})["id"].(string)
 	r := tn.Get(t, searchPath, map[string]string{"q": "gearbox"})
@@ -121,7 +119,7 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 // outside 1..200 is refused.
 func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	created := func(r *apitest.Response) string {
 		t.Helper()

@@ -91,6 +91,11 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	if err := s.catalog.checkScopes(s.ops); err != nil {
 		return nil, nil, err
 	}
+	for _, op := range s.ops {
+		if err := checkQuery(op); err != nil {
+			return nil, nil, err
+		}
+	}
 	if err := authz.DefineScopes(s.catalog.Scopes...); err != nil {
 		return nil, nil, err
 	}

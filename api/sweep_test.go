@@ -12,7 +12,6 @@ import (
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/webhook"
 )
 
 // TestSweeperRequeuesAnEventWhoseFanoutJobIsGone is the coordinator crash of
@@ -23,14 +22,7 @@ import (
 func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	sender, err := webhook.NewSender(true, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := apitest.New(t, func(d *apitest.Config) {
-		d.WebhookAllowLoopback = true
-		d.WebhookSender = sender
-	})
+	env := reaching(t, rcv, true)
 	tn := env.NewTenant(t)
 	subscribe(t, tn, rcv.srv.URL, "*")
 	ws := uuid.MustParse(tn.WorkspaceID)
@@ -59,7 +51,6 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	}
 
 	env.StartWorkers(t, func(o *jobs.Options) {
-		o.PollInterval = 50 * time.Millisecond
 		o.SweepEvery, o.SweepAfter = 300*time.Millisecond, 200*time.Millisecond
 	})
 	apitest.Eventually(t, 30*time.Second, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })

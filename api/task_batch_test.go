@@ -31,8 +31,7 @@ func itemCode(res map[string]any) any {
 
 func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	todo := createTask(t, tn, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
 	before := len(tn.Events(t))
@@ -87,8 +86,7 @@ func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 
 func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	todo := createTask(t, tn, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
 	state := func() (int, int, any) {
@@ -166,8 +164,7 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 
 func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	many := make([]any, 101)
 	for i := range many {
@@ -210,7 +207,7 @@ func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 
 func TestTaskBatchReplaysWithIdempotencyKey(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	prj := taskProject(t, tn)
 	body := map[string]any{"operations": []any{map[string]any{"op": "create", "projectId": prj, "title": "once"}}}

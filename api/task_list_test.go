@@ -5,8 +5,6 @@ import (
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/pmapi/pmapi/api/apitest"
 )
 
 // TestTaskListFilters gives each filter a case whose answer differs from the
@@ -14,8 +12,7 @@ import (
 // their edges (After includes its instant, Before excludes it).
 func TestTaskListFilters(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	alpha, beta := taskProject(t, tn), taskProject(t, tn)
 	mk := func(body map[string]any) (string, string) {
 		v := createTask(t, tn, body)
@@ -86,8 +83,7 @@ func TestTaskListFilters(t *testing.T) {
 
 func TestTaskListRefusesBadParameters(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	for _, q := range []map[string]string{
 		{"projectId": "nope"}, {"projectId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}, {"status": "todo"}, {"status": "OPEN"},
 		{"assigneeId": "bob"}, {"dueAfter": "yesterday"}, {"dueBefore": "2026-13-01"}, {"createdAfter": "1700000000"},
@@ -116,8 +112,7 @@ func TestTaskListRefusesBadParameters(t *testing.T) {
 
 func TestTaskPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	var created []string
 	for i := 0; i < 7; i++ {

@@ -12,12 +12,7 @@ import (
 const taskBase = "/openapi/v1/resource/task/"
 
 func createTask(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	t.Helper()
-	r := tn.Do(t, "POST", taskBase+"create", body)
-	if r.Status != 201 {
-		t.Fatalf("create task: %d %s", r.Status, r.Raw)
-	}
-	return r.Data()
+	return tn.Created(t, taskBase+"create", body)
 }
 
 // taskProject creates a project and returns its id, for tests that need somewhere to
@@ -55,8 +50,7 @@ var allowedMoves = map[string][]string{
 
 func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	tried := 0
 	for _, method := range []string{"POST", "PATCH"} {
@@ -116,8 +110,7 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 
 func TestTaskLifecycleAndEvents(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	v := createTask(t, tn, map[string]any{"projectId": prj, "title": " Replace motor ", "description": "line 4",
 		"assigneeId": tn.UserID, "reporterId": tn.UserID, "startDate": "2026-03-01T08:00:00Z", "dueDate": "2026-03-05T17:00:00+02:00"})
@@ -191,8 +184,7 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 
 func TestTaskInAnArchivedProject(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
 	if r := tn.Do(t, "POST", taskBase+"create", map[string]any{"projectId": prj, "title": "late work"}); r.Status != 201 {
@@ -202,8 +194,7 @@ func TestTaskInAnArchivedProject(t *testing.T) {
 
 func TestTaskValidation(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	id := createTask(t, tn, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
 	create := func(extra string) string { return `{"projectId":"` + prj + `","title":"t"` + extra + `}` }
@@ -286,7 +277,7 @@ func TestTaskValidation(t *testing.T) {
 
 func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
 	prj := taskProject(t, a)
 	id := createTask(t, a, map[string]any{"projectId": prj, "title": "secret task", "assigneeId": a.UserID})["id"].(string)
@@ -336,8 +327,7 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 
 func TestTaskScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj := taskProject(t, tn)
 	id := createTask(t, tn, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
 	reader := tn.WithKey(tn.NewKey(t, "tasks:read"))
@@ -375,8 +365,7 @@ func TestTaskScopes(t *testing.T) {
 
 func TestProjectDeleteRemovesItsTasks(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	tn := env.NewTenant(t)
+	tn := newTenant(t)
 	prj, keep := taskProject(t, tn), taskProject(t, tn)
 	ids := []string{
 		createTask(t, tn, map[string]any{"projectId": prj, "title": "one"})["id"].(string),
@@ -408,7 +397,7 @@ func TestProjectDeleteRemovesItsTasks(t *testing.T) {
 
 func TestTaskEventTypesAreListed(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	env := apitest.Shared(t)
 	r := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/webhooks/event-types"})
 	var types []string
 	for _, it := range r.Items() {

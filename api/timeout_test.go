@@ -17,6 +17,7 @@ import (
 // 408 there as the server closing an idle connection and retry elsewhere, while
 // the 400 this used to be was taken as the answer to the request.
 func TestSilentConnectionGets408(t *testing.T) {
+	t.Parallel()
 	env := apitest.New(t, func(d *apitest.Config) { d.ReadTimeout = 200 * time.Millisecond })
 	base := env.Listen(t)
 	conn, err := net.Dial("tcp", strings.TrimPrefix(base, "http://"))

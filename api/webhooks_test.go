@@ -93,20 +93,27 @@ func (r *receiver) setStatuses(s ...int) {
 // a shrunken retry schedule.
 func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env, *apitest.Tenant) {
 	t.Helper()
-	sender, err := webhook.NewSender(senderLoopback, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := apitest.New(t, func(d *apitest.Config) {
-		d.WebhookAllowLoopback = true
-		d.WebhookSender = sender
-	})
+	env := reaching(t, rcv, senderLoopback)
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
 		o.Breaker = webhook.Breaker{Failures: 5, Cooldown: 10 * time.Millisecond, MaxCooldown: 10 * time.Millisecond}
 		o.PollInterval = 50 * time.Millisecond
 	})
 	return env, env.NewTenant(t)
+}
+
+// reaching is an app whose deliveries can reach rcv: webhook URLs on
+// loopback are accepted and rcv's certificate is trusted; the sender itself
+// dials loopback only when senderLoopback (the SSRF guard's test says no).
+func reaching(t testing.TB, rcv *receiver, senderLoopback bool, mutate ...func(*apitest.Config)) *apitest.Env {
+	t.Helper()
+	sender, err := webhook.NewSender(senderLoopback, rcv.caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return apitest.New(t, append([]func(*apitest.Config){func(d *apitest.Config) {
+		d.WebhookAllowLoopback, d.WebhookSender = true, sender
+	}}, mutate...)...)
 }
 
 func subscribe(t testing.TB, tn *apitest.Tenant, url string, events ...string) (id, secret string) {
@@ -586,14 +593,9 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 // first step (1 h here), which River holds as the job's scheduled time.
 func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	rcv := newReceiver(t, 500)
-	sender, err := webhook.NewSender(true, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback, d.WebhookSender = true, sender })
+	env := reaching(t, rcv, true)
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
-		o.PollInterval = 50 * time.Millisecond
 	})
 	tn := env.NewTenant(t)
 	subscribe(t, tn, rcv.srv.URL, "project.created")

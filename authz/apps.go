@@ -51,8 +51,8 @@ func scanApp(row pgx.Row) (App, error) {
 	return a, err
 }
 
-// ValidateAppName and ValidateAppDescription hold the field rules of apps.
-func ValidateAppName(name string) (string, error) {
+// ValidateName trims and checks the name of an app or a key.
+func ValidateName(name string) (string, error) {
 	name = strings.TrimSpace(name)
 	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
 		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
@@ -60,7 +60,7 @@ func ValidateAppName(name string) (string, error) {
 	return name, nil
 }
 
-// ValidateAppDescription allows up to 2000 characters.
+// ValidateAppDescription allows an app up to 2000 characters.
 func ValidateAppDescription(d *string) error {
 	if d != nil && utf8.RuneCountInString(*d) > 2000 {
 		return pmapi.Invalid("description", "description must be at most 2000 characters")
@@ -105,11 +105,7 @@ func GetApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID str
 	var app App
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select "+appColumns+" from apps where workspace_id = $1 and client_id = $2", ws, clientID).
-			QueryRow(func(row pgx.Row) error {
-				var err error
-				app, err = scanApp(row)
-				return err
-			})
+			QueryRow(func(row pgx.Row) (err error) { app, err = scanApp(row); return err })
 	})
 	return app, err
 }
@@ -119,18 +115,14 @@ func ListApps(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after stri
 	var apps []App
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select "+appColumns+` from apps where workspace_id = $1 and client_id > $2 order by client_id limit $3`, ws, after, limit).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					a, err := scanApp(rows)
-					if err != nil {
-						return err
-					}
-					apps = append(apps, a)
-				}
-				return rows.Err()
-			})
+			Query(func(rows pgx.Rows) (err error) { apps, err = collect(rows, scanApp); return err })
 	})
 	return apps, err
+}
+
+// collect reads every row with scan.
+func collect[T any](rows pgx.Rows, scan func(pgx.Row) (T, error)) ([]T, error) {
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (T, error) { return scan(r) })
 }
 
 // AppPatch holds the fields an app update may change; nil leaves a field alone.

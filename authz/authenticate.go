@@ -248,21 +248,28 @@ func (a *Authenticator) FlushLastUsed(ctx context.Context) error { return a.last
 // sweep drops entries past their TTL, so keys no longer used do not stay in
 // memory.
 func (a *Authenticator) sweep(ctx context.Context) {
-	t := time.NewTicker(a.TTL)
+	every(ctx, a.TTL, func() {
+		now := a.now()
+		a.mu.Lock()
+		for h, e := range a.cache {
+			if now.Sub(e.loadedAt) >= a.TTL {
+				delete(a.cache, h)
+			}
+		}
+		a.mu.Unlock()
+	})
+}
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			now := a.now()
-			a.mu.Lock()
-			for h, e := range a.cache {
-				if now.Sub(e.loadedAt) >= a.TTL {
-					delete(a.cache, h)
-				}
-			}
-			a.mu.Unlock()
+			fn()
 		}
 	}
 }

@@ -3,9 +3,7 @@ package authz
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -49,15 +47,6 @@ func scanKey(row pgx.Row) (Key, error) {
 	}
 	k.Scopes = scopesFromDB(scopes)
 	return k, err
-}
-
-// ValidateKeyName trims and checks a key name.
-func ValidateKeyName(name string) (string, error) {
-	name = strings.TrimSpace(name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
-		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
-	}
-	return name, nil
 }
 
 // lockApp loads the app for a key operation, so a key is never created for (or
@@ -109,16 +98,7 @@ func ListKeys(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID s
 		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).
 			QueryRow(func(row pgx.Row) error { return row.Scan(&appFound) })
 		b.Queue("select "+keyColumns+` from api_keys where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
-			ws, clientID, after, limit).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				k, err := scanKey(rows)
-				if err != nil {
-					return err
-				}
-				keys = append(keys, k)
-			}
-			return rows.Err()
-		})
+			ws, clientID, after, limit).Query(func(rows pgx.Rows) (err error) { keys, err = collect(rows, scanKey); return err })
 	})
 	if err == nil && !appFound {
 		return nil, pmapi.NotFound("app")

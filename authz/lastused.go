@@ -45,16 +45,7 @@ func (b *lastUsedBatcher) record(shard *tenant.Shard, ws, key uuid.UUID, at time
 }
 
 func (b *lastUsedBatcher) run(ctx context.Context) {
-	t := time.NewTicker(b.every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = b.flush(ctx)
-		}
-	}
+	every(ctx, b.every, func() { _ = b.flush(ctx) })
 }
 
 func (b *lastUsedBatcher) flush(ctx context.Context) error {

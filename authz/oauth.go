@@ -216,11 +216,8 @@ func revokeGrant(ctx context.Context, tx pgx.Tx, ws, grant uuid.UUID) error {
 
 // RedeemDevice is the device_code grant (RFC 8628 section 3.4/3.5).
 func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientID, deviceCode string) (Tokens, error) {
-	var out Tokens
-	var tokErr *TokenError
 	ws := res.Workspace.ID
-	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		out, tokErr = Tokens{}, nil
+	return exchange(ctx, res, func(tx pgx.Tx) (Tokens, *TokenError, error) {
 		var (
 			id, user      uuid.UUID
 			grant         *uuid.UUID
@@ -234,60 +231,41 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 		err := tx.QueryRow(ctx, `select id, client_id, status, scopes, interval_seconds, last_polled_at, expires_at, grant_id, user_id
 			from oauth_device_codes where workspace_id = $1 and device_code_hash = $2 for update`, ws, hashSecret(deviceCode)).
 			Scan(&id, &owner, &status, &scopes, &interval, &lastPoll, &expires, &grant, &userID)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != clientID) {
-			tokErr = tokenErr("invalid_grant", "unknown device code")
-			return nil
-		}
-		if err != nil {
-			return err
+		if tokErr, err := unknown(err, owner, clientID, "device code"); tokErr != nil || err != nil {
+			return Tokens{}, tokErr, err
 		}
 		now := time.Now()
 		switch {
 		case status == "REDEEMED":
 			// A second redemption: someone else has the code. Revoke what it gave.
-			tokErr = tokenErr("invalid_grant", "the device code was already used; its tokens are revoked")
-			return revokeGrant(ctx, tx, ws, *grant)
+			return Tokens{}, tokenErr("invalid_grant", "the device code was already used; its tokens are revoked"), revokeGrant(ctx, tx, ws, *grant)
 		case !now.Before(expires):
-			tokErr = tokenErr("expired_token", "the device code has expired; start again")
-			return nil
+			return Tokens{}, tokenErr("expired_token", "the device code has expired; start again"), nil
 		case status == "DENIED":
-			tokErr = tokenErr("access_denied", "the user denied the authorization")
-			return nil
+			return Tokens{}, tokenErr("access_denied", "the user denied the authorization"), nil
 		case status == "PENDING":
 			if lastPoll != nil && now.Sub(*lastPoll) < time.Duration(interval)*time.Second {
-				tokErr = tokenErr("slow_down", "polling faster than the interval; it is now 5 seconds longer")
 				_, err := tx.Exec(ctx, `update oauth_device_codes set interval_seconds = interval_seconds + 5, last_polled_at = $3
 					where workspace_id = $1 and id = $2`, ws, id, now)
-				return err
+				return Tokens{}, tokenErr("slow_down", "polling faster than the interval; it is now 5 seconds longer"), err
 			}
-			tokErr = tokenErr("authorization_pending", "the user has not decided yet")
 			_, err := tx.Exec(ctx, `update oauth_device_codes set last_polled_at = $3 where workspace_id = $1 and id = $2`, ws, id, now)
-			return err
+			return Tokens{}, tokenErr("authorization_pending", "the user has not decided yet"), err
 		}
 		user = *userID
 		if _, err := tx.Exec(ctx, `update oauth_device_codes set status = 'REDEEMED' where workspace_id = $1 and id = $2`, ws, id); err != nil {
-			return err
+			return Tokens{}, nil, err
 		}
-		out, err = o.issue(ctx, tx, ws, clientID, *grant, user, scopesFromDB(scopes))
-		return err
+		out, err := o.issue(ctx, tx, ws, clientID, *grant, user, scopesFromDB(scopes))
+		return out, nil, err
 	})
-	if err != nil {
-		return Tokens{}, err
-	}
-	if tokErr != nil {
-		return Tokens{}, tokErr
-	}
-	return out, nil
 }
 
 // Refresh is the refresh_token grant: the token rotates; a spent token used
 // again after ReuseGrace revokes its whole family (RFC 9700 section 4.14.2).
 func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, token string, narrow *Scopes) (Tokens, error) {
-	var out Tokens
-	var tokErr *TokenError
 	ws := res.Workspace.ID
-	err := res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		out, tokErr = Tokens{}, nil
+	return exchange(ctx, res, func(tx pgx.Tx) (Tokens, *TokenError, error) {
 		var (
 			id, grant, user uuid.UUID
 			owner           string
@@ -299,39 +277,45 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 			from oauth_refresh_tokens r join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
 			where r.workspace_id = $1 and r.token_hash = $2 for update of r`, ws, hashSecret(token)).
 			Scan(&id, &grant, &owner, &user, &scopes, &used, &revoked, &expires)
-		if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != clientID) {
-			tokErr = tokenErr("invalid_grant", "unknown refresh token")
-			return nil
-		}
-		if err != nil {
-			return err
+		if tokErr, err := unknown(err, owner, clientID, "refresh token"); tokErr != nil || err != nil {
+			return Tokens{}, tokErr, err
 		}
 		now := time.Now()
 		switch {
 		case revoked != nil:
-			tokErr = tokenErr("invalid_grant", "the grant was revoked")
-			return nil
+			return Tokens{}, tokenErr("invalid_grant", "the grant was revoked"), nil
 		case !now.Before(expires):
-			tokErr = tokenErr("invalid_grant", "the refresh token has expired")
-			return nil
+			return Tokens{}, tokenErr("invalid_grant", "the refresh token has expired"), nil
 		case used != nil && now.Sub(*used) > o.ReuseGrace:
-			tokErr = tokenErr("invalid_grant", "the refresh token was already used; every token of this grant is revoked")
-			return revokeGrant(ctx, tx, ws, grant)
+			return Tokens{}, tokenErr("invalid_grant", "the refresh token was already used; every token of this grant is revoked"), revokeGrant(ctx, tx, ws, grant)
 		}
 		s := scopesFromDB(scopes)
 		if narrow != nil {
 			if !s.Has(*narrow) {
-				tokErr = tokenErr("invalid_scope", "a refresh cannot widen the granted scopes")
-				return nil
+				return Tokens{}, tokenErr("invalid_scope", "a refresh cannot widen the granted scopes"), nil
 			}
 			s = *narrow
 		}
 		if used == nil {
 			if _, err := tx.Exec(ctx, `update oauth_refresh_tokens set used_at = $3 where workspace_id = $1 and id = $2`, ws, id, now); err != nil {
-				return err
+				return Tokens{}, nil, err
 			}
 		}
-		out, err = o.issue(ctx, tx, ws, clientID, grant, user, s)
+		out, err := o.issue(ctx, tx, ws, clientID, grant, user, s)
+		return out, nil, err
+	})
+}
+
+// exchange runs one token exchange in a transaction of the caller's
+// workspace: decide reads the locked row and answers the tokens issued or the
+// RFC 6749 error, whose transaction still commits what decide wrote (a
+// revoked family, a slower interval).
+func exchange(ctx context.Context, res tenant.Resolution, decide func(tx pgx.Tx) (Tokens, *TokenError, error)) (Tokens, error) {
+	var out Tokens
+	var tokErr *TokenError
+	err := res.Shard.Tx(ctx, res.Workspace.ID, func(tx pgx.Tx) error {
+		var err error
+		out, tokErr, err = decide(tx)
 		return err
 	})
 	if err != nil {
@@ -341,6 +325,15 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 		return Tokens{}, tokErr
 	}
 	return out, nil
+}
+
+// unknown is a token exchange's answer to a failed look-up: no row, or the
+// row of another client, is an unknown what.
+func unknown(err error, owner, clientID, what string) (*TokenError, error) {
+	if errors.Is(err, pgx.ErrNoRows) || (err == nil && owner != clientID) {
+		return tokenErr("invalid_grant", "unknown "+what), nil
+	}
+	return nil, err
 }
 
 // parse verifies an access token's signature and claims.

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -94,9 +95,47 @@ func New(t testing.TB, mutate ...func(*Config)) *Env {
 // role to the package's database), for tests that watch the connections.
 func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 	t.Helper()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
+	env, stop, err := build(t, pool, mutate...)
+	if stop != nil {
+		t.Cleanup(stop)
+	}
 	if err != nil {
 		t.Fatal(err)
+	}
+	return env
+}
+
+var shared struct {
+	once sync.Once
+	env  *Env
+	err  error
+}
+
+// Shared is one Env for the package's tests that need nothing of their own,
+// built by the first that asks and kept until the package's tests are done
+// (testdb.BeforeClose): each test then pays for its tenant, not for an app,
+// its document and its authenticator. A test that changes the configuration,
+// reads the logs, listens on a port or runs workers builds its own with New.
+func Shared(t testing.TB) *Env {
+	t.Helper()
+	shared.once.Do(func() {
+		var stop func()
+		shared.env, stop, shared.err = build(t, testdb.AppPool(t))
+		if stop != nil {
+			testdb.BeforeClose(stop)
+		}
+	})
+	if shared.err != nil {
+		t.Fatal(shared.err)
+	}
+	return shared.env
+}
+
+// build makes an Env; stop, when not nil, ends what it started.
+func build(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) (env *Env, stop func(), err error) {
+	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
+	if err != nil {
+		return nil, nil, err
 	}
 	logs := &SafeBuffer{}
 	dir := tenant.NewDirectory(shards)
@@ -105,16 +144,16 @@ func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 	ready := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
-	t.Cleanup(func() { cancel(); <-stopped })
+	stop = func() { cancel(); <-stopped }
 	<-ready
 	box := deploymentBox
 	clients, err := jobs.NewClients(dir, jobs.Options{Box: box})
 	if err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
 	ring := authz.NewKeyRing(dir.Pool(), box)
-	if err := ring.Load(context.Background()); err != nil {
-		t.Fatal(err)
+	if err := loadRing(ring); err != nil {
+		return nil, stop, err
 	}
 	cfg := Config{
 		CoreDeps: api.Deps{
@@ -131,23 +170,23 @@ func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 	}
 	if cfg.WebhookSender == nil {
 		if cfg.WebhookSender, err = webhook.NewSender(cfg.WebhookAllowLoopback, ""); err != nil {
-			t.Fatal(err)
+			return nil, stop, err
 		}
 	}
 	resources, err := registry.Resources(cfg.ResourceDeps)
 	if err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
 	app, srv, err := api.New(cfg.CoreDeps, resources)
 	if err != nil {
-		t.Fatal(err)
+		return nil, stop, err
 	}
 	router, err := gorillamux.NewRouter(srv.Document())
 	if err != nil {
-		t.Fatalf("router from document: %v", err)
+		return nil, stop, fmt.Errorf("router from document: %w", err)
 	}
 	return &Env{App: app, Server: srv, Directory: cfg.Directory, Auth: cfg.Auth, AdminToken: cfg.AdminToken, Logs: logs, router: router,
-		Box: box, Sender: cfg.WebhookSender}
+		Box: box, Sender: cfg.WebhookSender}, stop, nil
 }
 
 // The verification page answers text/html, which kin-openapi cannot decode on
@@ -157,6 +196,17 @@ func init() {
 		b, err := io.ReadAll(body)
 		return string(b), err
 	})
+}
+
+// ringLoads makes loading the OAuth keys one at a time: the first Load of the
+// package makes the signing key, and two Envs of parallel tests making one
+// each would retire the other's at once.
+var ringLoads sync.Mutex
+
+func loadRing(ring *authz.KeyRing) error {
+	ringLoads.Lock()
+	defer ringLoads.Unlock()
+	return ring.Load(context.Background())
 }
 
 // deploymentBox is the PMAPI_SECRET_KEY every Env of a package shares, as the
@@ -335,10 +385,12 @@ func (e *Env) ValidateError(t testing.TB, raw []byte) {
 }
 
 // StartWorkers runs River workers over the test database until the test ends, so
-// jobs the app queues (fan-out, similarity, suggestions) are worked.
+// jobs the app queues (fan-out, similarity, suggestions) are worked. An idle
+// worker looks for due jobs (retries, debounced runs) every 50 ms instead of
+// River's second.
 func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	t.Helper()
-	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender}
+	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender, PollInterval: 50 * time.Millisecond}
 	for _, f := range opts {
 		f(&o)
 	}

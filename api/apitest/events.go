@@ -49,18 +49,29 @@ func (tn *Tenant) Events(t testing.TB) []EventRow {
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, `select (select count(*) from river.river_job j
-				where j.kind = 'event.fanout' and j.args->'eventIds' @> jsonb_build_array(e.id))
-			from unnest($1::uuid[]) with ordinality as e (id, n) order by e.n`, ids)
+		// One pass over the fan-out jobs, counting the jobs that name each
+		// event: the package's jobs pile up (no worker runs them), so a
+		// look-up per event would read them all once per event.
+		rows, err = tx.Query(ctx, `select e.id::uuid, count(distinct j.id)::int
+			from river.river_job j cross join lateral jsonb_array_elements_text(j.args->'eventIds') as e (id)
+			where j.kind = 'event.fanout' and e.id::uuid = any($1::uuid[]) group by e.id`, ids)
 		if err != nil {
 			return err
 		}
-		jobs, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		if err != nil {
+		jobs := map[uuid.UUID]int{}
+		for rows.Next() {
+			var id uuid.UUID
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				return err
+			}
+			jobs[id] = n
+		}
+		if err := rows.Err(); err != nil {
 			return err
 		}
-		for i := range out {
-			out[i].Jobs = jobs[i]
+		for i, id := range ids {
+			out[i].Jobs = jobs[id]
 		}
 		return nil
 	})

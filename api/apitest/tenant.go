@@ -95,6 +95,16 @@ func (tn *Tenant) Do(t testing.TB, method, path string, body any) *Response {
 		Header: map[string]string{"X-Client-ID": tn.ClientID, "Authorization": tn.Key}})
 }
 
+// Created sends a POST that must answer 201 and returns its data.
+func (tn *Tenant) Created(t testing.TB, path string, body any) map[string]any {
+	t.Helper()
+	r := tn.Do(t, "POST", path, body)
+	if r.Status != 201 {
+		t.Fatalf("POST %s: %d %s", path, r.Status, r.Raw)
+	}
+	return r.Data()
+}
+
 // Get sends a GET with query parameters.
 func (tn *Tenant) Get(t testing.TB, path string, query map[string]string) *Response {
 	t.Helper()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
 )
@@ -31,6 +32,7 @@ import (
 type crashRig struct {
 	t       *testing.T
 	bin     string
+	db      pgcluster.Database
 	env     []string
 	base    string
 	c       *client
@@ -49,10 +51,9 @@ type crashHit struct {
 }
 
 func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
-	r := &crashRig{t: t, bin: filepath.Join(t.TempDir(), "pmapi"), release: make(chan struct{}), held: make(chan struct{}, 1)}
-	if out, err := exec.Command("go", "build", "-o", r.bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	// Each rig's processes run over a database of their own: a worker takes
+	// every job of the database it serves, another test's deliveries included.
+	r := &crashRig{t: t, bin: pmapiBinary(t), db: testdb.ExtraDatabase(t), release: make(chan struct{}), held: make(chan struct{}, 1)}
 	heldOnce := false
 	rcv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		raw, _ := io.ReadAll(req.Body)
@@ -85,7 +86,7 @@ func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
 
 	addr := freeAddr(t)
 	token := "pmadm_crash_test_token_0123456789ab"
-	r.env = append(append(os.Environ(), "PMAPI_DATABASE_URL="+testdb.Database(t).AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
+	r.env = append(append(os.Environ(), "PMAPI_DATABASE_URL="+r.db.AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
 		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+deploymentSecret, "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
 		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_SHUTDOWN_GRACE=2s", "PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s"), extraEnv...)
 	var serveLogs bytes.Buffer
@@ -131,7 +132,13 @@ func (r *crashRig) hits() []crashHit {
 // query runs one statement in the workspace's RLS transaction.
 func (r *crashRig) query(sql string, dest ...any) {
 	r.t.Helper()
-	err := pgx.BeginFunc(context.Background(), testdb.AppPool(r.t), func(tx pgx.Tx) error {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, r.db.AppURL)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	defer func() { _ = conn.Close(ctx) }()
+	err = pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
 		if err := testdb.BindWorkspace(r.t, tx, r.wsID); err != nil {
 			return err
 		}
@@ -150,6 +157,7 @@ func (r *crashRig) query(sql string, dest ...any) {
 // arrives twice is the one that was in flight, with the same delivery id both
 // times (the fan-out sent it, then died before recording it).
 func TestKilledWorkerDeliversEverythingWithinAMinute(t *testing.T) {
+	t.Parallel()
 	r := newCrashRig(t, "in flight")
 	var workLogs bytes.Buffer
 	worker := r.start("work", &workLogs)
@@ -235,6 +243,7 @@ func TestKilledWorkerDeliversEverythingWithinAMinute(t *testing.T) {
 // it stops taking jobs but finishes the attempt in flight, records it, and exits
 // cleanly.
 func TestSIGTERMLetsTheRunningDeliveryFinish(t *testing.T) {
+	t.Parallel()
 	r := newCrashRig(t, "slow")
 	var workLogs bytes.Buffer
 	worker := r.start("work", &workLogs)

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -24,10 +23,8 @@ import (
 // process stops accepting, still answers the in-flight request once the lock
 // goes, and exits cleanly.
 func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "pmapi")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	t.Parallel()
+	bin := pmapiBinary(t)
 	addr := freeAddr(t)
 	token := "pmadm_shutdown_test_token_0123456789"
 	cmd := exec.Command(bin, "serve")

@@ -14,6 +14,7 @@ package testdb
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"net/url"
 	"os"
@@ -43,6 +44,7 @@ var (
 	poolsMu sync.Mutex
 	appPool *pgxpool.Pool
 	ownPool *pgxpool.Pool
+	closers []func()
 )
 
 // Run is the whole body of a package's TestMain: os.Exit(testdb.Run(m)).
@@ -69,6 +71,12 @@ func Run(m *testing.M) int {
 	}
 	code := m.Run()
 
+	poolsMu.Lock()
+	closing := closers
+	poolsMu.Unlock()
+	for i := len(closing) - 1; i >= 0; i-- {
+		closing[i]()
+	}
 	poolsMu.Lock()
 	for _, p := range []*pgxpool.Pool{appPool, ownPool} {
 		if p != nil {
@@ -268,6 +276,16 @@ func SkipOnCitus(tb testing.TB, why string) {
 	}
 }
 
+// BeforeClose runs f once the package's tests are done, before its pools
+// close and its database is dropped: the end of a fixture the package's tests
+// share (apitest.Shared), whose connections would otherwise keep the pools
+// from closing.
+func BeforeClose(f func()) {
+	poolsMu.Lock()
+	defer poolsMu.Unlock()
+	closers = append(closers, f)
+}
+
 // AdminURL is the superuser URL of the server the package's database is on.
 func AdminURL(tb testing.TB) string {
 	tb.Helper()
@@ -307,4 +325,17 @@ func pool(tb testing.TB, slot **pgxpool.Pool, url string) *pgxpool.Pool {
 		*slot = p
 	}
 	return *slot
+}
+
+// WaitingTests raises -test.parallel, GOMAXPROCS by default, to n unless the
+// command line sets it, for a TestMain before Run: a package whose parallel
+// tests spend most of their time waiting on PostgreSQL, timers and other
+// processes runs more of them at once than the machine has cores.
+func WaitingTests(n int) {
+	flag.Parse()
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
+	if !set {
+		_ = flag.Set("test.parallel", strconv.Itoa(n))
+	}
 }

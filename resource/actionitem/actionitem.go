@@ -14,13 +14,14 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
-// Id prefixes.
+// Id prefixes (resource/ids).
 const (
-	IDPrefix    = "act_"
-	LogIDPrefix = "log_"
+	IDPrefix    = ids.ActionItem
+	LogIDPrefix = ids.ActionItemLog
 )
 
 // Statuses.
@@ -36,27 +37,18 @@ var Statuses = []string{Open, InProgress, Done, Cancelled}
 
 // transitions is the status table: OPEN -> IN_PROGRESS|DONE|CANCELLED,
 // IN_PROGRESS -> DONE|OPEN|CANCELLED, DONE -> IN_PROGRESS (reopen), CANCELLED -> OPEN.
-var transitions = map[string][]string{
+var transitions = validate.Moves{What: "an action item", Statuses: Statuses, Next: map[string][]string{
 	Open:       {InProgress, Done, Cancelled},
 	InProgress: {Done, Open, Cancelled},
 	Done:       {InProgress},
 	Cancelled:  {Open},
-}
+}}
 
 // Allowed lists the statuses reachable from from.
-func Allowed(from string) []string { return append([]string(nil), transitions[from]...) }
+func Allowed(from string) []string { return transitions.Allowed(from) }
 
 // CheckTransition refuses a move outside the table (a same-state move included).
-func CheckTransition(from, to string) error {
-	if !slices.Contains(Statuses, to) {
-		return pmapi.Invalid("status", "status must be one of %s", strings.Join(Statuses, ", ")).With("allowed", Statuses)
-	}
-	if slices.Contains(transitions[from], to) {
-		return nil
-	}
-	return pmapi.Errorf(pmapi.CodeInvalidTransition, "an action item cannot move from %s to %s", from, to).
-		With("from", from).With("to", to).With("allowed", Allowed(from))
-}
+func CheckTransition(from, to string) error { return transitions.Check(from, to) }
 
 // Closed reports whether an item counts as finished (RRCA's VERIFY gate).
 func Closed(status string) bool { return status == Done || status == Cancelled }

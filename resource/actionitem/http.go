@@ -37,7 +37,7 @@ func Resource(s Store) api.Resource {
 type ListQuery struct {
 	api.ListQuery
 	Status          string     `query:"status" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED"`
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project"`
 	OwnerHint       string     `query:"ownerHint" doc:"Case-insensitive substring of the owner hint"`
 	Q               string     `query:"q" doc:"Case-insensitive substring of the title or description"`
 	DueAfter        *time.Time `query:"dueAfter" format:"date-time" doc:"dueDate at or after"`
@@ -47,11 +47,6 @@ type ListQuery struct {
 	Sort            string     `query:"sort" enum:"createdAt,updatedAt,dueDate,title" doc:"Default createdAt; items without a due date sort after every date"`
 	SortDir         string     `query:"sortDir" enum:"asc,desc" doc:"Default desc (newest first)"`
 	IncludeArchived bool       `query:"includeArchived"`
-}
-
-// DetailQuery names one action item.
-type DetailQuery struct {
-	ID string `query:"id" required:"true"`
 }
 
 // LogsQuery documents the log list's parameters.
@@ -90,29 +85,29 @@ func (h handlers) operations() []api.Operation {
 	const tag, base = "Action items", "/openapi/v1/resource/action-item/"
 	read, write := ScopeRead, ScopeWrite
 	idBody := IDRequest{}
-	batch := api.Batch[Op]{Kinds: OpKinds, Parse: h.parseOp, Do: h.do, DoAtomic: h.doAtomic}
+	batch := api.Batch[Op, Outcome]{Kinds: OpKinds, Parse: h.parseOp, Do: h.items.Do, DoAtomic: h.items.DoAtomic, View: outcomeView}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listActionItems", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getActionItem", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One action item", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
+			Summary: "One action item", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createActionItem", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.create},
+			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseCreate)},
 		{Method: http.MethodPost, Path: base + "attach-project", ID: "attachActionItemProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.attach},
+			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseAttach)},
 		{Method: http.MethodPost, Path: base + "update", ID: "updateActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.update},
+			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseUpdate)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive an action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: h.byID(OpArchive)},
+			Summary: "Archive an action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpArchive))},
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: h.byID(OpRestore)},
+			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpRestore))},
 		{Method: http.MethodPost, Path: base + "delete", ID: "deleteActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Status: http.StatusCreated, Handler: h.byID(OpDelete)},
+			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpDelete))},
 		{Method: http.MethodPost, Path: base + "batch", ID: "batchActionItems", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing", Body: BatchRequest{}, Result: api.BatchResult{},
 			Status: http.StatusCreated, Handler: batch.Handler},
 		{Method: http.MethodPost, Path: base + "{actionItemId}/log", ID: "addActionItemLog", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Status: http.StatusCreated, Handler: h.addLog},
+			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readLog, h.addLog, ToLogView)},
 		{Method: http.MethodGet, Path: base + "{actionItemId}/logs", ID: "listActionItemLogs", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "The execution log, oldest first", Query: LogsQuery{}, Result: LogList{}, Status: http.StatusOK, Handler: h.listLogs},
 	}
@@ -143,86 +138,58 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page := List{Items: []View{}}
+	var page List
 	if len(items) > q.Limit {
 		items = items[:q.Limit]
 		raw, _ := json.Marshal(positions[q.Limit-1])
 		next := api.EncodeCursor(list, string(raw))
 		page.NextCursor = &next
 	}
-	for _, it := range items {
-		page.Items = append(page.Items, ToView(it))
-	}
+	page.Items = api.Views(items, ToView)
 	return api.Respond(c, http.StatusOK, page)
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
+// single serves one operation of the batch on its own route: the body parsed
+// into the operation, run in its own transaction as the batch runs it, with
+// the caller as the author a status move's log entry names.
+func single[Req any](items Store, parse func(req Req, has func(string) bool) (Op, error)) fiber.Handler {
+	read := api.Body(parse)
+	return api.Handle(http.StatusCreated, func(c *fiber.Ctx) (Op, error) {
+		op, err := read(c)
+		op.Author = api.Principal(c).ClientID
+		return op, err
+	}, items.Do, outcomeView)
+}
+
+func parseCreate(req CreateRequest, _ func(string) bool) (Op, error) {
 	in, err := ParseCreate(req)
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpCreate, New: in})
+	return Op{Kind: OpCreate, New: in}, err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
+func parseUpdate(req UpdateRequest, has func(string) bool) (Op, error) {
 	id, err := ParseID(req.ActionItemID)
 	if err != nil {
-		return err
+		return Op{}, err
 	}
-	f, err := ParseFields(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpUpdate, ID: id, Fields: f, Author: api.Principal(c).ClientID})
+	f, err := ParseFields(req, has)
+	return Op{Kind: OpUpdate, ID: id, Fields: f}, err
 }
 
-func (h handlers) attach(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[AttachRequest](c)
-	if err != nil {
-		return err
-	}
+func parseAttach(req AttachRequest, _ func(string) bool) (Op, error) {
 	id, err := ParseID(req.ActionItemID)
 	if err != nil {
-		return err
+		return Op{}, err
 	}
 	pid, err := project.ParseID(req.ProjectID)
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpAttachProject, ID: id, Project: pid})
+	return Op{Kind: OpAttachProject, ID: id, Project: pid}, err
 }
 
-// byID serves the operations whose body only names the item.
-func (h handlers) byID(kind string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
+// parseIDOp parses the operations whose body only names the item.
+func parseIDOp(kind string) func(IDRequest, func(string) bool) (Op, error) {
+	return func(req IDRequest, _ func(string) bool) (Op, error) {
 		id, err := ParseID(req.ActionItemID)
-		if err != nil {
-			return err
-		}
-		return h.run(c, Op{Kind: kind, ID: id, RawID: req.ActionItemID})
+		return Op{Kind: kind, ID: id, RawID: req.ActionItemID}, err
 	}
-}
-
-// run runs one operation as the batch does, in its own transaction.
-func (h handlers) run(c *fiber.Ctx, op Op) error {
-	shard, ws := api.Tenant(c)
-	o, err := h.items.Do(c.UserContext(), shard, ws, op)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, outcomeView(o))
 }
 
 func outcomeView(o Outcome) any {
@@ -240,45 +207,27 @@ func (h handlers) parseOp(c *fiber.Ctx, kind string, fields []byte, has func(str
 	return ParseOp(kind, req, has, api.Principal(c).ClientID)
 }
 
-func (h handlers) do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (any, error) {
-	o, err := h.items.Do(ctx, shard, ws, op)
-	if err != nil {
-		return nil, err
-	}
-	return outcomeView(o), nil
+// newLog is a log entry to append: its item, kind, message and author.
+type newLog struct {
+	item                  uuid.UUID
+	kind, message, author string
 }
 
-func (h handlers) doAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]any, error) {
-	done, err := h.items.DoAtomic(ctx, shard, ws, ops)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(done))
-	for i, o := range done {
-		out[i] = outcomeView(o)
-	}
-	return out, nil
-}
-
-func (h handlers) addLog(c *fiber.Ctx) error {
+func readLog(c *fiber.Ctx) (newLog, error) {
 	id, err := ParseID(c.Params("actionItemId"))
 	if err != nil {
-		return err
+		return newLog{}, err
 	}
 	req, err := api.DecodeBody[LogRequest](c)
 	if err != nil {
-		return err
+		return newLog{}, err
 	}
 	msg, err := ValidLog(req.Kind, req.Message)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	l, err := h.items.AddLog(c.UserContext(), shard, ws, id, req.Kind, msg, api.Principal(c).ClientID)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToLogView(l))
+	return newLog{id, req.Kind, msg, api.Principal(c).ClientID}, err
+}
+
+func (h handlers) addLog(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l newLog) (Log, error) {
+	return h.items.AddLog(ctx, shard, ws, l.item, l.kind, l.message, l.author)
 }
 
 func (h handlers) listLogs(c *fiber.Ctx) error {
@@ -299,7 +248,7 @@ func (h handlers) listLogs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page := LogList{}
+	var page LogList
 	page.Items, page.NextCursor = api.Page("logs", logs, q.Limit, func(l Log) uuid.UUID { return l.ID }, ToLogView)
 	return api.Respond(c, http.StatusOK, page)
 }

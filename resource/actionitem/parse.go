@@ -2,6 +2,7 @@ package actionitem
 
 import (
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -18,14 +19,8 @@ func ParseCreate(req CreateRequest) (NewItem, error) {
 	if err := ValidOwnerHint(req.OwnerHint); err != nil {
 		return in, err
 	}
-	if req.ProjectID != nil {
-		id, err := project.ParseID(*req.ProjectID)
-		if err != nil {
-			return in, err
-		}
-		in.ProjectID = &id
-	}
-	return in, nil
+	in.ProjectID, err = ids.Parse(project.ParseID, req.ProjectID)
+	return in, err
 }
 
 // ParseFields validates an update; has reports which JSON keys the caller

@@ -2,7 +2,6 @@ package actionitem
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -11,7 +10,9 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -33,10 +34,7 @@ func scan(row pgx.Row) (Item, error) {
 	var i Item
 	err := row.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
 		&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return i, pmapi.NotFound("action item")
-	}
-	return i, err
+	return i, storekit.Found(err, "action item")
 }
 
 func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
@@ -45,15 +43,7 @@ func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
 
 // Get returns one action item.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
-	var it Item
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			it, err = scan(row)
-			return err
-		})
-	})
-	return it, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id)
 }
 
 // Filter selects action items for a list.
@@ -115,25 +105,30 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	}
 	sql := fmt.Sprintf("select %s, (%s)::text from action_items a where %s order by %s %s, a.id %s limit %s",
 		columns, expr, w.SQL(), expr, dir, dir, w.Arg(f.Limit))
-	var items []Item
-	var pos []Position
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var i Item
-				var key string
-				if err := rows.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
-					&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt, &key); err != nil {
-					return err
-				}
-				items = append(items, i)
-				pos = append(pos, Position{Key: key, ID: i.ID})
-			}
-			return rows.Err()
-		})
-	})
+	rows, err := storekit.List(ctx, shard, ws, func(row pgx.Row) (positioned, error) {
+		var key string
+		i, err := scan(keyedRow{row, &key})
+		return positioned{i, Position{Key: key, ID: i.ID}}, err
+	}, sql, w.Args()...)
+	items, pos := make([]Item, len(rows)), make([]Position, len(rows))
+	for n, r := range rows {
+		items[n], pos[n] = r.item, r.pos
+	}
 	return items, pos, err
 }
+
+type positioned struct {
+	item Item
+	pos  Position
+}
+
+// keyedRow reads the sort key a list selects after the item's columns.
+type keyedRow struct {
+	pgx.Row
+	key *string
+}
+
+func (r keyedRow) Scan(dest ...any) error { return r.Row.Scan(append(dest, r.key)...) }
 
 // NewItem is a validated create.
 type NewItem struct {
@@ -207,18 +202,10 @@ func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		events = append(events, event.Event{Type: "action-item.status_changed",
 			Data: StatusEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), From: cur.Status, To: next.Status}})
 	}
-	if f.Title != nil {
-		next.Title = *f.Title
-	}
-	if f.Description != nil {
-		next.Description = *f.Description
-	}
-	if f.OwnerHint != nil {
-		next.OwnerHint = *f.OwnerHint
-	}
-	if f.DueDate != nil {
-		next.DueDate = *f.DueDate
-	}
+	validate.Set(&next.Title, f.Title)
+	validate.Set(&next.Description, f.Description)
+	validate.Set(&next.OwnerHint, f.OwnerHint)
+	validate.Set(&next.DueDate, f.DueDate)
 	it, err := scan(tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
 		updated_at = now() where a.workspace_id = $1 and a.id = $2 returning `+columns,
 		ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate))
@@ -247,26 +234,13 @@ func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 
 // SetArchivedTx archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchivedTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Item, error) {
-	cur, err := getTx(ctx, tx, ws, id)
-	if err != nil || (cur.ArchivedAt != nil) == archived {
-		return cur, err
-	}
-	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-	set := "archived_at = null"
-	if archived {
-		set = "archived_at = now()"
-	}
-	it, err := scan(tx.QueryRow(ctx, `update action_items a set `+set+`, updated_at = now()
-		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id))
-	if err != nil {
-		return Item{}, err
-	}
-	typ := "action-item.restored"
-	if archived {
-		typ = "action-item.archived"
-	}
-	return it, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(it)})
+	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
+
+var archival = storekit.Archival[Item]{Noun: "action-item", Lock: getTx, Apply: storekit.Returning(scan),
+	Archive:    `update action_items a set archived_at = now(), updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	Restore:    `update action_items a set archived_at = null, updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	ArchivedAt: func(i Item) *time.Time { return i.ArchivedAt }, View: func(i Item) any { return ToView(i) }}
 
 // DeleteTx removes the item and its logs for good, emitting action-item.deleted.
 func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID) error {
@@ -281,7 +255,7 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
-		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: optID(project.IDPrefix, cur.ProjectID)}})
+		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: ids.Format(project.IDPrefix, cur.ProjectID)}})
 }
 
 func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {
@@ -318,43 +292,30 @@ func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, a
 
 // AddLog appends an entry to the item's execution log, emitting action-item.logged.
 func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind, message, author string) (Log, error) {
-	var l Log
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (l Log, err error) {
 		if _, err := getTx(ctx, tx, ws, item); err != nil {
-			return err
+			return l, err
 		}
 		if err := addLog(ctx, tx, ws, item, kind, message, author, &l); err != nil {
-			return err
+			return l, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.logged",
+		return l, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.logged",
 			Data: LoggedEvent{ActionItemID: pmapi.FormatID(IDPrefix, item), Log: ToLogView(l)}})
 	})
-	return l, err
 }
 
 // ListLogs returns the item's log, oldest first, optionally of one kind.
 func (s Store) ListLogs(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind string, after *uuid.UUID, limit int) ([]Log, error) {
 	var logs []Log
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from action_items where workspace_id = $1 and id = $2)", ws, item).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue(`select id, action_item_id, kind, message, author, created_at from execution_logs
-			where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
-			order by id limit $5`, ws, item, kind, after, limit).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var l Log
-				if err := rows.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt); err != nil {
-					return err
-				}
-				logs = append(logs, l)
-			}
-			return rows.Err()
+	err := storekit.ReadUnder(ctx, shard, ws, "action item", "select exists(select 1 from action_items where workspace_id = $1 and id = $2)", item,
+		func(b *pgx.Batch) {
+			storekit.QueueRows(b, &logs, func(row pgx.Row) (l Log, err error) {
+				err = row.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt)
+				return l, err
+			}, `select id, action_item_id, kind, message, author, created_at from execution_logs
+				where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
+				order by id limit $5`, ws, item, kind, after, limit)
 		})
-	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("action item")
-	}
 	return logs, err
 }
 

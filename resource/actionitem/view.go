@@ -3,9 +3,9 @@ package actionitem
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -27,33 +27,21 @@ type View struct {
 	ArchivedAt         *time.Time `json:"archivedAt"`
 }
 
-// optID formats an optional id.
-func optID(prefix string, id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := pmapi.FormatID(prefix, *id)
-	return &s
-}
-
 // ToView converts a stored item for the API.
 func ToView(i Item) View {
 	v := View{
 		ID: pmapi.FormatID(IDPrefix, i.ID), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
 		DueDate: i.DueDate, Source: i.Source, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, ArchivedAt: i.ArchivedAt,
 	}
-	v.ProjectID = optID(project.IDPrefix, i.ProjectID)
-	v.SourceRRCAID = optID("rca_", i.SourceRRCAID)
-	v.SourceNodeID = optID("nod_", i.SourceNodeID)
-	v.SourceSuggestionID = optID("lac_", i.SourceSuggestionID)
+	v.ProjectID = ids.Format(project.IDPrefix, i.ProjectID)
+	v.SourceRRCAID = ids.Format(ids.RRCA, i.SourceRRCAID)
+	v.SourceNodeID = ids.Format(ids.RRCANode, i.SourceNodeID)
+	v.SourceSuggestionID = ids.Format(ids.Suggestion, i.SourceSuggestionID)
 	return v
 }
 
 // List is a page of action items.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // LogView is an execution log entry.
 type LogView struct {
@@ -72,10 +60,7 @@ func ToLogView(l Log) LogView {
 }
 
 // LogList is a page of log entries, oldest first.
-type LogList struct {
-	Items      []LogView `json:"items"`
-	NextCursor *string   `json:"nextCursor"`
-}
+type LogList api.PageOf[LogView]
 
 // CreateRequest is the body of action-item creation.
 type CreateRequest struct {

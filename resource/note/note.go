@@ -11,10 +11,11 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // IDPrefix starts note ids in the API.
-const IDPrefix = "not_"
+const IDPrefix = ids.Note
 
 // Note is a stored note.
 type Note struct {

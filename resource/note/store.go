@@ -2,7 +2,6 @@ package note
 
 import (
 	"context"
-	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -24,23 +23,12 @@ const columns = "n.id, n.project_id, n.body, n.created_at, n.updated_at"
 func scan(row pgx.Row) (Note, error) {
 	var n Note
 	err := row.Scan(&n.ID, &n.ProjectID, &n.Body, &n.CreatedAt, &n.UpdatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return n, pmapi.NotFound("note")
-	}
-	return n, err
+	return n, storekit.Found(err, "note")
 }
 
 // Get returns one note.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Note, error) {
-	var n Note
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			n, err = scan(row)
-			return err
-		})
-	})
-	return n, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id)
 }
 
 // Filter selects notes.
@@ -58,45 +46,32 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
 	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + w.Arg(f.Limit)
-	var out []Note
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Note, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uuid.UUID, body string) (Note, error) {
-	var n Note
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
 		if err := storekit.ProjectExists(ctx, tx, ws, projectID); err != nil {
-			return err
+			return n, err
 		}
-		var err error
 		if n, err = scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body) values ($1, $2, $3, $4) returning `+columns,
 			ws, pmapi.NewID(), projectID, body)); err != nil {
-			return err
+			return n, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.created", Data: ToView(n)})
+		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.created", Data: ToView(n)})
 	})
-	return n, err
 }
 
 // Update rewrites a note, emitting note.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, body string) (Note, error) {
-	var n Note
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
 		if n, err = scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now() where n.workspace_id = $1 and n.id = $2 returning `+columns,
 			ws, id, body)); err != nil {
-			return err
+			return n, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.updated", Data: ToView(n)})
+		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.updated", Data: ToView(n)})
 	})
-	return n, err
 }
 
 // Delete removes a note, emitting note.deleted.
@@ -104,10 +79,7 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var projectID uuid.UUID
 		err := tx.QueryRow(ctx, "delete from notes where workspace_id = $1 and id = $2 returning project_id", ws, id).Scan(&projectID)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return pmapi.NotFound("note")
-		}
-		if err != nil {
+		if err := storekit.Found(err, "note"); err != nil {
 			return err
 		}
 		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.deleted",

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -22,10 +23,7 @@ func ToView(n Note) View {
 }
 
 // List is a page of notes.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // CreateRequest adds a note to a project.
 type CreateRequest struct {

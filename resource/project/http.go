@@ -66,146 +66,82 @@ func (h handlers) operations() []api.Operation {
 	read, write := ScopeRead, ScopeWrite
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listProjects", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
+			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("projects", listFilter, h.projects.List, func(p Project) uuid.UUID { return p.ID }, ToView)},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getProject", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.projects.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createProject", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.projects.Create, ToView)},
 		{Method: http.MethodPost, Path: base + "update", ID: "updateProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
+			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.projects.Update, ToView)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive a project: it leaves lists unless includeArchived=true", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
-			Handler: h.archive(true)},
+			Handler: api.Write(parseIDRequest, api.With(true, h.projects.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Restore an archived project", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
-			Handler: h.archive(false)},
+			Handler: api.Write(parseIDRequest, api.With(false, h.projects.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: base + "delete", ID: "deleteProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Delete an archived project and everything in it, for good (409 if not archived)", Body: IDRequest{}, Result: Deleted{},
-			Status: http.StatusCreated, Handler: h.delete},
+			Status: http.StatusCreated, Handler: api.Write(parseDelete, h.delete, api.AsIs)},
 		{Method: http.MethodGet, Path: base + "members", ID: "listProjectMembers", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Status: http.StatusOK, Handler: h.members},
+			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readMembersQuery, h.projects.Get, toMembers)},
 		{Method: http.MethodPost, Path: base + "member/add", ID: "addProjectMember", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Add a member (emits project.member_added)", Body: MemberRequest{}, Result: View{}, Status: http.StatusCreated,
-			Handler: h.addMember},
+			Handler: api.Write(parseAddMember, h.addMember, ToView)},
 		{Method: http.MethodPost, Path: base + "member/remove", ID: "removeProjectMember", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Remove a member (emits project.member_removed)", Body: MemberRequest{}, Result: View{}, Status: http.StatusCreated,
-			Handler: h.removeMember},
+			Handler: api.Write(parseMember, api.On(h.projects.RemoveMember), ToView)},
 	}
 }
 
-func (h handlers) list(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("projects")
-	if err != nil {
-		return err
-	}
-	f := Filter{RAGStatus: q.RAGStatus, OwnerID: q.OwnerID, Q: q.Q, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	shard, ws := api.Tenant(c)
-	items, err := h.projects.List(c.UserContext(), shard, ws, f)
-	if err != nil {
-		return err
-	}
-	page := List{}
-	page.Items, page.NextCursor = api.Page("projects", items, q.Limit, func(p Project) uuid.UUID { return p.ID }, ToView)
-	return api.Respond(c, http.StatusOK, page)
-}
-
-type change struct {
-	id uuid.UUID
-	f  Fields
+func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
+	return Filter{RAGStatus: q.RAGStatus, OwnerID: q.OwnerID, Q: q.Q, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
 }
 
 func parseCreate(req CreateRequest, _ func(string) bool) (NewProject, error) { return ParseCreate(req) }
 
-func parseChange(req UpdateRequest, has func(string) bool) (change, error) {
-	id, f, err := ParseUpdate(req, has)
-	return change{id, f}, err
-}
-
 func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) { return ParseID(req.ID) }
 
-func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Project, error) {
-	return h.projects.Update(ctx, shard, ws, in.id, in.f)
+func parseDelete(req IDRequest, _ func(string) bool) (api.Named, error) {
+	return api.Name(ParseID, req.ID)
 }
 
-func (h handlers) archive(archived bool) fiber.Handler {
-	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
-		return h.projects.SetArchived(ctx, shard, ws, id, archived)
-	}, ToView)
+func (h handlers) delete(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, p api.Named) (Deleted, error) {
+	counts, err := h.projects.Delete(ctx, shard, ws, p.ID)
+	return Deleted{ID: p.Given, Deleted: true, Cascaded: counts}, err
 }
 
-func (h handlers) delete(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[IDRequest](c)
-	if err != nil {
-		return err
-	}
-	id, err := ParseID(req.ID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	counts, err := h.projects.Delete(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, Deleted{ID: req.ID, Deleted: true, Cascaded: counts})
-}
-
-func (h handlers) members(c *fiber.Ctx) error {
+func readMembersQuery(c *fiber.Ctx) (uuid.UUID, error) {
 	q, err := api.DecodeQuery[MembersQuery](c)
 	if err != nil {
-		return err
+		return uuid.Nil, err
 	}
-	id, err := ParseID(q.ProjectID)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	v := ToView(p)
-	return api.Respond(c, http.StatusOK, Members{ProjectID: v.ID, Items: v.Members})
+	return ParseID(q.ProjectID)
 }
 
-func (h handlers) addMember(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[MemberRequest](c)
-	if err != nil {
-		return err
-	}
+func toMembers(p Project) Members {
+	v := ToView(p)
+	return Members{ProjectID: v.ID, Items: v.Members}
+}
+
+func parseMember(req MemberRequest, _ func(string) bool) (api.Target[uuid.UUID], error) {
 	pid, uid, err := ParseMember(req)
+	return api.Target[uuid.UUID]{ID: pid, Change: uid}, err
+}
+
+type member struct {
+	api.Target[uuid.UUID]
+	role string
+}
+
+func parseAddMember(req MemberRequest, has func(string) bool) (member, error) {
+	m, err := parseMember(req, has)
 	if err != nil {
-		return err
+		return member{}, err
 	}
 	role, err := MemberRole(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.AddMember(c.UserContext(), shard, ws, pid, uid, role)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
+	return member{m, role}, err
 }
 
-func (h handlers) removeMember(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[MemberRequest](c)
-	if err != nil {
-		return err
-	}
-	pid, uid, err := ParseMember(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.RemoveMember(c.UserContext(), shard, ws, pid, uid)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
+func (h handlers) addMember(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, m member) (Project, error) {
+	return h.projects.AddMember(ctx, shard, ws, m.ID, m.Change, m.role)
 }

@@ -12,11 +12,12 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts project ids in the API.
-const IDPrefix = "prj_"
+const IDPrefix = ids.Project
 
 // RAG statuses: the traffic-light health of a project.
 const (

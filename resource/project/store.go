@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -13,6 +14,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -38,10 +40,7 @@ func scan(row pgx.Row) (Project, error) {
 	var start, target *string
 	var members []byte
 	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.OwnerID, &p.RAGStatus, &start, &target, &members, &p.CreatedAt, &p.UpdatedAt, &p.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return p, pmapi.NotFound("project")
-	}
-	if err != nil {
+	if err := storekit.Found(err, "project"); err != nil {
 		return p, err
 	}
 	p.StartDate, p.TargetDate = (*Date)(start), (*Date)(target)
@@ -63,15 +62,7 @@ func get(ctx context.Context, q interface {
 
 // Get returns one project.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
-	var p Project
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			p, err = scan(row)
-			return err
-		})
-	})
-	return p, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id)
 }
 
 // Filter selects projects for a list.
@@ -93,14 +84,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + w.Arg(f.Limit)
-	var out []Project
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Project, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // NewProject is a validated create.
@@ -117,120 +101,89 @@ type NewProject struct {
 // Create writes a project and its first members, emitting project.created and a
 // project.member_added per member.
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewProject) (Project, error) {
-	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		users := append([]uuid.UUID(nil), in.MemberIDs...)
 		if in.OwnerID != nil {
 			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
-				return err
+				return p, err
 			}
 		}
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.Users("memberIds", users...)); err != nil {
-			return err
+			return p, err
 		}
 		id := pmapi.NewID()
 		if _, err := tx.Exec(ctx, `insert into projects (workspace_id, id, name, description, owner_id, rag_status, start_date, target_date)
 			values ($1, $2, $3, $4, $5, $6, $7::date, $8::date)`, ws, id, in.Name, in.Description, in.OwnerID, in.RAGStatus,
 			(*string)(in.StartDate), (*string)(in.TargetDate)); err != nil {
-			return err
+			return p, err
 		}
 		var events []event.Event
 		for u := range uniq(in.MemberIDs) {
 			if _, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id) values ($1, $2, $3)`, ws, id, u); err != nil {
-				return err
+				return p, err
 			}
 			events = append(events, event.Event{Type: "project.member_added", Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, id), UserID: u.String(), Role: RoleMember}})
 		}
-		var err error
 		if p, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return p, err
 		}
 		events = append([]event.Event{{Type: "project.created", Data: ToView(p)}}, events...)
-		return s.Events.Emit(ctx, tx, shard, ws, events...)
+		return p, s.Events.Emit(ctx, tx, shard, ws, events...)
 	})
-	return p, err
 }
 
 // Update applies the given fields and emits project.updated when anything changed.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, f Fields) (Project, error) {
-	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
-			return err
+			return p, err
 		}
 		next := cur
-		if f.Name != nil {
-			next.Name = *f.Name
-		}
-		if f.Description != nil {
-			next.Description = *f.Description
-		}
+		validate.Set(&next.Name, f.Name)
+		validate.Set(&next.Description, f.Description)
 		if f.OwnerID != nil {
 			next.OwnerID = *f.OwnerID
 			if next.OwnerID != nil {
 				if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {
-					return err
+					return p, err
 				}
 			}
 		}
-		if f.RAGStatus != nil {
-			next.RAGStatus = *f.RAGStatus
-		}
-		if f.StartDate != nil {
-			next.StartDate = *f.StartDate
-		}
-		if f.TargetDate != nil {
-			next.TargetDate = *f.TargetDate
-		}
+		validate.Set(&next.RAGStatus, f.RAGStatus)
+		validate.Set(&next.StartDate, f.StartDate)
+		validate.Set(&next.TargetDate, f.TargetDate)
 		if err := ValidDates(next.StartDate, next.TargetDate); err != nil {
-			return err
+			return p, err
 		}
 		if _, err := tx.Exec(ctx, `update projects set name = $3, description = $4, owner_id = $5, rag_status = $6,
 			start_date = $7::date, target_date = $8::date, updated_at = now() where workspace_id = $1 and id = $2`,
 			ws, id, next.Name, next.Description, next.OwnerID, next.RAGStatus, (*string)(next.StartDate), (*string)(next.TargetDate)); err != nil {
-			return err
+			return p, err
 		}
 		if p, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return p, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.updated", Data: ToView(p)})
+		return p, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.updated", Data: ToView(p)})
 	})
-	return p, err
 }
 
 // SetArchived archives (true) or restores (false) a project. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Project, error) {
-	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := get(ctx, tx, ws, id, true)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			p = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if _, err := tx.Exec(ctx, `update projects set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
-			return err
-		}
-		if p, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
-		}
-		typ := "project.restored"
-		if archived {
-			typ = "project.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(p)})
-	})
-	return p, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Project, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
 }
+
+var archival = storekit.Archival[Project]{Noun: "project",
+	Archive: `update projects set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore: `update projects set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
+		return get(ctx, tx, ws, id, true)
+	},
+	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
+		return get(ctx, tx, ws, id, false)
+	}),
+	ArchivedAt: func(p Project) *time.Time { return p.ArchivedAt }, View: func(p Project) any { return ToView(p) }}
 
 // Delete removes an archived project and everything in it, emitting the deleted
 // event of every child and then project.deleted. An active project is CONFLICT.
@@ -275,54 +228,47 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 
 // AddMember adds a user to a project (CONFLICT if already a member).
 func (s Store) AddMember(ctx context.Context, shard *tenant.Shard, ws, projectID, user uuid.UUID, role string) (Project, error) {
-	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
-			return err
+			return p, err
 		}
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("userId", &user)); err != nil {
-			return err
+			return p, err
 		}
-		_, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`, ws, projectID, user, role)
+		_, err = tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`, ws, projectID, user, role)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
-			return pmapi.Errorf(pmapi.CodeConflict, "the user is already a member of this project")
+			return p, pmapi.Errorf(pmapi.CodeConflict, "the user is already a member of this project")
 		}
 		if err != nil {
-			return err
+			return p, err
 		}
 		if p, err = get(ctx, tx, ws, projectID, false); err != nil {
-			return err
+			return p, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_added",
+		return p, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_added",
 			Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, projectID), UserID: user.String(), Role: role}})
 	})
-	return p, err
 }
 
 // RemoveMember removes a user from a project (NOT_FOUND if not a member).
 func (s Store) RemoveMember(ctx context.Context, shard *tenant.Shard, ws, projectID, user uuid.UUID) (Project, error) {
-	var p Project
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
-			return err
+			return p, err
 		}
 		var role string
-		err := tx.QueryRow(ctx, `delete from project_members where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`,
+		err = tx.QueryRow(ctx, `delete from project_members where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`,
 			ws, projectID, user).Scan(&role)
-		if errors.Is(err, pgx.ErrNoRows) {
-			return pmapi.NotFound("member")
-		}
-		if err != nil {
-			return err
+		if err := storekit.Found(err, "member"); err != nil {
+			return p, err
 		}
 		if p, err = get(ctx, tx, ws, projectID, false); err != nil {
-			return err
+			return p, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_removed",
+		return p, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "project.member_removed",
 			Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, projectID), UserID: user.String(), Role: role}})
 	})
-	return p, err
 }
 
 // EventTypes documents the events projects emit.

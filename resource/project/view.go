@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 )
 
 // View is a project in the API and in event payloads.
@@ -39,10 +40,7 @@ func ToView(p Project) View {
 }
 
 // List is a page of projects.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // CreateRequest is the body of project creation.
 type CreateRequest struct {

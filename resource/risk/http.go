@@ -1,16 +1,13 @@
 package risk
 
 import (
-	"context"
 	"net/http"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of risks.
@@ -32,7 +29,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the risk list's parameters.
 type ListQuery struct {
 	api.ListQuery
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Omit for the risks of the whole workspace"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Omit for the risks of the whole workspace"`
 	Status          string     `query:"status" enum:"OPEN,MITIGATING,RESOLVED"`
 	Severity        string     `query:"severity" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
 	OwnerID         *uuid.UUID `query:"ownerId" format:"uuid"`
@@ -40,11 +37,6 @@ type ListQuery struct {
 	CreatedAfter    *time.Time `query:"createdAfter" format:"date-time" doc:"Created at or after"`
 	CreatedBefore   *time.Time `query:"createdBefore" format:"date-time" doc:"Created before"`
 	IncludeArchived bool       `query:"includeArchived"`
-}
-
-// DetailQuery names one risk.
-type DetailQuery struct {
-	ID string `query:"id" required:"true"`
 }
 
 type handlers struct{ risks Store }
@@ -55,67 +47,31 @@ func (h handlers) operations() []api.Operation {
 	update := func(method, id string) api.Operation {
 		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)}
+			Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)}
 	}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
+			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID }, ToView)},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One risk", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
+			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
 		update(http.MethodPost, "updateRisk"),
 		update(http.MethodPatch, "patchRisk"),
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.archive(true)},
+			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(true, h.risks.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.archive(false)},
+			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(false, h.risks.SetArchived), ToView)},
 	}
 }
 
-func (h handlers) list(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("risks")
-	if err != nil {
-		return err
-	}
-	f := Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
-		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	shard, ws := api.Tenant(c)
-	items, err := h.risks.List(c.UserContext(), shard, ws, f)
-	if err != nil {
-		return err
-	}
-	page := List{}
-	page.Items, page.NextCursor = api.Page("risks", items, q.Limit, func(r Risk) uuid.UUID { return r.ID }, ToView)
-	return api.Respond(c, http.StatusOK, page)
-}
-
-type change struct {
-	id uuid.UUID
-	ch Changes
+func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
+	return Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
+		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
 }
 
 func parseCreate(req CreateRequest, _ func(string) bool) (NewRisk, error) { return ParseCreate(req) }
 
-func parseChange(req UpdateRequest, has func(string) bool) (change, error) {
-	id, ch, err := ParseUpdate(req, has)
-	return change{id, ch}, err
-}
-
 func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) {
 	return ParseID(req.RiskID)
-}
-
-func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Risk, error) {
-	return h.risks.Update(ctx, shard, ws, in.id, in.ch)
-}
-
-func (h handlers) archive(archived bool) fiber.Handler {
-	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-		return h.risks.SetArchived(ctx, shard, ws, id, archived)
-	}, ToView)
 }

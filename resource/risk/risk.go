@@ -12,11 +12,12 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts risk ids in the API.
-const IDPrefix = "rsk_"
+const IDPrefix = ids.Risk
 
 // Statuses.
 const (
@@ -33,23 +34,14 @@ var (
 
 // transitions is the spec's table: OPEN -> MITIGATING|RESOLVED, MITIGATING ->
 // RESOLVED|OPEN (a send-back), RESOLVED -> OPEN (reopen).
-var transitions = map[string][]string{
+var transitions = validate.Moves{What: "a risk", Statuses: Statuses, Next: map[string][]string{
 	Open:       {Mitigating, Resolved},
 	Mitigating: {Resolved, Open},
 	Resolved:   {Open},
-}
+}}
 
 // CheckTransition refuses a move outside the table, a same-state move included.
-func CheckTransition(from, to string) error {
-	if !slices.Contains(Statuses, to) {
-		return pmapi.Invalid("status", "status must be one of %s", strings.Join(Statuses, ", ")).With("allowed", Statuses)
-	}
-	if slices.Contains(transitions[from], to) {
-		return nil
-	}
-	return pmapi.Errorf(pmapi.CodeInvalidTransition, "a risk cannot move from %s to %s", from, to).
-		With("from", from).With("to", to).With("allowed", append([]string{}, transitions[from]...))
-}
+func CheckTransition(from, to string) error { return transitions.Check(from, to) }
 
 // Risk is a stored risk.
 type Risk struct {

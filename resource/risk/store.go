@@ -2,7 +2,6 @@ package risk
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -11,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -25,10 +25,7 @@ const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.statu
 func scan(row pgx.Row) (Risk, error) {
 	var r Risk
 	err := row.Scan(&r.ID, &r.ProjectID, &r.Title, &r.Description, &r.Severity, &r.Status, &r.OwnerID, &r.CreatedAt, &r.UpdatedAt, &r.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, pmapi.NotFound("risk")
-	}
-	return r, err
+	return r, storekit.Found(err, "risk")
 }
 
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
@@ -37,15 +34,7 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
 
 // Get returns one risk.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-	var r Risk
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			r, err = scan(row)
-			return err
-		})
-	})
-	return r, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id)
 }
 
 // Filter selects risks for a list; a nil ProjectID means the whole workspace.
@@ -74,14 +63,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
-	var out []Risk
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, w.Args()...).Query(func(rows pgx.Rows) (err error) {
-			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (Risk, error) { return scan(r) })
-			return err
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.
@@ -95,27 +77,20 @@ type NewRisk struct {
 
 // Create registers a risk (status OPEN), emitting risk.created.
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewRisk) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var ok bool
-		if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, in.ProjectID).Scan(&ok); err != nil {
-			return err
-		}
-		if !ok {
-			return pmapi.NotFound("project")
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
+		if err := storekit.ProjectExists(ctx, tx, ws, in.ProjectID); err != nil {
+			return r, err
 		}
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
-			return err
+			return r, err
 		}
-		var err error
 		r, err = scan(tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
 			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
 		if err != nil {
-			return err
+			return r, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "risk.created", Data: ToView(r)})
+		return r, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "risk.created", Data: ToView(r)})
 	})
-	return r, err
 }
 
 // Changes is a validated update; nil pointers are "not given".
@@ -131,17 +106,16 @@ type Changes struct {
 // risk.status_changed, plus risk.opened when the risk becomes OPEN again and
 // risk.resolved when it becomes RESOLVED; any change emits risk.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
 		cur, err := lock(ctx, tx, ws, id)
 		if err != nil {
-			return err
+			return r, err
 		}
 		next := cur
 		var events []event.Event
 		if ch.Status != nil {
 			if err := CheckTransition(cur.Status, *ch.Status); err != nil {
-				return err
+				return r, err
 			}
 			next.Status = *ch.Status
 			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID), From: cur.Status, To: next.Status}
@@ -153,61 +127,34 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				events = append(events, event.Event{Type: "risk.resolved", Data: data})
 			}
 		}
-		if ch.Title != nil {
-			next.Title = *ch.Title
-		}
-		if ch.Description != nil {
-			next.Description = *ch.Description
-		}
-		if ch.Severity != nil {
-			next.Severity = *ch.Severity
-		}
+		validate.Set(&next.Title, ch.Title)
+		validate.Set(&next.Description, ch.Description)
+		validate.Set(&next.Severity, ch.Severity)
 		if ch.OwnerID != nil {
 			next.OwnerID = *ch.OwnerID
 			if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", next.OwnerID)); err != nil {
-				return err
+				return r, err
 			}
 		}
 		if r, err = scan(tx.QueryRow(ctx, `update risks r set status = $3, title = $4, description = $5, severity = $6, owner_id = $7,
 			updated_at = now() where r.workspace_id = $1 and r.id = $2 returning `+columns,
 			ws, id, next.Status, next.Title, next.Description, next.Severity, next.OwnerID)); err != nil {
-			return err
+			return r, err
 		}
 		events = append(events, event.Event{Type: "risk.updated", Data: ToView(r)})
-		return s.Events.Emit(ctx, tx, shard, ws, events...)
+		return r, s.Events.Emit(ctx, tx, shard, ws, events...)
 	})
-	return r, err
 }
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
-	var r Risk
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := lock(ctx, tx, ws, id)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			r = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if r, err = scan(tx.QueryRow(ctx, `update risks r set `+set+`, updated_at = now()
-			where r.workspace_id = $1 and r.id = $2 returning `+columns, ws, id)); err != nil {
-			return err
-		}
-		typ := "risk.restored"
-		if archived {
-			typ = "risk.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(r)})
-	})
-	return r, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Risk, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
 }
+
+var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),
+	Archive:    `update risks r set archived_at = now(), updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	Restore:    `update risks r set archived_at = null, updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	ArchivedAt: func(r Risk) *time.Time { return r.ArchivedAt }, View: func(r Risk) any { return ToView(r) }}
 
 // EventTypes documents the events risks emit.
 func EventTypes() []event.Type {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -38,10 +39,7 @@ func ToView(r Risk) View {
 }
 
 // List is a page of risks.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // CreateRequest registers a risk.
 type CreateRequest struct {

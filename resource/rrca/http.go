@@ -1,6 +1,7 @@
 package rrca
 
 import (
+	"context"
 	"net/http"
 	"time"
 
@@ -11,16 +12,18 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // ListQuery documents and decodes the analysis list's parameters.
 type ListQuery struct {
 	api.ListQuery
 	Phase           string     `query:"phase" enum:"DEFINE,CONTAIN,ANALYZE,CORRECT,VERIFY,CLOSED"`
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project"`
-	SourceRiskID    *uuid.UUID `query:"sourceRiskId" prefix:"rsk_" noun:"risk"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project"`
+	SourceRiskID    *uuid.UUID `query:"sourceRiskId" id:"risk"`
 	IncludeArchived bool       `query:"includeArchived"`
 }
 
@@ -83,443 +86,289 @@ func (h handlers) operations() []api.Operation {
 	const tag, base = "Root-cause analysis (RRCA)", "/openapi/v1/resource/rrca"
 	read, write := ScopeRead, ScopeWrite
 	one := base + "/{rrcaId}"
+	analysis := api.PathID("rrcaId", ParseID)
+	a := h.analyses
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base, ID: "listRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.listRRCA},
+			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID }, ToView)},
 		{Method: http.MethodPost, Path: base, ID: "createRRCA", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)", Body: CreateRequest{}, Result: View{},
-			Status: http.StatusCreated, Handler: h.createRRCA},
+			Status: http.StatusCreated, Handler: api.Write(parseCreate, a.Create, ToView)},
 		{Method: http.MethodGet, Path: one, ID: "getRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Status: http.StatusOK, Handler: h.getRRCA},
+			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Detail, ToDetail)},
 		{Method: http.MethodPatch, Path: one, ID: "updateRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Edit an analysis's title or problem statement", Body: UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: h.updateRRCA},
+			Summary: "Edit an analysis's title or problem statement", Body: UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readUpdate, h.update, ToView)},
 		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Status: http.StatusCreated, Handler: h.advanceRRCA},
+			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readAdvance, h.advance, ToView)},
 		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive an analysis", Result: View{}, Status: http.StatusCreated, Handler: h.archiveRRCA(true)},
+			Summary: "Archive an analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(true, a.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived analysis", Result: View{}, Status: http.StatusCreated, Handler: h.archiveRRCA(false)},
+			Summary: "Restore an archived analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(false, a.SetArchived), ToView)},
 		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Status: http.StatusOK, Handler: h.listNodes},
+			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNodeQuery, api.On(a.Nodes), toNodeList)},
 		{Method: http.MethodPost, Path: one + "/nodes", ID: "createRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Status: http.StatusCreated, Handler: h.createNode},
+			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
 		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Delete a node and its whole subtree", Result: NodeDeleted{}, Status: http.StatusOK, Handler: h.deleteNode},
+			Summary: "Delete a node and its whole subtree", Result: NodeDeleted{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNode, h.deleteNode, api.AsIs)},
 		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Status: http.StatusCreated, Handler: h.acceptNode},
+			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNode, h.acceptNode, ToNodeView)},
 		{Method: http.MethodPost, Path: one + "/corrective-actions", ID: "createCorrectiveAction", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways",
-			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Status: http.StatusCreated, Handler: h.createCorrective},
+			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readCorrective, h.addCorrective, api.AsIs)},
 		{Method: http.MethodGet, Path: one + "/corrective-actions", ID: "listCorrectiveActions", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's corrective actions with their items' status", Result: CorrectiveActionList{}, Status: http.StatusOK, Handler: h.listCorrective},
+			Summary: "The analysis's corrective actions with their items' status", Result: CorrectiveActionList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Correctives, toCorrectiveList)},
 		{Method: http.MethodGet, Path: one + "/similar", ID: "listSimilarRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)",
-			Query:   SimilarQuery{}, Result: SimilarList{}, Status: http.StatusOK, Handler: h.similarRRCA},
+			Query:   SimilarQuery{}, Result: SimilarList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readSimilar, api.On(a.Similar), api.AsIs)},
 		{Method: http.MethodPost, Path: one + "/5why/suggest", ID: "suggestFiveWhy", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY", Result: RunView{},
-			Status: http.StatusCreated, Handler: h.startRun(RunFiveWhy)},
+			Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(RunFiveWhy, a.CreateRun), toNewRunView)},
 		{Method: http.MethodGet, Path: one + "/5why/suggestions/{runId}", ID: "getFiveWhyRun", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Status: http.StatusOK, Handler: h.getRun},
+			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
 		{Method: http.MethodGet, Path: one + "/look-across", ID: "listLookAcross", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism", Result: SuggestionList{},
-			Status: http.StatusOK, Handler: h.listLookAcross},
+			Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Suggestions, toSuggestionList)},
 		{Method: http.MethodPost, Path: one + "/look-across/suggest", ID: "suggestLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Start a look-across run over every other project of the workspace", Result: RunView{}, Status: http.StatusCreated,
-			Handler: h.startRun(RunLookAcross)},
+			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunLookAcross, a.CreateRun), toNewRunView)},
 		{Method: http.MethodGet, Path: one + "/look-across/runs/{runId}", ID: "getLookAcrossRun", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A look-across run's status", Result: RunView{}, Status: http.StatusOK, Handler: h.getRun},
+			Summary: "A look-across run's status", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
 		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project",
-			Body:    ApplyRequest{}, Result: Applied{}, Status: http.StatusCreated, Handler: h.applyLookAcross},
+			Body:    ApplyRequest{}, Result: Applied{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
 		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Status: http.StatusCreated, Handler: h.rejectLookAcross},
+			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
 	}
 }
 
-func rrcaPath(c *fiber.Ctx) (uuid.UUID, error) { return ParseID(c.Params("rrcaId")) }
-
-func (h handlers) listRRCA(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("rrca")
-	if err != nil {
-		return err
-	}
-	f := Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	shard, ws := api.Tenant(c)
-	items, err := h.analyses.List(c.UserContext(), shard, ws, f)
-	if err != nil {
-		return err
-	}
-	page := List{}
-	page.Items, page.NextCursor = api.Page("rrca", items, q.Limit, func(a Analysis) uuid.UUID { return a.ID }, ToView)
-	return api.Respond(c, http.StatusOK, page)
+func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
+	return Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
 }
 
-func (h handlers) createRRCA(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
+// Reading the requests: each read takes what its operation needs from the
+// path, query and body, in that order, and checks it.
+
+func parseCreate(req CreateRequest, _ func(string) bool) (NewAnalysis, error) {
 	var in NewAnalysis
+	var err error
 	if req.Title != "" || req.SourceRiskID == nil {
 		if in.Title, err = ValidTitle(req.Title); err != nil {
-			return err
+			return in, err
 		}
 	}
 	if req.ProblemStatement != nil {
 		if err := ValidProblem(*req.ProblemStatement); err != nil {
-			return err
+			return in, err
 		}
 		in.ProblemStatement = req.ProblemStatement
 	}
-	if req.ProjectID != nil {
-		id, err := project.ParseID(*req.ProjectID)
-		if err != nil {
-			return err
-		}
-		in.ProjectID = &id
+	if in.ProjectID, err = ids.Parse(project.ParseID, req.ProjectID); err != nil {
+		return in, err
 	}
-	if req.SourceRiskID != nil {
-		id, err := pmapi.ParseID(risk.IDPrefix, *req.SourceRiskID, "risk")
-		if err != nil {
-			return err
-		}
-		in.SourceRiskID = &id
-	}
-	shard, ws := api.Tenant(c)
-	a, err := h.analyses.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(a))
+	in.SourceRiskID, err = ids.Parse(risk.ParseID, req.SourceRiskID)
+	return in, err
 }
 
-func (h handlers) getRRCA(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+// withAnalysis reads the analysis the path names, then what read takes from
+// the rest of the request (api.DecodeBody, api.DecodeQuery, ...).
+func withAnalysis[X any](c *fiber.Ctx, read func(*fiber.Ctx) (X, error)) (uuid.UUID, X, error) {
+	id, err := ParseID(c.Params("rrcaId"))
 	if err != nil {
-		return err
+		var x X
+		return id, x, err
 	}
-	shard, ws := api.Tenant(c)
-	a, cas, history, err := h.analyses.Detail(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	d := Detail{View: ToView(a), CorrectiveActions: []CorrectiveActionView{}, PhaseHistory: history}
-	if d.PhaseHistory == nil {
-		d.PhaseHistory = []PhaseChange{}
-	}
-	for _, ca := range cas {
-		d.CorrectiveActions = append(d.CorrectiveActions, ToCorrectiveView(ca))
-	}
-	return api.Respond(c, http.StatusOK, d)
+	x, err := read(c)
+	return id, x, err
 }
 
-func (h handlers) updateRRCA(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+type update struct {
+	id             uuid.UUID
+	title, problem *string
+}
+
+func readUpdate(c *fiber.Ctx) (update, error) {
+	id, req, err := withAnalysis(c, api.DecodeBody[UpdateRequest])
 	if err != nil {
-		return err
-	}
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
+		return update{}, err
 	}
 	if req.Title != nil {
 		t, err := ValidTitle(*req.Title)
 		if err != nil {
-			return err
+			return update{}, err
 		}
 		req.Title = &t
 	}
 	if req.ProblemStatement != nil {
 		if err := ValidProblem(*req.ProblemStatement); err != nil {
-			return err
+			return update{}, err
 		}
 	}
-	shard, ws := api.Tenant(c)
-	a, err := h.analyses.Update(c.UserContext(), shard, ws, id, req.Title, req.ProblemStatement)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToView(a))
+	return update{id, req.Title, req.ProblemStatement}, nil
 }
 
-func (h handlers) advanceRRCA(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return err
-	}
-	req, err := api.DecodeOptionalBody[AdvanceRequest](c)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	a, err := h.analyses.Advance(c.UserContext(), shard, ws, id, req.To, api.Principal(c).ClientID)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(a))
+type advance struct {
+	id        uuid.UUID
+	to, actor string
 }
 
-func (h handlers) archiveRRCA(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		id, err := rrcaPath(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		a, err := h.analyses.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(a))
-	}
+func readAdvance(c *fiber.Ctx) (advance, error) {
+	id, req, err := withAnalysis(c, api.DecodeOptionalBody[AdvanceRequest])
+	return advance{id, req.To, api.Principal(c).ClientID}, err
 }
 
-func (h handlers) listNodes(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return err
-	}
-	q, err := api.DecodeQuery[NodeListQuery](c)
-	if err != nil {
-		return err
-	}
-	kind := q.Kind
-	shard, ws := api.Tenant(c)
-	nodes, err := h.analyses.Nodes(c.UserContext(), shard, ws, id, kind)
-	if err != nil {
-		return err
-	}
-	out := NodeList{Items: []NodeView{}}
-	for _, n := range nodes {
-		out.Items = append(out.Items, ToNodeView(n))
-	}
-	return api.Respond(c, http.StatusOK, out)
+func readNodeQuery(c *fiber.Ctx) (api.Target[string], error) {
+	id, q, err := withAnalysis(c, api.DecodeQuery[NodeListQuery])
+	return api.Target[string]{ID: id, Change: q.Kind}, err
 }
 
-func (h handlers) createNode(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+type newNode struct {
+	id         uuid.UUID
+	kind, text string
+	parent     *uuid.UUID
+}
+
+func readNewNode(c *fiber.Ctx) (newNode, error) {
+	id, req, err := withAnalysis(c, api.DecodeBody[NodeRequest])
 	if err != nil {
-		return err
-	}
-	req, err := api.DecodeBody[NodeRequest](c)
-	if err != nil {
-		return err
+		return newNode{}, err
 	}
 	text, err := ValidNewNode(req.Kind, req.Text)
 	if err != nil {
-		return err
+		return newNode{}, err
 	}
-	var parent *uuid.UUID
+	n := newNode{id: id, kind: req.Kind, text: text}
 	if req.ParentID != nil {
 		p, err := pmapi.ParseID(NodeIDPrefix, *req.ParentID, "node")
 		if err != nil {
-			return pmapi.Invalid("parentId", "parentId must be a node of this analysis")
+			return n, pmapi.Invalid("parentId", "parentId must be a node of this analysis")
 		}
-		parent = &p
+		n.parent = &p
 	}
-	shard, ws := api.Tenant(c)
-	n, err := h.analyses.AddNode(c.UserContext(), shard, ws, id, req.Kind, text, parent)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToNodeView(n))
+	return n, nil
 }
 
-func (h handlers) deleteNode(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return err
-	}
-	node, err := pmapi.ParseID(NodeIDPrefix, c.Params("nodeId"), "node")
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	removed, err := h.analyses.DeleteNode(c.UserContext(), shard, ws, id, node)
-	if err != nil {
-		return err
-	}
-	out := NodeDeleted{ID: c.Params("nodeId"), Deleted: []string{}}
-	for _, r := range removed {
-		out.Deleted = append(out.Deleted, pmapi.FormatID(NodeIDPrefix, r))
-	}
-	return api.Respond(c, http.StatusOK, out)
+// ref is a row under the analysis the path names, by a second path parameter.
+type ref struct {
+	id, sub uuid.UUID
+	raw     string // the second parameter as given
 }
 
-func (h handlers) acceptNode(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+// readRef reads the analysis and the row param names (prefix, noun).
+func readRef(c *fiber.Ctx, param, prefix, noun string) (ref, error) {
+	id, err := ParseID(c.Params("rrcaId"))
 	if err != nil {
-		return err
+		return ref{}, err
 	}
-	node, err := pmapi.ParseID(NodeIDPrefix, c.Params("nodeId"), "node")
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.analyses.AcceptSuggestion(c.UserContext(), shard, ws, id, node)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToNodeView(n))
+	raw := c.Params(param)
+	sub, err := pmapi.ParseID(prefix, raw, noun)
+	return ref{id, sub, raw}, err
 }
 
-func (h handlers) createCorrective(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+func readNode(c *fiber.Ctx) (ref, error) { return readRef(c, "nodeId", NodeIDPrefix, "node") }
+
+func readRun(c *fiber.Ctx) (ref, error) { return readRef(c, "runId", RunIDPrefix, "suggestion run") }
+
+type corrective struct {
+	id, node uuid.UUID
+	item     actionitem.NewItem
+}
+
+func readCorrective(c *fiber.Ctx) (corrective, error) {
+	id, req, err := withAnalysis(c, api.DecodeBody[CorrectiveRequest])
 	if err != nil {
-		return err
-	}
-	req, err := api.DecodeBody[CorrectiveRequest](c)
-	if err != nil {
-		return err
+		return corrective{}, err
 	}
 	node, err := pmapi.ParseID(NodeIDPrefix, req.NodeID, "node")
 	if err != nil {
-		return pmapi.Invalid("nodeId", "nodeId must be a ROOT_CAUSE node of this analysis")
+		return corrective{}, pmapi.Invalid("nodeId", "nodeId must be a ROOT_CAUSE node of this analysis")
 	}
 	item, err := actionitem.ParseCreate(actionitem.CreateRequest{Title: req.Title, Description: req.Description, OwnerHint: req.OwnerHint, DueDate: req.DueDate})
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	ca, it, err := h.analyses.AddCorrective(c.UserContext(), shard, ws, id, node, item)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, CorrectiveCreated{CorrectiveAction: ToCorrectiveView(ca), ActionItem: actionitem.ToView(it)})
+	return corrective{id, node, item}, err
 }
 
-func (h handlers) listCorrective(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	cas, err := h.analyses.Correctives(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	out := CorrectiveActionList{Items: []CorrectiveActionView{}}
-	for _, ca := range cas {
-		out.Items = append(out.Items, ToCorrectiveView(ca))
-	}
-	return api.Respond(c, http.StatusOK, out)
+func readSimilar(c *fiber.Ctx) (api.Target[int], error) {
+	id, q, err := withAnalysis(c, api.DecodeQuery[SimilarQuery])
+	return api.Target[int]{ID: id, Change: q.Limit}, err
 }
 
-func (h handlers) similarRRCA(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return err
-	}
-	q, err := api.DecodeQuery[SimilarQuery](c)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	out, err := h.analyses.Similar(c.UserContext(), shard, ws, id, q.Limit)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, out)
+// decision is an apply's or a reject's suggestion and body.
+type decision[Req any] struct {
+	ref
+	req Req
 }
 
-func (h handlers) startRun(kind string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		id, err := rrcaPath(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		r, err := h.analyses.CreateRun(c.UserContext(), shard, ws, id, kind)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToRunView(r, nil))
+func readDecision[Req any](c *fiber.Ctx, decode func(*fiber.Ctx) (Req, error)) (decision[Req], error) {
+	r, err := readRef(c, "suggestionId", SuggestionIDPrefix, "suggestion")
+	if err != nil {
+		return decision[Req]{}, err
 	}
+	req, err := decode(c)
+	return decision[Req]{r, req}, err
 }
 
-func (h handlers) getRun(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+func readApply(c *fiber.Ctx) (decision[ApplyRequest], error) {
+	d, err := readDecision(c, api.DecodeOptionalBody[ApplyRequest])
 	if err != nil {
-		return err
+		return d, err
 	}
-	run, err := pmapi.ParseID(RunIDPrefix, c.Params("runId"), "suggestion run")
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, nodes, err := h.analyses.GetRun(c.UserContext(), shard, ws, id, run)
-	if err != nil {
-		return err
-	}
-	return api.Respond(c, http.StatusOK, ToRunView(r, nodes))
+	return d, actionitem.ValidOwnerHint(d.req.OwnerHint)
 }
 
-func (h handlers) listLookAcross(c *fiber.Ctx) error {
-	id, err := rrcaPath(c)
+func readReject(c *fiber.Ctx) (decision[RejectRequest], error) {
+	d, err := readDecision(c, api.DecodeBody[RejectRequest])
 	if err != nil {
-		return err
+		return d, err
 	}
-	shard, ws := api.Tenant(c)
-	items, err := h.analyses.Suggestions(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
+	if n := len([]rune(d.req.Reason)); n < 1 || n > 2000 {
+		return d, pmapi.Invalid("reason", "reason must be 1 to 2000 characters")
 	}
-	return api.Respond(c, http.StatusOK, SuggestionList{Items: items})
+	return d, nil
 }
 
-func suggestionPath(c *fiber.Ctx) (uuid.UUID, uuid.UUID, error) {
-	id, err := rrcaPath(c)
-	if err != nil {
-		return id, uuid.Nil, err
-	}
-	sug, err := pmapi.ParseID(SuggestionIDPrefix, c.Params("suggestionId"), "suggestion")
-	return id, sug, err
+// Calling the store with what was read.
+
+func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in update) (Analysis, error) {
+	return h.analyses.Update(ctx, shard, ws, in.id, in.title, in.problem)
 }
 
-func (h handlers) applyLookAcross(c *fiber.Ctx) error {
-	id, sug, err := suggestionPath(c)
-	if err != nil {
-		return err
-	}
-	req, err := api.DecodeOptionalBody[ApplyRequest](c)
-	if err != nil {
-		return err
-	}
-	if err := actionitem.ValidOwnerHint(req.OwnerHint); err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	v, items, err := h.analyses.Apply(c.UserContext(), shard, ws, id, sug, req.OwnerHint, req.DueDate)
-	if err != nil {
-		return err
-	}
-	out := Applied{Suggestion: v, ActionItems: []actionitem.View{}}
-	for _, it := range items {
-		out.ActionItems = append(out.ActionItems, actionitem.ToView(it))
-	}
-	return api.Created(c, out)
+func (h handlers) advance(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in advance) (Analysis, error) {
+	return h.analyses.Advance(ctx, shard, ws, in.id, in.to, in.actor)
 }
 
-func (h handlers) rejectLookAcross(c *fiber.Ctx) error {
-	id, sug, err := suggestionPath(c)
+func (h handlers) addNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in newNode) (Node, error) {
+	return h.analyses.AddNode(ctx, shard, ws, in.id, in.kind, in.text, in.parent)
+}
+
+func (h handlers) deleteNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, n ref) (NodeDeleted, error) {
+	removed, err := h.analyses.DeleteNode(ctx, shard, ws, n.id, n.sub)
+	return NodeDeleted{ID: n.raw, Deleted: api.Views(removed, func(id uuid.UUID) string { return pmapi.FormatID(NodeIDPrefix, id) })}, err
+}
+
+func (h handlers) acceptNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, n ref) (Node, error) {
+	return h.analyses.AcceptSuggestion(ctx, shard, ws, n.id, n.sub)
+}
+
+func (h handlers) addCorrective(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in corrective) (CorrectiveCreated, error) {
+	ca, it, err := h.analyses.AddCorrective(ctx, shard, ws, in.id, in.node, in.item)
 	if err != nil {
-		return err
+		return CorrectiveCreated{}, err
 	}
-	req, err := api.DecodeBody[RejectRequest](c)
+	return CorrectiveCreated{CorrectiveAction: ToCorrectiveView(ca), ActionItem: actionitem.ToView(it)}, nil
+}
+
+func (h handlers) getRun(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, r ref) (RunView, error) {
+	run, nodes, err := h.analyses.GetRun(ctx, shard, ws, r.id, r.sub)
 	if err != nil {
-		return err
+		return RunView{}, err
 	}
-	if len([]rune(req.Reason)) < 1 || len([]rune(req.Reason)) > 2000 {
-		return pmapi.Invalid("reason", "reason must be 1 to 2000 characters")
-	}
-	shard, ws := api.Tenant(c)
-	v, err := h.analyses.Reject(c.UserContext(), shard, ws, id, sug, req.Reason)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, v)
+	return ToRunView(run, nodes), nil
+}
+
+func (h handlers) apply(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d decision[ApplyRequest]) (Applied, error) {
+	v, items, err := h.analyses.Apply(ctx, shard, ws, d.id, d.sub, d.req.OwnerHint, d.req.DueDate)
+	return Applied{Suggestion: v, ActionItems: api.Views(items, actionitem.ToView)}, err
+}
+
+func (h handlers) reject(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d decision[RejectRequest]) (SuggestionView, error) {
+	return h.analyses.Reject(ctx, shard, ws, d.id, d.sub, d.req.Reason)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -18,70 +19,49 @@ const nodeColumns = "n.id, n.rrca_id, n.parent_id, n.kind, n.text, n.suggestion_
 func scanNode(row pgx.Row) (Node, error) {
 	var n Node
 	err := row.Scan(&n.ID, &n.RRCAID, &n.ParentID, &n.Kind, &n.Text, &n.SuggestionRunID, &n.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return n, pmapi.NotFound("node")
-	}
-	return n, err
+	return n, storekit.Found(err, "node")
 }
 
 // Nodes lists an analysis's nodes, oldest first, optionally of one kind.
 func (s Store) Nodes(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind string) ([]Node, error) {
 	var nodes []Node
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue("select "+nodeColumns+` from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and ($3 = '' or n.kind = $3)
-			order by n.id`, ws, id, kind).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				n, err := scanNode(rows)
-				if err != nil {
-					return err
-				}
-				nodes = append(nodes, n)
-			}
-			return rows.Err()
-		})
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+` from rrca_nodes n
+			where n.workspace_id = $1 and n.rrca_id = $2 and ($3 = '' or n.kind = $3) order by n.id`, ws, id, kind)
 	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
 	return nodes, err
 }
 
 // AddNode adds a node under parent (which must be a node of the same analysis),
 // queueing a similarity run since the analysis's text changed.
 func (s Store) AddNode(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind, text string, parent *uuid.UUID) (Node, error) {
-	var n Node
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Node, err error) {
 		if _, err := get(ctx, tx, ws, id, true); err != nil {
-			return err
+			return n, err
 		}
 		if parent != nil {
 			var ok bool
 			if err := tx.QueryRow(ctx, "select exists(select 1 from rrca_nodes where workspace_id = $1 and rrca_id = $2 and id = $3)", ws, id, *parent).Scan(&ok); err != nil {
-				return err
+				return n, err
 			}
 			if !ok {
-				return pmapi.Invalid("parentId", "parentId must be a node of this analysis")
+				return n, pmapi.Invalid("parentId", "parentId must be a node of this analysis")
 			}
 		}
-		var err error
 		n, err = scanNode(tx.QueryRow(ctx, `insert into rrca_nodes as n (workspace_id, id, rrca_id, parent_id, kind, text)
 			values ($1, $2, $3, $4, $5, $6) returning `+nodeColumns, ws, pmapi.NewID(), id, parent, kind, text))
 		if err != nil {
-			return err
+			return n, err
 		}
 		if err := touch(ctx, tx, ws, id); err != nil {
-			return err
+			return n, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return n, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",
+		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",
 			Data: NodeEvent{RRCAID: pmapi.FormatID(IDPrefix, id), NodeID: pmapi.FormatID(NodeIDPrefix, n.ID), Kind: kind}})
 	})
-	return n, err
 }
 
 func touch(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
@@ -140,25 +120,23 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 
 // AcceptSuggestion turns a WHY_SUGGESTION node into a WHY.
 func (s Store) AcceptSuggestion(ctx context.Context, shard *tenant.Shard, ws, id, node uuid.UUID) (Node, error) {
-	var n Node
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Node, err error) {
 		cur, err := scanNode(tx.QueryRow(ctx, "select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3 for update", ws, id, node))
 		if err != nil {
-			return err
+			return n, err
 		}
 		if cur.Kind != KindWhySuggestion {
-			return pmapi.Errorf(pmapi.CodeConflict, "only WHY_SUGGESTION nodes can be accepted; this one is %s", cur.Kind)
+			return n, pmapi.Errorf(pmapi.CodeConflict, "only WHY_SUGGESTION nodes can be accepted; this one is %s", cur.Kind)
 		}
 		if n, err = scanNode(tx.QueryRow(ctx, `update rrca_nodes n set kind = 'WHY' where n.workspace_id = $1 and n.id = $2 returning `+nodeColumns, ws, node)); err != nil {
-			return err
+			return n, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return n, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",
+		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",
 			Data: NodeEvent{RRCAID: pmapi.FormatID(IDPrefix, id), NodeID: pmapi.FormatID(NodeIDPrefix, node), Kind: KindWhy}})
 	})
-	return n, err
 }
 
 // AddCorrective emits a corrective action from a ROOT_CAUSE node: it creates an
@@ -200,14 +178,6 @@ func (s Store) AddCorrective(ctx context.Context, shard *tenant.Shard, ws, id uu
 // Correctives lists an analysis's corrective actions with their items' status.
 func (s Store) Correctives(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]CorrectiveAction, error) {
 	var cas []CorrectiveAction
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		queueCorrective(b, ws, id, &cas)
-	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) { queueCorrective(b, ws, id, &cas) })
 	return cas, err
 }

@@ -16,16 +16,17 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
-// Id prefixes.
+// Id prefixes (resource/ids).
 const (
-	IDPrefix           = "rca_"
-	NodeIDPrefix       = "nod_"
-	CorrectivePrefix   = "cac_"
-	SuggestionIDPrefix = "lac_"
-	RunIDPrefix        = "run_"
+	IDPrefix           = ids.RRCA
+	NodeIDPrefix       = ids.RRCANode
+	CorrectivePrefix   = ids.Corrective
+	SuggestionIDPrefix = ids.Suggestion
+	RunIDPrefix        = ids.Run
 )
 
 // Phases, in order.

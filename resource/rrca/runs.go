@@ -3,15 +3,16 @@ package rrca
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
@@ -53,41 +54,34 @@ type RunView struct {
 
 // ToRunView converts a run.
 func ToRunView(r Run, nodes []Node) RunView {
-	v := RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
-		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: []NodeView{}}
-	for _, n := range nodes {
-		v.Nodes = append(v.Nodes, ToNodeView(n))
-	}
-	return v
+	return RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
+		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView)}
 }
+
+// toNewRunView converts a run just queued: it has written nothing yet.
+func toNewRunView(r Run) RunView { return ToRunView(r, nil) }
 
 const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at"
 
 func scanRun(row pgx.Row) (Run, error) {
 	var r Run
 	err := row.Scan(&r.ID, &r.RRCAID, &r.Kind, &r.Status, &r.Error, &r.CreatedAt, &r.CompletedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return r, pmapi.NotFound("suggestion run")
-	}
-	return r, err
+	return r, storekit.Found(err, "suggestion run")
 }
 
 // CreateRun queues a suggestion run of kind for the analysis.
 func (s Store) CreateRun(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind string) (Run, error) {
-	var r Run
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Run, err error) {
 		if _, err := get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return r, err
 		}
-		var err error
 		r, err = scanRun(tx.QueryRow(ctx, `insert into rrca_suggestion_runs (workspace_id, id, rrca_id, kind) values ($1, $2, $3, $4)
 			returning `+runColumns, ws, pmapi.NewID(), id, kind))
 		if err != nil {
-			return err
+			return r, err
 		}
-		return s.Jobs.Suggest(ctx, tx, shard, ws, r.ID)
+		return r, s.Jobs.Suggest(ctx, tx, shard, ws, r.ID)
 	})
-	return r, err
 }
 
 // GetRun returns a run of the analysis with the nodes it wrote.
@@ -104,17 +98,8 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 				}
 				return runErr
 			})
-		b.Queue("select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					n, err := scanNode(rows)
-					if err != nil {
-						return err
-					}
-					nodes = append(nodes, n)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+
+			" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID)
 	})
 	if err == nil {
 		err = runErr
@@ -124,15 +109,7 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 
 // RunInfo is what a worker needs to know about a run.
 func (s Store) RunInfo(ctx context.Context, shard *tenant.Shard, ws, runID uuid.UUID) (Run, error) {
-	var r Run
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID).QueryRow(func(row pgx.Row) error {
-			var err error
-			r, err = scanRun(row)
-			return err
-		})
-	})
-	return r, err
+	return storekit.Get(ctx, shard, ws, scanRun, "select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID)
 }
 
 // FailRun marks a run FAILED with the reason.
@@ -377,6 +354,10 @@ type SuggestionList struct {
 	Items []SuggestionView `json:"items"`
 }
 
+func toSuggestionList(items []SuggestionView) SuggestionList {
+	return SuggestionList{Items: api.Views(items, api.AsIs)}
+}
+
 const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, reason, decided_at, created_at"
 
 func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
@@ -384,10 +365,7 @@ func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 	var id, rid, run, target uuid.UUID
 	var evidence, actions []byte
 	err := row.Scan(&id, &rid, &run, &target, &v.Mechanism, &evidence, &actions, &v.Score, &v.Status, &v.Reason, &v.DecidedAt, &v.CreatedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return v, target, pmapi.NotFound("suggestion")
-	}
-	if err != nil {
+	if err := storekit.Found(err, "suggestion"); err != nil {
 		return v, target, err
 	}
 	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID(project.IDPrefix, target)
@@ -399,26 +377,13 @@ func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 
 // Suggestions lists an analysis's look-across suggestions.
 func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]SuggestionView, error) {
-	out := []SuggestionView{}
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue("select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					v, _, err := scanSuggestion(rows)
-					if err != nil {
-						return err
-					}
-					out = append(out, v)
-				}
-				return rows.Err()
-			})
+	var out []SuggestionView
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &out, func(row pgx.Row) (SuggestionView, error) {
+			v, _, err := scanSuggestion(row)
+			return v, err
+		}, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id)
 	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("analysis")
-	}
 	return out, err
 }
 
@@ -463,22 +428,20 @@ func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uui
 
 // Reject records why a suggestion was turned down. Final, like Apply.
 func (s Store) Reject(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, reason string) (SuggestionView, error) {
-	var v SuggestionView
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (v SuggestionView, err error) {
 		cur, _, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
 		if err != nil {
-			return err
+			return v, err
 		}
 		if cur.Status != "PROPOSED" {
-			return pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
+			return v, pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
 		}
 		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'REJECTED', reason = $3, decided_at = now()
 			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID, reason)); err != nil {
-			return err
+			return v, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
+		return v, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
 	})
-	return v, err
 }
 
 // EventTypes documents the events analyses emit.

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -87,10 +88,7 @@ type SimilarList struct {
 // recomputation is pending.
 func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, limit int) (SimilarList, error) {
 	out := SimilarList{Items: []SimilarItem{}}
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", ws, id).
-			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
 		b.Queue(`select a.id, a.title, a.project_id, a.phase, s.score, s.computed_at
 			from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
 			where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
@@ -102,7 +100,7 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				if err := rows.Scan(&rid, &it.Title, &pid, &it.Phase, &it.Score, &it.ComputedAt); err != nil {
 					return err
 				}
-				it.RRCAID, it.ProjectID = pmapi.FormatID(IDPrefix, rid), optID(project.IDPrefix, pid)
+				it.RRCAID, it.ProjectID = pmapi.FormatID(IDPrefix, rid), ids.Format(project.IDPrefix, pid)
 				out.Items = append(out.Items, it)
 			}
 			return rows.Err()
@@ -114,8 +112,5 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				and args->>'workspaceId' = $1::text and args->>'rrcaId' = $2::text)`, ws, id).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&out.Pending) })
 	})
-	if err == nil && !found {
-		return out, pmapi.NotFound("analysis")
-	}
 	return out, err
 }

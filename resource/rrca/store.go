@@ -2,9 +2,8 @@ package rrca
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -12,6 +11,8 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -42,10 +43,7 @@ const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk
 func scan(row pgx.Row) (Analysis, error) {
 	var a Analysis
 	err := row.Scan(&a.ID, &a.Title, &a.ProblemStatement, &a.ProjectID, &a.SourceRiskID, &a.Phase, &a.NodeCount, &a.CreatedAt, &a.UpdatedAt, &a.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return a, pmapi.NotFound("analysis")
-	}
-	return a, err
+	return a, storekit.Found(err, "analysis")
 }
 
 type querier interface {
@@ -71,8 +69,7 @@ type NewAnalysis struct {
 // Create starts an analysis. From a risk, the risk's title and description
 // become the problem statement (and its title and project the defaults).
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewAnalysis) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		in := in // the defaults below fill a copy, so a retried transaction starts from the caller's values
 		problem := ""
 		if in.ProblemStatement != nil {
@@ -84,11 +81,8 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			var project uuid.UUID
 			err := tx.QueryRow(ctx, "select title, description, project_id from risks where workspace_id = $1 and id = $2", ws, *in.SourceRiskID).
 				Scan(&title, &desc, &project)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return pmapi.NotFound("risk")
-			}
-			if err != nil {
-				return err
+			if err := storekit.Found(err, "risk"); err != nil {
+				return a, err
 			}
 			if in.Title == "" {
 				in.Title = title
@@ -104,104 +98,86 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			}
 		}
 		if in.Title == "" {
-			return pmapi.Invalid("title", "title is required (or give sourceRiskId)")
+			return a, pmapi.Invalid("title", "title is required (or give sourceRiskId)")
 		}
 		if in.ProjectID != nil {
-			var ok bool
-			if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, *in.ProjectID).Scan(&ok); err != nil {
-				return err
-			}
-			if !ok {
-				return pmapi.NotFound("project")
+			if err := storekit.ProjectExists(ctx, tx, ws, *in.ProjectID); err != nil {
+				return a, err
 			}
 		}
 		id := pmapi.NewID()
 		if _, err := tx.Exec(ctx, `insert into rrca_analyses (workspace_id, id, title, problem_statement, project_id, source_risk_id)
 			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
-			return err
+			return a, err
 		}
-		var err error
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
 	})
-	return a, err
 }
 
 // Update edits the title or problem statement, queueing a similarity run.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, title, problem *string) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
-			return err
+			return a, err
 		}
-		if title != nil {
-			cur.Title = *title
-		}
-		if problem != nil {
-			cur.ProblemStatement = *problem
-		}
+		validate.Set(&cur.Title, title)
+		validate.Set(&cur.ProblemStatement, problem)
 		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4, updated_at = now()
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
-			return err
+			return a, err
 		}
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
 		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
 	})
-	return a, err
+}
+
+// Full is an analysis with its corrective actions and phase history.
+type Full struct {
+	Analysis
+	Correctives []CorrectiveAction
+	History     []PhaseChange
 }
 
 // Detail returns an analysis with its corrective actions and phase history, in
 // one round trip.
-func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Analysis, []CorrectiveAction, []PhaseChange, error) {
-	var a Analysis
-	var cas []CorrectiveAction
-	var history []PhaseChange
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Full, error) {
+	var f Full
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id).QueryRow(func(r pgx.Row) error {
-			var err error
-			a, err = scan(r)
-			return err
-		})
-		queueCorrective(b, ws, id, &cas)
-		b.Queue(`select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					var p PhaseChange
-					if err := rows.Scan(&p.From, &p.To, &p.Actor, &p.At); err != nil {
-						return err
-					}
-					history = append(history, p)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRow(b, &f.Analysis, scan, "select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id)
+		queueCorrective(b, ws, id, &f.Correctives)
+		storekit.QueueRows(b, &f.History, func(row pgx.Row) (p PhaseChange, err error) {
+			err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
+			return p, err
+		}, `select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
 	})
-	return a, cas, history, err
+	return f, err
 }
 
 func queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]CorrectiveAction) {
-	b.Queue(`select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
+	storekit.QueueRows(b, out, func(row pgx.Row) (c CorrectiveAction, err error) {
+		err = row.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt)
+		return c, err
+	}, `select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
 		from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
-		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id).Query(func(rows pgx.Rows) error {
-		for rows.Next() {
-			var c CorrectiveAction
-			if err := rows.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt); err != nil {
-				return err
-			}
-			*out = append(*out, c)
-		}
-		return rows.Err()
-	})
+		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id)
+}
+
+// readAnalysis reads what queue asks about analysis id in one round trip; an
+// analysis the workspace does not have is not found.
+func readAnalysis(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, queue func(b *pgx.Batch)) error {
+	return storekit.ReadUnder(ctx, shard, ws, "analysis", "select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", id, queue)
 }
 
 // Filter selects analyses for a list.
@@ -216,52 +192,22 @@ type Filter struct {
 
 // List returns a page of analyses, newest first.
 func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Analysis, error) {
-	where := []string{"a.workspace_id = $1"}
-	args := []any{ws}
-	add := func(cond string, v any) {
-		args = append(args, v)
-		where = append(where, strings.ReplaceAll(cond, "?", fmt.Sprintf("$%d", len(args))))
-	}
-	if f.Phase != "" {
-		add("a.phase = ?", f.Phase)
-	}
-	if f.ProjectID != nil {
-		add("a.project_id = ?", *f.ProjectID)
-	}
-	if f.SourceRiskID != nil {
-		add("a.source_risk_id = ?", *f.SourceRiskID)
-	}
-	if !f.IncludeArchived {
-		where = append(where, "a.archived_at is null")
-	}
-	if f.Before != nil {
-		add("a.id < ?", *f.Before)
-	}
-	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from rrca_analyses a where %s order by a.id desc limit $%d", columns, strings.Join(where, " and "), len(args))
-	var out []Analysis
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				a, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, a)
-			}
-			return rows.Err()
-		})
-	})
-	return out, err
+	w := storekit.NewWhere("a", ws)
+	w.Equal("phase", f.Phase)
+	w.Equal("project_id", f.ProjectID)
+	w.Equal("source_risk_id", f.SourceRiskID)
+	w.Live(f.IncludeArchived)
+	w.Before(f.Before)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + w.Arg(f.Limit)
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Advance moves the analysis to its next phase when the gate allows it.
 func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, to, actor string) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
-			return err
+			return a, err
 		}
 		var f Facts
 		err = tx.QueryRow(ctx, `select
@@ -272,27 +218,26 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status not in ('DONE', 'CANCELLED'))), '{}')`,
 			ws, id).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
 		if err != nil {
-			return err
+			return a, err
 		}
 		f.OpenActionItems = formatOpen(f.OpenActionItems)
 		next, err := CheckAdvance(cur.Phase, to, f)
 		if err != nil {
-			return err
+			return a, err
 		}
 		if _, err := tx.Exec(ctx, `update rrca_analyses set phase = $3, updated_at = now() where workspace_id = $1 and id = $2`, ws, id, next); err != nil {
-			return err
+			return a, err
 		}
 		if _, err := tx.Exec(ctx, `insert into rrca_phase_history (workspace_id, id, rrca_id, from_phase, to_phase, actor)
 			values ($1, $2, $3, $4, $5, $6)`, ws, pmapi.NewID(), id, cur.Phase, next, actor); err != nil {
-			return err
+			return a, err
 		}
 		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
+			return a, err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.advanced",
+		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.advanced",
 			Data: PhaseEvent{RRCAID: pmapi.FormatID(IDPrefix, id), From: cur.Phase, To: next}})
 	})
-	return a, err
 }
 
 // formatOpen turns "act_<uuid>" / "cac_<uuid>" texts into API ids.
@@ -309,32 +254,16 @@ func formatOpen(raw []string) []string {
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
-	var a Analysis
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		cur, err := get(ctx, tx, ws, id, true)
-		if err != nil {
-			return err
-		}
-		if (cur.ArchivedAt != nil) == archived {
-			a = cur
-			return nil
-		}
-		// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-		set := "archived_at = null"
-		if archived {
-			set = "archived_at = now()"
-		}
-		if _, err := tx.Exec(ctx, `update rrca_analyses set `+set+`, updated_at = now() where workspace_id = $1 and id = $2`, ws, id); err != nil {
-			return err
-		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return err
-		}
-		typ := "rrca.restored"
-		if archived {
-			typ = "rrca.archived"
-		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
-	})
-	return a, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Analysis, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
 }
+
+var archival = storekit.Archival[Analysis]{Noun: "rrca",
+	Archive: `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore: `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
+		return get(ctx, tx, ws, id, true)
+	},
+	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
+		return get(ctx, tx, ws, id, false)
+	}),
+	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}

@@ -3,21 +3,13 @@ package rrca
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 )
-
-func optID(prefix string, id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := pmapi.FormatID(prefix, *id)
-	return &s
-}
 
 // View is an analysis in lists and event payloads.
 type View struct {
@@ -37,7 +29,7 @@ type View struct {
 func ToView(a Analysis) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, a.ID), Title: a.Title, ProblemStatement: a.ProblemStatement,
-		ProjectID: optID(project.IDPrefix, a.ProjectID), SourceRiskID: optID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
+		ProjectID: ids.Format(project.IDPrefix, a.ProjectID), SourceRiskID: ids.Format(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
 		NodeCount: a.NodeCount, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ArchivedAt: a.ArchivedAt,
 	}
 }
@@ -49,11 +41,14 @@ type Detail struct {
 	PhaseHistory      []PhaseChange          `json:"phaseHistory"`
 }
 
-// List is a page of analyses.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
+// ToDetail converts an analysis with its corrective actions and history.
+func ToDetail(f Full) Detail {
+	return Detail{View: ToView(f.Analysis), CorrectiveActions: api.Views(f.Correctives, ToCorrectiveView),
+		PhaseHistory: api.Views(f.History, api.AsIs)}
 }
+
+// List is a page of analyses.
+type List api.PageOf[View]
 
 // NodeView is one node.
 type NodeView struct {
@@ -68,14 +63,16 @@ type NodeView struct {
 
 // ToNodeView converts a node.
 func ToNodeView(n Node) NodeView {
-	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: optID(NodeIDPrefix, n.ParentID),
-		Kind: n.Kind, Text: n.Text, SuggestionRunID: optID(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
+	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: ids.Format(NodeIDPrefix, n.ParentID),
+		Kind: n.Kind, Text: n.Text, SuggestionRunID: ids.Format(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
 }
 
 // NodeList is an analysis's nodes (a tree through parentId), oldest first.
 type NodeList struct {
 	Items []NodeView `json:"items"`
 }
+
+func toNodeList(nodes []Node) NodeList { return NodeList{Items: api.Views(nodes, ToNodeView)} }
 
 // CorrectiveActionView is a corrective action with its action item's status.
 type CorrectiveActionView struct {
@@ -91,13 +88,17 @@ type CorrectiveActionView struct {
 // ToCorrectiveView converts a corrective action.
 func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 	return CorrectiveActionView{ID: pmapi.FormatID(CorrectivePrefix, c.ID), RRCAID: pmapi.FormatID(IDPrefix, c.RRCAID),
-		NodeID: optID(NodeIDPrefix, c.NodeID), ActionItemID: optID("act_", c.ActionItemID), ActionItemStatus: c.ItemStatus,
+		NodeID: ids.Format(NodeIDPrefix, c.NodeID), ActionItemID: ids.Format(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
 		Title: c.Title, CreatedAt: c.CreatedAt}
 }
 
 // CorrectiveActionList lists an analysis's corrective actions.
 type CorrectiveActionList struct {
 	Items []CorrectiveActionView `json:"items"`
+}
+
+func toCorrectiveList(cas []CorrectiveAction) CorrectiveActionList {
+	return CorrectiveActionList{Items: api.Views(cas, ToCorrectiveView)}
 }
 
 // CreateRequest starts an analysis, from scratch or from a risk.

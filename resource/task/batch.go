@@ -34,34 +34,13 @@ type Op struct {
 // Do runs one operation in its own transaction, as its single-task endpoint
 // would.
 func (s Store) Do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.run(ctx, tx, shard, ws, op)
-		return err
-	})
-	return t, err
+	return storekit.Do(ctx, shard, ws, op, s.run)
 }
 
 // DoAtomic runs ops in order in one transaction: all of them commit, with their
 // events, or the first failure (a *storekit.FailedOp) rolls every one back.
 func (s Store) DoAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]Task, error) {
-	var out []Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		out = out[:0]
-		for i, op := range ops {
-			t, err := s.run(ctx, tx, shard, ws, op)
-			if err != nil {
-				return &storekit.FailedOp{Index: i, Err: err}
-			}
-			out = append(out, t)
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return storekit.DoAtomic(ctx, shard, ws, ops, s.run)
 }
 
 func (s Store) run(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, op Op) (Task, error) {

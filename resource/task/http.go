@@ -1,7 +1,6 @@
 package task
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -10,7 +9,6 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of tasks.
@@ -32,7 +30,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the task list's parameters; all are optional.
 type ListQuery struct {
 	api.ListQuery
-	ProjectID       *uuid.UUID `query:"projectId" prefix:"prj_" noun:"project" doc:"Only this project's tasks (prj_...)"`
+	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Only this project's tasks (prj_...)"`
 	Status          string     `query:"status" enum:"TODO,IN_PROGRESS,BLOCKED,REVIEW,DONE" doc:"Only tasks in this status; omitted: every status"`
 	AssigneeID      *uuid.UUID `query:"assigneeId" format:"uuid" doc:"Only tasks assigned to this user"`
 	Q               string     `query:"q" maxLength:"200" doc:"Case-insensitive substring of the title (at most 200 characters)"`
@@ -55,25 +53,25 @@ func (h handlers) operations() []api.Operation {
 	read, write := ScopeRead, ScopeWrite
 	update := "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
 		"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served."
-	batch := api.Batch[Op]{Kinds: OpKinds, Parse: h.parseOp, Do: h.do, DoAtomic: h.doAtomic}
+	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listTasks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
+			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID }, ToView)},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getTask", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.tasks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
 		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
 		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseChange, h.update, ToView)},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveTask", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: h.archive(true)},
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(true, h.tasks.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreTask", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Restore an archived task (emits task.restored)", Body: IDRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: h.archive(false)},
+			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(false, h.tasks.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: base + "batch", ID: "batchTasks", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
 				"answers with the failing operation's status and code, details.index and details.results",
@@ -81,49 +79,12 @@ func (h handlers) operations() []api.Operation {
 	}
 }
 
-func (h handlers) list(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[ListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("tasks")
-	if err != nil {
-		return err
-	}
-	f := Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q, DueAfter: q.DueAfter, DueBefore: q.DueBefore,
-		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	shard, ws := api.Tenant(c)
-	items, err := h.tasks.List(c.UserContext(), shard, ws, f)
-	if err != nil {
-		return err
-	}
-	page := List{}
-	page.Items, page.NextCursor = api.Page("tasks", items, q.Limit, func(t Task) uuid.UUID { return t.ID }, ToView)
-	return api.Respond(c, http.StatusOK, page)
-}
-
-// change is an update's target and validated changes.
-type change struct {
-	id uuid.UUID
-	ch Changes
-}
-
-func parseChange(req UpdateRequest, has Has) (change, error) {
-	id, ch, err := ParseUpdate(req, has)
-	return change{id, ch}, err
+func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
+	return Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q, DueAfter: q.DueAfter, DueBefore: q.DueBefore,
+		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
 }
 
 func parseIDRequest(req IDRequest, _ Has) (uuid.UUID, error) { return ParseIDRequest(req) }
-
-func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in change) (Task, error) {
-	return h.tasks.Update(ctx, shard, ws, in.id, in.ch)
-}
-
-func (h handlers) archive(archived bool) fiber.Handler {
-	return api.Write(parseIDRequest, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
-		return h.tasks.SetArchived(ctx, shard, ws, id, archived)
-	}, ToView)
-}
 
 // parseOp decodes and validates one batch operation exactly as its own
 // endpoint would decode its body.
@@ -151,24 +112,4 @@ func (h handlers) parseOp(_ *fiber.Ctx, kind string, fields []byte, has func(str
 		op.ID, err = ParseIDRequest(req)
 	}
 	return op, err
-}
-
-func (h handlers) do(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (any, error) {
-	t, err := h.tasks.Do(ctx, shard, ws, op)
-	if err != nil {
-		return nil, err
-	}
-	return ToView(t), nil
-}
-
-func (h handlers) doAtomic(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]any, error) {
-	done, err := h.tasks.DoAtomic(ctx, shard, ws, ops)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]any, len(done))
-	for i, t := range done {
-		out[i] = ToView(t)
-	}
-	return out, nil
 }

@@ -137,27 +137,13 @@ func apply(cur Task, ch Changes) (Task, error) {
 		}
 		next.Status = *ch.Status
 	}
-	if ch.Title != nil {
-		next.Title = *ch.Title
-	}
-	if ch.Description != nil {
-		next.Description = *ch.Description
-	}
-	if ch.Priority != nil {
-		next.Priority = *ch.Priority
-	}
-	if ch.AssigneeID != nil {
-		next.AssigneeID = *ch.AssigneeID
-	}
-	if ch.ReporterID != nil {
-		next.ReporterID = *ch.ReporterID
-	}
-	if ch.StartDate != nil {
-		next.StartDate = *ch.StartDate
-	}
-	if ch.DueDate != nil {
-		next.DueDate = *ch.DueDate
-	}
+	validate.Set(&next.Title, ch.Title)
+	validate.Set(&next.Description, ch.Description)
+	validate.Set(&next.Priority, ch.Priority)
+	validate.Set(&next.AssigneeID, ch.AssigneeID)
+	validate.Set(&next.ReporterID, ch.ReporterID)
+	validate.Set(&next.StartDate, ch.StartDate)
+	validate.Set(&next.DueDate, ch.DueDate)
 	return next, ValidDates(next.StartDate, next.DueDate)
 }
 

@@ -27,10 +27,7 @@ func scan(row pgx.Row) (Task, error) {
 	var t Task
 	err := row.Scan(&t.ID, &t.ProjectID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.AssigneeID, &t.ReporterID,
 		&t.StartDate, &t.DueDate, &t.CreatedAt, &t.UpdatedAt, &t.ArchivedAt)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return t, pmapi.NotFound("task")
-	}
-	return t, err
+	return t, storekit.Found(err, "task")
 }
 
 // lock reads a task for a change, holding its row until the transaction ends.
@@ -41,15 +38,7 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
 
 // Get returns one task.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
-	var t Task
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id).QueryRow(func(row pgx.Row) error {
-			var err error
-			t, err = scan(row)
-			return err
-		})
-	})
-	return t, err
+	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id)
 }
 
 // Filter selects tasks for a list. Time bounds are half-open: an After bound
@@ -81,33 +70,13 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
-	args := w.Args()
-	var out []Task
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				t, err := scan(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, t)
-			}
-			return rows.Err()
-		})
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is
 // created with an assignee).
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.create(ctx, tx, shard, ws, in)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.create(ctx, tx, shard, ws, in) })
 }
 
 func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
@@ -115,10 +84,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 	// (and then remove the task with its event) instead of racing it.
 	var one int
 	err := tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, in.ProjectID).Scan(&one)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return Task{}, pmapi.NotFound("project")
-	}
-	if err != nil {
+	if err := storekit.Found(err, "project"); err != nil {
 		return Task{}, err
 	}
 	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {
@@ -142,13 +108,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 // changes nothing writes nothing and emits nothing. Otherwise it emits
 // task.status_changed and task.assigned for those changes, then task.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.update(ctx, tx, shard, ws, id, ch)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.update(ctx, tx, shard, ws, id, ch) })
 }
 
 func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
@@ -199,36 +159,17 @@ func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
 // SetArchived archives (true) or restores (false) a task. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	var t Task
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		t, err = s.setArchived(ctx, tx, shard, ws, id, archived)
-		return err
-	})
-	return t, err
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.setArchived(ctx, tx, shard, ws, id, archived) })
 }
 
 func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	cur, err := lock(ctx, tx, ws, id)
-	if err != nil || (cur.ArchivedAt != nil) == archived {
-		return cur, err
-	}
-	// Go picks the statement: Citus refuses now() inside CASE in an UPDATE.
-	set := "archived_at = null"
-	if archived {
-		set = "archived_at = now()"
-	}
-	t, err := scan(tx.QueryRow(ctx, `update tasks as t set `+set+`, updated_at = now()
-		where t.workspace_id = $1 and t.id = $2 returning `+columns, ws, id))
-	if err != nil {
-		return t, err
-	}
-	typ := "task.restored"
-	if archived {
-		typ = "task.archived"
-	}
-	return t, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(t)})
+	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
+
+var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit.Returning(scan),
+	Archive:    `update tasks as t set archived_at = now(), updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	Restore:    `update tasks as t set archived_at = null, updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	ArchivedAt: func(t Task) *time.Time { return t.ArchivedAt }, View: func(t Task) any { return ToView(t) }}
 
 // dbError turns the database's refusals into the API's; the checks before each
 // statement should make them unreachable, so they only guard against a race or a

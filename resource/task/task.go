@@ -4,17 +4,17 @@
 package task
 
 import (
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts task ids in the API.
-const IDPrefix = "tsk_"
+const IDPrefix = ids.Task
 
 // Statuses of a task.
 const (
@@ -30,13 +30,13 @@ var Statuses = []string{Todo, InProgress, Blocked, Review, Done}
 
 // transitions is the status table of docs/decisions.md. A move to the same status is not in
 // it, so it is refused like any other move outside the table.
-var transitions = map[string][]string{
+var transitions = validate.Moves{What: "a task", Statuses: Statuses, Next: map[string][]string{
 	Todo:       {InProgress, Blocked, Done},
 	InProgress: {Review, Blocked, Todo},
 	Review:     {Done, InProgress},
 	Blocked:    {Todo, InProgress},
 	Done:       {InProgress},
-}
+}}
 
 // DefaultPriority is given to tasks created without one.
 const DefaultPriority = 3
@@ -84,29 +84,14 @@ type Changes struct {
 }
 
 // ValidStatus checks a status value (not a move).
-func ValidStatus(field, s string) error {
-	if _, ok := transitions[s]; ok {
-		return nil
-	}
-	return pmapi.Invalid(field, "%s must be one of %s", field, strings.Join(Statuses, ", ")).With("allowed", Statuses)
-}
+func ValidStatus(field, s string) error { return transitions.Valid(field, s) }
 
 // Allowed returns the statuses a task in status from may move to.
-func Allowed(from string) []string {
-	return append([]string{}, transitions[from]...)
-}
+func Allowed(from string) []string { return transitions.Allowed(from) }
 
 // CheckTransition refuses a move outside the table with INVALID_TRANSITION,
 // naming the move and what the task could have moved to instead.
-func CheckTransition(from, to string) error {
-	for _, next := range transitions[from] {
-		if next == to {
-			return nil
-		}
-	}
-	return pmapi.Errorf(pmapi.CodeInvalidTransition, "a task cannot move from %s to %s", from, to).
-		With("from", from).With("to", to).With("allowed", Allowed(from))
-}
+func CheckTransition(from, to string) error { return transitions.Check(from, to) }
 
 // ValidTitle trims and checks a task title.
 func ValidTitle(title string) (string, error) { return validate.Title(title, 500) }

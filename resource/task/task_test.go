@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
 // table is docs/decisions.md written out as the 25 from/to pairs, independently of
@@ -20,28 +21,7 @@ var table = map[[2]string]bool{
 }
 
 func TestTransitionTable(t *testing.T) {
-	pairs := 0
-	for _, from := range Statuses {
-		for _, to := range Statuses {
-			pairs++
-			err := CheckTransition(from, to)
-			if table[[2]string{from, to}] {
-				if err != nil {
-					t.Errorf("%s -> %s refused: %v", from, to, err)
-				}
-				continue
-			}
-			var e *pmapi.Error
-			if !errors.As(err, &e) || e.Code != pmapi.CodeInvalidTransition {
-				t.Errorf("%s -> %s: got %v, want INVALID_TRANSITION", from, to, err)
-				continue
-			}
-			if e.Details["from"] != from || e.Details["to"] != to || !slices.Equal(e.Details["allowed"].([]string), Allowed(from)) {
-				t.Errorf("%s -> %s: details %v", from, to, e.Details)
-			}
-		}
-	}
-	if pairs != 25 {
+	if pairs := validatetest.Transitions(t, Statuses, table, CheckTransition); pairs != 25 {
 		t.Fatalf("%d pairs tried", pairs)
 	}
 	for _, from := range Statuses {

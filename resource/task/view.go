@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -54,10 +55,7 @@ func utc(t *time.Time) *time.Time {
 }
 
 // List is a page of tasks.
-type List struct {
-	Items      []View  `json:"items"`
-	NextCursor *string `json:"nextCursor"`
-}
+type List api.PageOf[View]
 
 // CreateRequest is the body of task creation. New tasks start in TODO.
 type CreateRequest struct {

@@ -1,8 +1,10 @@
 // Package validate holds the field rules several resources share: titles,
-// descriptions and optional user ids. Each resource names its own limits.
+// descriptions, optional user ids and status tables. Each resource names its
+// own limits and moves.
 package validate
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -59,4 +61,45 @@ func OptionalUser(field string, s *string) (*uuid.UUID, error) {
 		return nil, err
 	}
 	return &id, nil
+}
+
+// Moves is a status table: every status, in order, and the statuses each may
+// move to. A move to the same status is not in the table, so it is refused
+// as any other move outside it is.
+type Moves struct {
+	What     string // what moves, as messages name it: "a task"
+	Statuses []string
+	Next     map[string][]string
+}
+
+// Valid checks a status value (not a move): 400 naming field otherwise.
+func (m Moves) Valid(field, status string) error {
+	if slices.Contains(m.Statuses, status) {
+		return nil
+	}
+	return pmapi.Invalid(field, "%s must be one of %s", field, strings.Join(m.Statuses, ", ")).With("allowed", m.Statuses)
+}
+
+// Allowed returns the statuses from may move to, a copy.
+func (m Moves) Allowed(from string) []string { return append([]string{}, m.Next[from]...) }
+
+// Check refuses an unknown status (400 naming status) and a move outside the
+// table: INVALID_TRANSITION naming the move and where from could go instead.
+func (m Moves) Check(from, to string) error {
+	if err := m.Valid("status", to); err != nil {
+		return err
+	}
+	if slices.Contains(m.Next[from], to) {
+		return nil
+	}
+	return pmapi.Errorf(pmapi.CodeInvalidTransition, "%s cannot move from %s to %s", m.What, from, to).
+		With("from", from).With("to", to).With("allowed", m.Allowed(from))
+}
+
+// Set writes an update's change into a field: *dst = *v when v is given; a
+// nil v (left out of the request) leaves the field as it is.
+func Set[T any](dst *T, v *T) {
+	if v != nil {
+		*dst = *v
+	}
 }

@@ -1,0 +1,69 @@
+package storekit
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Archival is how a resource archives and restores its rows: archiving
+// stamps archived_at once, and repeating either changes and emits nothing
+// (docs/decisions.md).
+type Archival[T any] struct {
+	// Noun names the events: "task" emits task.archived and task.restored,
+	// each carrying View of the row.
+	Noun string
+	// Archive and Restore are the two whole statements on the row ($1 the
+	// workspace, $2 the id): Go picks one, since Citus refuses now() inside
+	// CASE in an UPDATE.
+	Archive, Restore string
+	// Lock reads the row for update.
+	Lock func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error)
+	// Apply runs one of the statements and answers the row after it.
+	Apply func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error)
+	// ArchivedAt is the row's stamp.
+	ArchivedAt func(T) *time.Time
+	View       func(T) any
+}
+
+// Set archives or restores the row inside tx, emitting with events.
+func (a Archival[T]) Set(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, events event.Emitter, ws, id uuid.UUID, archived bool) (T, error) {
+	cur, err := a.Lock(ctx, tx, ws, id)
+	if err != nil || (a.ArchivedAt(cur) != nil) == archived {
+		return cur, err
+	}
+	sql, typ := a.Restore, a.Noun+".restored"
+	if archived {
+		sql, typ = a.Archive, a.Noun+".archived"
+	}
+	row, err := a.Apply(ctx, tx, sql, ws, id)
+	if err != nil {
+		return row, err
+	}
+	return row, events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: a.View(row)})
+}
+
+// Returning is the Apply of a statement that returns the row's columns, read
+// by scan.
+func Returning[T any](scan Scan[T]) func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
+	return func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
+		return scan(tx.QueryRow(ctx, sql, ws, id))
+	}
+}
+
+// Reread is the Apply of a statement that returns nothing: read answers the
+// row after it.
+func Reread[T any](read func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error)) func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
+	return func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
+		if _, err := tx.Exec(ctx, sql, ws, id); err != nil {
+			var zero T
+			return zero, err
+		}
+		return read(ctx, tx, ws, id)
+	}
+}

@@ -1,0 +1,57 @@
+// Package validatetest holds the checks the resources' rule tests share.
+package validatetest
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/pmapi/pmapi"
+)
+
+// Transitions tries every move between statuses against table, a status
+// table of docs/decisions.md written out in the test independently of the
+// code: a move in it passes check, any other is INVALID_TRANSITION naming the
+// move and exactly the table's moves from there, and a status outside
+// statuses is VALIDATION_FAILED naming status. It returns how many moves it
+// tried.
+func Transitions(t *testing.T, statuses []string, table map[[2]string]bool, check func(from, to string) error) int {
+	t.Helper()
+	pairs := 0
+	for _, from := range statuses {
+		var allowed []string
+		for _, to := range statuses {
+			if table[[2]string{from, to}] {
+				allowed = append(allowed, to)
+			}
+		}
+		for _, to := range statuses {
+			pairs++
+			err := check(from, to)
+			if table[[2]string{from, to}] {
+				if err != nil {
+					t.Errorf("%s -> %s refused: %v", from, to, err)
+				}
+				continue
+			}
+			var e *pmapi.Error
+			if !errors.As(err, &e) || e.Code != pmapi.CodeInvalidTransition {
+				t.Errorf("%s -> %s: got %v, want INVALID_TRANSITION", from, to, err)
+				continue
+			}
+			got, _ := e.Details["allowed"].([]string)
+			sorted := slices.Clone(got)
+			slices.Sort(sorted)
+			want := slices.Clone(allowed)
+			slices.Sort(want)
+			if e.Details["from"] != from || e.Details["to"] != to || !slices.Equal(sorted, want) {
+				t.Errorf("%s -> %s: details %v, want from, to and allowed %v", from, to, e.Details, allowed)
+			}
+		}
+	}
+	var e *pmapi.Error
+	if err := check(statuses[0], "NO_SUCH_STATUS"); !errors.As(err, &e) || e.Code != pmapi.CodeValidation || e.Details["field"] != "status" {
+		t.Errorf("an unknown status: %v, want VALIDATION_FAILED naming status", err)
+	}
+	return pairs
+}
