@@ -17,18 +17,11 @@ func TestLeftoverServerIsStoppedAndRestarted(t *testing.T) {
 	ctx := context.Background()
 	dir := serverReadableTempDir(t)
 	// What a killed pmapi leaves: a server started by pg_ctl, its lock released.
-	who, err := serverIdentity()
+	cb, err := claimBase(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, release, err := openBase(dir, "", who)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := superuserPassword(base, who)
-	if err != nil {
-		t.Fatal(err)
-	}
+	who, base, release, pw := cb.who, cb.dir, cb.release, cb.password
 	orphan, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), false, nil)
 	if err != nil {
 		t.Fatal(err)
