@@ -104,6 +104,11 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			// where a 400 would be taken as the answer to that request.
 			status = http.StatusRequestTimeout
 		}
+		if status == http.StatusServiceUnavailable {
+			// Every 503 is a moment's unavailability (a placement switch-over,
+			// a database not ready), so the client is told when to try again.
+			c.Set(fiber.HeaderRetryAfter, "1")
+		}
 		rid := requestID(c)
 		if status >= 500 {
 			log.Error("request failed", "requestId", rid, "route", routeOf(c), "code", e.Code, "cause", causeText(e))

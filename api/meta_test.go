@@ -11,7 +11,7 @@ import (
 
 // TestReadyzAnswersForTheShards checks /readyz without credentials: 200 while
 // the readiness check (every shard reachable and migrated; see cmd/pmapi) passes,
-// 503 SERVICE_UNAVAILABLE when it does not, with the failure logged. Both answers are
+// 503 SERVICE_UNAVAILABLE with Retry-After when it does not, with the failure logged. Both answers are
 // validated against the document.
 func TestReadyzAnswersForTheShards(t *testing.T) {
 	t.Parallel()
@@ -24,7 +24,12 @@ func TestReadyzAnswersForTheShards(t *testing.T) {
 		t.Fatalf("ready: %d %s", r.Status, r.Raw)
 	}
 	failure = errors.New("shard eu-2: migration 0042_x is not applied; run pmapi migrate up")
-	wantError(t, env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"}), 503, "SERVICE_UNAVAILABLE")
+	notReady := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})
+	wantError(t, notReady, 503, "SERVICE_UNAVAILABLE")
+	// Every 503 says when to come back (a placement switch-over answers the same).
+	if ra := notReady.Header.Get("Retry-After"); ra != "1" {
+		t.Errorf("Retry-After %q on a 503, want 1", ra)
+	}
 	// The unauthenticated answer carries no internals; the log names the shard.
 	if !strings.Contains(env.Logs.String(), "shard eu-2") {
 		t.Error("the not-ready log line does not name the shard")

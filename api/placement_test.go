@@ -117,7 +117,9 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	var acked, failures []string
 	var reads int
 	var wg sync.WaitGroup
-	call := func(method, path string, body any) (int, []byte, error) {
+	var unavailable int
+	var call func(method, path string, body any) (int, []byte, error)
+	call = func(method, path string, body any) (int, []byte, error) {
 		var rd *bytes.Reader
 		if body != nil {
 			b, _ := json.Marshal(body)
@@ -136,6 +138,15 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		defer resp.Body.Close()
 		var buf bytes.Buffer
 		_, _ = buf.ReadFrom(resp.Body)
+		if resp.StatusCode == 503 && resp.Header.Get("Retry-After") != "" {
+			// The documented answer while a placement keeps switching: nothing
+			// was written, and a client tries again (after a moment).
+			mu.Lock()
+			unavailable++
+			mu.Unlock()
+			time.Sleep(50 * time.Millisecond)
+			return call(method, path, body)
+		}
 		return resp.StatusCode, buf.Bytes(), nil
 	}
 	wg.Add(2)
@@ -197,6 +208,9 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 
 	if len(failures) > 0 {
 		t.Errorf("%d calls failed during the move, first: %s", len(failures), failures[0])
+		for _, f := range failures {
+			t.Logf("%s\n  server: %s", f, requestLog(env, f))
+		}
 	}
 	if len(acked) == 0 || reads == 0 {
 		t.Fatalf("%d writes and %d reads acknowledged: the load did not run", len(acked), reads)
@@ -229,7 +243,11 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	for _, id := range acked {
 		u, err := task.ParseID(id)
 		if err != nil || !onNode[u] {
-			t.Fatalf("acknowledged task %s is not in shard %d on %s (%d rows there)", id, shardID, to, len(onNode))
+			// Where it went instead: the source placement stays until Citus's
+			// deferred cleanup drops it.
+			_, onSource := tasksOnNodeIfThere(t, from, "tasks_"+strconv.FormatInt(shardID, 10), ws)[u]
+			t.Fatalf("acknowledged task %s is not in shard %d on %s (%d rows there); in the old placement on %s: %v",
+				id, shardID, to, len(onNode), from, onSource)
 		}
 	}
 
@@ -248,12 +266,27 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		}
 		return true
 	})
-	t.Logf("%d writes and %d reads during isolate (%v) and move (%v) from %s to %s",
-		len(acked), reads, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), from, to)
+	t.Logf("%d writes and %d reads during isolate (%v) and move (%v) from %s to %s; %d answers 503 (retried)",
+		len(acked), reads, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), from, to, unavailable)
 }
 
 // tasksOnNode reads a tasks shard directly on one Citus node, as the superuser.
 func tasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) map[uuid.UUID]bool {
+	t.Helper()
+	ids, err := readTasksOnNode(t, node, shardTable, ws)
+	if err != nil {
+		t.Fatalf("read %s on %s: %v", shardTable, node, err)
+	}
+	return ids
+}
+
+// tasksOnNodeIfThere is tasksOnNode for a shard that may be gone: nothing.
+func tasksOnNodeIfThere(t *testing.T, node, shardTable string, ws uuid.UUID) map[uuid.UUID]bool {
+	ids, _ := readTasksOnNode(t, node, shardTable, ws)
+	return ids
+}
+
+func readTasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) (map[uuid.UUID]bool, error) {
 	t.Helper()
 	u, err := url.Parse(testdb.AdminURL(t))
 	if err != nil {
@@ -264,22 +297,39 @@ func tasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) map[uuid.U
 	u.Path = "/" + testdb.Database(t).Name
 	conn, err := pgx.Connect(context.Background(), u.String())
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	defer conn.Close(context.Background())
 	rows, err := conn.Query(context.Background(), "select id from "+pgx.Identifier{shardTable}.Sanitize()+" where workspace_id = $1", ws)
 	if err != nil {
-		t.Fatalf("read %s on %s: %v", shardTable, node, err)
+		return nil, err
 	}
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	out := make(map[uuid.UUID]bool, len(ids))
 	for _, id := range ids {
 		out[id] = true
 	}
-	return out
+	return out, nil
+}
+
+// requestLog returns the server's log lines of the request whose failure
+// envelope (its requestId) is in answer: the cause a 5xx keeps from the client.
+func requestLog(env *apitest.Env, answer string) string {
+	_, rest, found := strings.Cut(answer, `"requestId":"`)
+	id, _, _ := strings.Cut(rest, `"`)
+	if !found || id == "" {
+		return "(no request id)"
+	}
+	var lines []string
+	for _, l := range strings.Split(env.Logs.String(), "\n") {
+		if strings.Contains(l, id) {
+			lines = append(lines, l)
+		}
+	}
+	return strings.Join(lines, "\n  ")
 }
 
 func lastLines(s string, n int) string {

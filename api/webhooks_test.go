@@ -292,14 +292,21 @@ func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
 	}
 }
 
-func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
-	rcv := newReceiver(t, 410)
-	_, tn := webhookEnv(t, rcv, true)
-	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
-	// Events leave the outbox once fanned out: a second endpoint hears of
-	// the disable.
-	watcher := newReceiver(t)
+// failingEndpoint subscribes a receiver answering status to project.created,
+// and a watcher to webhook.disabled: events leave the outbox once fanned out,
+// so a second endpoint is where the disable is heard of.
+func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *receiver, sub string, watcher *receiver) {
+	t.Helper()
+	rcv = newReceiver(t, status)
+	_, tn = webhookEnv(t, rcv, true)
+	sub, _ = subscribe(t, tn, rcv.srv.URL, "project.created")
+	watcher = newReceiver(t)
 	subscribe(t, tn, watcher.srv.URL, "webhook.disabled")
+	return tn, rcv, sub, watcher
+}
+
+func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
+	tn, rcv, sub, watcher := failingEndpoint(t, 410)
 	createProject(t, tn, map[string]any{"name": "gone"})
 	apitest.Eventually(t, 20*time.Second, "disabled on 410", func() bool {
 		for _, it := range tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items() {
@@ -468,11 +475,7 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 }
 
 func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
-	rcv := newReceiver(t, 500)
-	_, tn := webhookEnv(t, rcv, true)
-	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
-	watcher := newReceiver(t)
-	subscribe(t, tn, watcher.srv.URL, "webhook.disabled")
+	tn, rcv, sub, watcher := failingEndpoint(t, 500)
 	createProject(t, tn, map[string]any{"name": "one"})
 	apitest.Eventually(t, 30*time.Second, "first delivery dead", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()

@@ -132,8 +132,9 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: opts.Sweeps})
 		// A job runs on the shard it was queued on, beside its workspace's rows.
-		river.AddWorker(workers, &FanoutWorker{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
-		river.AddWorker(workers, &RetryWorker{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule})
+		deliverer := Deliverer{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule}
+		river.AddWorker(workers, &FanoutWorker{Deliverer: deliverer})
+		river.AddWorker(workers, &RetryWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &DeliverWorker{Shard: shard, Webhooks: hooks})
 		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log})
 		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}

@@ -24,6 +24,12 @@ import (
 // the repeat by eventId.
 type FanoutWorker struct {
 	river.WorkerDefaults[FanoutArgs]
+	Deliverer
+}
+
+// Deliverer is what the two delivering workers (fan-out and retry) send and
+// record with: a shard's webhook store, the sender, the retry schedule.
+type Deliverer struct {
 	Shard    *tenant.Shard
 	Webhooks webhook.Store
 	Sender   *webhook.Sender

@@ -34,10 +34,7 @@ const retryBatch = 100
 // if it succeeds the circuit closes and the rest follow in the same run.
 type RetryWorker struct {
 	river.WorkerDefaults[RetryArgs]
-	Shard    *tenant.Shard
-	Webhooks webhook.Store
-	Sender   *webhook.Sender
-	Schedule []time.Duration
+	Deliverer
 }
 
 // Timeout bounds a run, as the fan-out's.

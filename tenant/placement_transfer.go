@@ -28,15 +28,16 @@ const forceAttempts = 40
 
 // transfer runs a shard split or move on one owner connection, one at a time
 // per cluster, within the Placer's deadline, with FORCE ROW LEVEL SECURITY
-// lifted from the distributed tables meanwhile. Citus copies the writes made
-// during the transfer with logical replication, and PostgreSQL 15's apply
+// lifted from the distributed tables meanwhile. Both are blocking transfers,
+// whose copy Citus runs as the tables' owner, and FORCE binds the owner to the
+// policies: with no workspace set the copy would see no rows. (A non-blocking
+// transfer's logical replication fails the same way: PostgreSQL 15's apply
 // worker refuses to write into a table whose row-level security is forced on
-// its owner, as Citus's replication role is a member of the owner
-// ("cannot replicate into relation with row-level security enabled"): the copy
-// would wait forever. Only FORCE is lifted, so the owner role alone bypasses
-// the policies for that time; the server's role, which owns nothing, stays
-// bound by them. FORCE comes back even when the transfer fails, and on every
-// distributed table, so a transfer cut off by a crash is repaired by the next.
+// its owner, of whom Citus's replication role is a member.) Only FORCE is
+// lifted, so the owner role alone bypasses the policies for that time; the
+// server's role, which owns nothing, stays bound by them. FORCE comes back even
+// when the transfer fails, and on every distributed table, so a transfer cut
+// off by a crash is repaired by the next.
 func (p *Placer) transfer(ctx context.Context, pool *pgxpool.Pool, fn func(context.Context, *pgxpool.Conn) error) (err error) {
 	timeout := p.Timeout
 	if timeout <= 0 {

@@ -37,26 +37,35 @@ func TestTxRunsAgainAfterAConflict(t *testing.T) {
 	ctx := context.Background()
 	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
 
-	t.Run("serialization failure: the second run commits, the first run's write is gone", func(t *testing.T) {
-		ws := uuid.New()
-		var calls int
-		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-			calls++
-			if err := insertUser(ctx, tx, ws); err != nil {
-				return err
+	// A serialization failure, and Citus's errors for a placement that an
+	// isolate or move switched under a statement (placementMoved).
+	for _, conflict := range []*pgconn.PgError{
+		{Code: "40001", Message: "could not serialize access"},
+		{Code: "40001", Message: "shard for the given value does not exist"},
+		{Code: "XX000", Message: "could not find valid entry for shard 102212"},
+		{Code: "42P01", Message: `relation "public.projects_102039" does not exist`},
+	} {
+		t.Run(conflict.Message+": the second run commits, the first run's write is gone", func(t *testing.T) {
+			ws := uuid.New()
+			var calls int
+			err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+				calls++
+				if err := insertUser(ctx, tx, ws); err != nil {
+					return err
+				}
+				if calls == 1 {
+					return conflict
+				}
+				return nil
+			})
+			if err != nil || calls != 2 {
+				t.Fatalf("err %v after %d calls, want nil after 2", err, calls)
 			}
-			if calls == 1 {
-				return &pgconn.PgError{Code: "40001", Message: "could not serialize access"}
+			if n := usersOf(t, shard, ws); n != 1 {
+				t.Errorf("%d rows, want the second run's 1", n)
 			}
-			return nil
 		})
-		if err != nil || calls != 2 {
-			t.Fatalf("err %v after %d calls, want nil after 2", err, calls)
-		}
-		if n := usersOf(t, shard, ws); n != 1 {
-			t.Errorf("%d rows, want the second run's 1", n)
-		}
-	})
+	}
 
 	t.Run("other errors are not retried", func(t *testing.T) {
 		var calls int

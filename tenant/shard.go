@@ -26,25 +26,66 @@ func NewShard(name string, pool *pgxpool.Pool, mode SettingMode) *Shard {
 // Read sends the workspace setting and whatever queue adds (with QueuedQuery
 // callbacks reading the results) as one batch: one round trip, one implicit
 // transaction, so the setting covers every query and ends with it.
+//
+// On Citus a workspace isolate or move can switch the placement under a
+// read (placementMoved); the batch is then sent again, built by a fresh call
+// of queue, as long as none of its callbacks has yet taken a result (they may
+// accumulate rather than assign). Otherwise, or when the placement still
+// changes after the reruns, the read fails with SERVICE_UNAVAILABLE (503).
 func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
+	for attempt := 1; ; attempt++ {
+		delivered, err := s.read(ctx, workspace, queue)
+		code, moved := movedCode(err)
+		if !moved {
+			return err
+		}
+		if delivered || attempt == maxTxAttempts {
+			return errMoving(err)
+		}
+		txRetries.WithLabelValues(code).Inc()
+		if sleepBeforeRetry(ctx, attempt) != nil {
+			return errMoving(err)
+		}
+	}
+}
+
+// read sends one batch and reports whether any of queue's callbacks took a
+// result successfully.
+func (s *Shard) read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) (delivered bool, err error) {
 	b := &pgx.Batch{}
 	if s.mode == SetLocal {
 		// SET LOCAL needs a real transaction block; it still travels in one batch.
 		b.Queue("begin")
 		s.mode.queueSetting(b, workspace)
-		queue(b)
-		b.Queue("commit")
 	} else {
 		s.mode.queueSetting(b, workspace)
-		queue(b)
 	}
-	return s.Pool.SendBatch(ctx, b).Close()
+	first := len(b.QueuedQueries)
+	queue(b)
+	for _, q := range b.QueuedQueries[first:] {
+		fn := q.Fn
+		q.Fn = func(br pgx.BatchResults) error {
+			var err error
+			if fn != nil {
+				err = fn(br)
+			} else {
+				_, err = br.Exec()
+			}
+			delivered = delivered || err == nil
+			return err
+		}
+	}
+	if s.mode == SetLocal {
+		b.Queue("commit")
+	}
+	return delivered, s.Pool.SendBatch(ctx, b).Close()
 }
 
 // Batch is Read for writes whose statements need no Go between them: the
 // setting and every statement travel in one round trip and commit together or
 // not at all (a failed statement rolls back the ones before it). Unlike Tx it
-// does not run again on a deadlock; the caller decides.
+// does not run again on a deadlock; the caller decides. Like Read, it runs
+// again after a Citus placement change, which ran none of its statements.
 func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
 	return s.Read(ctx, workspace, queue)
 }
@@ -56,7 +97,8 @@ func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pg
 // A transaction that loses a deadlock or a serialization conflict is run again
 // from the start, a few times at most: on Citus two transactions that touch the
 // same workspace's rows on a worker can be chosen as a distributed deadlock's
-// victim where one server would have queued them. So fn must be safe to call more
+// victim where one server would have queued them; and a workspace isolate or
+// move can switch the placement under a statement (placementMoved). So fn must be safe to call more
 // than once: it starts from its arguments, not from what an earlier call left in
 // variables outside it. Nothing has reached the client while Tx runs.
 func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) error {
@@ -64,6 +106,9 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 		err := s.tx(ctx, workspace, fn)
 		code, retry := retryable(err)
 		if !retry || attempt == maxTxAttempts {
+			if _, moved := movedCode(err); moved {
+				return errMoving(err)
+			}
 			return err
 		}
 		txRetries.WithLabelValues(code).Inc()

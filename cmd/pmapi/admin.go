@@ -191,20 +191,12 @@ func callAdmin(ctx context.Context, dir *tenant.Directory, placer *tenant.Placer
 // rotateKey makes a new OAuth signing key (PMAPI_SECRET_KEY seals it); the old
 // key stops signing and stays in the JWKS for the access-token lifetime.
 func rotateKey(ctx context.Context, out io.Writer) error {
-	cfg, err := loadConfig()
+	cfg, box, dir, closeShards, err := sealedDirectory(ctx)
 	if err != nil {
 		return err
 	}
-	box, err := secretBox(cfg)
-	if err != nil {
-		return err
-	}
-	shards, err := openShards(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer shards.Close()
-	kid, err := authz.NewKeyRing(tenant.NewDirectory(shards).Pool(), box).Rotate(ctx, cfg.OAuthAccessTTL)
+	defer closeShards()
+	kid, err := authz.NewKeyRing(dir.Pool(), box).Rotate(ctx, cfg.OAuthAccessTTL)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -20,19 +22,7 @@ import (
 // pastes the banner's lines: the document answers 200 and the printed console
 // credentials identify the demo user.
 func TestDevServesWhatItPrints(t *testing.T) {
-	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
-	t.Setenv("PMAPI_ADMIN_TOKEN", "")
-	t.Setenv("PMAPI_LOG_LEVEL", "warn")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- runDev(ctx, []string{"--ephemeral", "--addr", "127.0.0.1:0"}, pw)
-		pw.Close()
-	}()
-	banner := readBanner(t, pr, done)
-	go io.Copy(io.Discard, pr)
-
+	banner, stop := startDev(t)
 	vars := bannerVars(t, banner)
 	base, client, sid, token := vars["BASE"], vars["CONSOLE_CLIENT_ID"], vars["SID"], vars["ADMIN_TOKEN"]
 
@@ -223,14 +213,39 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		}
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("dev returned %v after cancel", err)
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// startDev runs `pmapi dev --ephemeral` on the test database and returns its
+// banner once printed, and stop, which cancels it and says whether it ended
+// cleanly within 30 s.
+func startDev(t *testing.T) (banner string, stop func() error) {
+	t.Helper()
+	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
+	t.Setenv("PMAPI_ADMIN_TOKEN", "")
+	t.Setenv("PMAPI_LOG_LEVEL", "warn")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- runDev(ctx, []string{"--ephemeral", "--addr", "127.0.0.1:0"}, pw)
+		pw.Close()
+	}()
+	banner = readBanner(t, pr, done)
+	go io.Copy(io.Discard, pr)
+	return banner, func() error {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				return fmt.Errorf("dev returned %v after cancel", err)
+			}
+			return nil
+		case <-time.After(30 * time.Second):
+			return errors.New("dev did not stop within 30s of cancel")
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("dev did not stop within 30s of cancel")
 	}
 }
 

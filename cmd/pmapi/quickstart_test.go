@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -14,8 +13,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/pmapi/pmapi/internal/testdb"
 )
 
 // TestQuickstart runs docs/quickstart.md as a reader would: every ```bash
@@ -39,26 +36,13 @@ func TestQuickstart(t *testing.T) {
 		t.Fatalf("docs/quickstart.md has %d bash blocks; the guide or its fences changed", len(blocks))
 	}
 
-	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
-	t.Setenv("PMAPI_ADMIN_TOKEN", "")
-	t.Setenv("PMAPI_LOG_LEVEL", "warn")
-	ctx, cancel := context.WithCancel(context.Background())
-	pr, pw := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- runDev(ctx, []string{"--ephemeral", "--addr", "127.0.0.1:0"}, pw)
-		pw.Close()
-	}()
+	banner, stopDev := startDev(t)
 	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(30 * time.Second):
-			t.Error("dev did not stop within 30s")
+		if err := stopDev(); err != nil {
+			t.Error(err)
 		}
 	}()
-	vars := bannerVars(t, readBanner(t, pr, done))
-	go io.Copy(io.Discard, pr)
+	vars := bannerVars(t, banner)
 
 	tmp := t.TempDir()
 	port := freeLoopbackPort(t)

@@ -23,6 +23,23 @@ func secretBox(cfg config) (*seal.Box, error) {
 	return seal.New(cfg.SecretKey, cfg.SecretKeyPrevious...)
 }
 
+// sealedDirectory opens what the sealing commands (reseal, rotate-key) work
+// on: the configuration's secret box and the directory over its shards;
+// closeShards closes the shards.
+func sealedDirectory(ctx context.Context) (cfg config, box *seal.Box, dir *tenant.Directory, closeShards func(), err error) {
+	if cfg, err = loadConfig(); err != nil {
+		return cfg, nil, nil, nil, err
+	}
+	if box, err = secretBox(cfg); err != nil {
+		return cfg, nil, nil, nil, err
+	}
+	shards, err := openShards(ctx, cfg)
+	if err != nil {
+		return cfg, nil, nil, nil, err
+	}
+	return cfg, box, tenant.NewDirectory(shards), shards.Close, nil
+}
+
 // resealers are the owners of sealed values; each reseals its own tables
 // (docs/architecture.md: each package runs the SQL of its own tables).
 var resealers = []func(context.Context, *tenant.Directory, *seal.Box) ([]seal.Report, error){
@@ -47,20 +64,11 @@ func runReseal(ctx context.Context, args []string, out io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("reseal takes no arguments")
 	}
-	cfg, err := loadConfig()
+	_, box, dir, closeShards, err := sealedDirectory(ctx)
 	if err != nil {
 		return err
 	}
-	box, err := secretBox(cfg)
-	if err != nil {
-		return err
-	}
-	shards, err := openShards(ctx, cfg)
-	if err != nil {
-		return err
-	}
-	defer shards.Close()
-	dir := tenant.NewDirectory(shards)
+	defer closeShards()
 	res := resealResult{KeyID: box.KeyID()}
 	var runErr error
 	for _, reseal := range resealers {

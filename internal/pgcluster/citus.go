@@ -77,19 +77,11 @@ func startCitus(ctx context.Context, bin string, opts Options) (*Server, error) 
 	if err := citusInstalled(bin); err != nil {
 		return nil, err
 	}
-	who, err := serverIdentity()
+	cb, err := claimBase(opts.DataDir, "pmapi-citus-")
 	if err != nil {
 		return nil, err
 	}
-	base, release, err := openBase(opts.DataDir, "pmapi-citus-", who)
-	if err != nil {
-		return nil, err
-	}
-	password, err := superuserPassword(base, who)
-	if err != nil {
-		release()
-		return nil, err
-	}
+	who, base, release, password := cb.who, cb.dir, cb.release, cb.password
 	nodes, err := startNodes(ctx, bin, who, base, opts.Durable)
 	stop := func(ctx context.Context) error {
 		defer release()

@@ -215,19 +215,6 @@ func TestCitusMissingSaysWhatToInstall(t *testing.T) {
 	}
 }
 
-// serverReadableTempDir is a fresh directory the server's user can enter
-// (t.TempDir's parents are private to root, and the server runs as postgres).
-func serverReadableTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return filepath.Join(dir, "pmapi")
-}
-
 func connect(t *testing.T, url string) *pgx.Conn {
 	t.Helper()
 	conn, err := pgx.Connect(context.Background(), url)

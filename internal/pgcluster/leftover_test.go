@@ -13,31 +13,15 @@ import (
 // note, and the cluster starts again with its data; a postmaster.pid of a
 // process that is gone only gets the note.
 func TestLeftoverServerIsStoppedAndRestarted(t *testing.T) {
-	bin, err := findBinaries()
-	if err != nil {
-		t.Skip("no PostgreSQL server binaries on this machine:", err)
-	}
+	bin := serverBinaries(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir = filepath.Join(dir, "pmapi")
+	dir := serverReadableTempDir(t)
 	// What a killed pmapi leaves: a server started by pg_ctl, its lock released.
-	who, err := serverIdentity()
+	cb, err := claimBase(dir, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	base, release, err := openBase(dir, "", who)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pw, err := superuserPassword(base, who)
-	if err != nil {
-		t.Fatal(err)
-	}
+	who, base, release, pw := cb.who, cb.dir, cb.release, cb.password
 	orphan, err := startNode(ctx, bin, who, base, filepath.Join(base, "superuser.password"), false, nil)
 	if err != nil {
 		t.Fatal(err)

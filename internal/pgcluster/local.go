@@ -95,19 +95,11 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 	if opts.Log == nil {
 		opts.Log = io.Discard
 	}
-	who, err := serverIdentity()
+	cb, err := claimBase(opts.DataDir, "pmapi-pg-")
 	if err != nil {
 		return nil, err
 	}
-	base, release, err := openBase(opts.DataDir, "pmapi-pg-", who)
-	if err != nil {
-		return nil, err
-	}
-	password, err := superuserPassword(base, who)
-	if err != nil {
-		release()
-		return nil, err
-	}
+	who, base, release, password := cb.who, cb.dir, cb.release, cb.password
 	if note, err := stopLeftover(ctx, bin, who, filepath.Join(base, "data")); err != nil {
 		release()
 		return nil, err
@@ -129,6 +121,34 @@ func startLocal(ctx context.Context, bin string, opts Options) (*Server, error) 
 		return n.stop(ctx)
 	}
 	return &Server{AdminURL: nodeAdminURL(password, n.port), Source: "binaries", stop: stop, restart: n.crashRestart}, nil
+}
+
+// claimedBase is a launched server's directory, locked for this process, with
+// the user the server runs as and its superuser's password.
+type claimedBase struct {
+	who      runAs
+	dir      string
+	release  func()
+	password string
+}
+
+// claimBase opens the base (openBase) and reads or makes the superuser's
+// password in it; on failure nothing stays locked.
+func claimBase(dataDir, tempPrefix string) (claimedBase, error) {
+	who, err := serverIdentity()
+	if err != nil {
+		return claimedBase{}, err
+	}
+	dir, release, err := openBase(dataDir, tempPrefix, who)
+	if err != nil {
+		return claimedBase{}, err
+	}
+	password, err := superuserPassword(dir, who)
+	if err != nil {
+		release()
+		return claimedBase{}, err
+	}
+	return claimedBase{who: who, dir: dir, release: release, password: password}, nil
 }
 
 // openBase makes the directory a launched server lives in (dataDir, or a new

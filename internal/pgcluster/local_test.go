@@ -2,8 +2,6 @@ package pgcluster
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,19 +12,9 @@ import (
 // directory, shows a second start beside it is refused (as a second `pmapi dev`
 // would be), and that a restart finds the data written before.
 func TestPersistentClusterIsExclusiveAndKeepsData(t *testing.T) {
-	bin, err := findBinaries()
-	if err != nil {
-		t.Skip("no PostgreSQL server binaries on this machine:", err)
-	}
+	bin := serverBinaries(t)
 	ctx := context.Background()
-	dir := t.TempDir()
-	// t.TempDir's parents are private to root; the server runs as postgres.
-	for _, d := range []string{filepath.Dir(dir), dir} {
-		if err := os.Chmod(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	dir = filepath.Join(dir, "pmapi")
+	dir := serverReadableTempDir(t)
 	opts := Options{DataDir: dir}
 	srv, err := startLocal(ctx, bin, opts)
 	if err != nil {

@@ -11,10 +11,7 @@ import (
 // answers on the same URL with every committed row, and a server given by URL
 // cannot be restarted.
 func TestCrashRestartKeepsCommittedData(t *testing.T) {
-	bin, err := findBinaries()
-	if err != nil {
-		t.Skip("no PostgreSQL server binaries on this machine:", err)
-	}
+	bin := serverBinaries(t)
 	ctx := context.Background()
 	srv, err := startLocal(ctx, bin, Options{Durable: true})
 	if err != nil {
