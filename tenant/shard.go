@@ -38,7 +38,7 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 		s.mode.queueSetting(b, workspace)
 		queue(b)
 	}
-	return s.Pool.SendBatch(ctx, b).Close()
+	return DBError(s.Pool.SendBatch(ctx, b).Close())
 }
 
 // Batch is Read for writes whose statements need no Go between them: the
@@ -58,17 +58,21 @@ func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pg
 // same workspace's rows on a worker can be chosen as a distributed deadlock's
 // victim where one server would have queued them. So fn must be safe to call more
 // than once: it starts from its arguments, not from what an earlier call left in
-// variables outside it. Nothing has reached the client while Tx runs.
+// variables outside it. Nothing has reached the client while Tx runs. A run
+// that failed before anything reached the server (a pooled connection the
+// server had closed, as after its restart) is run again the same way.
+//
+// Its error is mapped by DBError.
 func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.tx(ctx, workspace, fn)
 		code, retry := retryable(err)
 		if !retry || attempt == maxTxAttempts {
-			return err
+			return DBError(err)
 		}
 		txRetries.WithLabelValues(code).Inc()
 		if sleepBeforeRetry(ctx, attempt) != nil {
-			return err
+			return DBError(err)
 		}
 	}
 }
