@@ -122,8 +122,9 @@ func TestChildListsPage(t *testing.T) {
 // TestSimilarTellsComputedEmptyFromNever: an analysis alone in its workspace
 // has nothing similar; once its similarity job ran, computedAt says when, so
 // an empty list reads "computed, none", and before it, null says "never".
+// Not parallel: its workers would run the other tests' jobs (and empty their
+// outbox) while they count events.
 func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
-	t.Parallel()
 	// The shared app runs no workers: there the job never runs.
 	idle := newTenant(t)
 	never := idle.Get(t, rrcaBase+"/"+createRRCA(t, idle, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
