@@ -159,12 +159,7 @@ func PageIn[T, V any](c *fiber.Ctx, list string, rows []T, key func(T) string, v
 // HandleAll is Handle for such a list: the store's rows paged by PageIn.
 func HandleAll[In, T, V any](list string, read func(*fiber.Ctx) (In, error), do Do[In, []T], key func(T) string, view func(T) V) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		in, err := read(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := Tenant(c)
-		rows, err := do(c.UserContext(), shard, ws, in)
+		rows, err := readAndDo(c, read, do)
 		if err != nil {
 			return err
 		}
