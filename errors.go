@@ -28,6 +28,7 @@ const (
 	CodeInsufficientScope  Code = "INSUFFICIENT_SCOPE"
 	CodeNotFound           Code = "NOT_FOUND"
 	CodeMethodNotAllowed   Code = "METHOD_NOT_ALLOWED"
+	CodeNotImplemented     Code = "NOT_IMPLEMENTED"
 	CodeConflict           Code = "CONFLICT"
 	CodeGateNotMet         Code = "GATE_NOT_MET"
 	CodeIdempotencyReused  Code = "IDEMPOTENCY_KEY_REUSED"

@@ -97,7 +97,7 @@ func (s *Server) appOperations() []Operation {
 		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}/scopes", ID: "setAppScopes", Tag: tag, Auth: AuthSession,
 			Summary: "Replace the app's declared scopes (keys keep theirs, limited to these)", Body: ScopesRequest{}, Result: AppView{},
 			Status: http.StatusOK, Handler: s.setAppScopes},
-		{Method: http.MethodPost, Path: "/openapi/v1/apps/{clientId}/secret/rotate", ID: "rotateAppSecret", Tag: tag, Auth: AuthSession,
+		{Method: http.MethodPost, Path: "/openapi/v1/apps/{clientId}/secret/rotate", ID: "rotateAppSecret", Tag: tag, Auth: AuthSession, SecretField: "secret",
 			Summary: "Replace the app's secret; the new one is returned once", Result: AppSecretRotated{},
 			Status: http.StatusCreated, Handler: s.rotateAppSecret},
 	}
@@ -112,8 +112,10 @@ func (s *Server) createApp(c *fiber.Ctx) error {
 	if req.WorkspaceID == "" {
 		return pmapi.Invalid("workspaceId", "workspaceId is required")
 	}
+	// Another workspace is one the caller cannot see: 404, as for any id of
+	// another workspace (DESIGN.md section 3), whether or not it exists.
 	if ws, err := uuid.Parse(req.WorkspaceID); err != nil || ws != res.Workspace.ID {
-		return pmapi.Errorf(pmapi.CodeForbidden, "workspaceId must be the workspace of the signed-in user").With("field", "workspaceId")
+		return pmapi.NotFound("workspace").With("field", "workspaceId")
 	}
 	name, err := authz.ValidateName(req.Name)
 	if err != nil {

@@ -114,7 +114,10 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 	})
 	t.Run("creating an app in A's workspace with B's session", func(t *testing.T) {
 		r := b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": a.ID, "name": "intruder", "scopes": []string{}})
-		wantError(t, r, 403, "FORBIDDEN")
+		wantError(t, r, 404, "NOT_FOUND")
+		// A workspace that does not exist answers the same.
+		r = b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": "0193a6c4-0000-7000-8000-000000000000", "name": "intruder", "scopes": []string{}})
+		wantError(t, r, 404, "NOT_FOUND")
 	})
 	t.Run("A's key still works after all of B's attempts", func(t *testing.T) {
 		if r := me(t, env, appA.ClientID, keyA.Value); r.Status != 200 {

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // MaxBatch is the most operations one batch request may carry.
@@ -169,10 +170,10 @@ func itemResult(c *fiber.Ctx, i int, data any, err error) BatchItemResult {
 	if err == nil {
 		return BatchItemResult{Index: i, Success: true, Data: data}
 	}
-	e := pmapi.AsError(err)
+	e := pmapi.AsError(tenant.DBError(err))
 	if StatusOf(e.Code) >= 500 {
 		logOf(c).Error("batch operation failed", "requestId", requestID(c), "route", routeOf(c), "index", i, "cause", causeText(e))
-		e = &pmapi.Error{Code: e.Code, Message: "internal error; quote the request id when reporting it"}
+		e = &pmapi.Error{Code: e.Code, Message: safeMessage(StatusOf(e.Code))}
 	}
 	details := e.Details
 	if details == nil {

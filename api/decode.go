@@ -28,6 +28,9 @@ func decodeBody[T any](c *fiber.Ctx) (T, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return v, pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
 	}
+	if err := jsonContentType(c); err != nil {
+		return v, err
+	}
 	if err := decodeJSON(body, &v); err != nil {
 		return v, err
 	}
@@ -56,10 +59,11 @@ func decodeJSON(body []byte, into any) error {
 	if len(trimmed) == 0 || trimmed[0] != '{' {
 		return pmapi.Errorf(pmapi.CodeValidation, "request body must be a JSON object")
 	}
-	// PostgreSQL text cannot hold NUL; refuse it here rather than fail there.
-	if bytes.Contains(body, []byte(`\u0000`)) {
-		field := nulField(body)
-		return pmapi.Invalid(field, "%s must not contain NUL (\\u0000) characters", field)
+	// encoding/json would store invalid UTF-8 and lone surrogates as U+FFFD,
+	// and PostgreSQL text cannot hold NUL: refuse all three here.
+	if problem := badText(body); problem != "" {
+		field := badTextField(body)
+		return pmapi.Invalid(field, "%s %s", field, problem)
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -75,6 +79,9 @@ func decodeJSON(body []byte, into any) error {
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return pmapi.Errorf(pmapi.CodeValidation, "request body has data after the JSON object")
+	}
+	if field := outOfRangeTime(reflect.ValueOf(into), ""); field != "" {
+		return pmapi.Invalid(field, "%s must fall within the years 0001 to 9999, also in UTC", field)
 	}
 	return nil
 }
@@ -197,15 +204,21 @@ func locateBadField(body []byte, into any) string {
 	return check(t)
 }
 
-// saneQuery refuses query parameters PostgreSQL cannot store or compare: text
+// saneQuery refuses query parameters PostgreSQL cannot store or compare (text
 // with a NUL character or that is not UTF-8 would otherwise fail inside the
-// database as a 500.
+// database as a 500), and a parameter given twice: every parameter is one
+// value, and which of two a server reads differs from server to server.
 func saneQuery(c *fiber.Ctx) error {
-	var bad string
+	var bad, twice string
+	seen := map[string]bool{}
 	c.Context().QueryArgs().VisitAll(func(k, v []byte) {
 		if bad == "" && (!utf8.Valid(v) || bytes.IndexByte(v, 0) >= 0 || !utf8.Valid(k)) {
 			bad = string(k)
 		}
+		if twice == "" && seen[string(k)] {
+			twice = string(k)
+		}
+		seen[string(k)] = true
 	})
 	if bad != "" {
 		if !utf8.ValidString(bad) {
@@ -213,15 +226,18 @@ func saneQuery(c *fiber.Ctx) error {
 		}
 		return pmapi.Invalid(bad, "%s must be UTF-8 text without NUL characters", bad)
 	}
+	if twice != "" {
+		return pmapi.Invalid(twice, "%s is given more than once", twice)
+	}
 	return c.Next()
 }
 
-// nulField names the top-level field whose JSON text holds a \u0000 escape.
-func nulField(body []byte) string {
+// badTextField names the top-level field whose JSON text badText refuses.
+func badTextField(body []byte) string {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(body, &m) == nil {
 		for k, v := range m {
-			if bytes.Contains(v, []byte(`\u0000`)) {
+			if badText(v) != "" {
 				return k
 			}
 		}

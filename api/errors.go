@@ -8,6 +8,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // statusOf is the one table from error code to HTTP status.
@@ -26,6 +27,7 @@ var statusOf = map[pmapi.Code]int{
 	pmapi.CodeInsufficientScope:  http.StatusForbidden,
 	pmapi.CodeNotFound:           http.StatusNotFound,
 	pmapi.CodeMethodNotAllowed:   http.StatusMethodNotAllowed,
+	pmapi.CodeNotImplemented:     http.StatusNotImplemented,
 	pmapi.CodeConflict:           http.StatusConflict,
 	pmapi.CodeGateNotMet:         http.StatusConflict,
 	pmapi.CodePayloadTooLarge:    http.StatusRequestEntityTooLarge,
@@ -92,7 +94,10 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 		case errors.As(err, &fe):
 			e = fromFiber(fe)
 		default:
-			e = pmapi.AsError(err)
+			// A database error no store mapped (the credential lookup's, a
+			// middleware's) gets the same mapping: a database that is down
+			// is a 503, not an internal error.
+			e = pmapi.AsError(tenant.DBError(err))
 		}
 		status := StatusOf(e.Code)
 		if fe != nil && fe.Code == http.StatusRequestTimeout {
@@ -104,15 +109,13 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			// where a 400 would be taken as the answer to that request.
 			status = http.StatusRequestTimeout
 		}
-		if status == http.StatusServiceUnavailable {
-			// Every 503 is a moment's unavailability (a placement switch-over,
-			// a database not ready), so the client is told when to try again.
-			c.Set(fiber.HeaderRetryAfter, "1")
-		}
 		rid := requestID(c)
 		if status >= 500 {
 			log.Error("request failed", "requestId", rid, "route", routeOf(c), "code", e.Code, "cause", causeText(e))
-			e = &pmapi.Error{Code: e.Code, Message: "internal error; quote the request id when reporting it"}
+			e = &pmapi.Error{Code: e.Code, Message: safeMessage(status)}
+		}
+		if status == http.StatusServiceUnavailable {
+			c.Set(fiber.HeaderRetryAfter, retryAfterSeconds)
 		}
 		details := e.Details
 		if details == nil {
@@ -124,6 +127,21 @@ func errorHandler(log *slog.Logger) fiber.ErrorHandler {
 			Code: string(e.Code), Message: e.Message, Details: details, RequestID: rid,
 		}})
 	}
+}
+
+// retryAfterSeconds is what a 503 asks a client to wait: a PostgreSQL restart
+// or failover takes a few seconds, and clients spread their retries anyway.
+const retryAfterSeconds = "2"
+
+// safeMessage is a 5xx's message; the cause stays in the log.
+func safeMessage(status int) string {
+	switch status {
+	case http.StatusServiceUnavailable:
+		return "the service is unavailable for a moment; retry after Retry-After seconds"
+	case http.StatusNotImplemented:
+		return "this method is not one the server implements"
+	}
+	return "internal error; quote the request id when reporting it"
 }
 
 func causeText(e *pmapi.Error) string {

@@ -67,17 +67,23 @@ type Do[In, T any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, 
 // the error handler.
 func Handle[In, T, V any](status int, read func(*fiber.Ctx) (In, error), do Do[In, T], view func(T) V) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		in, err := read(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := Tenant(c)
-		row, err := do(c.UserContext(), shard, ws, in)
+		row, err := readAndDo(c, read, do)
 		if err != nil {
 			return err
 		}
 		return respond(c, status, view(row))
 	}
+}
+
+// readAndDo is Handle's first two steps.
+func readAndDo[In, T any](c *fiber.Ctx, read func(*fiber.Ctx) (In, error), do Do[In, T]) (T, error) {
+	in, err := read(c)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	shard, ws := Tenant(c)
+	return do(c.UserContext(), shard, ws, in)
 }
 
 // Detail serves a detail route: the query's `id` parsed by parse (a malformed

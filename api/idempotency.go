@@ -75,6 +75,27 @@ func (s *Server) idempotent(secretField string) fiber.Handler {
 	}
 }
 
+// refuseIdempotencyKey answers 400 to an Idempotency-Key on a POST that does
+// not keep answers (the operator's and OAuth's, which have no app to keep
+// them for), so that a client never believes a retry safe when it is not.
+// OAuth's form endpoints say so in RFC 6749's error shape, the verification
+// page's form in HTML.
+func refuseIdempotencyKey(op Operation) fiber.Handler {
+	const refusal = "this operation does not take an Idempotency-Key; send it without one"
+	return func(c *fiber.Ctx) error {
+		switch {
+		case c.Get(headerIdempotencyKey) == "":
+			return c.Next()
+		case op.Form:
+			return oauthFail(c, "invalid_request", refusal, false)
+		case op.HTML:
+			c.Set(fiber.HeaderContentType, fiber.MIMETextHTMLCharsetUTF8)
+			return c.Status(fiber.StatusBadRequest).SendString("<!doctype html><title>Bad request</title><p>" + refusal + "</p>")
+		}
+		return pmapi.Invalid(headerIdempotencyKey, refusal)
+	}
+}
+
 // keptOfSecretAnswer is what is stored of an answer holding a secret: the
 // created resource's id (data.id, or data.clientId for an app), nothing else.
 func keptOfSecretAnswer(body []byte) []byte {

@@ -1448,14 +1448,12 @@ func isoConsoleDrivers() map[string]func(isoCtx) {
 		"GET /openapi/v1/session": func(c isoCtx) { c.own(c.console("GET", "/openapi/v1/session", nil)) },
 		"GET /openapi/v1/me":      func(c isoCtx) { c.own(c.key("GET", "/openapi/v1/me", nil)) },
 		"GET /openapi/v1/apps":    func(c isoCtx) { c.own(c.console("GET", "/openapi/v1/apps", nil)) },
-		// The body's workspaceId is a guard ("must be the signed-in user's
-		// workspace") and is refused 403 FORBIDDEN whether or not the
-		// workspace exists, so it tells nothing; DESIGN.md's "never 403" is
-		// about ids of resources.
+		// The body's workspaceId must be the signed-in user's workspace;
+		// another is not found (404), whether or not it exists.
 		"POST /openapi/v1/apps": func(c isoCtx) {
 			if c.foreign {
 				c.refused(c.console("POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.x.tn.WorkspaceID, "name": c.s.text(c.w), "scopes": []string{}},
-					c.x.tn.WorkspaceID), 403, "FORBIDDEN")
+					c.x.tn.WorkspaceID), 404, "NOT_FOUND")
 				return
 			}
 			c.own(newApp(c))

@@ -89,7 +89,7 @@ func (s *Server) keyOperations() []Operation {
 		{Method: http.MethodDelete, Path: base + "/{keyId}", ID: "revokeKey", Tag: tag, Auth: AuthSession,
 			Summary: "Revoke a key: every request with it fails with 401 INVALID_TOKEN at once; the record is kept",
 			Result:  KeyView{}, Status: http.StatusOK, Handler: s.revokeKey},
-		{Method: http.MethodPost, Path: base + "/{keyId}/regenerate", ID: "regenerateKey", Tag: tag, Auth: AuthSession,
+		{Method: http.MethodPost, Path: base + "/{keyId}/regenerate", ID: "regenerateKey", Tag: tag, Auth: AuthSession, SecretField: "apiKey",
 			Summary: "Give the key a new value (returned once); the old one stops at once or after graceSeconds",
 			Body:    RegenerateKeyRequest{}, Result: KeyCreated{}, Status: http.StatusCreated, Handler: s.regenerateKey},
 		{Method: http.MethodPatch, Path: base + "/{keyId}/name", ID: "renameKey", Tag: tag, Auth: AuthSession,

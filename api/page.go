@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -122,6 +123,50 @@ func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID,
 		}
 		var page PageOf[V]
 		page.Items, page.NextCursor = Page(name, rows, p.Limit, id, view)
+		return respond(c, http.StatusOK, page)
+	}
+}
+
+// PageIn cuts the page the query's limit and cursor ask for out of rows, a
+// list a store reads whole because its parent bounds it (an analysis's
+// nodes, a project's members, an app's subscriptions), keyed by key in the
+// order the store gives. A cursor whose row went meanwhile goes on after the
+// first key past it.
+func PageIn[T, V any](c *fiber.Ctx, list string, rows []T, key func(T) string, view func(T) V) (PageOf[V], error) {
+	var page PageOf[V]
+	q, err := DecodeQuery[ListQuery](c)
+	if err != nil {
+		return page, err
+	}
+	after, err := decodeCursor(list, q.Cursor)
+	if err != nil {
+		return page, err
+	}
+	if after != "" {
+		start := slices.IndexFunc(rows, func(r T) bool { return key(r) == after }) + 1
+		if start == 0 {
+			start = slices.IndexFunc(rows, func(r T) bool { return key(r) > after })
+		}
+		if start < 0 {
+			start = len(rows)
+		}
+		rows = rows[start:]
+	}
+	page.Items, page.NextCursor = pageBy(list, rows, q.Limit, key, view)
+	return page, nil
+}
+
+// HandleAll is Handle for such a list: the store's rows paged by PageIn.
+func HandleAll[In, T, V any](list string, read func(*fiber.Ctx) (In, error), do Do[In, []T], key func(T) string, view func(T) V) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		rows, err := readAndDo(c, read, do)
+		if err != nil {
+			return err
+		}
+		page, err := PageIn(c, list, rows, key, view)
+		if err != nil {
+			return err
+		}
 		return respond(c, http.StatusOK, page)
 	}
 }

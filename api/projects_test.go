@@ -3,6 +3,7 @@ package api_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/pmapi/pmapi/api/apitest"
@@ -247,8 +248,9 @@ func TestProjectMembers(t *testing.T) {
 }
 
 // TestProjectDeleteCascadesToEveryChild deletes an archived project holding a
-// member, a task, a risk and a note: all go, each with its deleted event (and
-// its fan-out job), and the answer counts them.
+// member, a task, a risk, a note and an analysis: all go, each with its
+// deleted event (and its fan-out job), and the answer counts them under
+// camelCase keys, as every key of the API is.
 func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 	t.Parallel()
 	tn := newTenant(t)
@@ -256,15 +258,21 @@ func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
 	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
 	note := tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "n"}).Str("id")
+	createRRCA(t, tn, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
 	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
 	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
 	if del.Status != 201 {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
 	counts := del.Data()["cascaded"].(map[string]any)
-	for _, k := range []string{"tasks", "risks", "notes", "members"} {
+	for _, k := range []string{"tasks", "risks", "notes", "rrcaAnalyses", "members"} {
 		if counts[k] != float64(1) {
 			t.Errorf("cascaded[%s] = %v, want 1: %v", k, counts[k], counts)
+		}
+	}
+	for k := range counts {
+		if strings.Contains(k, "_") {
+			t.Errorf("cascaded key %q is not camelCase: %v", k, counts)
 		}
 	}
 	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")

@@ -43,18 +43,20 @@ type IDQuery struct {
 // A *uuid.UUID without either is a bare UUID of a user.
 //
 // bool reads true/false and *time.Time an RFC 3339 timestamp or a date (its
-// midnight UTC). An empty value is an absent one. A value that does not fit
-// is 400 VALIDATION_FAILED naming the parameter. `required` is the document's
+// midnight UTC). An empty text value is an absent one. A value that does not fit
+// is 400 VALIDATION_FAILED naming the parameter, and so is an empty value of a
+// parameter that is not text (`limit=`): it cannot be the number or id meant. `required` is the document's
 // word only: an absent id is looked up and not found (404), as a wrong one.
 func DecodeQuery[T any](c *fiber.Ctx) (T, error) {
 	var v T
-	err := decodeQueryInto(reflect.ValueOf(&v).Elem(), func(name string) string { return c.Query(name) })
+	args := c.Context().QueryArgs()
+	err := decodeQueryInto(reflect.ValueOf(&v).Elem(), func(name string) (string, bool) { return c.Query(name), args.Has(name) })
 	return v, err
 }
 
 var timeType = reflect.TypeOf(time.Time{})
 
-func decodeQueryInto(v reflect.Value, get func(string) string) error {
+func decodeQueryInto(v reflect.Value, get func(string) (string, bool)) error {
 	t := v.Type()
 	for i := 0; i < t.NumField(); i++ {
 		f := t.Field(i)
@@ -68,7 +70,10 @@ func decodeQueryInto(v reflect.Value, get func(string) string) error {
 		if name == "" {
 			continue
 		}
-		raw := get(name)
+		raw, given := get(name)
+		if raw == "" && given && f.Type.Kind() != reflect.String {
+			return pmapi.Invalid(name, "%s is given without a value", name)
+		}
 		if raw == "" {
 			raw = f.Tag.Get("default")
 		}

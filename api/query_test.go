@@ -20,7 +20,7 @@ func TestQueryIDsTakeTheirPrefixFromTheirNoun(t *testing.T) {
 	id := pmapi.NewID()
 	decode := func(params map[string]string) (query, error) {
 		var q query
-		err := decodeQueryInto(reflect.ValueOf(&q).Elem(), func(name string) string { return params[name] })
+		err := decodeQueryInto(reflect.ValueOf(&q).Elem(), func(name string) (string, bool) { v, ok := params[name]; return v, ok })
 		return q, err
 	}
 	q, err := decode(map[string]string{"projectId": pmapi.FormatID(ids.Project, id)})

@@ -124,14 +124,18 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		EnableTrustedProxyCheck: true,
 		TrustedProxies:          d.TrustedProxies,
 	})
+	guardRequests(app)
 	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
 		c.Locals(localLog, d.Log)
 		return c.Next()
 	})
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
-		if op.Idempotent {
+		switch {
+		case op.Idempotent:
 			handlers = append(handlers, s.idempotent(op.SecretField))
+		case op.Method == http.MethodPost:
+			handlers = append(handlers, refuseIdempotencyKey(op))
 		}
 		handlers = append(handlers, op.Handler)
 		app.Add(op.Method, op.fiberPath(), handlers...)
@@ -169,5 +173,13 @@ func (s *Server) operations() []Operation {
 		}
 	}
 	ops = append(ops, s.oauthOperations()...)
+	for i := range ops {
+		// Every POST a caller's own credentials make is safe to retry, not
+		// only the creates: a retried suggest, apply, rotation or update
+		// gets the first answer rather than doing the work twice.
+		if ops[i].Method == http.MethodPost && (ops[i].Auth == AuthKey || ops[i].Auth == AuthSession) {
+			ops[i].Idempotent = true
+		}
+	}
 	return ops
 }

@@ -140,16 +140,19 @@ func RenameKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4"+keyWhere, name)
 }
 
-// RenewKey moves expiresAt; a nil date means DefaultRenewal from now.
+// RenewKey moves expiresAt to the date given. Without one it extends the key
+// to DefaultRenewal from now and never shortens it: a later expiry stays, and
+// so does a key that never expires.
 func RenewKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, expiresAt *time.Time) (Key, error) {
-	at := time.Now().Add(DefaultRenewal)
-	if expiresAt != nil {
-		if !expiresAt.After(time.Now()) {
-			return Key{}, pmapi.Invalid("expiresAt", "expiresAt must be in the future")
-		}
-		at = *expiresAt
+	if expiresAt == nil {
+		return changeKey(ctx, shard, ws, clientID, id, false,
+			"update api_keys set expires_at = case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end"+keyWhere,
+			time.Now().Add(DefaultRenewal))
 	}
-	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4"+keyWhere, at)
+	if !expiresAt.After(time.Now()) {
+		return Key{}, pmapi.Invalid("expiresAt", "expiresAt must be in the future")
+	}
+	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4"+keyWhere, *expiresAt)
 }
 
 // RevokeKey sets revokedAt; the record stays for audit.

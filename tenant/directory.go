@@ -79,7 +79,7 @@ func (d *Directory) Resolve(ctx context.Context, clientID string) (Resolution, e
 		return Resolution{}, pmapi.NotFound("client")
 	}
 	if err != nil {
-		return Resolution{}, err
+		return Resolution{}, DBError(err)
 	}
 	shard, err := d.shards.Get(w.Shard)
 	if err != nil {

@@ -27,14 +27,18 @@ const (
 
 var txRetries = promauto.NewCounterVec(prometheus.CounterOpts{
 	Name: "pmapi_db_tx_retries_total",
-	Help: "Tenant transactions and reads run again after a deadlock (40P01), a serialization failure (40001) or a Citus placement change under them (XX000, 42P01), by SQLSTATE.",
+	Help: "Tenant transactions and reads run again after a deadlock (40P01), a serialization failure (40001), a Citus placement change under them (XX000, 42P01) or a connection that failed before sending anything (conn), by SQLSTATE.",
 }, []string{"sqlstate"})
 
 // retryable reports whether err ended its transaction in a way that a fresh run
-// may not meet again, and the SQLSTATE that says so.
+// may not meet again, and the SQLSTATE that says so ("conn" for a connection
+// that failed before the transaction reached the server).
 func retryable(err error) (string, bool) {
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) {
+		if err != nil && pgconn.SafeToRetry(err) {
+			return "conn", true
+		}
 		return "", false
 	}
 	switch pgErr.Code {

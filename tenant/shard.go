@@ -37,7 +37,7 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 		delivered, err := s.read(ctx, workspace, queue)
 		code, moved := movedCode(err)
 		if !moved {
-			return err
+			return DBError(err)
 		}
 		if delivered || attempt == maxTxAttempts {
 			return errMoving(err)
@@ -100,7 +100,11 @@ func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pg
 // victim where one server would have queued them; and a workspace isolate or
 // move can switch the placement under a statement (placementMoved). So fn must be safe to call more
 // than once: it starts from its arguments, not from what an earlier call left in
-// variables outside it. Nothing has reached the client while Tx runs.
+// variables outside it. Nothing has reached the client while Tx runs. A run
+// that failed before anything reached the server (a pooled connection the
+// server had closed, as after its restart) is run again the same way.
+//
+// Its error is mapped by DBError.
 func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) error {
 	for attempt := 1; ; attempt++ {
 		err := s.tx(ctx, workspace, fn)
@@ -109,11 +113,11 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 			if _, moved := movedCode(err); moved {
 				return errMoving(err)
 			}
-			return err
+			return DBError(err)
 		}
 		txRetries.WithLabelValues(code).Inc()
 		if sleepBeforeRetry(ctx, attempt) != nil {
-			return err
+			return DBError(err)
 		}
 	}
 }

@@ -28,6 +28,7 @@ type answer struct {
 	Status     int
 	Code       string
 	Op         string
+	RetryAfter string // the Retry-After header of a 503
 }
 
 // kind is a resource the load writes: how to create one and how to change one
@@ -185,7 +186,8 @@ func (l *load) write(ctx context.Context, k kind, op, path string, body map[stri
 		l.acked = append(l.acked, ack{Kind: k.name, Op: op, ID: env.Data.ID, UpdatedAt: env.Data.UpdatedAt})
 		return env.Data.ID, true
 	}
-	l.answers = append(l.answers, answer{Start: start, End: time.Now(), Status: resp.StatusCode, Code: env.Error.Code, Op: k.name + "." + op})
+	l.answers = append(l.answers, answer{Start: start, End: time.Now(), Status: resp.StatusCode, Code: env.Error.Code, Op: k.name + "." + op,
+		RetryAfter: resp.Header.Get("Retry-After")})
 	if resp.StatusCode >= 500 {
 		time.Sleep(backoff)
 	}

@@ -10,7 +10,7 @@
 // event against the deliveries the receiver got, within a bounded drain.
 //
 //	make chaos              # 30 s of load, fails on a lost write, event or delivery, or a 5xx outside the restart
-//	make chaos STRICT=1     # also fails on a 5xx while PostgreSQL restarts
+//	make chaos STRICT=1     # also fails on a 5xx but 503 with Retry-After while PostgreSQL restarts
 package main
 
 import (
@@ -62,7 +62,7 @@ func main() {
 	flag.IntVar(&o.Concurrency, "c", 16, "concurrent API clients")
 	flag.DurationVar(&o.Drain, "drain", drainBound, "longest wait for deliveries after the load")
 	flag.DurationVar(&o.Grace, "grace", 5*time.Second, "how long after PostgreSQL is back the restart window lasts")
-	flag.BoolVar(&o.Strict, "strict", false, "also fail on a 5xx inside the PostgreSQL restart window (503 with Retry-After is the goal)")
+	flag.BoolVar(&o.Strict, "strict", false, "also fail on a 5xx inside the PostgreSQL restart window other than 503 SERVICE_UNAVAILABLE with Retry-After")
 	flag.Uint64Var(&o.Seed, "seed", 0, "seed of the load's choices (0: random)")
 	flag.StringVar(&o.Pmapi, "pmapi", "", "the pmapi binary (default: build one with the release flags)")
 	flag.Parse()

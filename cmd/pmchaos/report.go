@@ -171,14 +171,26 @@ func (r *result) failures(strict bool) []string {
 	if len(outside) > 0 {
 		out = append(out, fmt.Sprintf("%d 5xx outside the restart window", len(outside)))
 	}
-	if strict && len(inside) > 0 {
-		out = append(out, fmt.Sprintf("%d 5xx inside the restart window (-strict)", len(inside)))
+	if unclean := notUnavailable(inside); strict && len(unclean) > 0 {
+		out = append(out, fmt.Sprintf("%d 5xx inside the restart window other than 503 with Retry-After (-strict)", len(unclean)))
 	}
 	if len(client) > 0 {
 		out = append(out, fmt.Sprintf("%d 4xx answers to valid requests", len(client)))
 	}
 	if _, otherwise := r.unanswered(); len(otherwise) > 0 {
 		out = append(out, fmt.Sprintf("%d requests without an answer while the API was up", len(otherwise)))
+	}
+	return out
+}
+
+// notUnavailable keeps the answers that are not what a client can act on
+// while the database restarts: 503 SERVICE_UNAVAILABLE with Retry-After.
+func notUnavailable(as []answer) []answer {
+	var out []answer
+	for _, a := range as {
+		if a.Status != 503 || a.Code != "SERVICE_UNAVAILABLE" || a.RetryAfter == "" {
+			out = append(out, a)
+		}
 	}
 	return out
 }

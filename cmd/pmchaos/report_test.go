@@ -7,7 +7,8 @@ import (
 )
 
 // TestVerdict: a 5xx fails the run outside the PostgreSQL restart window and,
-// inside it, only with -strict; anything lost fails it either way.
+// inside it, only with -strict and only when it is not a 503 with
+// Retry-After; anything lost fails it either way.
 func TestVerdict(t *testing.T) {
 	t0 := time.Unix(1_800_000_000, 0)
 	at := func(s float64) time.Time { return t0.Add(time.Duration(s * float64(time.Second))) }
@@ -25,6 +26,16 @@ func TestVerdict(t *testing.T) {
 	}
 	if f := inWindow.failures(true); len(f) != 1 || !strings.Contains(f[0], "2 5xx inside") {
 		t.Errorf("strict: %v", f)
+	}
+	unavailable := clean
+	unavailable.load.Failed = []answer{{Start: at(18.1), End: at(18.2), Status: 503, Code: "SERVICE_UNAVAILABLE", RetryAfter: "2"},
+		{Start: at(18.3), End: at(18.4), Status: 503, Code: "SERVICE_UNAVAILABLE"}}
+	if f := unavailable.failures(true); len(f) != 1 || !strings.Contains(f[0], "1 5xx inside") {
+		t.Errorf("strict with one 503 lacking Retry-After: %v", f)
+	}
+	unavailable.load.Failed = unavailable.load.Failed[:1]
+	if f := unavailable.failures(true); len(f) != 0 {
+		t.Errorf("strict with a 503 and Retry-After: %v", f)
 	}
 	outside := clean
 	outside.load.Failed = []answer{{Start: at(25.1), End: at(25.2), Status: 503}}

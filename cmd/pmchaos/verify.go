@@ -41,17 +41,23 @@ type delivery struct {
 }
 
 // deliveries lists every event since the subscription with its delivery.
+// The events table is an outbox: the fan-out deletes an event in the batch
+// that writes its deliveries, so an event is either still there, without a
+// delivery, or gone with its delivery row kept.
 func (w *world) deliveries(ctx context.Context, conn *pgx.Conn) ([]delivery, error) {
 	ws := uuid.MustParse(w.tenant.WorkspaceID)
 	sub, err := pmapi.ParseID("whk_", w.subID, "subscription")
 	if err != nil {
 		return nil, err
 	}
-	rows, err := conn.Query(ctx, `select e.id, d.id, d.status from events e
-		left join webhook_deliveries d on d.workspace_id = e.workspace_id and d.event_id = e.id
-			and d.subscription_id = $2 and d.replay_of is null
+	rows, err := conn.Query(ctx, `select e.id, null::uuid, null::text from events e
 		where e.workspace_id = $1 and e.occurred_at >= (select created_at from webhook_subscriptions where workspace_id = $1 and id = $2)
-		order by e.id`, ws, sub)
+			and not exists (select 1 from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
+				and d.event_id = e.id and d.replay_of is null)
+		union all
+		select d.event_id, d.id, d.status from webhook_deliveries d
+		where d.workspace_id = $1 and d.subscription_id = $2 and d.replay_of is null
+		order by 1`, ws, sub)
 	if err != nil {
 		return nil, err
 	}
@@ -122,8 +128,13 @@ func (w *world) count(ctx context.Context, acks []ack) (counts, error) {
 			return c, err
 		}
 	}
+	// An event not yet fanned out is in the outbox; one fanned out is gone
+	// from it and known by its deliveries (the subscription takes every type
+	// and was made before the load).
 	events := map[string]bool{}
-	rows, err := conn.Query(ctx, "select type, data->>'id', coalesce(data->>'updatedAt', '') from events where workspace_id = $1", ws)
+	rows, err := conn.Query(ctx, `select type, data->>'id', coalesce(data->>'updatedAt', '') from events where workspace_id = $1
+		union all
+		select event_type, data->>'id', coalesce(data->>'updatedAt', '') from webhook_deliveries where workspace_id = $1 and replay_of is null`, ws)
 	if err != nil {
 		return c, err
 	}

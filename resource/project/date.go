@@ -17,8 +17,9 @@ func (d *Date) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &s); err != nil {
 		return err
 	}
-	if _, err := time.Parse(time.DateOnly, s); err != nil {
-		return pmapi.Errorf(pmapi.CodeValidation, "dates are written YYYY-MM-DD, not %q", s)
+	// time.Parse takes year 0000, which PostgreSQL refuses.
+	if t, err := time.Parse(time.DateOnly, s); err != nil || t.Year() < 1 {
+		return pmapi.Errorf(pmapi.CodeValidation, "dates are written YYYY-MM-DD, from 0001-01-01, not %q", s)
 	}
 	*d = Date(s)
 	return nil

@@ -47,13 +47,15 @@ type DetailQuery struct {
 
 // MembersQuery names the project whose members to list.
 type MembersQuery struct {
+	api.ListQuery
 	ProjectID string `query:"projectId" required:"true"`
 }
 
-// Members lists a project's members.
+// Members is a page of a project's members.
 type Members struct {
-	ProjectID string   `json:"projectId"`
-	Items     []Member `json:"items"`
+	ProjectID  string   `json:"projectId"`
+	Items      []Member `json:"items"`
+	NextCursor *string  `json:"nextCursor"`
 }
 
 // SchemaName keeps the document's name of the type it was in package api.
@@ -83,7 +85,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Delete an archived project and everything in it, for good (409 if not archived)", Body: IDRequest{}, Result: Deleted{},
 			Status: http.StatusCreated, Handler: api.Write(parseDelete, h.delete, api.AsIs)},
 		{Method: http.MethodGet, Path: base + "members", ID: "listProjectMembers", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readMembersQuery, h.projects.Get, toMembers)},
+			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Status: http.StatusOK, Handler: h.members},
 		{Method: http.MethodPost, Path: base + "member/add", ID: "addProjectMember", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Add a member (emits project.member_added)", Body: MemberRequest{}, Result: View{}, Status: http.StatusCreated,
 			Handler: api.Write(parseAddMember, h.addMember, ToView)},
@@ -118,9 +120,22 @@ func readMembersQuery(c *fiber.Ctx) (uuid.UUID, error) {
 	return ParseID(q.ProjectID)
 }
 
-func toMembers(p Project) Members {
+func (h handlers) members(c *fiber.Ctx) error {
+	id, err := readMembersQuery(c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	p, err := h.projects.Get(c.UserContext(), shard, ws, id)
+	if err != nil {
+		return err
+	}
 	v := ToView(p)
-	return Members{ProjectID: v.ID, Items: v.Members}
+	page, err := api.PageIn(c, "project-members", v.Members, func(m Member) string { return m.UserID.String() }, api.AsIs[Member])
+	if err != nil {
+		return err
+	}
+	return api.Respond(c, http.StatusOK, Members{ProjectID: v.ID, Items: page.Items, NextCursor: page.NextCursor})
 }
 
 func parseMember(req MemberRequest, _ func(string) bool) (api.Target[uuid.UUID], error) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -210,7 +211,7 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 					child.IDField: pmapi.FormatID(child.IDPrefix, cid), "projectId": projectID,
 				}})
 			}
-			counts[child.Table] = len(ids)
+			counts[camel(child.Table)] = len(ids)
 		}
 		tag, err := tx.Exec(ctx, "delete from project_members where workspace_id = $1 and project_id = $2", ws, id)
 		if err != nil {
@@ -290,4 +291,16 @@ func uniq(ids []uuid.UUID) map[uuid.UUID]bool {
 		m[id] = true
 	}
 	return m
+}
+
+// camel is a table's name as a key of the delete's answer, camelCase as every
+// key of the API is: rrca_analyses is rrcaAnalyses.
+func camel(table string) string {
+	parts := strings.Split(table, "_")
+	for i := 1; i < len(parts); i++ {
+		if parts[i] != "" {
+			parts[i] = strings.ToUpper(parts[i][:1]) + parts[i][1:]
+		}
+	}
+	return strings.Join(parts, "")
 }

@@ -80,7 +80,8 @@ type MemberRequest struct {
 type Deleted struct {
 	ID      string `json:"id"`
 	Deleted bool   `json:"deleted" enum:"true"`
-	// Cascaded counts the children removed with the project, by type.
+	// Cascaded counts the children removed with the project, by type, keyed
+	// camelCase (tasks, risks, notes, rrcaAnalyses, members).
 	Cascaded map[string]int `json:"cascaded"`
 }
 

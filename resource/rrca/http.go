@@ -48,6 +48,7 @@ type handlers struct{ analyses Store }
 
 // NodeListQuery filters nodes by kind.
 type NodeListQuery struct {
+	api.ListQuery
 	Kind string `query:"kind" enum:"PROBLEM,WHY,CAUSE,ROOT_CAUSE,CONTRIBUTING_FACTOR,ESCAPE_POINT,EVIDENCE,WHY_SUGGESTION"`
 }
 
@@ -105,7 +106,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Restore an archived analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(false, a.SetArchived), ToView)},
 		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNodeQuery, api.On(a.Nodes), toNodeList)},
+			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Status: http.StatusOK, Handler: api.HandleAll("rrca-nodes", readNodeQuery, api.On(a.Nodes), nodeKey, ToNodeView)},
 		{Method: http.MethodPost, Path: one + "/nodes", ID: "createRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
 		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write,
@@ -116,7 +117,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways",
 			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readCorrective, h.addCorrective, api.AsIs)},
 		{Method: http.MethodGet, Path: one + "/corrective-actions", ID: "listCorrectiveActions", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's corrective actions with their items' status", Result: CorrectiveActionList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Correctives, toCorrectiveList)},
+			Summary: "The analysis's corrective actions with their items' status", Query: api.ListQuery{}, Result: CorrectiveActionList{}, Status: http.StatusOK, Handler: api.HandleAll("rrca-corrective", analysis, a.Correctives, correctiveKey, ToCorrectiveView)},
 		{Method: http.MethodGet, Path: one + "/similar", ID: "listSimilarRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)",
 			Query:   SimilarQuery{}, Result: SimilarList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readSimilar, api.On(a.Similar), api.AsIs)},
@@ -126,8 +127,8 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodGet, Path: one + "/5why/suggestions/{runId}", ID: "getFiveWhyRun", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
 		{Method: http.MethodGet, Path: one + "/look-across", ID: "listLookAcross", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism", Result: SuggestionList{},
-			Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Suggestions, toSuggestionList)},
+			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first", Query: api.ListQuery{}, Result: SuggestionList{},
+			Status: http.StatusOK, Handler: api.HandleAll("rrca-look-across", analysis, a.Suggestions, suggestionKey, api.AsIs[SuggestionView])},
 		{Method: http.MethodPost, Path: one + "/look-across/suggest", ID: "suggestLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Start a look-across run over every other project of the workspace", Result: RunView{}, Status: http.StatusCreated,
 			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunLookAcross, a.CreateRun), toNewRunView)},

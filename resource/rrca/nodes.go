@@ -74,7 +74,8 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 	var removed []uuid.UUID
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		removed = nil
-		if _, err := get(ctx, tx, ws, id, true); err != nil {
+		a, err := get(ctx, tx, ws, id, true)
+		if err != nil {
 			return err
 		}
 		target, err := scanNode(tx.QueryRow(ctx, "select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3", ws, id, node))
@@ -90,6 +91,14 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 			return err
 		}
 		if removed, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID]); err != nil {
+			return err
+		}
+		var removing, total int
+		if err := tx.QueryRow(ctx, `select count(*) filter (where id = any($3)), count(*) from rrca_nodes
+				where workspace_id = $1 and rrca_id = $2 and kind = 'ROOT_CAUSE'`, ws, id, removed).Scan(&removing, &total); err != nil {
+			return err
+		}
+		if err := CheckNodeDelete(a.Phase, removing, total); err != nil {
 			return err
 		}
 		// Corrective actions keep their record when their root cause goes. The

@@ -102,6 +102,17 @@ func CheckAdvance(from, to string, f Facts) (string, error) {
 	return next, nil
 }
 
+// CheckNodeDelete refuses a node delete that would take the analysis's last
+// ROOT_CAUSE once it has left ANALYZE, whose gate needed one: removing is how
+// many ROOT_CAUSE nodes the subtree holds, of total.
+func CheckNodeDelete(phase string, removing, total int) error {
+	if removing == 0 || removing < total || slices.Index(Phases, phase) <= slices.Index(Phases, Analyze) {
+		return nil
+	}
+	return pmapi.Errorf(pmapi.CodeGateNotMet, "the analysis is in %s, past ANALYZE: deleting this node would remove its last ROOT_CAUSE; add another ROOT_CAUSE first", phase).
+		With("gate", GateRootCause).With("phase", phase)
+}
+
 // Node kinds.
 const (
 	KindProblem            = "PROBLEM"

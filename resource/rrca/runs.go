@@ -186,7 +186,7 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		rows, err = tx.Query(ctx, `
 			select 'node', n.id, n.text, s.score * case n.kind when 'ROOT_CAUSE' then 1.2 when 'WHY' then 1.1 else 1 end
 			from rrca_similar s join rrca_nodes n on n.workspace_id = s.workspace_id and n.rrca_id = s.similar_id
-			where s.workspace_id = $1 and s.rrca_id = $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')
+			where s.workspace_id = $1 and s.rrca_id = $2 and s.similar_id <> $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')
 			union all
 			select 'risk', r.id, r.title, rrca_text_similarity($3, r.title || ' ' || coalesce(r.description, ''))
 			from risks r where r.workspace_id = $1 and r.archived_at is null
@@ -350,13 +350,11 @@ type SuggestionView struct {
 }
 
 // SuggestionList is an analysis's look-across suggestions, best first.
-type SuggestionList struct {
-	Items []SuggestionView `json:"items"`
-}
+type SuggestionList api.PageOf[SuggestionView]
 
-func toSuggestionList(items []SuggestionView) SuggestionList {
-	return SuggestionList{Items: api.Views(items, api.AsIs)}
-}
+// suggestionKey is a suggestion's place in its list (best first, so not in
+// id order): its id.
+func suggestionKey(v SuggestionView) string { return v.ID }
 
 const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, reason, decided_at, created_at"
 

@@ -54,6 +54,10 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 		}
 		b := &pgx.Batch{}
 		b.Queue("delete from rrca_similar where workspace_id = $1 and (rrca_id = $2 or similar_id = $2)", ws, id)
+		// The analysis paired with itself marks that its neighbours were
+		// computed, also when none was found: computedAt then says "computed,
+		// nothing similar" where no row would read as "never computed".
+		b.Queue("insert into rrca_similar (workspace_id, rrca_id, similar_id, score) values ($1, $2, $2, 0)", ws, id)
 		for _, p := range pairs {
 			// An upsert: the job of the other analysis writes the same two rows
 			// and may have committed them since this one's delete.
@@ -78,7 +82,8 @@ type SimilarItem struct {
 // SimilarList is an analysis's neighbours, best first.
 type SimilarList struct {
 	Items []SimilarItem `json:"items"`
-	// ComputedAt is when the analysis's own neighbours were last computed.
+	// ComputedAt is when the analysis's own neighbours were last computed,
+	// null when they never were (an empty list with a time: none is similar).
 	ComputedAt *time.Time `json:"computedAt"`
 	// Pending says a recomputation is queued or running: the list may change.
 	Pending bool `json:"pending"`
@@ -91,7 +96,7 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
 		b.Queue(`select a.id, a.title, a.project_id, a.phase, s.score, s.computed_at
 			from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
-			where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
+			where s.workspace_id = $1 and s.rrca_id = $2 and s.similar_id <> $2 and a.archived_at is null
 			order by s.score desc, a.id limit $3`, ws, id, limit).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var it SimilarItem

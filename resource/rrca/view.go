@@ -68,11 +68,9 @@ func ToNodeView(n Node) NodeView {
 }
 
 // NodeList is an analysis's nodes (a tree through parentId), oldest first.
-type NodeList struct {
-	Items []NodeView `json:"items"`
-}
+type NodeList api.PageOf[NodeView]
 
-func toNodeList(nodes []Node) NodeList { return NodeList{Items: api.Views(nodes, ToNodeView)} }
+func nodeKey(n Node) string { return n.ID.String() }
 
 // CorrectiveActionView is a corrective action with its action item's status.
 type CorrectiveActionView struct {
@@ -93,13 +91,9 @@ func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 }
 
 // CorrectiveActionList lists an analysis's corrective actions.
-type CorrectiveActionList struct {
-	Items []CorrectiveActionView `json:"items"`
-}
+type CorrectiveActionList api.PageOf[CorrectiveActionView]
 
-func toCorrectiveList(cas []CorrectiveAction) CorrectiveActionList {
-	return CorrectiveActionList{Items: api.Views(cas, ToCorrectiveView)}
-}
+func correctiveKey(ca CorrectiveAction) string { return ca.ID.String() }
 
 // CreateRequest starts an analysis, from scratch or from a risk.
 type CreateRequest struct {

@@ -2,12 +2,10 @@ package task
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
@@ -33,7 +31,7 @@ func scan(row pgx.Row) (Task, error) {
 // lock reads a task for a change, holding its row until the transaction ends.
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
 	t, err := scan(tx.QueryRow(ctx, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2 for update", ws, id))
-	return t, dbError(err)
+	return t, err
 }
 
 // Get returns one task.
@@ -95,7 +93,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+columns,
 		ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Priority, in.AssigneeID, in.ReporterID, in.StartDate, in.DueDate))
 	if err != nil {
-		return t, dbError(err)
+		return t, err
 	}
 	events := []event.Event{{Type: "task.created", Data: ToView(t)}}
 	if t.AssigneeID != nil {
@@ -138,7 +136,7 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 		where t.workspace_id = $1 and t.id = $2 returning `+columns,
 		ws, id, next.Status, next.Title, next.Description, next.Priority, next.AssigneeID, next.ReporterID, next.StartDate, next.DueDate))
 	if err != nil {
-		return t, dbError(err)
+		return t, err
 	}
 	var events []event.Event
 	if cur.Status != t.Status {
@@ -170,25 +168,6 @@ var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit
 	Archive:    `update tasks as t set archived_at = now(), updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
 	Restore:    `update tasks as t set archived_at = null, updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
 	ArchivedAt: func(t Task) *time.Time { return t.ArchivedAt }, View: func(t Task) any { return ToView(t) }}
-
-// dbError turns the database's refusals into the API's; the checks before each
-// statement should make them unreachable, so they only guard against a race or a
-// rule the Go side missed.
-func dbError(err error) error {
-	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) {
-		return err
-	}
-	switch pgErr.Code {
-	case "23503": // foreign_key_violation: the project went away meanwhile
-		return pmapi.NotFound("project").Wrap(err)
-	case "23514", "22021", "22P05", "22008": // check, bad characters, timestamp out of range
-		return pmapi.Errorf(pmapi.CodeValidation, "a field holds a value the database refuses").Wrap(err)
-	case "40P01": // deadlock: two atomic batches locked the same tasks in opposite orders
-		return pmapi.Errorf(pmapi.CodeConflict, "a concurrent change locked the same tasks; retry the request").Wrap(err)
-	}
-	return err
-}
 
 // EventTypes documents the events tasks emit.
 func EventTypes() []event.Type {

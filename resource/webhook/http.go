@@ -84,7 +84,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)", Body: UpdateRequest{},
 			Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
 		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: api.AuthSession,
-			Summary: "The app's subscriptions (never their secrets)", Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
+			Summary: "The app's subscriptions (never their secrets)", Query: api.ListQuery{}, Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
 		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook", Tag: tag, Auth: api.AuthSession,
 			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED", Result: SubscriptionView{},
 			Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "deleted")},
@@ -94,7 +94,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Enable a disabled subscription", Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("ACTIVE", "")},
 		{Method: http.MethodPost, Path: one + "/test", ID: "testWebhook", Tag: tag, Auth: api.AuthSession,
 			Summary: "Send a webhook.test event now and report the endpoint's answer", Result: TestResult{}, Status: http.StatusCreated, Handler: h.testWebhook},
-		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret", Tag: tag, Auth: api.AuthSession,
+		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret", Tag: tag, Auth: api.AuthSession, SecretField: "secret",
 			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period", Body: RotateRequest{},
 			Result: SecretRotated{}, Status: http.StatusCreated, Handler: h.rotateWebhookSecret},
 		{Method: http.MethodGet, Path: deliveries, ID: "listDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
@@ -179,11 +179,11 @@ func (h handlers) listWebhooks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	out := SubscriptionList{Items: []SubscriptionView{}}
-	for _, sub := range subs {
-		out.Items = append(out.Items, ToView(sub))
+	page, err := api.PageIn(c, "webhooks", subs, func(s Subscription) string { return s.ID.String() }, ToView)
+	if err != nil {
+		return err
 	}
-	return api.Respond(c, http.StatusOK, out)
+	return api.Respond(c, http.StatusOK, SubscriptionList(page))
 }
 
 func subPath(c *fiber.Ctx) (uuid.UUID, error) {

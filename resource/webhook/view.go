@@ -3,6 +3,7 @@ package webhook
 import (
 	"time"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/event"
 )
 
@@ -40,9 +41,7 @@ type SubscriptionCreated struct {
 }
 
 // SubscriptionList lists an app's subscriptions.
-type SubscriptionList struct {
-	Items []SubscriptionView `json:"items"`
-}
+type SubscriptionList api.PageOf[SubscriptionView]
 
 // CreateRequest subscribes an HTTPS endpoint.
 type CreateRequest struct {

@@ -54,7 +54,9 @@ func DoAtomic[Op, T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID,
 		for i, op := range ops {
 			done, err := run(ctx, tx, shard, ws, op)
 			if err != nil {
-				return nil, &FailedOp{Index: i, Err: err}
+				// Mapped here, not by Tx, so that the batch reports a
+				// refused statement as this operation's failure.
+				return nil, &FailedOp{Index: i, Err: tenant.DBError(err)}
 			}
 			out = append(out, done)
 		}

@@ -1,0 +1,146 @@
+package api_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/pmapi/pmapi/api/apitest"
+)
+
+// walk reads a list one item a page, following nextCursor, and returns the
+// ids in the order served; every page but the last names a next one.
+func walk(t *testing.T, get func(query string) *apitest.Response, idField string) []string {
+	t.Helper()
+	var ids []string
+	cursor := ""
+	for page := 0; ; page++ {
+		q := "limit=1"
+		if cursor != "" {
+			q += "&cursor=" + cursor
+		}
+		r := get(q)
+		if r.Status != 200 {
+			t.Fatalf("page %d: %d %s", page, r.Status, r.Raw)
+		}
+		next, present := r.Data()["nextCursor"]
+		if !present {
+			t.Fatalf("page %d has no nextCursor member: %s", page, r.Raw)
+		}
+		for _, it := range r.Items() {
+			ids = append(ids, fmt.Sprint(it[idField]))
+		}
+		if next == nil {
+			return ids
+		}
+		if len(r.Items()) != 1 || page > 20 {
+			t.Fatalf("page %d: %d items with a next cursor: %s", page, len(r.Items()), r.Raw)
+		}
+		cursor = next.(string)
+	}
+}
+
+func wantAll(t *testing.T, what string, got []string, want ...string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, id := range got {
+		seen[id] = true
+	}
+	if len(got) != len(want) || len(seen) != len(want) {
+		t.Fatalf("%s: paged %v, want each of %v once", what, got, want)
+	}
+	for _, id := range want {
+		if !seen[id] {
+			t.Fatalf("%s: paged %v, missing %s", what, got, id)
+		}
+	}
+}
+
+// TestChildListsPage: the members, webhook, node, corrective-action and
+// look-across lists answer nextCursor (DESIGN.md section 5) and page by
+// limit and cursor through every item once; another list's cursor is 400.
+func TestChildListsPage(t *testing.T) {
+	t.Parallel()
+	env := apitest.Shared(t)
+	tn := env.NewTenant(t)
+	users := []string{tn.UserID}
+	for i := range 2 {
+		u := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users", Header: env.Admin(),
+			Body: map[string]any{"email": fmt.Sprintf("m%d@%s.example.com", i, tn.WorkspaceID[:8]), "name": "Member"}})
+		users = append(users, u.Str("id"))
+	}
+	prj := createProject(t, tn, map[string]any{"name": "paged", "memberIds": users})["id"].(string)
+	wantAll(t, "members", walk(t, func(q string) *apitest.Response {
+		return tn.Do(t, "GET", projectBase+"members?projectId="+prj+"&"+q, nil)
+	}, "userId"), users...)
+
+	var hooks []string
+	for i := range 3 {
+		hooks = append(hooks, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks",
+			map[string]any{"url": fmt.Sprintf("https://93.184.216.34/hook%d", i), "events": []string{"task.created"}}).Str("id"))
+	}
+	wantAll(t, "webhooks", walk(t, func(q string) *apitest.Response {
+		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?"+q, nil)
+	}, "id"), hooks...)
+
+	id := createRRCA(t, tn, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
+	problem := addNode(t, tn, id, "PROBLEM", "Oil", "")
+	why := addNode(t, tn, id, "WHY", "Seal", problem)
+	root := addNode(t, tn, id, "ROOT_CAUSE", "Torque", why)
+	wantAll(t, "nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?"+q, nil) }, "id"), problem, why, root)
+	wantAll(t, "WHY nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?kind=WHY&"+q, nil) }, "id"), why)
+
+	var cas []string
+	for i := range 3 {
+		r := tn.Do(t, "POST", rrcaBase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": fmt.Sprintf("fix %d", i)})
+		cas = append(cas, r.Str("correctiveAction.id"))
+	}
+	wantAll(t, "corrective actions", walk(t, func(q string) *apitest.Response {
+		return tn.Do(t, "GET", rrcaBase+"/"+id+"/corrective-actions?"+q, nil)
+	}, "id"), cas...)
+
+	// No worker runs here: the look-across list is empty, and still a page.
+	wantAll(t, "look-across", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/look-across?"+q, nil) }, "id"))
+
+	nodesCursor := tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?limit=1", nil).Data()["nextCursor"].(string)
+	for _, path := range []string{
+		rrcaBase + "/" + id + "/corrective-actions?cursor=" + nodesCursor,
+		projectBase + "members?projectId=" + prj + "&cursor=" + nodesCursor,
+		rrcaBase + "/" + id + "/nodes?limit=0",
+		rrcaBase + "/" + id + "/look-across?limit=201",
+	} {
+		if r := tn.Do(t, "GET", path, nil); r.Status != 400 || !strings.Contains(string(r.Raw), "VALIDATION_FAILED") {
+			t.Errorf("%s: %d %s", path, r.Status, r.Raw)
+		}
+	}
+	if r := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?cursor="+nodesCursor, nil); r.Status != 400 {
+		t.Errorf("webhooks with a nodes cursor: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestSimilarTellsComputedEmptyFromNever: an analysis alone in its workspace
+// has nothing similar; once its similarity job ran, computedAt says when, so
+// an empty list reads "computed, none", and before it, null says "never".
+// Not parallel: its workers would run the other tests' jobs (and empty their
+// outbox) while they count events.
+func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
+	// The shared app runs no workers: there the job never runs.
+	idle := newTenant(t)
+	never := idle.Get(t, rrcaBase+"/"+createRRCA(t, idle, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
+	if never.Data()["computedAt"] != nil || never.Data()["pending"] != true {
+		t.Fatalf("never computed: %s", never.Raw)
+	}
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	id := createRRCA(t, tn, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})
+	var last *apitest.Response
+	apitest.Eventually(t, 20*time.Second, "the similarity job", func() bool {
+		last = tn.Get(t, rrcaBase+"/"+id+"/similar", nil)
+		return last.Data()["pending"] == false
+	})
+	if len(last.Items()) != 0 || last.Data()["computedAt"] == nil {
+		t.Fatalf("computed, nothing similar: %s", last.Raw)
+	}
+}
