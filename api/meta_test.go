@@ -27,8 +27,8 @@ func TestReadyzAnswersForTheShards(t *testing.T) {
 	notReady := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})
 	wantError(t, notReady, 503, "SERVICE_UNAVAILABLE")
 	// Every 503 says when to come back (a placement switch-over answers the same).
-	if ra := notReady.Header.Get("Retry-After"); ra != "1" {
-		t.Errorf("Retry-After %q on a 503, want 1", ra)
+	if ra := notReady.Header.Get("Retry-After"); ra != "2" {
+		t.Errorf("Retry-After %q on a 503, want 2", ra)
 	}
 	// The unauthenticated answer carries no internals; the log names the shard.
 	if !strings.Contains(env.Logs.String(), "shard eu-2") {
