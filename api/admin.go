@@ -131,7 +131,7 @@ func (s *Server) adminOperations() []Operation {
 		{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/shard", ID: "adminPlaceWorkspace", Tag: tag, Auth: AuthAdmin,
 			Summary: "Place a workspace on a shard (refused while it has rows on its current shard)", Body: PlaceWorkspaceRequest{},
 			Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminPlaceWorkspace},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Tag: tag, Auth: AuthAdmin,
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Fails: []pmapi.Code{pmapi.CodeConflict, pmapi.CodeWorkspaceSuspended}, Tag: tag, Auth: AuthAdmin,
 			Summary: "Create a console user in a workspace", Body: CreateUserRequest{}, Result: UserView{},
 			Status: http.StatusCreated, Handler: s.adminCreateUser},
 		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions", ID: "adminIssueSession", Tag: tag, Auth: AuthAdmin,

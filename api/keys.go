@@ -80,7 +80,7 @@ func (s *Server) keyOperations() []Operation {
 	const tag = "API keys"
 	base := "/openapi/v1/apps/{clientId}/keys"
 	return []Operation{
-		{Method: http.MethodPost, Path: base, ID: "createKey", Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "apiKey",
+		{Method: http.MethodPost, Path: base, ID: "createKey", Fails: []pmapi.Code{pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "apiKey",
 			Summary: "Issue an API key; its value is returned once", Body: CreateKeyRequest{}, Result: KeyCreated{},
 			Status: http.StatusCreated, Handler: s.createKey},
 		{Method: http.MethodGet, Path: base, ID: "listKeys", Tag: tag, Auth: AuthSession,
@@ -94,7 +94,7 @@ func (s *Server) keyOperations() []Operation {
 			Body:    RegenerateKeyRequest{}, Result: KeyCreated{}, Status: http.StatusCreated, Handler: s.regenerateKey},
 		{Method: http.MethodPatch, Path: base + "/{keyId}/name", ID: "renameKey", Tag: tag, Auth: AuthSession,
 			Summary: "Rename a key", Body: RenameKeyRequest{}, Result: KeyView{}, Status: http.StatusOK, Handler: s.renameKey},
-		{Method: http.MethodPost, Path: base + "/{keyId}/renew", ID: "renewKey", Tag: tag, Auth: AuthSession,
+		{Method: http.MethodPost, Path: base + "/{keyId}/renew", ID: "renewKey", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthSession,
 			Summary: "Move a key's expiry (default: 90 days from now)", Body: RenewKeyRequest{}, Result: KeyView{},
 			Status: http.StatusCreated, Handler: s.renewKey},
 	}
