@@ -263,9 +263,23 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 	})
 }
 
-// RateLimitRequest sets or clears an app's per-key rate limit.
+// RateLimitRequest sets or clears an app's per-key rate limit. The field has
+// the name the app's view gives it; perMinute, its name in 0.1.0, is still
+// taken (docs/decisions.md, Operator admin API).
 type RateLimitRequest struct {
-	PerMinute *int `json:"perMinute" doc:"Requests per minute per credential of the app; null restores the server default"`
+	RateLimitPerMinute *int `json:"rateLimitPerMinute,omitempty" doc:"Requests per minute per credential of the app; null or absent restores the server default"`
+	PerMinute          *int `json:"perMinute,omitempty" deprecated:"true" doc:"Deprecated: the earlier name of rateLimitPerMinute, still accepted"`
+}
+
+// Validate refuses the two names with different values.
+func (r *RateLimitRequest) Validate() error {
+	if r.RateLimitPerMinute != nil && r.PerMinute != nil && *r.RateLimitPerMinute != *r.PerMinute {
+		return pmapi.Invalid("perMinute", "perMinute is the deprecated name of rateLimitPerMinute; give one of them")
+	}
+	if r.RateLimitPerMinute == nil {
+		r.RateLimitPerMinute = r.PerMinute
+	}
+	return nil
 }
 
 func (s *Server) adminRateLimitOperation() Operation {
@@ -291,7 +305,7 @@ func (s *Server) adminSetRateLimit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	app, err := authz.SetRateLimit(c.UserContext(), shard, w.ID, c.Params("clientId"), req.PerMinute)
+	app, err := authz.SetRateLimit(c.UserContext(), shard, w.ID, c.Params("clientId"), req.RateLimitPerMinute)
 	if err != nil {
 		return err
 	}

@@ -149,6 +149,12 @@ func (b *builder) success(op Operation) (*openapi3.Response, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s result: %w", op.ID, err)
 		}
+		if ref.Ref == "" && ref.Value.Type.Is("object") {
+			// openapi3gen leaves a struct without fields inline.
+			name := schemaName(op.Result)
+			b.doc.Components.Schemas[name] = ref
+			ref = openapi3.NewSchemaRef("#/components/schemas/"+name, ref.Value)
+		}
 		if !op.Raw {
 			if ref, err = b.envelopeOf(op, ref); err != nil {
 				return nil, err
@@ -259,8 +265,8 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	if ex := tag.Get("example"); ex != "" {
 		s.Example = exampleFor(s, ex)
 	}
-	if f := tag.Get("format"); f != "" {
-		s.Format = f
+	if f := tag.Get("format"); f != "" && !s.Type.Is("array") {
+		s.Format = f // of a list, its items'
 	}
 	if n := tag.Get("enumName"); n != "" && len(s.Enum) > 0 {
 		if s.Extensions == nil {

@@ -18,9 +18,9 @@ import (
 // of the suite to it.
 const ErrorCodesExtension = "x-error-codes"
 
-// errorCodes is every code the status table knows: the ErrorCode enum,
+// ErrorCodes is every code the status table knows: the ErrorCode enum,
 // derived so that a code added there reaches the document by itself.
-func errorCodes() []string {
+func ErrorCodes() []string {
 	out := make([]string, 0, len(statusOf))
 	for c := range statusOf {
 		out = append(out, string(c))
@@ -44,7 +44,7 @@ func (b *builder) errorSchemas() error {
 	body := b.doc.Components.Schemas[schemaName(ErrorBody{})].Value
 	code := body.Properties["code"].Value
 	code.Enum = nil
-	for _, c := range errorCodes() {
+	for _, c := range ErrorCodes() {
 		code.Enum = append(code.Enum, c)
 	}
 	code.Extensions = map[string]any{enumNameExtension: "ErrorCode"}
