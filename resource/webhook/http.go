@@ -105,7 +105,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
 			Summary: "Deliver the same event again as a new delivery (replayOf names the original)", Result: DeliveryView{},
 			Status: http.StatusCreated, Handler: h.replayDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
 			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)", Body: BulkReplayRequest{},
 			Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
 	}
