@@ -13,7 +13,7 @@ PG_CTL   := $(firstword $(shell command -v pg_ctl 2>/dev/null) $(wildcard /usr/l
 GOTAGS   ?= $(if $(PG_CTL)$(PMAPI_DATABASE_URL),,pgdocker)
 TAGFLAG  := $(if $(GOTAGS),-tags $(GOTAGS))
 
-.PHONY: build run test test-citus bench chaos lint fmt tools chart-check docs-check reference clean
+.PHONY: build run test test-citus bench chaos lint fmt tools openapi-tools sdk chart-check docs-check reference clean
 
 build:
 	$(GO) build $(TAGFLAG) -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -21,8 +21,8 @@ build:
 run: build
 	$(BIN) dev
 
-test: build tools chart-check
-	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
+test: build tools chart-check openapi-tools
+	PMAPI_OPENAPI_LINT=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
 
 # The suite on a throwaway Citus cluster: a coordinator and two workers from the
 # PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the
@@ -57,6 +57,21 @@ chaos: build
 export PATH := $(CURDIR)/.tools/bin:$(PATH)
 tools:
 	@bash charts/tools.sh
+
+# The OpenAPI linters (Redocly CLI, Spectral; api/openapi_lint_test.go) at the
+# versions tools/openapi/package-lock.json pins, put in its git-ignored
+# node_modules by npm ci (no global install, no root): again only when the
+# lock file changes.
+OPENAPI_TOOLS := tools/openapi/node_modules/.package-lock.json
+$(OPENAPI_TOOLS): tools/openapi/package-lock.json
+	cd tools/openapi && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+openapi-tools: $(OPENAPI_TOOLS)
+
+# Regenerate the Go SDK (sdk/) from the document the server serves, with the
+# oapi-codegen go.mod pins (tool directive); TestSDKIsFresh fails when it is stale.
+sdk: build
+	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) -count=1 -run '^TestSDKIsFresh$$' ./sdk/ -args -update
 
 # The API reference at /docs in headless Chromium: it renders the served
 # document under its Content-Security-Policy. make test runs the same test,

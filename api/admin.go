@@ -131,7 +131,7 @@ func (s *Server) adminOperations() []Operation {
 		{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/shard", ID: "adminPlaceWorkspace", Tag: tag, Auth: AuthAdmin,
 			Summary: "Place a workspace on a shard (refused while it has rows on its current shard)", Body: PlaceWorkspaceRequest{},
 			Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminPlaceWorkspace},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Tag: tag, Auth: AuthAdmin,
+		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Fails: []pmapi.Code{pmapi.CodeConflict, pmapi.CodeWorkspaceSuspended}, Tag: tag, Auth: AuthAdmin,
 			Summary: "Create a console user in a workspace", Body: CreateUserRequest{}, Result: UserView{},
 			Status: http.StatusCreated, Handler: s.adminCreateUser},
 		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions", ID: "adminIssueSession", Tag: tag, Auth: AuthAdmin,
@@ -263,9 +263,23 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 	})
 }
 
-// RateLimitRequest sets or clears an app's per-key rate limit.
+// RateLimitRequest sets or clears an app's per-key rate limit. The field has
+// the name the app's view gives it; perMinute, its name in 0.1.0, is still
+// taken (docs/decisions.md, Operator admin API).
 type RateLimitRequest struct {
-	PerMinute *int `json:"perMinute" doc:"Requests per minute per credential of the app; null restores the server default"`
+	RateLimitPerMinute *int `json:"rateLimitPerMinute,omitempty" doc:"Requests per minute per credential of the app; null or absent restores the server default"`
+	PerMinute          *int `json:"perMinute,omitempty" deprecated:"true" doc:"Deprecated: the earlier name of rateLimitPerMinute, still accepted"`
+}
+
+// Validate refuses the two names with different values.
+func (r *RateLimitRequest) Validate() error {
+	if r.RateLimitPerMinute != nil && r.PerMinute != nil && *r.RateLimitPerMinute != *r.PerMinute {
+		return pmapi.Invalid("perMinute", "perMinute is the deprecated name of rateLimitPerMinute; give one of them")
+	}
+	if r.RateLimitPerMinute == nil {
+		r.RateLimitPerMinute = r.PerMinute
+	}
+	return nil
 }
 
 func (s *Server) adminRateLimitOperation() Operation {
@@ -291,7 +305,7 @@ func (s *Server) adminSetRateLimit(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	app, err := authz.SetRateLimit(c.UserContext(), shard, w.ID, c.Params("clientId"), req.PerMinute)
+	app, err := authz.SetRateLimit(c.UserContext(), shard, w.ID, c.Params("clientId"), req.RateLimitPerMinute)
 	if err != nil {
 		return err
 	}

@@ -81,7 +81,7 @@ func appView(a authz.App) AppView {
 func (s *Server) appOperations() []Operation {
 	const tag = "Apps"
 	return []Operation{
-		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "secret",
+		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Fails: []pmapi.Code{pmapi.CodeForbidden, pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "secret",
 			Summary: "Register an app; returns its secret once", Body: CreateAppRequest{}, Result: AppCreated{},
 			Status: http.StatusCreated, Handler: s.createApp},
 		{Method: http.MethodGet, Path: "/openapi/v1/apps", ID: "listApps", Tag: tag, Auth: AuthSession,
@@ -94,7 +94,7 @@ func (s *Server) appOperations() []Operation {
 		{Method: http.MethodDelete, Path: "/openapi/v1/apps/{clientId}", ID: "deleteApp", Tag: tag, Auth: AuthSession,
 			Summary: "Delete an app, or disable it while it has active keys, webhooks or OAuth grants", Result: AppDeleted{},
 			Status: http.StatusOK, Handler: s.deleteApp},
-		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}/scopes", ID: "setAppScopes", Tag: tag, Auth: AuthSession,
+		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}/scopes", ID: "setAppScopes", Fails: []pmapi.Code{pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession,
 			Summary: "Replace the app's declared scopes (keys keep theirs, limited to these)", Body: ScopesRequest{}, Result: AppView{},
 			Status: http.StatusOK, Handler: s.setAppScopes},
 		{Method: http.MethodPost, Path: "/openapi/v1/apps/{clientId}/secret/rotate", ID: "rotateAppSecret", Tag: tag, Auth: AuthSession, SecretField: "secret",

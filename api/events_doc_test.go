@@ -1,9 +1,9 @@
 package api_test
 
 import (
-	"strings"
 	"testing"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 )
 
@@ -39,13 +39,12 @@ func TestEventPayloadsMatchTheDocument(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, e := range events {
-		hook, ok := hooks[e.Type].(map[string]any)
-		if !ok {
+		ref := api.WebhookPayloadSchema(doc, e.Type)
+		if ref == "" {
 			t.Errorf("event type %s is not in x-webhooks", e.Type)
 			continue
 		}
-		ref := hook["data"].(map[string]any)["$ref"].(string)
-		schema := doc.Components.Schemas[strings.TrimPrefix(ref, "#/components/schemas/")]
+		schema := doc.Components.Schemas[ref]
 		if schema == nil || schema.Value == nil {
 			t.Errorf("%s: %s does not resolve", e.Type, ref)
 			continue

@@ -5,10 +5,16 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/pmapi/pmapi/api/apitest"
+)
+
+var (
+	namedStruct = regexp.MustCompile(`^type \w+ struct \{$`)
+	boolConst   = regexp.MustCompile(`^\s*\w+\s+\w+\s*=\s*(true|false)\s*$`)
 )
 
 // oapiCodegen is the generator version the scenario is built with.
@@ -47,6 +53,20 @@ func TestGeneratedClientDrivesTheServer(t *testing.T) {
 	_ = os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module genclient\n\ngo 1.26\n"), 0o600)
 	_ = os.WriteFile(filepath.Join(dir, "main.go"), scenario, 0o600)
 	must("go", "run", oapiCodegen, "-generate", "types,client", "-package", "main", "-o", "client.gen.go", "openapi.json")
+	// Generator-friendly: every struct is a named type (no anonymous struct
+	// per response) and no one-value enum became a True or False constant.
+	gen, err := os.ReadFile(filepath.Join(dir, "client.gen.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(string(gen), "\n") {
+		if strings.Contains(line, "struct {") && !namedStruct.MatchString(line) {
+			t.Errorf("client.gen.go:%d: an anonymous struct: %s", i+1, line)
+		}
+		if boolConst.MatchString(line) {
+			t.Errorf("client.gen.go:%d: a boolean enum constant: %s", i+1, line)
+		}
+	}
 	must("go", "mod", "tidy")
 	cmd := exec.Command("go", "run", ".")
 	cmd.Dir = dir

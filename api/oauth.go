@@ -115,7 +115,7 @@ func (s *Server) oauthOperations() []Operation {
 	return []Operation{
 		{Method: http.MethodPost, Path: base + "device/code", ID: "oauthDeviceCode", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
 			Summary: "Start a device authorization (RFC 8628)", Body: DeviceCodeRequest{}, Result: DeviceCodeResponse{}, Status: http.StatusOK, Handler: s.deviceCode},
-		{Method: http.MethodPost, Path: base + "device/approve", ID: "oauthApprove", Tag: tag, Auth: AuthSession,
+		{Method: http.MethodPost, Path: base + "device/approve", ID: "oauthApprove", Fails: []pmapi.Code{pmapi.CodeRateLimited}, Tag: tag, Auth: AuthSession,
 			Summary: "A signed-in user approves or denies a user code", Body: ApproveRequest{}, Result: ApproveResult{}, Status: http.StatusOK, Handler: s.approveDevice},
 		{Method: http.MethodPost, Path: base + "token", ID: "oauthToken", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
 			Summary: "Token endpoint: device_code and refresh_token grants (RFC 6749, RFC 8628)", Body: TokenRequest{}, Result: TokenResponse{}, Status: http.StatusOK, Handler: s.token},

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/pmapi/pmapi"
 )
 
 // Auth is the credential an operation demands.
@@ -56,7 +58,12 @@ type Operation struct {
 	HTML bool
 	// Errors documents error bodies of Raw operations, which do not use the
 	// envelope (OAuth's RFC error shape), by status.
-	Errors  map[int]any
+	Errors map[int]any
+	// Fails lists the codes the operation answers besides those its
+	// credentials, input and Idempotent already imply (a status move's
+	// INVALID_TRANSITION, an RRCA gate's GATE_NOT_MET); the document declares
+	// them (failures).
+	Fails   []pmapi.Code
 	Handler fiber.Handler
 }
 

@@ -32,6 +32,8 @@ type Resource struct {
 	// AppInUse, when set, keeps an app with something active of this resource
 	// from being deleted (it is disabled instead).
 	AppInUse authz.AppInUse
+	// TagDoc describes, in the document, the tag of its operations.
+	TagDoc string
 	// Operations builds its routes once every registration is known: some
 	// need the whole catalog (search every source, a project delete every
 	// cascade, a subscription every event type).
@@ -46,6 +48,8 @@ type Catalog struct {
 	Search   []facet.Search
 	Cascade  []facet.Cascade
 	AppInUse []authz.AppInUse
+	// TagDocs describes the tags of the resources' operations (TagDoc).
+	TagDocs map[string]string
 }
 
 // catalogOf gathers the registrations, refusing a name, scope, table or event

@@ -99,7 +99,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	if err := authz.DefineScopes(s.catalog.Scopes...); err != nil {
 		return nil, nil, err
 	}
-	doc, err := BuildDocument(s.ops, s.catalog.Events)
+	doc, err := BuildDocument(s.ops, s.catalog)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +169,15 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.eventTypeOperations()...)
 	for _, r := range s.resources {
 		if r.Operations != nil {
-			ops = append(ops, r.Operations(s.catalog)...)
+			for _, op := range r.Operations(s.catalog) {
+				if s.catalog.TagDocs == nil {
+					s.catalog.TagDocs = map[string]string{}
+				}
+				if r.TagDoc != "" {
+					s.catalog.TagDocs[op.Tag] = r.TagDoc
+				}
+				ops = append(ops, op)
+			}
 		}
 	}
 	ops = append(ops, s.oauthOperations()...)

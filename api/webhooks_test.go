@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/webhook"
@@ -182,13 +183,16 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 	if !strings.HasPrefix(fmt.Sprint(generic["eventId"]), "evn_") || generic["occurredAt"] == nil {
 		t.Errorf("body without eventId or occurredAt: %s", got.body)
 	}
-	hook := doc.Extensions["x-webhooks"].(map[string]any)["task.status_changed"].(map[string]any)
-	ref := strings.TrimPrefix(hook["data"].(map[string]any)["$ref"].(string), "#/components/schemas/")
+	ref := api.WebhookPayloadSchema(doc, "task.status_changed")
+	if ref == "" || doc.Components.Schemas[ref] == nil {
+		t.Fatalf("x-webhooks does not describe task.status_changed's data")
+	}
 	if err := doc.Components.Schemas[ref].Value.VisitJSON(generic["data"]); err != nil {
 		t.Errorf("the data does not match %s: %v", ref, err)
 	}
-	if hook["body"].(map[string]any)["$ref"] != "#/components/schemas/WebhookBody" {
-		t.Errorf("x-webhooks entry %v does not name the body", hook)
+	// The Path Item's body is WebhookBody with the data narrowed.
+	if err := doc.Components.Schemas["TaskStatusChangedWebhook"].Value.VisitJSON(generic); err != nil {
+		t.Errorf("the body does not match TaskStatusChangedWebhook: %v", err)
 	}
 	// The delivery is listed for the app, SUCCEEDED after one attempt.
 	var list *apitest.Response

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -346,6 +347,32 @@ func (e *Env) validate(t testing.TB, hr *http.Request, reqBody []byte, out *Resp
 	}
 	if err := openapi3filter.ValidateResponse(context.Background(), input); err != nil {
 		t.Errorf("%s %s: response %d does not match the document: %v\n%s", hr.Method, hr.URL.Path, out.Status, err, out.Raw)
+	}
+	checkDeclaredCode(t, hr, route.Operation, out)
+}
+
+// checkDeclaredCode holds a 4xx answer to what its operation declares: the
+// status among its responses and the code among that status's codes, so the
+// document's error declarations stay true for every answer the suite sees.
+func checkDeclaredCode(t testing.TB, hr *http.Request, op *openapi3.Operation, out *Response) {
+	t.Helper()
+	// 408 is fasthttp's answer to a connection idle past the read timeout,
+	// before any route.
+	if out.Status < 400 || out.Status >= 500 || out.Status == http.StatusRequestTimeout {
+		return
+	}
+	codes, declared := api.DeclaredCodes(op, out.Status)
+	if !declared {
+		t.Errorf("%s %s (%s) answered %d, which the document does not declare\n%s", hr.Method, hr.URL.Path, op.OperationID, out.Status, out.Raw)
+		return
+	}
+	if codes == nil {
+		return // an answer of another shape (OAuth's RFC 6749 errors, HTML)
+	}
+	body, _ := out.Body["error"].(map[string]any)
+	code, _ := body["code"].(string)
+	if !slices.Contains(codes, code) {
+		t.Errorf("%s %s (%s) answered %d %s, which the document does not declare (it says %v)", hr.Method, hr.URL.Path, op.OperationID, out.Status, code, codes)
 	}
 }
 

@@ -29,6 +29,7 @@ func Resource(s Store) api.Resource {
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade: &facet.Cascade{Table: "action_items", Event: "action-item.deleted", IDPrefix: IDPrefix, IDField: "actionItemId",
 			Remove: s.RemoveInProject},
+		TagDoc:     "Action items: tracked follow-ups (OPEN, IN_PROGRESS, DONE, CANCELLED) with an append-only execution log; made by hand, by an RRCA's corrective actions or by an applied look-across suggestion.",
 		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
 	}
 }
@@ -95,7 +96,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseCreate)},
 		{Method: http.MethodPost, Path: base + "attach-project", ID: "attachActionItemProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseAttach)},
-		{Method: http.MethodPost, Path: base + "update", ID: "updateActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: base + "update", ID: "updateActionItem", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseUpdate)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive an action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpArchive))},
@@ -103,7 +104,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpRestore))},
 		{Method: http.MethodPost, Path: base + "delete", ID: "deleteActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpDelete))},
-		{Method: http.MethodPost, Path: base + "batch", ID: "batchActionItems", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+		{Method: http.MethodPost, Path: base + "batch", ID: "batchActionItems", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing", Body: BatchRequest{}, Result: api.BatchResult{},
 			Status: http.StatusCreated, Handler: batch.Handler},
 		{Method: http.MethodPost, Path: base + "{actionItemId}/log", ID: "addActionItemLog", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,

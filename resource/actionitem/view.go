@@ -47,7 +47,7 @@ type List api.PageOf[View]
 type LogView struct {
 	ID           string    `json:"id" example:"log_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
 	ActionItemID string    `json:"actionItemId"`
-	Kind         string    `json:"kind" enum:"NOTE,PROGRESS,BLOCKER,EVIDENCE,STATUS_CHANGE"`
+	Kind         string    `json:"kind" enum:"NOTE,PROGRESS,BLOCKER,EVIDENCE,STATUS_CHANGE" enumName:"ActionItemLogKind"`
 	Message      string    `json:"message"`
 	Author       string    `json:"author" doc:"The client id that wrote it"`
 	CreatedAt    time.Time `json:"createdAt"`
@@ -100,7 +100,7 @@ type Deleted struct {
 
 // LogRequest is the body of a new execution log entry.
 type LogRequest struct {
-	Kind    string `json:"kind" enum:"NOTE,PROGRESS,BLOCKER,EVIDENCE"`
+	Kind    string `json:"kind" enum:"NOTE,PROGRESS,BLOCKER,EVIDENCE" enumName:"ActionItemNewLogKind"`
 	Message string `json:"message"`
 }
 

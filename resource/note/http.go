@@ -24,6 +24,7 @@ func Resource(s Store) api.Resource {
 		Name: "note", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"notes"},
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade:    &facet.Cascade{Table: "notes", Event: "note.deleted", IDPrefix: IDPrefix, IDField: "noteId", Remove: RemoveInProject},
+		TagDoc:     "Notes: free-text notes on a project.",
 		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
 	}
 }

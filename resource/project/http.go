@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/tenant"
@@ -24,6 +25,7 @@ func Resource(s Store) api.Resource {
 	return api.Resource{
 		Name: "project", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"projects", "project_members"},
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
+		TagDoc: "Projects: the container of tasks, risks, notes and analyses, with members and a RAG status; archive, restore, and delete (permanent, archived projects only).",
 		Operations: func(cat api.Catalog) []api.Operation {
 			s.Children = cat.Cascade
 			return handlers{s}.operations()
@@ -81,7 +83,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreProject", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Restore an archived project", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
 			Handler: api.Write(parseIDRequest, api.With(false, h.projects.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "delete", ID: "deleteProject", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: base + "delete", ID: "deleteProject", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Delete an archived project and everything in it, for good (409 if not archived)", Body: IDRequest{}, Result: Deleted{},
 			Status: http.StatusCreated, Handler: api.Write(parseDelete, h.delete, api.AsIs)},
 		{Method: http.MethodGet, Path: base + "members", ID: "listProjectMembers", Tag: tag, Auth: api.AuthKey, Scope: read,

@@ -50,7 +50,7 @@ type CreateRequest struct {
 	RAGStatus   string   `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED" doc:"Default GREEN"`
 	StartDate   *Date    `json:"startDate,omitempty" format:"date"`
 	TargetDate  *Date    `json:"targetDate,omitempty" format:"date"`
-	MemberIDs   []string `json:"memberIds,omitempty" doc:"Users to add as members (each emits project.member_added)"`
+	MemberIDs   []string `json:"memberIds,omitempty" format:"uuid" doc:"Users to add as members (each emits project.member_added)"`
 }
 
 // UpdateRequest changes a project: absent fields stay, null clears a nullable one.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
 )
@@ -22,6 +23,7 @@ func Resource(s Store) api.Resource {
 		Name: "risk", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"risks"},
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade:    &facet.Cascade{Table: "risks", Event: "risk.deleted", IDPrefix: IDPrefix, IDField: "riskId", Remove: RemoveInProject},
+		TagDoc:     "Risks: a project's issue register entries (OPEN, MITIGATING, RESOLVED) with severity and owner.",
 		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
 	}
 }
@@ -45,7 +47,7 @@ func (h handlers) operations() []api.Operation {
 	const tag, base = "Risks", "/openapi/v1/resource/risk/"
 	read, write := ScopeRead, ScopeWrite
 	update := func(method, id string) api.Operation {
-		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
+		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Auth: api.AuthKey, Scope: write,
 			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)}
 	}

@@ -40,6 +40,7 @@ func Resource(s Store) api.Resource {
 		Name: "rrca", Scopes: []string{ScopeRead, ScopeWrite}, Tables: Tables,
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade:    &facet.Cascade{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: IDPrefix, IDField: "rrcaId", Remove: RemoveInProject},
+		TagDoc:     "Rapid root-cause analyses: phases DEFINE to CLOSED with gates, a cause tree, corrective actions, similar analyses, 5-why and look-across suggestions.",
 		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
 	}
 }
@@ -99,7 +100,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Detail, ToDetail)},
 		{Method: http.MethodPatch, Path: one, ID: "updateRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Edit an analysis's title or problem statement", Body: UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readUpdate, h.update, ToView)},
-		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Fails: []pmapi.Code{pmapi.CodeInvalidTransition, pmapi.CodeGateNotMet, pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readAdvance, h.advance, ToView)},
 		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive an analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(true, a.SetArchived), ToView)},
@@ -111,7 +112,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
 		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Delete a node and its whole subtree", Result: NodeDeleted{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNode, h.deleteNode, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNode, h.acceptNode, ToNodeView)},
 		{Method: http.MethodPost, Path: one + "/corrective-actions", ID: "createCorrectiveAction", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways",
@@ -134,10 +135,10 @@ func (h handlers) operations() []api.Operation {
 			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunLookAcross, a.CreateRun), toNewRunView)},
 		{Method: http.MethodGet, Path: one + "/look-across/runs/{runId}", ID: "getLookAcrossRun", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "A look-across run's status", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project",
 			Body:    ApplyRequest{}, Result: Applied{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
 	}
 }

@@ -55,7 +55,7 @@ type NodeView struct {
 	ID              string    `json:"id" example:"nod_01JD8X3Q4ZP6V1T9K2M5N7R8S0"`
 	RRCAID          string    `json:"rrcaId"`
 	ParentID        *string   `json:"parentId"`
-	Kind            string    `json:"kind" enum:"PROBLEM,WHY,CAUSE,ROOT_CAUSE,CONTRIBUTING_FACTOR,ESCAPE_POINT,EVIDENCE,WHY_SUGGESTION"`
+	Kind            string    `json:"kind" enum:"PROBLEM,WHY,CAUSE,ROOT_CAUSE,CONTRIBUTING_FACTOR,ESCAPE_POINT,EVIDENCE,WHY_SUGGESTION" enumName:"RrcaNodeKind"`
 	Text            string    `json:"text"`
 	SuggestionRunID *string   `json:"suggestionRunId" doc:"For WHY_SUGGESTION nodes: the 5-why run that wrote it"`
 	CreatedAt       time.Time `json:"createdAt"`
@@ -116,7 +116,7 @@ type AdvanceRequest struct {
 
 // NodeRequest creates a node.
 type NodeRequest struct {
-	Kind     string  `json:"kind" enum:"PROBLEM,WHY,CAUSE,ROOT_CAUSE,CONTRIBUTING_FACTOR,ESCAPE_POINT,EVIDENCE"`
+	Kind     string  `json:"kind" enum:"PROBLEM,WHY,CAUSE,ROOT_CAUSE,CONTRIBUTING_FACTOR,ESCAPE_POINT,EVIDENCE" enumName:"RrcaNewNodeKind"`
 	Text     string  `json:"text"`
 	ParentID *string `json:"parentId,omitempty" doc:"A node of the same analysis; omitted for a top-level node"`
 }

@@ -18,6 +18,7 @@ import (
 func Resource() api.Resource {
 	return api.Resource{
 		Name:       "search",
+		TagDoc:     "Search across projects, tasks, risks, notes, action items and analyses, best first.",
 		Operations: func(cat api.Catalog) []api.Operation { return handlers{sources: cat.Search}.operations() },
 	}
 }

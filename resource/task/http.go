@@ -7,6 +7,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
 )
@@ -23,6 +24,7 @@ func Resource(s Store) api.Resource {
 		Name: "task", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"tasks"},
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade:    &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
+		TagDoc:     "Tasks of a project, moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",
 		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
 	}
 }
@@ -62,9 +64,9 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
-		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
-		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
 		{Method: http.MethodPost, Path: base + "archive", ID: "archiveTask", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
@@ -72,7 +74,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: base + "restore", ID: "restoreTask", Tag: tag, Auth: api.AuthKey, Scope: write,
 			Summary: "Restore an archived task (emits task.restored)", Body: IDRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(false, h.tasks.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "batch", ID: "batchTasks", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+		{Method: http.MethodPost, Path: base + "batch", ID: "batchTasks", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
 				"answers with the failing operation's status and code, details.index and details.results",
 			Body: BatchRequest{}, Result: BatchResponse{}, Status: http.StatusCreated, Handler: batch.Handler},

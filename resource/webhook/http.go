@@ -46,6 +46,7 @@ func Resource(d HTTPDeps) api.Resource {
 		Name: "webhook", Scopes: []string{ScopeRead, ScopeWrite},
 		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts"},
 		Events: EventTypes(), AppInUse: AppInUse,
+		TagDoc: "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
 		Operations: func(cat api.Catalog) []api.Operation {
 			known := map[string]bool{"*": true}
 			for _, t := range cat.Events {
@@ -77,10 +78,10 @@ func (h handlers) operations() []api.Operation {
 	one := subs + "/{subId}"
 	deliveries := "/openapi/v1/webhooks/deliveries"
 	return []api.Operation{
-		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
+		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Fails: []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}, Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once", Body: CreateRequest{},
 			Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
-		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Tag: tag, Auth: api.AuthSession,
+		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Fails: []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}, Tag: tag, Auth: api.AuthSession,
 			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)", Body: UpdateRequest{},
 			Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
 		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: api.AuthSession,
@@ -101,10 +102,10 @@ func (h handlers) operations() []api.Operation {
 			Summary: "The calling app's deliveries, newest first", Query: DeliveryListQuery{}, Result: DeliveryList{}, Status: http.StatusOK, Handler: h.listDeliveries},
 		{Method: http.MethodGet, Path: deliveries + "/{deliveryId}", ID: "getDelivery", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
 			Summary: "One delivery with its attempt log", Result: DeliveryDetail{}, Status: http.StatusOK, Handler: h.getDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
 			Summary: "Deliver the same event again as a new delivery (replayOf names the original)", Result: DeliveryView{},
 			Status: http.StatusCreated, Handler: h.replayDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
 			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)", Body: BulkReplayRequest{},
 			Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
 	}

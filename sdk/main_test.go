@@ -1,0 +1,10 @@
+package pmapisdk_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+)
+
+func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }

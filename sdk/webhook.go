@@ -1,0 +1,102 @@
+package pmapisdk
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SignatureHeader carries a delivery's signature: `t=<unix>,v1=<hex>`, one v1
+// per secret the subscription signs with (two during a rotation's grace).
+const SignatureHeader = "X-Service-Signature"
+
+// DefaultTolerance is how far a signature's time may be from now: the
+// spec's 300 seconds, exclusive.
+const DefaultTolerance = 300 * time.Second
+
+// Errors of Verify.
+var (
+	ErrNoSignature = errors.New("pmapisdk: no or malformed " + SignatureHeader + " header")
+	ErrTooOld      = errors.New("pmapisdk: signature time outside the tolerance")
+	ErrNoMatch     = errors.New("pmapisdk: no v1 signature matches a secret")
+)
+
+// Verifier checks webhook signatures. Its zero value uses DefaultTolerance
+// and the clock.
+type Verifier struct {
+	Tolerance time.Duration
+	Now       func() time.Time
+}
+
+// Verify checks a delivery with the zero Verifier: body is the raw request
+// body, header the request's headers, secrets the subscription's signing
+// secrets (`whsec_...`; during a rotation both the new and the old one).
+func Verify(body []byte, header http.Header, secrets ...string) error {
+	return Verifier{}.Verify(body, header, secrets...)
+}
+
+// Verify accepts the delivery when its time is within the tolerance and one
+// of its v1 signatures is the HMAC-SHA256 of `<t>.<body>` under one of
+// secrets, compared in constant time.
+func (v Verifier) Verify(body []byte, header http.Header, secrets ...string) error {
+	t, sigs, err := parseSignature(header.Get(SignatureHeader))
+	if err != nil {
+		return err
+	}
+	tol, now := v.Tolerance, time.Now()
+	if tol <= 0 {
+		tol = DefaultTolerance
+	}
+	if v.Now != nil {
+		now = v.Now()
+	}
+	if d := now.Sub(time.Unix(t, 0)); d >= tol || d <= -tol {
+		return ErrTooOld
+	}
+	for _, secret := range secrets {
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write([]byte(strconv.FormatInt(t, 10) + "."))
+		mac.Write(body)
+		want := mac.Sum(nil)
+		for _, s := range sigs {
+			if hmac.Equal(s, want) {
+				return nil
+			}
+		}
+	}
+	return ErrNoMatch
+}
+
+// parseSignature reads t and every well-formed v1 of the header; other
+// schemes' values are skipped, as Stripe's verifiers do.
+func parseSignature(h string) (int64, [][]byte, error) {
+	t := int64(-1)
+	var sigs [][]byte
+	for _, part := range strings.Split(h, ",") {
+		k, val, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return 0, nil, ErrNoSignature
+		}
+		switch k {
+		case "t":
+			n, err := strconv.ParseInt(val, 10, 64)
+			if err != nil {
+				return 0, nil, ErrNoSignature
+			}
+			t = n
+		case "v1":
+			if b, err := hex.DecodeString(val); err == nil {
+				sigs = append(sigs, b)
+			}
+		}
+	}
+	if t < 0 || len(sigs) == 0 {
+		return 0, nil, ErrNoSignature
+	}
+	return t, sigs, nil
+}
