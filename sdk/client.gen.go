@@ -309,6 +309,7 @@ const (
 	ErrorCodeINVALIDWEBHOOKURL    ErrorCode = "INVALID_WEBHOOK_URL"
 	ErrorCodeMETHODNOTALLOWED     ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeNOTFOUND             ErrorCode = "NOT_FOUND"
+	ErrorCodeNOTIMPLEMENTED       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodePAYLOADTOOLARGE      ErrorCode = "PAYLOAD_TOO_LARGE"
 	ErrorCodeRATELIMITED          ErrorCode = "RATE_LIMITED"
 	ErrorCodeSCOPENOTALLOWED      ErrorCode = "SCOPE_NOT_ALLOWED"
@@ -347,6 +348,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeMETHODNOTALLOWED:
 		return true
 	case ErrorCodeNOTFOUND:
+		return true
+	case ErrorCodeNOTIMPLEMENTED:
 		return true
 	case ErrorCodePAYLOADTOOLARGE:
 		return true
@@ -1900,8 +1903,9 @@ type ProjectMemberRole string
 
 // ProjectMembers defines model for ProjectMembers.
 type ProjectMembers struct {
-	Items     []ProjectMember `json:"items"`
-	ProjectId string          `json:"projectId"`
+	Items      []ProjectMember           `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+	ProjectId  string                    `json:"projectId"`
 }
 
 // ProjectMembersEnvelope Success answer carrying ProjectMembers
@@ -2077,7 +2081,8 @@ type RrcaAdvanceTo string
 
 // RrcaCorrectiveActionList defines model for RrcaCorrectiveActionList.
 type RrcaCorrectiveActionList struct {
-	Items []RrcaCorrectiveActionView `json:"items"`
+	Items      []RrcaCorrectiveActionView `json:"items"`
+	NextCursor nullable.Nullable[string]  `json:"nextCursor"`
 }
 
 // RrcaCorrectiveActionListEnvelope Success answer carrying RrcaCorrectiveActionList
@@ -2223,7 +2228,8 @@ type RrcaNodeKind string
 
 // RrcaNodeList defines model for RrcaNodeList.
 type RrcaNodeList struct {
-	Items []RrcaNodeView `json:"items"`
+	Items      []RrcaNodeView            `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // RrcaNodeListEnvelope Success answer carrying RrcaNodeList
@@ -2336,7 +2342,8 @@ type RrcaSuggestionEnvelope struct {
 
 // RrcaSuggestionList defines model for RrcaSuggestionList.
 type RrcaSuggestionList struct {
-	Items []RrcaSuggestionView `json:"items"`
+	Items      []RrcaSuggestionView      `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // RrcaSuggestionListEnvelope Success answer carrying RrcaSuggestionList
@@ -2952,7 +2959,8 @@ type WebhookSubscriptionEnvelope struct {
 
 // WebhookSubscriptionList defines model for WebhookSubscriptionList.
 type WebhookSubscriptionList struct {
-	Items []WebhookSubscriptionView `json:"items"`
+	Items      []WebhookSubscriptionView `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // WebhookSubscriptionListEnvelope Success answer carrying WebhookSubscriptionList
@@ -3104,9 +3112,78 @@ type CreateKeyParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// RegenerateKeyParams defines parameters for RegenerateKey.
+type RegenerateKeyParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `apiKey` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RenewKeyParams defines parameters for RenewKey.
+type RenewKeyParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateAppSecretParams defines parameters for RotateAppSecret.
+type RotateAppSecretParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListWebhooksParams defines parameters for ListWebhooks.
+type ListWebhooksParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DisableWebhookParams defines parameters for DisableWebhook.
+type DisableWebhookParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// EnableWebhookParams defines parameters for EnableWebhook.
+type EnableWebhookParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
+type RotateWebhookSecretParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// TestWebhookParams defines parameters for TestWebhook.
+type TestWebhookParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// OauthApproveParams defines parameters for OauthApprove.
+type OauthApproveParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveActionItemParams defines parameters for ArchiveActionItem.
+type ArchiveActionItemParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// AttachActionItemProjectParams defines parameters for AttachActionItemProject.
+type AttachActionItemProjectParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3118,6 +3195,12 @@ type BatchActionItemsParams struct {
 
 // CreateActionItemParams defines parameters for CreateActionItem.
 type CreateActionItemParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteActionItemParams defines parameters for DeleteActionItem.
+type DeleteActionItemParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -3159,6 +3242,18 @@ type ListActionItemsParams struct {
 	IncludeArchived *bool                   `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
 
+// RestoreActionItemParams defines parameters for RestoreActionItem.
+type RestoreActionItemParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateActionItemParams defines parameters for UpdateActionItem.
+type UpdateActionItemParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // AddActionItemLogParams defines parameters for AddActionItemLog.
 type AddActionItemLogParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
@@ -3177,6 +3272,12 @@ type ListActionItemLogsParams struct {
 
 // CreateNoteParams defines parameters for CreateNote.
 type CreateNoteParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteNoteParams defines parameters for DeleteNote.
+type DeleteNoteParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -3201,8 +3302,26 @@ type ListNotesParams struct {
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
 }
 
+// UpdateNoteParams defines parameters for UpdateNote.
+type UpdateNoteParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveProjectParams defines parameters for ArchiveProject.
+type ArchiveProjectParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateProjectParams defines parameters for CreateProject.
 type CreateProjectParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteProjectParams defines parameters for DeleteProject.
+type DeleteProjectParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -3236,9 +3355,38 @@ type AddProjectMemberParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// RemoveProjectMemberParams defines parameters for RemoveProjectMember.
+type RemoveProjectMemberParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListProjectMembersParams defines parameters for ListProjectMembers.
 type ListProjectMembersParams struct {
-	ProjectId string `form:"projectId" json:"projectId"`
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+	ProjectId string  `form:"projectId" json:"projectId"`
+}
+
+// RestoreProjectParams defines parameters for RestoreProject.
+type RestoreProjectParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateProjectParams defines parameters for UpdateProject.
+type UpdateProjectParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveRiskParams defines parameters for ArchiveRisk.
+type ArchiveRiskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateRiskParams defines parameters for CreateRisk.
@@ -3277,6 +3425,18 @@ type ListRisksParams struct {
 	IncludeArchived *bool      `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
 
+// RestoreRiskParams defines parameters for RestoreRisk.
+type RestoreRiskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateRiskParams defines parameters for UpdateRisk.
+type UpdateRiskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRRCAParams defines parameters for ListRRCA.
 type ListRRCAParams struct {
 	// Limit Page size, 1 to 200; default 50
@@ -3296,19 +3456,90 @@ type CreateRRCAParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// SuggestFiveWhyParams defines parameters for SuggestFiveWhy.
+type SuggestFiveWhyParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// AdvanceRRCAParams defines parameters for AdvanceRRCA.
+type AdvanceRRCAParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ArchiveRRCAParams defines parameters for ArchiveRRCA.
+type ArchiveRRCAParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListCorrectiveActionsParams defines parameters for ListCorrectiveActions.
+type ListCorrectiveActionsParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // CreateCorrectiveActionParams defines parameters for CreateCorrectiveAction.
 type CreateCorrectiveActionParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// ListLookAcrossParams defines parameters for ListLookAcross.
+type ListLookAcrossParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// SuggestLookAcrossParams defines parameters for SuggestLookAcross.
+type SuggestLookAcrossParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ApplyLookAcrossParams defines parameters for ApplyLookAcross.
+type ApplyLookAcrossParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RejectLookAcrossParams defines parameters for RejectLookAcross.
+type RejectLookAcrossParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListRRCANodesParams defines parameters for ListRRCANodes.
 type ListRRCANodesParams struct {
-	Kind *RrcaNodeKind `form:"kind,omitempty" json:"kind,omitempty"`
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string       `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Kind   *RrcaNodeKind `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
 // CreateRRCANodeParams defines parameters for CreateRRCANode.
 type CreateRRCANodeParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// AcceptRRCANodeParams defines parameters for AcceptRRCANode.
+type AcceptRRCANodeParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RestoreRRCAParams defines parameters for RestoreRRCA.
+type RestoreRRCAParams struct {
 	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -3329,6 +3560,12 @@ type SearchParams struct {
 
 	// Limit At most this many items, 1 to 200; default 50
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ArchiveTaskParams defines parameters for ArchiveTask.
+type ArchiveTaskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // BatchTasksParams defines parameters for BatchTasks.
@@ -3385,6 +3622,18 @@ type ListTasksParams struct {
 	IncludeArchived *bool `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
 
+// RestoreTaskParams defines parameters for RestoreTask.
+type RestoreTaskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateTaskParams defines parameters for UpdateTask.
+type UpdateTaskParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListDeliveriesParams defines parameters for ListDeliveries.
 type ListDeliveriesParams struct {
 	// Limit Page size, 1 to 200; default 50
@@ -3398,6 +3647,18 @@ type ListDeliveriesParams struct {
 
 	// Since Deliveries created at or after
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+}
+
+// ReplayFailedDeliveriesParams defines parameters for ReplayFailedDeliveries.
+type ReplayFailedDeliveriesParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ReplayDeliveryParams defines parameters for ReplayDelivery.
+type ReplayDeliveryParams struct {
+	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // AdminCreateWorkspaceJSONRequestBody defines body for AdminCreateWorkspace for application/json ContentType.
@@ -4033,7 +4294,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-	RegenerateKeyWithBody(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RegenerateKeyWithBody(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RegenerateKey Give the key a new value (returned once); the old one stops at once or after graceSeconds
 	//
@@ -4044,7 +4305,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-	RegenerateKey(ctx context.Context, clientId string, keyId string, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RegenerateKey(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RenewKeyWithBody Move a key's expiry (default: 90 days from now)
 	//
@@ -4055,7 +4316,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-	RenewKeyWithBody(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RenewKeyWithBody(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RenewKey Move a key's expiry (default: 90 days from now)
 	//
@@ -4066,7 +4327,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-	RenewKey(ctx context.Context, clientId string, keyId string, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RenewKey(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SetAppScopesWithBody Replace the app's declared scopes (keys keep theirs, limited to these)
 	//
@@ -4097,7 +4358,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
-	RotateAppSecret(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateAppSecret(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhooks The app's subscriptions (never their secrets)
 	//
@@ -4106,7 +4367,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
-	ListWebhooks(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListWebhooks(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateWebhookWithBody Subscribe an HTTPS endpoint to events; the signing secret is returned once
 	//
@@ -4168,7 +4429,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
-	DisableWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DisableWebhook(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// EnableWebhook Enable a disabled subscription
 	//
@@ -4177,7 +4438,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
-	EnableWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	EnableWebhook(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateWebhookSecretWithBody New signing secret (returned once); the old one keeps signing alongside for the grace period
 	//
@@ -4188,7 +4449,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateWebhookSecret New signing secret (returned once); the old one keeps signing alongside for the grace period
 	//
@@ -4199,7 +4460,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecret(ctx context.Context, clientId string, subId string, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateWebhookSecret(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// TestWebhook Send a webhook.test event now and report the endpoint's answer
 	//
@@ -4208,7 +4469,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
-	TestWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	TestWebhook(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCredential The calling credential: app, workspace and effective scopes (needs no scope)
 	//
@@ -4246,7 +4507,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-	OauthApproveWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	OauthApproveWithBody(ctx context.Context, params *OauthApproveParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OauthApprove A signed-in user approves or denies a user code
 	//
@@ -4257,7 +4518,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-	OauthApprove(ctx context.Context, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	OauthApprove(ctx context.Context, params *OauthApproveParams, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OauthDeviceCodeWithBody Start a device authorization (RFC 8628)
 	//
@@ -4451,7 +4712,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-	ArchiveActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveActionItemWithBody(ctx context.Context, params *ArchiveActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveActionItem Archive an action item
 	//
@@ -4462,7 +4723,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-	ArchiveActionItem(ctx context.Context, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveActionItem(ctx context.Context, params *ArchiveActionItemParams, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AttachActionItemProjectWithBody Attach an action item to a project
 	//
@@ -4473,7 +4734,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-	AttachActionItemProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AttachActionItemProjectWithBody(ctx context.Context, params *AttachActionItemProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AttachActionItemProject Attach an action item to a project
 	//
@@ -4484,7 +4745,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-	AttachActionItemProject(ctx context.Context, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AttachActionItemProject(ctx context.Context, params *AttachActionItemProjectParams, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BatchActionItemsWithBody Up to 100 action-item operations; atomic=true makes it all or nothing
 	//
@@ -4539,7 +4800,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-	DeleteActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteActionItemWithBody(ctx context.Context, params *DeleteActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteActionItem Delete an action item and its log for good
 	//
@@ -4550,7 +4811,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-	DeleteActionItem(ctx context.Context, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteActionItem(ctx context.Context, params *DeleteActionItemParams, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetActionItem One action item
 	//
@@ -4579,7 +4840,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-	RestoreActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreActionItemWithBody(ctx context.Context, params *RestoreActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreActionItem Restore an archived action item
 	//
@@ -4590,7 +4851,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-	RestoreActionItem(ctx context.Context, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreActionItem(ctx context.Context, params *RestoreActionItemParams, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateActionItemWithBody Edit an action item; status moves follow the table and are logged
 	//
@@ -4601,7 +4862,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-	UpdateActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateActionItemWithBody(ctx context.Context, params *UpdateActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateActionItem Edit an action item; status moves follow the table and are logged
 	//
@@ -4612,7 +4873,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-	UpdateActionItem(ctx context.Context, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateActionItem(ctx context.Context, params *UpdateActionItemParams, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddActionItemLogWithBody Append an execution log entry
 	//
@@ -4676,7 +4937,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-	DeleteNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteNoteWithBody(ctx context.Context, params *DeleteNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteNote Delete a note (emits note.deleted)
 	//
@@ -4687,7 +4948,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-	DeleteNote(ctx context.Context, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteNote(ctx context.Context, params *DeleteNoteParams, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetNote One note
 	//
@@ -4738,7 +4999,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-	UpdateNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateNoteWithBody(ctx context.Context, params *UpdateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateNote Rewrite a note (emits note.updated)
 	//
@@ -4749,7 +5010,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-	UpdateNote(ctx context.Context, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateNote(ctx context.Context, params *UpdateNoteParams, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveProjectWithBody Archive a project: it leaves lists unless includeArchived=true
 	//
@@ -4760,7 +5021,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-	ArchiveProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveProjectWithBody(ctx context.Context, params *ArchiveProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveProject Archive a project: it leaves lists unless includeArchived=true
 	//
@@ -4771,7 +5032,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-	ArchiveProject(ctx context.Context, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveProject(ctx context.Context, params *ArchiveProjectParams, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateProjectWithBody Create a project (emits project.created)
 	//
@@ -4804,7 +5065,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-	DeleteProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteProjectWithBody(ctx context.Context, params *DeleteProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteProject Delete an archived project and everything in it, for good (409 if not archived)
 	//
@@ -4815,7 +5076,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-	DeleteProject(ctx context.Context, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteProject(ctx context.Context, params *DeleteProjectParams, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetProject One project with its members
 	//
@@ -4866,7 +5127,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-	RemoveProjectMemberWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveProjectMemberWithBody(ctx context.Context, params *RemoveProjectMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RemoveProjectMember Remove a member (emits project.member_removed)
 	//
@@ -4877,7 +5138,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-	RemoveProjectMember(ctx context.Context, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RemoveProjectMember(ctx context.Context, params *RemoveProjectMemberParams, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListProjectMembers A project's members
 	//
@@ -4897,7 +5158,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-	RestoreProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreProjectWithBody(ctx context.Context, params *RestoreProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreProject Restore an archived project
 	//
@@ -4908,7 +5169,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-	RestoreProject(ctx context.Context, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreProject(ctx context.Context, params *RestoreProjectParams, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateProjectWithBody Change a project's fields (emits project.updated)
 	//
@@ -4919,7 +5180,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-	UpdateProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateProjectWithBody(ctx context.Context, params *UpdateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateProject Change a project's fields (emits project.updated)
 	//
@@ -4930,7 +5191,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-	UpdateProject(ctx context.Context, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateProject(ctx context.Context, params *UpdateProjectParams, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveRiskWithBody Archive a risk
 	//
@@ -4941,7 +5202,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-	ArchiveRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveRiskWithBody(ctx context.Context, params *ArchiveRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveRisk Archive a risk
 	//
@@ -4952,7 +5213,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-	ArchiveRisk(ctx context.Context, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveRisk(ctx context.Context, params *ArchiveRiskParams, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateRiskWithBody Register a risk (status OPEN)
 	//
@@ -5003,7 +5264,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-	RestoreRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreRiskWithBody(ctx context.Context, params *RestoreRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreRisk Restore an archived risk
 	//
@@ -5014,7 +5275,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-	RestoreRisk(ctx context.Context, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreRisk(ctx context.Context, params *RestoreRiskParams, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchRiskWithBody Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -5047,7 +5308,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-	UpdateRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRiskWithBody(ctx context.Context, params *UpdateRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRisk Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -5058,7 +5319,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-	UpdateRisk(ctx context.Context, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRisk(ctx context.Context, params *UpdateRiskParams, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRRCA Analyses, newest first
 	//
@@ -5129,7 +5390,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/5why/suggest (the `SuggestFiveWhy` operationId).
-	SuggestFiveWhy(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SuggestFiveWhy(ctx context.Context, rrcaId string, params *SuggestFiveWhyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetFiveWhyRun A 5-why run and the nodes it wrote
 	//
@@ -5149,7 +5410,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-	AdvanceRRCAWithBody(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AdvanceRRCAWithBody(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdvanceRRCA Move to the next phase (409 GATE_NOT_MET naming the gate)
 	//
@@ -5160,7 +5421,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-	AdvanceRRCA(ctx context.Context, rrcaId string, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AdvanceRRCA(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveRRCA Archive an analysis
 	//
@@ -5169,7 +5430,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/archive (the `ArchiveRRCA` operationId).
-	ArchiveRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveRRCA(ctx context.Context, rrcaId string, params *ArchiveRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCorrectiveActions The analysis's corrective actions with their items' status
 	//
@@ -5178,7 +5439,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `ListCorrectiveActions` operationId).
-	ListCorrectiveActions(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListCorrectiveActions(ctx context.Context, rrcaId string, params *ListCorrectiveActionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCorrectiveActionWithBody Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways
 	//
@@ -5202,14 +5463,14 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `CreateCorrectiveAction` operationId).
 	CreateCorrectiveAction(ctx context.Context, rrcaId string, params *CreateCorrectiveActionParams, body CreateCorrectiveActionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListLookAcross Look-across (yokoten) suggestions: other projects with the same failure mechanism
+	// ListLookAcross Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first
 	//
-	// Look-across (yokoten) suggestions: other projects with the same failure mechanism.
+	// Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first.
 	//
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across (the `ListLookAcross` operationId).
-	ListLookAcross(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ListLookAcross(ctx context.Context, rrcaId string, params *ListLookAcrossParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetLookAcrossRun A look-across run's status
 	//
@@ -5227,7 +5488,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/suggest (the `SuggestLookAcross` operationId).
-	SuggestLookAcross(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SuggestLookAcross(ctx context.Context, rrcaId string, params *SuggestLookAcrossParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ApplyLookAcrossWithBody Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project
 	//
@@ -5238,7 +5499,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-	ApplyLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ApplyLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ApplyLookAcross Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project
 	//
@@ -5249,7 +5510,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-	ApplyLookAcross(ctx context.Context, rrcaId string, suggestionId string, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ApplyLookAcross(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RejectLookAcrossWithBody Reject a suggestion with a reason
 	//
@@ -5260,7 +5521,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-	RejectLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RejectLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RejectLookAcross Reject a suggestion with a reason
 	//
@@ -5271,7 +5532,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-	RejectLookAcross(ctx context.Context, rrcaId string, suggestionId string, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RejectLookAcross(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRRCANodes The analysis's nodes (a tree through parentId)
 	//
@@ -5320,7 +5581,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes/{nodeId}/accept (the `AcceptRRCANode` operationId).
-	AcceptRRCANode(ctx context.Context, rrcaId string, nodeId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AcceptRRCANode(ctx context.Context, rrcaId string, nodeId string, params *AcceptRRCANodeParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreRRCA Restore an archived analysis
 	//
@@ -5329,7 +5590,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/restore (the `RestoreRRCA` operationId).
-	RestoreRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreRRCA(ctx context.Context, rrcaId string, params *RestoreRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSimilarRRCA Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)
 	//
@@ -5358,7 +5619,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-	ArchiveTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveTaskWithBody(ctx context.Context, params *ArchiveTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ArchiveTask Archive a task: it leaves lists unless includeArchived=true (emits task.archived)
 	//
@@ -5369,7 +5630,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-	ArchiveTask(ctx context.Context, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ArchiveTask(ctx context.Context, params *ArchiveTaskParams, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// BatchTasksWithBody Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails answers with the failing operation's status and code, details.index and details.results
 	//
@@ -5442,7 +5703,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-	RestoreTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreTaskWithBody(ctx context.Context, params *RestoreTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RestoreTask Restore an archived task (emits task.restored)
 	//
@@ -5453,7 +5714,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-	RestoreTask(ctx context.Context, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RestoreTask(ctx context.Context, params *RestoreTaskParams, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchTaskWithBody Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -5486,7 +5747,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-	UpdateTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateTaskWithBody(ctx context.Context, params *UpdateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateTask Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -5497,7 +5758,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-	UpdateTask(ctx context.Context, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateTask(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSession The signed-in console user and their workspace
 	//
@@ -5526,7 +5787,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-	ReplayFailedDeliveriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReplayFailedDeliveriesWithBody(ctx context.Context, params *ReplayFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReplayFailedDeliveries Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)
 	//
@@ -5537,7 +5798,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-	ReplayFailedDeliveries(ctx context.Context, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReplayFailedDeliveries(ctx context.Context, params *ReplayFailedDeliveriesParams, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetDelivery One delivery with its attempt log
 	//
@@ -5555,7 +5816,7 @@ type ClientInterface interface {
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/{deliveryId}/replay (the `ReplayDelivery` operationId).
-	ReplayDelivery(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReplayDelivery(ctx context.Context, deliveryId string, params *ReplayDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEventTypes Every event type and the schema of its payload
 	//
@@ -6290,8 +6551,8 @@ func (c *Client) RenameKey(ctx context.Context, clientId string, keyId string, b
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-func (c *Client) RegenerateKeyWithBody(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRegenerateKeyRequestWithBody(c.Server, clientId, keyId, contentType, body)
+func (c *Client) RegenerateKeyWithBody(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegenerateKeyRequestWithBody(c.Server, clientId, keyId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6311,8 +6572,8 @@ func (c *Client) RegenerateKeyWithBody(ctx context.Context, clientId string, key
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-func (c *Client) RegenerateKey(ctx context.Context, clientId string, keyId string, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRegenerateKeyRequest(c.Server, clientId, keyId, body)
+func (c *Client) RegenerateKey(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegenerateKeyRequest(c.Server, clientId, keyId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6332,8 +6593,8 @@ func (c *Client) RegenerateKey(ctx context.Context, clientId string, keyId strin
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-func (c *Client) RenewKeyWithBody(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRenewKeyRequestWithBody(c.Server, clientId, keyId, contentType, body)
+func (c *Client) RenewKeyWithBody(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewKeyRequestWithBody(c.Server, clientId, keyId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6353,8 +6614,8 @@ func (c *Client) RenewKeyWithBody(ctx context.Context, clientId string, keyId st
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-func (c *Client) RenewKey(ctx context.Context, clientId string, keyId string, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRenewKeyRequest(c.Server, clientId, keyId, body)
+func (c *Client) RenewKey(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRenewKeyRequest(c.Server, clientId, keyId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6414,8 +6675,8 @@ func (c *Client) SetAppScopes(ctx context.Context, clientId string, body SetAppS
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
-func (c *Client) RotateAppSecret(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateAppSecretRequest(c.Server, clientId)
+func (c *Client) RotateAppSecret(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateAppSecretRequest(c.Server, clientId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6433,8 +6694,8 @@ func (c *Client) RotateAppSecret(ctx context.Context, clientId string, reqEditor
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
-func (c *Client) ListWebhooks(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListWebhooksRequest(c.Server, clientId)
+func (c *Client) ListWebhooks(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhooksRequest(c.Server, clientId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6555,8 +6816,8 @@ func (c *Client) UpdateWebhook(ctx context.Context, clientId string, subId strin
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
-func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDisableWebhookRequest(c.Server, clientId, subId)
+func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableWebhookRequest(c.Server, clientId, subId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6574,8 +6835,8 @@ func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId stri
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
-func (c *Client) EnableWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewEnableWebhookRequest(c.Server, clientId, subId)
+func (c *Client) EnableWebhook(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableWebhookRequest(c.Server, clientId, subId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6595,8 +6856,8 @@ func (c *Client) EnableWebhook(ctx context.Context, clientId string, subId strin
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateWebhookSecretRequestWithBody(c.Server, clientId, subId, contentType, body)
+func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequestWithBody(c.Server, clientId, subId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6616,8 +6877,8 @@ func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, clientId strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId string, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateWebhookSecretRequest(c.Server, clientId, subId, body)
+func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSecretRequest(c.Server, clientId, subId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6635,8 +6896,8 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
-func (c *Client) TestWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewTestWebhookRequest(c.Server, clientId, subId)
+func (c *Client) TestWebhook(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestWebhookRequest(c.Server, clientId, subId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6713,8 +6974,8 @@ func (c *Client) OauthDevicePageSubmit(ctx context.Context, reqEditors ...Reques
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-func (c *Client) OauthApproveWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthApproveRequestWithBody(c.Server, contentType, body)
+func (c *Client) OauthApproveWithBody(ctx context.Context, params *OauthApproveParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthApproveRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6734,8 +6995,8 @@ func (c *Client) OauthApproveWithBody(ctx context.Context, contentType string, b
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-func (c *Client) OauthApprove(ctx context.Context, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewOauthApproveRequest(c.Server, body)
+func (c *Client) OauthApprove(ctx context.Context, params *OauthApproveParams, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthApproveRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7108,8 +7369,8 @@ func (c *Client) GetOpenAPIDocument(ctx context.Context, reqEditors ...RequestEd
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-func (c *Client) ArchiveActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveActionItemRequestWithBody(c.Server, contentType, body)
+func (c *Client) ArchiveActionItemWithBody(ctx context.Context, params *ArchiveActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveActionItemRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7129,8 +7390,8 @@ func (c *Client) ArchiveActionItemWithBody(ctx context.Context, contentType stri
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-func (c *Client) ArchiveActionItem(ctx context.Context, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveActionItemRequest(c.Server, body)
+func (c *Client) ArchiveActionItem(ctx context.Context, params *ArchiveActionItemParams, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveActionItemRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7150,8 +7411,8 @@ func (c *Client) ArchiveActionItem(ctx context.Context, body ArchiveActionItemJS
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-func (c *Client) AttachActionItemProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAttachActionItemProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) AttachActionItemProjectWithBody(ctx context.Context, params *AttachActionItemProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAttachActionItemProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7171,8 +7432,8 @@ func (c *Client) AttachActionItemProjectWithBody(ctx context.Context, contentTyp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-func (c *Client) AttachActionItemProject(ctx context.Context, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAttachActionItemProjectRequest(c.Server, body)
+func (c *Client) AttachActionItemProject(ctx context.Context, params *AttachActionItemProjectParams, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAttachActionItemProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7276,8 +7537,8 @@ func (c *Client) CreateActionItem(ctx context.Context, params *CreateActionItemP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-func (c *Client) DeleteActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteActionItemRequestWithBody(c.Server, contentType, body)
+func (c *Client) DeleteActionItemWithBody(ctx context.Context, params *DeleteActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteActionItemRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7297,8 +7558,8 @@ func (c *Client) DeleteActionItemWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-func (c *Client) DeleteActionItem(ctx context.Context, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteActionItemRequest(c.Server, body)
+func (c *Client) DeleteActionItem(ctx context.Context, params *DeleteActionItemParams, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteActionItemRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7356,8 +7617,8 @@ func (c *Client) ListActionItems(ctx context.Context, params *ListActionItemsPar
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-func (c *Client) RestoreActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreActionItemRequestWithBody(c.Server, contentType, body)
+func (c *Client) RestoreActionItemWithBody(ctx context.Context, params *RestoreActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreActionItemRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7377,8 +7638,8 @@ func (c *Client) RestoreActionItemWithBody(ctx context.Context, contentType stri
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-func (c *Client) RestoreActionItem(ctx context.Context, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreActionItemRequest(c.Server, body)
+func (c *Client) RestoreActionItem(ctx context.Context, params *RestoreActionItemParams, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreActionItemRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7398,8 +7659,8 @@ func (c *Client) RestoreActionItem(ctx context.Context, body RestoreActionItemJS
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-func (c *Client) UpdateActionItemWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateActionItemRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpdateActionItemWithBody(ctx context.Context, params *UpdateActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateActionItemRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7419,8 +7680,8 @@ func (c *Client) UpdateActionItemWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-func (c *Client) UpdateActionItem(ctx context.Context, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateActionItemRequest(c.Server, body)
+func (c *Client) UpdateActionItem(ctx context.Context, params *UpdateActionItemParams, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateActionItemRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7543,8 +7804,8 @@ func (c *Client) CreateNote(ctx context.Context, params *CreateNoteParams, body 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-func (c *Client) DeleteNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteNoteRequestWithBody(c.Server, contentType, body)
+func (c *Client) DeleteNoteWithBody(ctx context.Context, params *DeleteNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteNoteRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7564,8 +7825,8 @@ func (c *Client) DeleteNoteWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-func (c *Client) DeleteNote(ctx context.Context, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteNoteRequest(c.Server, body)
+func (c *Client) DeleteNote(ctx context.Context, params *DeleteNoteParams, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteNoteRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7665,8 +7926,8 @@ func (c *Client) PatchNote(ctx context.Context, body PatchNoteJSONRequestBody, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-func (c *Client) UpdateNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateNoteRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpdateNoteWithBody(ctx context.Context, params *UpdateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateNoteRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7686,8 +7947,8 @@ func (c *Client) UpdateNoteWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-func (c *Client) UpdateNote(ctx context.Context, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateNoteRequest(c.Server, body)
+func (c *Client) UpdateNote(ctx context.Context, params *UpdateNoteParams, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateNoteRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7707,8 +7968,8 @@ func (c *Client) UpdateNote(ctx context.Context, body UpdateNoteJSONRequestBody,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-func (c *Client) ArchiveProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) ArchiveProjectWithBody(ctx context.Context, params *ArchiveProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7728,8 +7989,8 @@ func (c *Client) ArchiveProjectWithBody(ctx context.Context, contentType string,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-func (c *Client) ArchiveProject(ctx context.Context, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveProjectRequest(c.Server, body)
+func (c *Client) ArchiveProject(ctx context.Context, params *ArchiveProjectParams, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7791,8 +8052,8 @@ func (c *Client) CreateProject(ctx context.Context, params *CreateProjectParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-func (c *Client) DeleteProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) DeleteProjectWithBody(ctx context.Context, params *DeleteProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7812,8 +8073,8 @@ func (c *Client) DeleteProjectWithBody(ctx context.Context, contentType string, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-func (c *Client) DeleteProject(ctx context.Context, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteProjectRequest(c.Server, body)
+func (c *Client) DeleteProject(ctx context.Context, params *DeleteProjectParams, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7913,8 +8174,8 @@ func (c *Client) AddProjectMember(ctx context.Context, params *AddProjectMemberP
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-func (c *Client) RemoveProjectMemberWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRemoveProjectMemberRequestWithBody(c.Server, contentType, body)
+func (c *Client) RemoveProjectMemberWithBody(ctx context.Context, params *RemoveProjectMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveProjectMemberRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7934,8 +8195,8 @@ func (c *Client) RemoveProjectMemberWithBody(ctx context.Context, contentType st
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-func (c *Client) RemoveProjectMember(ctx context.Context, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRemoveProjectMemberRequest(c.Server, body)
+func (c *Client) RemoveProjectMember(ctx context.Context, params *RemoveProjectMemberParams, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemoveProjectMemberRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7974,8 +8235,8 @@ func (c *Client) ListProjectMembers(ctx context.Context, params *ListProjectMemb
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-func (c *Client) RestoreProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) RestoreProjectWithBody(ctx context.Context, params *RestoreProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7995,8 +8256,8 @@ func (c *Client) RestoreProjectWithBody(ctx context.Context, contentType string,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-func (c *Client) RestoreProject(ctx context.Context, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreProjectRequest(c.Server, body)
+func (c *Client) RestoreProject(ctx context.Context, params *RestoreProjectParams, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8016,8 +8277,8 @@ func (c *Client) RestoreProject(ctx context.Context, body RestoreProjectJSONRequ
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-func (c *Client) UpdateProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpdateProjectWithBody(ctx context.Context, params *UpdateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8037,8 +8298,8 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, contentType string, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-func (c *Client) UpdateProject(ctx context.Context, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateProjectRequest(c.Server, body)
+func (c *Client) UpdateProject(ctx context.Context, params *UpdateProjectParams, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8058,8 +8319,8 @@ func (c *Client) UpdateProject(ctx context.Context, body UpdateProjectJSONReques
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-func (c *Client) ArchiveRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveRiskRequestWithBody(c.Server, contentType, body)
+func (c *Client) ArchiveRiskWithBody(ctx context.Context, params *ArchiveRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveRiskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8079,8 +8340,8 @@ func (c *Client) ArchiveRiskWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-func (c *Client) ArchiveRisk(ctx context.Context, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveRiskRequest(c.Server, body)
+func (c *Client) ArchiveRisk(ctx context.Context, params *ArchiveRiskParams, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveRiskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8180,8 +8441,8 @@ func (c *Client) ListRisks(ctx context.Context, params *ListRisksParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-func (c *Client) RestoreRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreRiskRequestWithBody(c.Server, contentType, body)
+func (c *Client) RestoreRiskWithBody(ctx context.Context, params *RestoreRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreRiskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8201,8 +8462,8 @@ func (c *Client) RestoreRiskWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-func (c *Client) RestoreRisk(ctx context.Context, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreRiskRequest(c.Server, body)
+func (c *Client) RestoreRisk(ctx context.Context, params *RestoreRiskParams, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreRiskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8264,8 +8525,8 @@ func (c *Client) PatchRisk(ctx context.Context, body PatchRiskJSONRequestBody, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-func (c *Client) UpdateRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateRiskRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpdateRiskWithBody(ctx context.Context, params *UpdateRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRiskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8285,8 +8546,8 @@ func (c *Client) UpdateRiskWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-func (c *Client) UpdateRisk(ctx context.Context, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateRiskRequest(c.Server, body)
+func (c *Client) UpdateRisk(ctx context.Context, params *UpdateRiskParams, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRiskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8426,8 +8687,8 @@ func (c *Client) UpdateRRCA(ctx context.Context, rrcaId string, body UpdateRRCAJ
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/5why/suggest (the `SuggestFiveWhy` operationId).
-func (c *Client) SuggestFiveWhy(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSuggestFiveWhyRequest(c.Server, rrcaId)
+func (c *Client) SuggestFiveWhy(ctx context.Context, rrcaId string, params *SuggestFiveWhyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSuggestFiveWhyRequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8466,8 +8727,8 @@ func (c *Client) GetFiveWhyRun(ctx context.Context, rrcaId string, runId string,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-func (c *Client) AdvanceRRCAWithBody(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAdvanceRRCARequestWithBody(c.Server, rrcaId, contentType, body)
+func (c *Client) AdvanceRRCAWithBody(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceRRCARequestWithBody(c.Server, rrcaId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8487,8 +8748,8 @@ func (c *Client) AdvanceRRCAWithBody(ctx context.Context, rrcaId string, content
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-func (c *Client) AdvanceRRCA(ctx context.Context, rrcaId string, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAdvanceRRCARequest(c.Server, rrcaId, body)
+func (c *Client) AdvanceRRCA(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdvanceRRCARequest(c.Server, rrcaId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8506,8 +8767,8 @@ func (c *Client) AdvanceRRCA(ctx context.Context, rrcaId string, body AdvanceRRC
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/archive (the `ArchiveRRCA` operationId).
-func (c *Client) ArchiveRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveRRCARequest(c.Server, rrcaId)
+func (c *Client) ArchiveRRCA(ctx context.Context, rrcaId string, params *ArchiveRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveRRCARequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8525,8 +8786,8 @@ func (c *Client) ArchiveRRCA(ctx context.Context, rrcaId string, reqEditors ...R
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `ListCorrectiveActions` operationId).
-func (c *Client) ListCorrectiveActions(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListCorrectiveActionsRequest(c.Server, rrcaId)
+func (c *Client) ListCorrectiveActions(ctx context.Context, rrcaId string, params *ListCorrectiveActionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCorrectiveActionsRequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8579,15 +8840,15 @@ func (c *Client) CreateCorrectiveAction(ctx context.Context, rrcaId string, para
 	return c.Client.Do(req)
 }
 
-// ListLookAcross Look-across (yokoten) suggestions: other projects with the same failure mechanism
+// ListLookAcross Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first
 //
-// Look-across (yokoten) suggestions: other projects with the same failure mechanism.
+// Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first.
 //
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across (the `ListLookAcross` operationId).
-func (c *Client) ListLookAcross(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewListLookAcrossRequest(c.Server, rrcaId)
+func (c *Client) ListLookAcross(ctx context.Context, rrcaId string, params *ListLookAcrossParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListLookAcrossRequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8624,8 +8885,8 @@ func (c *Client) GetLookAcrossRun(ctx context.Context, rrcaId string, runId stri
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/suggest (the `SuggestLookAcross` operationId).
-func (c *Client) SuggestLookAcross(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSuggestLookAcrossRequest(c.Server, rrcaId)
+func (c *Client) SuggestLookAcross(ctx context.Context, rrcaId string, params *SuggestLookAcrossParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSuggestLookAcrossRequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8645,8 +8906,8 @@ func (c *Client) SuggestLookAcross(ctx context.Context, rrcaId string, reqEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-func (c *Client) ApplyLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewApplyLookAcrossRequestWithBody(c.Server, rrcaId, suggestionId, contentType, body)
+func (c *Client) ApplyLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApplyLookAcrossRequestWithBody(c.Server, rrcaId, suggestionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8666,8 +8927,8 @@ func (c *Client) ApplyLookAcrossWithBody(ctx context.Context, rrcaId string, sug
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-func (c *Client) ApplyLookAcross(ctx context.Context, rrcaId string, suggestionId string, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewApplyLookAcrossRequest(c.Server, rrcaId, suggestionId, body)
+func (c *Client) ApplyLookAcross(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewApplyLookAcrossRequest(c.Server, rrcaId, suggestionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8687,8 +8948,8 @@ func (c *Client) ApplyLookAcross(ctx context.Context, rrcaId string, suggestionI
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-func (c *Client) RejectLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRejectLookAcrossRequestWithBody(c.Server, rrcaId, suggestionId, contentType, body)
+func (c *Client) RejectLookAcrossWithBody(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectLookAcrossRequestWithBody(c.Server, rrcaId, suggestionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8708,8 +8969,8 @@ func (c *Client) RejectLookAcrossWithBody(ctx context.Context, rrcaId string, su
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-func (c *Client) RejectLookAcross(ctx context.Context, rrcaId string, suggestionId string, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRejectLookAcrossRequest(c.Server, rrcaId, suggestionId, body)
+func (c *Client) RejectLookAcross(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectLookAcrossRequest(c.Server, rrcaId, suggestionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8807,8 +9068,8 @@ func (c *Client) DeleteRRCANode(ctx context.Context, rrcaId string, nodeId strin
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes/{nodeId}/accept (the `AcceptRRCANode` operationId).
-func (c *Client) AcceptRRCANode(ctx context.Context, rrcaId string, nodeId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAcceptRRCANodeRequest(c.Server, rrcaId, nodeId)
+func (c *Client) AcceptRRCANode(ctx context.Context, rrcaId string, nodeId string, params *AcceptRRCANodeParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptRRCANodeRequest(c.Server, rrcaId, nodeId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8826,8 +9087,8 @@ func (c *Client) AcceptRRCANode(ctx context.Context, rrcaId string, nodeId strin
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/restore (the `RestoreRRCA` operationId).
-func (c *Client) RestoreRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreRRCARequest(c.Server, rrcaId)
+func (c *Client) RestoreRRCA(ctx context.Context, rrcaId string, params *RestoreRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreRRCARequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8885,8 +9146,8 @@ func (c *Client) Search(ctx context.Context, params *SearchParams, reqEditors ..
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-func (c *Client) ArchiveTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveTaskRequestWithBody(c.Server, contentType, body)
+func (c *Client) ArchiveTaskWithBody(ctx context.Context, params *ArchiveTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveTaskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8906,8 +9167,8 @@ func (c *Client) ArchiveTaskWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-func (c *Client) ArchiveTask(ctx context.Context, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewArchiveTaskRequest(c.Server, body)
+func (c *Client) ArchiveTask(ctx context.Context, params *ArchiveTaskParams, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewArchiveTaskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9049,8 +9310,8 @@ func (c *Client) ListTasks(ctx context.Context, params *ListTasksParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-func (c *Client) RestoreTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreTaskRequestWithBody(c.Server, contentType, body)
+func (c *Client) RestoreTaskWithBody(ctx context.Context, params *RestoreTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreTaskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9070,8 +9331,8 @@ func (c *Client) RestoreTaskWithBody(ctx context.Context, contentType string, bo
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-func (c *Client) RestoreTask(ctx context.Context, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRestoreTaskRequest(c.Server, body)
+func (c *Client) RestoreTask(ctx context.Context, params *RestoreTaskParams, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRestoreTaskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9133,8 +9394,8 @@ func (c *Client) PatchTask(ctx context.Context, body PatchTaskJSONRequestBody, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-func (c *Client) UpdateTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateTaskRequestWithBody(c.Server, contentType, body)
+func (c *Client) UpdateTaskWithBody(ctx context.Context, params *UpdateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTaskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9154,8 +9415,8 @@ func (c *Client) UpdateTaskWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-func (c *Client) UpdateTask(ctx context.Context, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateTaskRequest(c.Server, body)
+func (c *Client) UpdateTask(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateTaskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9213,8 +9474,8 @@ func (c *Client) ListDeliveries(ctx context.Context, params *ListDeliveriesParam
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-func (c *Client) ReplayFailedDeliveriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplayFailedDeliveriesRequestWithBody(c.Server, contentType, body)
+func (c *Client) ReplayFailedDeliveriesWithBody(ctx context.Context, params *ReplayFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayFailedDeliveriesRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9234,8 +9495,8 @@ func (c *Client) ReplayFailedDeliveriesWithBody(ctx context.Context, contentType
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-func (c *Client) ReplayFailedDeliveries(ctx context.Context, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplayFailedDeliveriesRequest(c.Server, body)
+func (c *Client) ReplayFailedDeliveries(ctx context.Context, params *ReplayFailedDeliveriesParams, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayFailedDeliveriesRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9272,8 +9533,8 @@ func (c *Client) GetDelivery(ctx context.Context, deliveryId string, reqEditors 
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/{deliveryId}/replay (the `ReplayDelivery` operationId).
-func (c *Client) ReplayDelivery(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplayDeliveryRequest(c.Server, deliveryId)
+func (c *Client) ReplayDelivery(ctx context.Context, deliveryId string, params *ReplayDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayDeliveryRequest(c.Server, deliveryId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10429,18 +10690,18 @@ func NewRenameKeyRequestWithBody(server string, clientId string, keyId string, c
 }
 
 // NewRegenerateKeyRequest calls the generic RegenerateKey builder with application/json body
-func NewRegenerateKeyRequest(server string, clientId string, keyId string, body RegenerateKeyJSONRequestBody) (*http.Request, error) {
+func NewRegenerateKeyRequest(server string, clientId string, keyId string, params *RegenerateKeyParams, body RegenerateKeyJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRegenerateKeyRequestWithBody(server, clientId, keyId, "application/json", bodyReader)
+	return NewRegenerateKeyRequestWithBody(server, clientId, keyId, params, "application/json", bodyReader)
 }
 
 // NewRegenerateKeyRequestWithBody constructs an http.Request for the RegenerateKey method, with any body, and a specified content type
-func NewRegenerateKeyRequestWithBody(server string, clientId string, keyId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRegenerateKeyRequestWithBody(server string, clientId string, keyId string, params *RegenerateKeyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10479,22 +10740,37 @@ func NewRegenerateKeyRequestWithBody(server string, clientId string, keyId strin
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRenewKeyRequest calls the generic RenewKey builder with application/json body
-func NewRenewKeyRequest(server string, clientId string, keyId string, body RenewKeyJSONRequestBody) (*http.Request, error) {
+func NewRenewKeyRequest(server string, clientId string, keyId string, params *RenewKeyParams, body RenewKeyJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRenewKeyRequestWithBody(server, clientId, keyId, "application/json", bodyReader)
+	return NewRenewKeyRequestWithBody(server, clientId, keyId, params, "application/json", bodyReader)
 }
 
 // NewRenewKeyRequestWithBody constructs an http.Request for the RenewKey method, with any body, and a specified content type
-func NewRenewKeyRequestWithBody(server string, clientId string, keyId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRenewKeyRequestWithBody(server string, clientId string, keyId string, params *RenewKeyParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10532,6 +10808,21 @@ func NewRenewKeyRequestWithBody(server string, clientId string, keyId string, co
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -10584,7 +10875,7 @@ func NewSetAppScopesRequestWithBody(server string, clientId string, contentType 
 }
 
 // NewRotateAppSecretRequest constructs an http.Request for the RotateAppSecret method
-func NewRotateAppSecretRequest(server string, clientId string) (*http.Request, error) {
+func NewRotateAppSecretRequest(server string, clientId string, params *RotateAppSecretParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10614,11 +10905,26 @@ func NewRotateAppSecretRequest(server string, clientId string) (*http.Request, e
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListWebhooksRequest constructs an http.Request for the ListWebhooks method
-func NewListWebhooksRequest(server string, clientId string) (*http.Request, error) {
+func NewListWebhooksRequest(server string, clientId string, params *ListWebhooksParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10641,6 +10947,45 @@ func NewListWebhooksRequest(server string, clientId string) (*http.Request, erro
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -10809,7 +11154,7 @@ func NewUpdateWebhookRequestWithBody(server string, clientId string, subId strin
 }
 
 // NewDisableWebhookRequest constructs an http.Request for the DisableWebhook method
-func NewDisableWebhookRequest(server string, clientId string, subId string) (*http.Request, error) {
+func NewDisableWebhookRequest(server string, clientId string, subId string, params *DisableWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10846,11 +11191,26 @@ func NewDisableWebhookRequest(server string, clientId string, subId string) (*ht
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewEnableWebhookRequest constructs an http.Request for the EnableWebhook method
-func NewEnableWebhookRequest(server string, clientId string, subId string) (*http.Request, error) {
+func NewEnableWebhookRequest(server string, clientId string, subId string, params *EnableWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10887,22 +11247,37 @@ func NewEnableWebhookRequest(server string, clientId string, subId string) (*htt
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRotateWebhookSecretRequest calls the generic RotateWebhookSecret builder with application/json body
-func NewRotateWebhookSecretRequest(server string, clientId string, subId string, body RotateWebhookSecretJSONRequestBody) (*http.Request, error) {
+func NewRotateWebhookSecretRequest(server string, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRotateWebhookSecretRequestWithBody(server, clientId, subId, "application/json", bodyReader)
+	return NewRotateWebhookSecretRequestWithBody(server, clientId, subId, params, "application/json", bodyReader)
 }
 
 // NewRotateWebhookSecretRequestWithBody constructs an http.Request for the RotateWebhookSecret method, with any body, and a specified content type
-func NewRotateWebhookSecretRequestWithBody(server string, clientId string, subId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRotateWebhookSecretRequestWithBody(server string, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10941,11 +11316,26 @@ func NewRotateWebhookSecretRequestWithBody(server string, clientId string, subId
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewTestWebhookRequest constructs an http.Request for the TestWebhook method
-func NewTestWebhookRequest(server string, clientId string, subId string) (*http.Request, error) {
+func NewTestWebhookRequest(server string, clientId string, subId string, params *TestWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10980,6 +11370,21 @@ func NewTestWebhookRequest(server string, clientId string, subId string) (*http.
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -11067,18 +11472,18 @@ func NewOauthDevicePageSubmitRequest(server string) (*http.Request, error) {
 }
 
 // NewOauthApproveRequest calls the generic OauthApprove builder with application/json body
-func NewOauthApproveRequest(server string, body OauthApproveJSONRequestBody) (*http.Request, error) {
+func NewOauthApproveRequest(server string, params *OauthApproveParams, body OauthApproveJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewOauthApproveRequestWithBody(server, "application/json", bodyReader)
+	return NewOauthApproveRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewOauthApproveRequestWithBody constructs an http.Request for the OauthApprove method, with any body, and a specified content type
-func NewOauthApproveRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewOauthApproveRequestWithBody(server string, params *OauthApproveParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11102,6 +11507,21 @@ func NewOauthApproveRequestWithBody(server string, contentType string, body io.R
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -11416,18 +11836,18 @@ func NewGetOpenAPIDocumentRequest(server string) (*http.Request, error) {
 }
 
 // NewArchiveActionItemRequest calls the generic ArchiveActionItem builder with application/json body
-func NewArchiveActionItemRequest(server string, body ArchiveActionItemJSONRequestBody) (*http.Request, error) {
+func NewArchiveActionItemRequest(server string, params *ArchiveActionItemParams, body ArchiveActionItemJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewArchiveActionItemRequestWithBody(server, "application/json", bodyReader)
+	return NewArchiveActionItemRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewArchiveActionItemRequestWithBody constructs an http.Request for the ArchiveActionItem method, with any body, and a specified content type
-func NewArchiveActionItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewArchiveActionItemRequestWithBody(server string, params *ArchiveActionItemParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11452,22 +11872,37 @@ func NewArchiveActionItemRequestWithBody(server string, contentType string, body
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewAttachActionItemProjectRequest calls the generic AttachActionItemProject builder with application/json body
-func NewAttachActionItemProjectRequest(server string, body AttachActionItemProjectJSONRequestBody) (*http.Request, error) {
+func NewAttachActionItemProjectRequest(server string, params *AttachActionItemProjectParams, body AttachActionItemProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewAttachActionItemProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewAttachActionItemProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewAttachActionItemProjectRequestWithBody constructs an http.Request for the AttachActionItemProject method, with any body, and a specified content type
-func NewAttachActionItemProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewAttachActionItemProjectRequestWithBody(server string, params *AttachActionItemProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11491,6 +11926,21 @@ func NewAttachActionItemProjectRequestWithBody(server string, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -11606,18 +12056,18 @@ func NewCreateActionItemRequestWithBody(server string, params *CreateActionItemP
 }
 
 // NewDeleteActionItemRequest calls the generic DeleteActionItem builder with application/json body
-func NewDeleteActionItemRequest(server string, body DeleteActionItemJSONRequestBody) (*http.Request, error) {
+func NewDeleteActionItemRequest(server string, params *DeleteActionItemParams, body DeleteActionItemJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewDeleteActionItemRequestWithBody(server, "application/json", bodyReader)
+	return NewDeleteActionItemRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewDeleteActionItemRequestWithBody constructs an http.Request for the DeleteActionItem method, with any body, and a specified content type
-func NewDeleteActionItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteActionItemRequestWithBody(server string, params *DeleteActionItemParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11641,6 +12091,21 @@ func NewDeleteActionItemRequestWithBody(server string, contentType string, body 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -11894,18 +12359,18 @@ func NewListActionItemsRequest(server string, params *ListActionItemsParams) (*h
 }
 
 // NewRestoreActionItemRequest calls the generic RestoreActionItem builder with application/json body
-func NewRestoreActionItemRequest(server string, body RestoreActionItemJSONRequestBody) (*http.Request, error) {
+func NewRestoreActionItemRequest(server string, params *RestoreActionItemParams, body RestoreActionItemJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRestoreActionItemRequestWithBody(server, "application/json", bodyReader)
+	return NewRestoreActionItemRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRestoreActionItemRequestWithBody constructs an http.Request for the RestoreActionItem method, with any body, and a specified content type
-func NewRestoreActionItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRestoreActionItemRequestWithBody(server string, params *RestoreActionItemParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11930,22 +12395,37 @@ func NewRestoreActionItemRequestWithBody(server string, contentType string, body
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUpdateActionItemRequest calls the generic UpdateActionItem builder with application/json body
-func NewUpdateActionItemRequest(server string, body UpdateActionItemJSONRequestBody) (*http.Request, error) {
+func NewUpdateActionItemRequest(server string, params *UpdateActionItemParams, body UpdateActionItemJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateActionItemRequestWithBody(server, "application/json", bodyReader)
+	return NewUpdateActionItemRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpdateActionItemRequestWithBody constructs an http.Request for the UpdateActionItem method, with any body, and a specified content type
-func NewUpdateActionItemRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateActionItemRequestWithBody(server string, params *UpdateActionItemParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -11969,6 +12449,21 @@ func NewUpdateActionItemRequestWithBody(server string, contentType string, body 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -12176,18 +12671,18 @@ func NewCreateNoteRequestWithBody(server string, params *CreateNoteParams, conte
 }
 
 // NewDeleteNoteRequest calls the generic DeleteNote builder with application/json body
-func NewDeleteNoteRequest(server string, body DeleteNoteJSONRequestBody) (*http.Request, error) {
+func NewDeleteNoteRequest(server string, params *DeleteNoteParams, body DeleteNoteJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewDeleteNoteRequestWithBody(server, "application/json", bodyReader)
+	return NewDeleteNoteRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewDeleteNoteRequestWithBody constructs an http.Request for the DeleteNote method, with any body, and a specified content type
-func NewDeleteNoteRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteNoteRequestWithBody(server string, params *DeleteNoteParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12211,6 +12706,21 @@ func NewDeleteNoteRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -12396,18 +12906,18 @@ func NewPatchNoteRequestWithBody(server string, contentType string, body io.Read
 }
 
 // NewUpdateNoteRequest calls the generic UpdateNote builder with application/json body
-func NewUpdateNoteRequest(server string, body UpdateNoteJSONRequestBody) (*http.Request, error) {
+func NewUpdateNoteRequest(server string, params *UpdateNoteParams, body UpdateNoteJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateNoteRequestWithBody(server, "application/json", bodyReader)
+	return NewUpdateNoteRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpdateNoteRequestWithBody constructs an http.Request for the UpdateNote method, with any body, and a specified content type
-func NewUpdateNoteRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateNoteRequestWithBody(server string, params *UpdateNoteParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12432,22 +12942,37 @@ func NewUpdateNoteRequestWithBody(server string, contentType string, body io.Rea
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewArchiveProjectRequest calls the generic ArchiveProject builder with application/json body
-func NewArchiveProjectRequest(server string, body ArchiveProjectJSONRequestBody) (*http.Request, error) {
+func NewArchiveProjectRequest(server string, params *ArchiveProjectParams, body ArchiveProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewArchiveProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewArchiveProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewArchiveProjectRequestWithBody constructs an http.Request for the ArchiveProject method, with any body, and a specified content type
-func NewArchiveProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewArchiveProjectRequestWithBody(server string, params *ArchiveProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12471,6 +12996,21 @@ func NewArchiveProjectRequestWithBody(server string, contentType string, body io
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -12531,18 +13071,18 @@ func NewCreateProjectRequestWithBody(server string, params *CreateProjectParams,
 }
 
 // NewDeleteProjectRequest calls the generic DeleteProject builder with application/json body
-func NewDeleteProjectRequest(server string, body DeleteProjectJSONRequestBody) (*http.Request, error) {
+func NewDeleteProjectRequest(server string, params *DeleteProjectParams, body DeleteProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewDeleteProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewDeleteProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewDeleteProjectRequestWithBody constructs an http.Request for the DeleteProject method, with any body, and a specified content type
-func NewDeleteProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewDeleteProjectRequestWithBody(server string, params *DeleteProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12566,6 +13106,21 @@ func NewDeleteProjectRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -12790,18 +13345,18 @@ func NewAddProjectMemberRequestWithBody(server string, params *AddProjectMemberP
 }
 
 // NewRemoveProjectMemberRequest calls the generic RemoveProjectMember builder with application/json body
-func NewRemoveProjectMemberRequest(server string, body RemoveProjectMemberJSONRequestBody) (*http.Request, error) {
+func NewRemoveProjectMemberRequest(server string, params *RemoveProjectMemberParams, body RemoveProjectMemberJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRemoveProjectMemberRequestWithBody(server, "application/json", bodyReader)
+	return NewRemoveProjectMemberRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRemoveProjectMemberRequestWithBody constructs an http.Request for the RemoveProjectMember method, with any body, and a specified content type
-func NewRemoveProjectMemberRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRemoveProjectMemberRequestWithBody(server string, params *RemoveProjectMemberParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12825,6 +13380,21 @@ func NewRemoveProjectMemberRequestWithBody(server string, contentType string, bo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -12857,6 +13427,30 @@ func NewListProjectMembersRequest(server string, params *ListProjectMembersParam
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 			return nil, err
 		} else {
@@ -12880,18 +13474,18 @@ func NewListProjectMembersRequest(server string, params *ListProjectMembersParam
 }
 
 // NewRestoreProjectRequest calls the generic RestoreProject builder with application/json body
-func NewRestoreProjectRequest(server string, body RestoreProjectJSONRequestBody) (*http.Request, error) {
+func NewRestoreProjectRequest(server string, params *RestoreProjectParams, body RestoreProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRestoreProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewRestoreProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRestoreProjectRequestWithBody constructs an http.Request for the RestoreProject method, with any body, and a specified content type
-func NewRestoreProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRestoreProjectRequestWithBody(server string, params *RestoreProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12916,22 +13510,37 @@ func NewRestoreProjectRequestWithBody(server string, contentType string, body io
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUpdateProjectRequest calls the generic UpdateProject builder with application/json body
-func NewUpdateProjectRequest(server string, body UpdateProjectJSONRequestBody) (*http.Request, error) {
+func NewUpdateProjectRequest(server string, params *UpdateProjectParams, body UpdateProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewUpdateProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpdateProjectRequestWithBody constructs an http.Request for the UpdateProject method, with any body, and a specified content type
-func NewUpdateProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateProjectRequestWithBody(server string, params *UpdateProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12956,22 +13565,37 @@ func NewUpdateProjectRequestWithBody(server string, contentType string, body io.
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewArchiveRiskRequest calls the generic ArchiveRisk builder with application/json body
-func NewArchiveRiskRequest(server string, body ArchiveRiskJSONRequestBody) (*http.Request, error) {
+func NewArchiveRiskRequest(server string, params *ArchiveRiskParams, body ArchiveRiskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewArchiveRiskRequestWithBody(server, "application/json", bodyReader)
+	return NewArchiveRiskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewArchiveRiskRequestWithBody constructs an http.Request for the ArchiveRisk method, with any body, and a specified content type
-func NewArchiveRiskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewArchiveRiskRequestWithBody(server string, params *ArchiveRiskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -12995,6 +13619,21 @@ func NewArchiveRiskRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13267,18 +13906,18 @@ func NewListRisksRequest(server string, params *ListRisksParams) (*http.Request,
 }
 
 // NewRestoreRiskRequest calls the generic RestoreRisk builder with application/json body
-func NewRestoreRiskRequest(server string, body RestoreRiskJSONRequestBody) (*http.Request, error) {
+func NewRestoreRiskRequest(server string, params *RestoreRiskParams, body RestoreRiskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRestoreRiskRequestWithBody(server, "application/json", bodyReader)
+	return NewRestoreRiskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRestoreRiskRequestWithBody constructs an http.Request for the RestoreRisk method, with any body, and a specified content type
-func NewRestoreRiskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRestoreRiskRequestWithBody(server string, params *RestoreRiskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -13302,6 +13941,21 @@ func NewRestoreRiskRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13347,18 +14001,18 @@ func NewPatchRiskRequestWithBody(server string, contentType string, body io.Read
 }
 
 // NewUpdateRiskRequest calls the generic UpdateRisk builder with application/json body
-func NewUpdateRiskRequest(server string, body UpdateRiskJSONRequestBody) (*http.Request, error) {
+func NewUpdateRiskRequest(server string, params *UpdateRiskParams, body UpdateRiskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateRiskRequestWithBody(server, "application/json", bodyReader)
+	return NewUpdateRiskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpdateRiskRequestWithBody constructs an http.Request for the UpdateRisk method, with any body, and a specified content type
-func NewUpdateRiskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRiskRequestWithBody(server string, params *UpdateRiskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -13382,6 +14036,21 @@ func NewUpdateRiskRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13637,7 +14306,7 @@ func NewUpdateRRCARequestWithBody(server string, rrcaId string, contentType stri
 }
 
 // NewSuggestFiveWhyRequest constructs an http.Request for the SuggestFiveWhy method
-func NewSuggestFiveWhyRequest(server string, rrcaId string) (*http.Request, error) {
+func NewSuggestFiveWhyRequest(server string, rrcaId string, params *SuggestFiveWhyParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13665,6 +14334,21 @@ func NewSuggestFiveWhyRequest(server string, rrcaId string) (*http.Request, erro
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -13712,18 +14396,18 @@ func NewGetFiveWhyRunRequest(server string, rrcaId string, runId string) (*http.
 }
 
 // NewAdvanceRRCARequest calls the generic AdvanceRRCA builder with application/json body
-func NewAdvanceRRCARequest(server string, rrcaId string, body AdvanceRRCAJSONRequestBody) (*http.Request, error) {
+func NewAdvanceRRCARequest(server string, rrcaId string, params *AdvanceRRCAParams, body AdvanceRRCAJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewAdvanceRRCARequestWithBody(server, rrcaId, "application/json", bodyReader)
+	return NewAdvanceRRCARequestWithBody(server, rrcaId, params, "application/json", bodyReader)
 }
 
 // NewAdvanceRRCARequestWithBody constructs an http.Request for the AdvanceRRCA method, with any body, and a specified content type
-func NewAdvanceRRCARequestWithBody(server string, rrcaId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewAdvanceRRCARequestWithBody(server string, rrcaId string, params *AdvanceRRCAParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13755,11 +14439,26 @@ func NewAdvanceRRCARequestWithBody(server string, rrcaId string, contentType str
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewArchiveRRCARequest constructs an http.Request for the ArchiveRRCA method
-func NewArchiveRRCARequest(server string, rrcaId string) (*http.Request, error) {
+func NewArchiveRRCARequest(server string, rrcaId string, params *ArchiveRRCAParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13789,11 +14488,26 @@ func NewArchiveRRCARequest(server string, rrcaId string) (*http.Request, error) 
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewListCorrectiveActionsRequest constructs an http.Request for the ListCorrectiveActions method
-func NewListCorrectiveActionsRequest(server string, rrcaId string) (*http.Request, error) {
+func NewListCorrectiveActionsRequest(server string, rrcaId string, params *ListCorrectiveActionsParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13816,6 +14530,45 @@ func NewListCorrectiveActionsRequest(server string, rrcaId string) (*http.Reques
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -13889,7 +14642,7 @@ func NewCreateCorrectiveActionRequestWithBody(server string, rrcaId string, para
 }
 
 // NewListLookAcrossRequest constructs an http.Request for the ListLookAcross method
-func NewListLookAcrossRequest(server string, rrcaId string) (*http.Request, error) {
+func NewListLookAcrossRequest(server string, rrcaId string, params *ListLookAcrossParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13912,6 +14665,45 @@ func NewListLookAcrossRequest(server string, rrcaId string) (*http.Request, erro
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -13964,7 +14756,7 @@ func NewGetLookAcrossRunRequest(server string, rrcaId string, runId string) (*ht
 }
 
 // NewSuggestLookAcrossRequest constructs an http.Request for the SuggestLookAcross method
-func NewSuggestLookAcrossRequest(server string, rrcaId string) (*http.Request, error) {
+func NewSuggestLookAcrossRequest(server string, rrcaId string, params *SuggestLookAcrossParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13994,22 +14786,37 @@ func NewSuggestLookAcrossRequest(server string, rrcaId string) (*http.Request, e
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewApplyLookAcrossRequest calls the generic ApplyLookAcross builder with application/json body
-func NewApplyLookAcrossRequest(server string, rrcaId string, suggestionId string, body ApplyLookAcrossJSONRequestBody) (*http.Request, error) {
+func NewApplyLookAcrossRequest(server string, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, body ApplyLookAcrossJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewApplyLookAcrossRequestWithBody(server, rrcaId, suggestionId, "application/json", bodyReader)
+	return NewApplyLookAcrossRequestWithBody(server, rrcaId, suggestionId, params, "application/json", bodyReader)
 }
 
 // NewApplyLookAcrossRequestWithBody constructs an http.Request for the ApplyLookAcross method, with any body, and a specified content type
-func NewApplyLookAcrossRequestWithBody(server string, rrcaId string, suggestionId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewApplyLookAcrossRequestWithBody(server string, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -14048,22 +14855,37 @@ func NewApplyLookAcrossRequestWithBody(server string, rrcaId string, suggestionI
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRejectLookAcrossRequest calls the generic RejectLookAcross builder with application/json body
-func NewRejectLookAcrossRequest(server string, rrcaId string, suggestionId string, body RejectLookAcrossJSONRequestBody) (*http.Request, error) {
+func NewRejectLookAcrossRequest(server string, rrcaId string, suggestionId string, params *RejectLookAcrossParams, body RejectLookAcrossJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRejectLookAcrossRequestWithBody(server, rrcaId, suggestionId, "application/json", bodyReader)
+	return NewRejectLookAcrossRequestWithBody(server, rrcaId, suggestionId, params, "application/json", bodyReader)
 }
 
 // NewRejectLookAcrossRequestWithBody constructs an http.Request for the RejectLookAcross method, with any body, and a specified content type
-func NewRejectLookAcrossRequestWithBody(server string, rrcaId string, suggestionId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRejectLookAcrossRequestWithBody(server string, rrcaId string, suggestionId string, params *RejectLookAcrossParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -14102,6 +14924,21 @@ func NewRejectLookAcrossRequestWithBody(server string, rrcaId string, suggestion
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -14139,6 +14976,30 @@ func NewListRRCANodesRequest(server string, rrcaId string, params *ListRRCANodes
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Kind != nil {
 
@@ -14270,7 +15131,7 @@ func NewDeleteRRCANodeRequest(server string, rrcaId string, nodeId string) (*htt
 }
 
 // NewAcceptRRCANodeRequest constructs an http.Request for the AcceptRRCANode method
-func NewAcceptRRCANodeRequest(server string, rrcaId string, nodeId string) (*http.Request, error) {
+func NewAcceptRRCANodeRequest(server string, rrcaId string, nodeId string, params *AcceptRRCANodeParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -14307,11 +15168,26 @@ func NewAcceptRRCANodeRequest(server string, rrcaId string, nodeId string) (*htt
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewRestoreRRCARequest constructs an http.Request for the RestoreRRCA method
-func NewRestoreRRCARequest(server string, rrcaId string) (*http.Request, error) {
+func NewRestoreRRCARequest(server string, rrcaId string, params *RestoreRRCAParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -14339,6 +15215,21 @@ func NewRestoreRRCARequest(server string, rrcaId string) (*http.Request, error) 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -14480,18 +15371,18 @@ func NewSearchRequest(server string, params *SearchParams) (*http.Request, error
 }
 
 // NewArchiveTaskRequest calls the generic ArchiveTask builder with application/json body
-func NewArchiveTaskRequest(server string, body ArchiveTaskJSONRequestBody) (*http.Request, error) {
+func NewArchiveTaskRequest(server string, params *ArchiveTaskParams, body ArchiveTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewArchiveTaskRequestWithBody(server, "application/json", bodyReader)
+	return NewArchiveTaskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewArchiveTaskRequestWithBody constructs an http.Request for the ArchiveTask method, with any body, and a specified content type
-func NewArchiveTaskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewArchiveTaskRequestWithBody(server string, params *ArchiveTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -14515,6 +15406,21 @@ func NewArchiveTaskRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -14854,18 +15760,18 @@ func NewListTasksRequest(server string, params *ListTasksParams) (*http.Request,
 }
 
 // NewRestoreTaskRequest calls the generic RestoreTask builder with application/json body
-func NewRestoreTaskRequest(server string, body RestoreTaskJSONRequestBody) (*http.Request, error) {
+func NewRestoreTaskRequest(server string, params *RestoreTaskParams, body RestoreTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewRestoreTaskRequestWithBody(server, "application/json", bodyReader)
+	return NewRestoreTaskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewRestoreTaskRequestWithBody constructs an http.Request for the RestoreTask method, with any body, and a specified content type
-func NewRestoreTaskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewRestoreTaskRequestWithBody(server string, params *RestoreTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -14889,6 +15795,21 @@ func NewRestoreTaskRequestWithBody(server string, contentType string, body io.Re
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -14934,18 +15855,18 @@ func NewPatchTaskRequestWithBody(server string, contentType string, body io.Read
 }
 
 // NewUpdateTaskRequest calls the generic UpdateTask builder with application/json body
-func NewUpdateTaskRequest(server string, body UpdateTaskJSONRequestBody) (*http.Request, error) {
+func NewUpdateTaskRequest(server string, params *UpdateTaskParams, body UpdateTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateTaskRequestWithBody(server, "application/json", bodyReader)
+	return NewUpdateTaskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewUpdateTaskRequestWithBody constructs an http.Request for the UpdateTask method, with any body, and a specified content type
-func NewUpdateTaskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateTaskRequestWithBody(server string, params *UpdateTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -14969,6 +15890,21 @@ func NewUpdateTaskRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -15115,18 +16051,18 @@ func NewListDeliveriesRequest(server string, params *ListDeliveriesParams) (*htt
 }
 
 // NewReplayFailedDeliveriesRequest calls the generic ReplayFailedDeliveries builder with application/json body
-func NewReplayFailedDeliveriesRequest(server string, body ReplayFailedDeliveriesJSONRequestBody) (*http.Request, error) {
+func NewReplayFailedDeliveriesRequest(server string, params *ReplayFailedDeliveriesParams, body ReplayFailedDeliveriesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewReplayFailedDeliveriesRequestWithBody(server, "application/json", bodyReader)
+	return NewReplayFailedDeliveriesRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewReplayFailedDeliveriesRequestWithBody constructs an http.Request for the ReplayFailedDeliveries method, with any body, and a specified content type
-func NewReplayFailedDeliveriesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewReplayFailedDeliveriesRequestWithBody(server string, params *ReplayFailedDeliveriesParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -15150,6 +16086,21 @@ func NewReplayFailedDeliveriesRequestWithBody(server string, contentType string,
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -15189,7 +16140,7 @@ func NewGetDeliveryRequest(server string, deliveryId string) (*http.Request, err
 }
 
 // NewReplayDeliveryRequest constructs an http.Request for the ReplayDelivery method
-func NewReplayDeliveryRequest(server string, deliveryId string) (*http.Request, error) {
+func NewReplayDeliveryRequest(server string, deliveryId string, params *ReplayDeliveryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -15217,6 +16168,21 @@ func NewReplayDeliveryRequest(server string, deliveryId string) (*http.Request, 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -15714,7 +16680,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-	RegenerateKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error)
+	RegenerateKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error)
 
 	// RegenerateKeyWithResponse Give the key a new value (returned once); the old one stops at once or after graceSeconds
 	//
@@ -15725,7 +16691,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-	RegenerateKeyWithResponse(ctx context.Context, clientId string, keyId string, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error)
+	RegenerateKeyWithResponse(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error)
 
 	// RenewKeyWithBodyWithResponse Move a key's expiry (default: 90 days from now)
 	//
@@ -15736,7 +16702,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-	RenewKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error)
+	RenewKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error)
 
 	// RenewKeyWithResponse Move a key's expiry (default: 90 days from now)
 	//
@@ -15747,7 +16713,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-	RenewKeyWithResponse(ctx context.Context, clientId string, keyId string, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error)
+	RenewKeyWithResponse(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error)
 
 	// SetAppScopesWithBodyWithResponse Replace the app's declared scopes (keys keep theirs, limited to these)
 	//
@@ -15780,7 +16746,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
-	RotateAppSecretWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error)
+	RotateAppSecretWithResponse(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error)
 
 	// ListWebhooksWithResponse The app's subscriptions (never their secrets)
 	//
@@ -15791,7 +16757,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
-	ListWebhooksWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
+	ListWebhooksWithResponse(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
 
 	// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint to events; the signing secret is returned once
 	//
@@ -15857,7 +16823,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
-	DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error)
+	DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error)
 
 	// EnableWebhookWithResponse Enable a disabled subscription
 	//
@@ -15868,7 +16834,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
-	EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error)
+	EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error)
 
 	// RotateWebhookSecretWithBodyWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
 	//
@@ -15879,7 +16845,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
 	// RotateWebhookSecretWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
 	//
@@ -15890,7 +16856,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-	RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
+	RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
 	// TestWebhookWithResponse Send a webhook.test event now and report the endpoint's answer
 	//
@@ -15901,7 +16867,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
-	TestWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
+	TestWebhookWithResponse(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
 
 	// GetCredentialWithResponse The calling credential: app, workspace and effective scopes (needs no scope)
 	//
@@ -15945,7 +16911,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-	OauthApproveWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error)
+	OauthApproveWithBodyWithResponse(ctx context.Context, params *OauthApproveParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error)
 
 	// OauthApproveWithResponse A signed-in user approves or denies a user code
 	//
@@ -15956,7 +16922,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-	OauthApproveWithResponse(ctx context.Context, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error)
+	OauthApproveWithResponse(ctx context.Context, params *OauthApproveParams, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error)
 
 	// OauthDeviceCodeWithBodyWithResponse Start a device authorization (RFC 8628)
 	//
@@ -16154,7 +17120,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-	ArchiveActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error)
+	ArchiveActionItemWithBodyWithResponse(ctx context.Context, params *ArchiveActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error)
 
 	// ArchiveActionItemWithResponse Archive an action item
 	//
@@ -16165,7 +17131,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-	ArchiveActionItemWithResponse(ctx context.Context, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error)
+	ArchiveActionItemWithResponse(ctx context.Context, params *ArchiveActionItemParams, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error)
 
 	// AttachActionItemProjectWithBodyWithResponse Attach an action item to a project
 	//
@@ -16176,7 +17142,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-	AttachActionItemProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error)
+	AttachActionItemProjectWithBodyWithResponse(ctx context.Context, params *AttachActionItemProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error)
 
 	// AttachActionItemProjectWithResponse Attach an action item to a project
 	//
@@ -16187,7 +17153,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-	AttachActionItemProjectWithResponse(ctx context.Context, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error)
+	AttachActionItemProjectWithResponse(ctx context.Context, params *AttachActionItemProjectParams, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error)
 
 	// BatchActionItemsWithBodyWithResponse Up to 100 action-item operations; atomic=true makes it all or nothing
 	//
@@ -16242,7 +17208,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-	DeleteActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error)
+	DeleteActionItemWithBodyWithResponse(ctx context.Context, params *DeleteActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error)
 
 	// DeleteActionItemWithResponse Delete an action item and its log for good
 	//
@@ -16253,7 +17219,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-	DeleteActionItemWithResponse(ctx context.Context, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error)
+	DeleteActionItemWithResponse(ctx context.Context, params *DeleteActionItemParams, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error)
 
 	// GetActionItemWithResponse One action item
 	//
@@ -16286,7 +17252,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-	RestoreActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error)
+	RestoreActionItemWithBodyWithResponse(ctx context.Context, params *RestoreActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error)
 
 	// RestoreActionItemWithResponse Restore an archived action item
 	//
@@ -16297,7 +17263,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-	RestoreActionItemWithResponse(ctx context.Context, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error)
+	RestoreActionItemWithResponse(ctx context.Context, params *RestoreActionItemParams, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error)
 
 	// UpdateActionItemWithBodyWithResponse Edit an action item; status moves follow the table and are logged
 	//
@@ -16308,7 +17274,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-	UpdateActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error)
+	UpdateActionItemWithBodyWithResponse(ctx context.Context, params *UpdateActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error)
 
 	// UpdateActionItemWithResponse Edit an action item; status moves follow the table and are logged
 	//
@@ -16319,7 +17285,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-	UpdateActionItemWithResponse(ctx context.Context, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error)
+	UpdateActionItemWithResponse(ctx context.Context, params *UpdateActionItemParams, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error)
 
 	// AddActionItemLogWithBodyWithResponse Append an execution log entry
 	//
@@ -16385,7 +17351,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-	DeleteNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error)
+	DeleteNoteWithBodyWithResponse(ctx context.Context, params *DeleteNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error)
 
 	// DeleteNoteWithResponse Delete a note (emits note.deleted)
 	//
@@ -16396,7 +17362,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-	DeleteNoteWithResponse(ctx context.Context, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error)
+	DeleteNoteWithResponse(ctx context.Context, params *DeleteNoteParams, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error)
 
 	// GetNoteWithResponse One note
 	//
@@ -16451,7 +17417,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-	UpdateNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error)
+	UpdateNoteWithBodyWithResponse(ctx context.Context, params *UpdateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error)
 
 	// UpdateNoteWithResponse Rewrite a note (emits note.updated)
 	//
@@ -16462,7 +17428,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-	UpdateNoteWithResponse(ctx context.Context, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error)
+	UpdateNoteWithResponse(ctx context.Context, params *UpdateNoteParams, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error)
 
 	// ArchiveProjectWithBodyWithResponse Archive a project: it leaves lists unless includeArchived=true
 	//
@@ -16473,7 +17439,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-	ArchiveProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error)
+	ArchiveProjectWithBodyWithResponse(ctx context.Context, params *ArchiveProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error)
 
 	// ArchiveProjectWithResponse Archive a project: it leaves lists unless includeArchived=true
 	//
@@ -16484,7 +17450,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-	ArchiveProjectWithResponse(ctx context.Context, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error)
+	ArchiveProjectWithResponse(ctx context.Context, params *ArchiveProjectParams, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error)
 
 	// CreateProjectWithBodyWithResponse Create a project (emits project.created)
 	//
@@ -16517,7 +17483,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-	DeleteProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error)
+	DeleteProjectWithBodyWithResponse(ctx context.Context, params *DeleteProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error)
 
 	// DeleteProjectWithResponse Delete an archived project and everything in it, for good (409 if not archived)
 	//
@@ -16528,7 +17494,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-	DeleteProjectWithResponse(ctx context.Context, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error)
+	DeleteProjectWithResponse(ctx context.Context, params *DeleteProjectParams, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error)
 
 	// GetProjectWithResponse One project with its members
 	//
@@ -16583,7 +17549,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-	RemoveProjectMemberWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error)
+	RemoveProjectMemberWithBodyWithResponse(ctx context.Context, params *RemoveProjectMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error)
 
 	// RemoveProjectMemberWithResponse Remove a member (emits project.member_removed)
 	//
@@ -16594,7 +17560,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-	RemoveProjectMemberWithResponse(ctx context.Context, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error)
+	RemoveProjectMemberWithResponse(ctx context.Context, params *RemoveProjectMemberParams, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error)
 
 	// ListProjectMembersWithResponse A project's members
 	//
@@ -16616,7 +17582,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-	RestoreProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error)
+	RestoreProjectWithBodyWithResponse(ctx context.Context, params *RestoreProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error)
 
 	// RestoreProjectWithResponse Restore an archived project
 	//
@@ -16627,7 +17593,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-	RestoreProjectWithResponse(ctx context.Context, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error)
+	RestoreProjectWithResponse(ctx context.Context, params *RestoreProjectParams, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error)
 
 	// UpdateProjectWithBodyWithResponse Change a project's fields (emits project.updated)
 	//
@@ -16638,7 +17604,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-	UpdateProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error)
+	UpdateProjectWithBodyWithResponse(ctx context.Context, params *UpdateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error)
 
 	// UpdateProjectWithResponse Change a project's fields (emits project.updated)
 	//
@@ -16649,7 +17615,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-	UpdateProjectWithResponse(ctx context.Context, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error)
+	UpdateProjectWithResponse(ctx context.Context, params *UpdateProjectParams, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error)
 
 	// ArchiveRiskWithBodyWithResponse Archive a risk
 	//
@@ -16660,7 +17626,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-	ArchiveRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error)
+	ArchiveRiskWithBodyWithResponse(ctx context.Context, params *ArchiveRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error)
 
 	// ArchiveRiskWithResponse Archive a risk
 	//
@@ -16671,7 +17637,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-	ArchiveRiskWithResponse(ctx context.Context, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error)
+	ArchiveRiskWithResponse(ctx context.Context, params *ArchiveRiskParams, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error)
 
 	// CreateRiskWithBodyWithResponse Register a risk (status OPEN)
 	//
@@ -16726,7 +17692,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-	RestoreRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error)
+	RestoreRiskWithBodyWithResponse(ctx context.Context, params *RestoreRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error)
 
 	// RestoreRiskWithResponse Restore an archived risk
 	//
@@ -16737,7 +17703,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-	RestoreRiskWithResponse(ctx context.Context, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error)
+	RestoreRiskWithResponse(ctx context.Context, params *RestoreRiskParams, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error)
 
 	// PatchRiskWithBodyWithResponse Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -16770,7 +17736,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-	UpdateRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error)
+	UpdateRiskWithBodyWithResponse(ctx context.Context, params *UpdateRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error)
 
 	// UpdateRiskWithResponse Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -16781,7 +17747,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-	UpdateRiskWithResponse(ctx context.Context, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error)
+	UpdateRiskWithResponse(ctx context.Context, params *UpdateRiskParams, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error)
 
 	// ListRRCAWithResponse Analyses, newest first
 	//
@@ -16858,7 +17824,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/5why/suggest (the `SuggestFiveWhy` operationId).
-	SuggestFiveWhyWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*SuggestFiveWhyResponse, error)
+	SuggestFiveWhyWithResponse(ctx context.Context, rrcaId string, params *SuggestFiveWhyParams, reqEditors ...RequestEditorFn) (*SuggestFiveWhyResponse, error)
 
 	// GetFiveWhyRunWithResponse A 5-why run and the nodes it wrote
 	//
@@ -16880,7 +17846,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-	AdvanceRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error)
+	AdvanceRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error)
 
 	// AdvanceRRCAWithResponse Move to the next phase (409 GATE_NOT_MET naming the gate)
 	//
@@ -16891,7 +17857,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-	AdvanceRRCAWithResponse(ctx context.Context, rrcaId string, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error)
+	AdvanceRRCAWithResponse(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error)
 
 	// ArchiveRRCAWithResponse Archive an analysis
 	//
@@ -16902,7 +17868,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/archive (the `ArchiveRRCA` operationId).
-	ArchiveRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ArchiveRRCAResponse, error)
+	ArchiveRRCAWithResponse(ctx context.Context, rrcaId string, params *ArchiveRRCAParams, reqEditors ...RequestEditorFn) (*ArchiveRRCAResponse, error)
 
 	// ListCorrectiveActionsWithResponse The analysis's corrective actions with their items' status
 	//
@@ -16913,7 +17879,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `ListCorrectiveActions` operationId).
-	ListCorrectiveActionsWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ListCorrectiveActionsResponse, error)
+	ListCorrectiveActionsWithResponse(ctx context.Context, rrcaId string, params *ListCorrectiveActionsParams, reqEditors ...RequestEditorFn) (*ListCorrectiveActionsResponse, error)
 
 	// CreateCorrectiveActionWithBodyWithResponse Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways
 	//
@@ -16937,16 +17903,16 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `CreateCorrectiveAction` operationId).
 	CreateCorrectiveActionWithResponse(ctx context.Context, rrcaId string, params *CreateCorrectiveActionParams, body CreateCorrectiveActionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCorrectiveActionResponse, error)
 
-	// ListLookAcrossWithResponse Look-across (yokoten) suggestions: other projects with the same failure mechanism
+	// ListLookAcrossWithResponse Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first
 	//
-	// Look-across (yokoten) suggestions: other projects with the same failure mechanism.
+	// Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first.
 	//
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across (the `ListLookAcross` operationId).
-	ListLookAcrossWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ListLookAcrossResponse, error)
+	ListLookAcrossWithResponse(ctx context.Context, rrcaId string, params *ListLookAcrossParams, reqEditors ...RequestEditorFn) (*ListLookAcrossResponse, error)
 
 	// GetLookAcrossRunWithResponse A look-across run's status
 	//
@@ -16968,7 +17934,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/suggest (the `SuggestLookAcross` operationId).
-	SuggestLookAcrossWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*SuggestLookAcrossResponse, error)
+	SuggestLookAcrossWithResponse(ctx context.Context, rrcaId string, params *SuggestLookAcrossParams, reqEditors ...RequestEditorFn) (*SuggestLookAcrossResponse, error)
 
 	// ApplyLookAcrossWithBodyWithResponse Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project
 	//
@@ -16979,7 +17945,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-	ApplyLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error)
+	ApplyLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error)
 
 	// ApplyLookAcrossWithResponse Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project
 	//
@@ -16990,7 +17956,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-	ApplyLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error)
+	ApplyLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error)
 
 	// RejectLookAcrossWithBodyWithResponse Reject a suggestion with a reason
 	//
@@ -17001,7 +17967,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-	RejectLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error)
+	RejectLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error)
 
 	// RejectLookAcrossWithResponse Reject a suggestion with a reason
 	//
@@ -17012,7 +17978,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-	RejectLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error)
+	RejectLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error)
 
 	// ListRRCANodesWithResponse The analysis's nodes (a tree through parentId)
 	//
@@ -17067,7 +18033,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes/{nodeId}/accept (the `AcceptRRCANode` operationId).
-	AcceptRRCANodeWithResponse(ctx context.Context, rrcaId string, nodeId string, reqEditors ...RequestEditorFn) (*AcceptRRCANodeResponse, error)
+	AcceptRRCANodeWithResponse(ctx context.Context, rrcaId string, nodeId string, params *AcceptRRCANodeParams, reqEditors ...RequestEditorFn) (*AcceptRRCANodeResponse, error)
 
 	// RestoreRRCAWithResponse Restore an archived analysis
 	//
@@ -17078,7 +18044,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/restore (the `RestoreRRCA` operationId).
-	RestoreRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*RestoreRRCAResponse, error)
+	RestoreRRCAWithResponse(ctx context.Context, rrcaId string, params *RestoreRRCAParams, reqEditors ...RequestEditorFn) (*RestoreRRCAResponse, error)
 
 	// ListSimilarRRCAWithResponse Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)
 	//
@@ -17111,7 +18077,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-	ArchiveTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error)
+	ArchiveTaskWithBodyWithResponse(ctx context.Context, params *ArchiveTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error)
 
 	// ArchiveTaskWithResponse Archive a task: it leaves lists unless includeArchived=true (emits task.archived)
 	//
@@ -17122,7 +18088,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-	ArchiveTaskWithResponse(ctx context.Context, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error)
+	ArchiveTaskWithResponse(ctx context.Context, params *ArchiveTaskParams, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error)
 
 	// BatchTasksWithBodyWithResponse Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails answers with the failing operation's status and code, details.index and details.results
 	//
@@ -17199,7 +18165,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-	RestoreTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error)
+	RestoreTaskWithBodyWithResponse(ctx context.Context, params *RestoreTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error)
 
 	// RestoreTaskWithResponse Restore an archived task (emits task.restored)
 	//
@@ -17210,7 +18176,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-	RestoreTaskWithResponse(ctx context.Context, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error)
+	RestoreTaskWithResponse(ctx context.Context, params *RestoreTaskParams, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error)
 
 	// PatchTaskWithBodyWithResponse Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -17243,7 +18209,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-	UpdateTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
+	UpdateTaskWithBodyWithResponse(ctx context.Context, params *UpdateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
 
 	// UpdateTaskWithResponse Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -17254,7 +18220,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-	UpdateTaskWithResponse(ctx context.Context, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
+	UpdateTaskWithResponse(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
 
 	// GetSessionWithResponse The signed-in console user and their workspace
 	//
@@ -17287,7 +18253,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-	ReplayFailedDeliveriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error)
+	ReplayFailedDeliveriesWithBodyWithResponse(ctx context.Context, params *ReplayFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error)
 
 	// ReplayFailedDeliveriesWithResponse Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)
 	//
@@ -17298,7 +18264,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-	ReplayFailedDeliveriesWithResponse(ctx context.Context, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error)
+	ReplayFailedDeliveriesWithResponse(ctx context.Context, params *ReplayFailedDeliveriesParams, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error)
 
 	// GetDeliveryWithResponse One delivery with its attempt log
 	//
@@ -17320,7 +18286,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /openapi/v1/webhooks/deliveries/{deliveryId}/replay (the `ReplayDelivery` operationId).
-	ReplayDeliveryWithResponse(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*ReplayDeliveryResponse, error)
+	ReplayDeliveryWithResponse(ctx context.Context, deliveryId string, params *ReplayDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayDeliveryResponse, error)
 
 	// ListEventTypesWithResponse Every event type and the schema of its payload
 	//
@@ -19220,6 +20186,8 @@ type RegenerateKeyResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19257,6 +20225,11 @@ func (r RegenerateKeyResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RegenerateKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RegenerateKeyResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19310,6 +20283,8 @@ type RenewKeyResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19347,6 +20322,11 @@ func (r RenewKeyResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RenewKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RenewKeyResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19479,6 +20459,10 @@ type RotateAppSecretResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19506,6 +20490,16 @@ func (r RotateAppSecretResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RotateAppSecretResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateAppSecretResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RotateAppSecretResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19887,6 +20881,10 @@ type DisableWebhookResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19914,6 +20912,16 @@ func (r DisableWebhookResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DisableWebhookResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DisableWebhookResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DisableWebhookResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19963,6 +20971,10 @@ type EnableWebhookResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19990,6 +21002,16 @@ func (r EnableWebhookResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r EnableWebhookResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r EnableWebhookResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EnableWebhookResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20039,8 +21061,12 @@ type RotateWebhookSecretResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20070,9 +21096,19 @@ func (r RotateWebhookSecretResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20122,6 +21158,10 @@ type TestWebhookResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20149,6 +21189,16 @@ func (r TestWebhookResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r TestWebhookResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20389,8 +21439,12 @@ type OauthApproveResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20424,9 +21478,19 @@ func (r OauthApproveResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r OauthApproveResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OauthApproveResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r OauthApproveResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -20913,8 +21977,12 @@ type ArchiveActionItemResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20950,9 +22018,19 @@ func (r ArchiveActionItemResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveActionItemResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ArchiveActionItemResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21026,8 +22104,12 @@ type AttachActionItemProjectResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -21063,9 +22145,19 @@ func (r AttachActionItemProjectResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AttachActionItemProjectResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AttachActionItemProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AttachActionItemProjectResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21393,8 +22485,12 @@ type DeleteActionItemResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -21430,9 +22526,19 @@ func (r DeleteActionItemResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteActionItemResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteActionItemResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21718,8 +22824,12 @@ type RestoreActionItemResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -21755,9 +22865,19 @@ func (r RestoreActionItemResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreActionItemResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RestoreActionItemResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -21831,8 +22951,12 @@ type UpdateActionItemResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -21868,9 +22992,19 @@ func (r UpdateActionItemResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateActionItemResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateActionItemResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22304,8 +23438,12 @@ type DeleteNoteResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -22341,9 +23479,19 @@ func (r DeleteNoteResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteNoteResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteNoteResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22742,8 +23890,12 @@ type UpdateNoteResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -22779,9 +23931,19 @@ func (r UpdateNoteResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateNoteResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateNoteResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -22855,8 +24017,12 @@ type ArchiveProjectResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -22892,9 +24058,19 @@ func (r ArchiveProjectResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveProjectResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ArchiveProjectResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23099,6 +24275,8 @@ type DeleteProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -23142,6 +24320,11 @@ func (r DeleteProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeleteProjectResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23554,8 +24737,12 @@ type RemoveProjectMemberResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -23591,9 +24778,19 @@ func (r RemoveProjectMemberResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RemoveProjectMemberResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RemoveProjectMemberResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RemoveProjectMemberResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23773,8 +24970,12 @@ type RestoreProjectResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -23810,9 +25011,19 @@ func (r RestoreProjectResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreProjectResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RestoreProjectResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23886,8 +25097,12 @@ type UpdateProjectResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -23923,9 +25138,19 @@ func (r UpdateProjectResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateProjectResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateProjectResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23999,8 +25224,12 @@ type ArchiveRiskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -24036,9 +25265,19 @@ func (r ArchiveRiskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveRiskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ArchiveRiskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24451,8 +25690,12 @@ type RestoreRiskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -24488,9 +25731,19 @@ func (r RestoreRiskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreRiskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RestoreRiskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -24677,8 +25930,12 @@ type UpdateRiskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -24714,9 +25971,19 @@ func (r UpdateRiskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateRiskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateRiskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25242,6 +26509,10 @@ type SuggestFiveWhyResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -25275,6 +26546,16 @@ func (r SuggestFiveWhyResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SuggestFiveWhyResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SuggestFiveWhyResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SuggestFiveWhyResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25458,6 +26739,8 @@ type AdvanceRRCAResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -25501,6 +26784,11 @@ func (r AdvanceRRCAResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdvanceRRCAResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AdvanceRRCAResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25574,6 +26862,10 @@ type ArchiveRRCAResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -25607,6 +26899,16 @@ func (r ArchiveRRCAResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ArchiveRRCAResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveRRCAResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ArchiveRRCAResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26125,6 +27427,10 @@ type SuggestLookAcrossResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26158,6 +27464,16 @@ func (r SuggestLookAcrossResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SuggestLookAcrossResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SuggestLookAcrossResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r SuggestLookAcrossResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26235,6 +27551,8 @@ type ApplyLookAcrossResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26278,6 +27596,11 @@ func (r ApplyLookAcrossResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ApplyLookAcrossResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ApplyLookAcrossResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26355,6 +27678,8 @@ type RejectLookAcrossResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26398,6 +27723,11 @@ func (r RejectLookAcrossResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RejectLookAcrossResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RejectLookAcrossResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26812,6 +28142,8 @@ type AcceptRRCANodeResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26850,6 +28182,11 @@ func (r AcceptRRCANodeResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AcceptRRCANodeResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r AcceptRRCANodeResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26923,6 +28260,10 @@ type RestoreRRCAResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26956,6 +28297,16 @@ func (r RestoreRRCAResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r RestoreRRCAResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreRRCAResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RestoreRRCAResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -27241,8 +28592,12 @@ type ArchiveTaskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -27278,9 +28633,19 @@ func (r ArchiveTaskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ArchiveTaskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ArchiveTaskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -27820,8 +29185,12 @@ type RestoreTaskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -27857,9 +29226,19 @@ func (r RestoreTaskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RestoreTaskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RestoreTaskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -28046,8 +29425,12 @@ type UpdateTaskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -28083,9 +29466,19 @@ func (r UpdateTaskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
 }
 
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateTaskResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UpdateTaskResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -28338,6 +29731,8 @@ type ReplayFailedDeliveriesResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -28381,6 +29776,11 @@ func (r ReplayFailedDeliveriesResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ReplayFailedDeliveriesResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReplayFailedDeliveriesResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -28562,6 +29962,8 @@ type ReplayDeliveryResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -28600,6 +30002,11 @@ func (r ReplayDeliveryResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ReplayDeliveryResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReplayDeliveryResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -29355,8 +30762,8 @@ func (c *ClientWithResponses) RenameKeyWithResponse(ctx context.Context, clientI
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-func (c *ClientWithResponses) RegenerateKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error) {
-	rsp, err := c.RegenerateKeyWithBody(ctx, clientId, keyId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RegenerateKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error) {
+	rsp, err := c.RegenerateKeyWithBody(ctx, clientId, keyId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29372,8 +30779,8 @@ func (c *ClientWithResponses) RegenerateKeyWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/regenerate (the `RegenerateKey` operationId).
-func (c *ClientWithResponses) RegenerateKeyWithResponse(ctx context.Context, clientId string, keyId string, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error) {
-	rsp, err := c.RegenerateKey(ctx, clientId, keyId, body, reqEditors...)
+func (c *ClientWithResponses) RegenerateKeyWithResponse(ctx context.Context, clientId string, keyId string, params *RegenerateKeyParams, body RegenerateKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RegenerateKeyResponse, error) {
+	rsp, err := c.RegenerateKey(ctx, clientId, keyId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29389,8 +30796,8 @@ func (c *ClientWithResponses) RegenerateKeyWithResponse(ctx context.Context, cli
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-func (c *ClientWithResponses) RenewKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error) {
-	rsp, err := c.RenewKeyWithBody(ctx, clientId, keyId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RenewKeyWithBodyWithResponse(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error) {
+	rsp, err := c.RenewKeyWithBody(ctx, clientId, keyId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29406,8 +30813,8 @@ func (c *ClientWithResponses) RenewKeyWithBodyWithResponse(ctx context.Context, 
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/keys/{keyId}/renew (the `RenewKey` operationId).
-func (c *ClientWithResponses) RenewKeyWithResponse(ctx context.Context, clientId string, keyId string, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error) {
-	rsp, err := c.RenewKey(ctx, clientId, keyId, body, reqEditors...)
+func (c *ClientWithResponses) RenewKeyWithResponse(ctx context.Context, clientId string, keyId string, params *RenewKeyParams, body RenewKeyJSONRequestBody, reqEditors ...RequestEditorFn) (*RenewKeyResponse, error) {
+	rsp, err := c.RenewKey(ctx, clientId, keyId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29457,8 +30864,8 @@ func (c *ClientWithResponses) SetAppScopesWithResponse(ctx context.Context, clie
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
-func (c *ClientWithResponses) RotateAppSecretWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error) {
-	rsp, err := c.RotateAppSecret(ctx, clientId, reqEditors...)
+func (c *ClientWithResponses) RotateAppSecretWithResponse(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error) {
+	rsp, err := c.RotateAppSecret(ctx, clientId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29474,8 +30881,8 @@ func (c *ClientWithResponses) RotateAppSecretWithResponse(ctx context.Context, c
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
-func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error) {
-	rsp, err := c.ListWebhooks(ctx, clientId, reqEditors...)
+func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error) {
+	rsp, err := c.ListWebhooks(ctx, clientId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29576,8 +30983,8 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, cli
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
-func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error) {
-	rsp, err := c.DisableWebhook(ctx, clientId, subId, reqEditors...)
+func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error) {
+	rsp, err := c.DisableWebhook(ctx, clientId, subId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29593,8 +31000,8 @@ func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, cl
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
-func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error) {
-	rsp, err := c.EnableWebhook(ctx, clientId, subId, reqEditors...)
+func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error) {
+	rsp, err := c.EnableWebhook(ctx, clientId, subId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29610,8 +31017,8 @@ func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, cli
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
-	rsp, err := c.RotateWebhookSecretWithBody(ctx, clientId, subId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecretWithBody(ctx, clientId, subId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29627,8 +31034,8 @@ func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
-func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
-	rsp, err := c.RotateWebhookSecret(ctx, clientId, subId, body, reqEditors...)
+func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error) {
+	rsp, err := c.RotateWebhookSecret(ctx, clientId, subId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29644,8 +31051,8 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
-func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error) {
-	rsp, err := c.TestWebhook(ctx, clientId, subId, reqEditors...)
+func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error) {
+	rsp, err := c.TestWebhook(ctx, clientId, subId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29712,8 +31119,8 @@ func (c *ClientWithResponses) OauthDevicePageSubmitWithResponse(ctx context.Cont
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-func (c *ClientWithResponses) OauthApproveWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error) {
-	rsp, err := c.OauthApproveWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) OauthApproveWithBodyWithResponse(ctx context.Context, params *OauthApproveParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error) {
+	rsp, err := c.OauthApproveWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -29729,8 +31136,8 @@ func (c *ClientWithResponses) OauthApproveWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/oauth/device/approve (the `OauthApprove` operationId).
-func (c *ClientWithResponses) OauthApproveWithResponse(ctx context.Context, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error) {
-	rsp, err := c.OauthApprove(ctx, body, reqEditors...)
+func (c *ClientWithResponses) OauthApproveWithResponse(ctx context.Context, params *OauthApproveParams, body OauthApproveJSONRequestBody, reqEditors ...RequestEditorFn) (*OauthApproveResponse, error) {
+	rsp, err := c.OauthApprove(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30035,8 +31442,8 @@ func (c *ClientWithResponses) GetOpenAPIDocumentWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-func (c *ClientWithResponses) ArchiveActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error) {
-	rsp, err := c.ArchiveActionItemWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveActionItemWithBodyWithResponse(ctx context.Context, params *ArchiveActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error) {
+	rsp, err := c.ArchiveActionItemWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30052,8 +31459,8 @@ func (c *ClientWithResponses) ArchiveActionItemWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/archive (the `ArchiveActionItem` operationId).
-func (c *ClientWithResponses) ArchiveActionItemWithResponse(ctx context.Context, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error) {
-	rsp, err := c.ArchiveActionItem(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveActionItemWithResponse(ctx context.Context, params *ArchiveActionItemParams, body ArchiveActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveActionItemResponse, error) {
+	rsp, err := c.ArchiveActionItem(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30069,8 +31476,8 @@ func (c *ClientWithResponses) ArchiveActionItemWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-func (c *ClientWithResponses) AttachActionItemProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error) {
-	rsp, err := c.AttachActionItemProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) AttachActionItemProjectWithBodyWithResponse(ctx context.Context, params *AttachActionItemProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error) {
+	rsp, err := c.AttachActionItemProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30086,8 +31493,8 @@ func (c *ClientWithResponses) AttachActionItemProjectWithBodyWithResponse(ctx co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/attach-project (the `AttachActionItemProject` operationId).
-func (c *ClientWithResponses) AttachActionItemProjectWithResponse(ctx context.Context, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error) {
-	rsp, err := c.AttachActionItemProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) AttachActionItemProjectWithResponse(ctx context.Context, params *AttachActionItemProjectParams, body AttachActionItemProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*AttachActionItemProjectResponse, error) {
+	rsp, err := c.AttachActionItemProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30171,8 +31578,8 @@ func (c *ClientWithResponses) CreateActionItemWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-func (c *ClientWithResponses) DeleteActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error) {
-	rsp, err := c.DeleteActionItemWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) DeleteActionItemWithBodyWithResponse(ctx context.Context, params *DeleteActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error) {
+	rsp, err := c.DeleteActionItemWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30188,8 +31595,8 @@ func (c *ClientWithResponses) DeleteActionItemWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/delete (the `DeleteActionItem` operationId).
-func (c *ClientWithResponses) DeleteActionItemWithResponse(ctx context.Context, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error) {
-	rsp, err := c.DeleteActionItem(ctx, body, reqEditors...)
+func (c *ClientWithResponses) DeleteActionItemWithResponse(ctx context.Context, params *DeleteActionItemParams, body DeleteActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteActionItemResponse, error) {
+	rsp, err := c.DeleteActionItem(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30239,8 +31646,8 @@ func (c *ClientWithResponses) ListActionItemsWithResponse(ctx context.Context, p
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-func (c *ClientWithResponses) RestoreActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error) {
-	rsp, err := c.RestoreActionItemWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RestoreActionItemWithBodyWithResponse(ctx context.Context, params *RestoreActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error) {
+	rsp, err := c.RestoreActionItemWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30256,8 +31663,8 @@ func (c *ClientWithResponses) RestoreActionItemWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/restore (the `RestoreActionItem` operationId).
-func (c *ClientWithResponses) RestoreActionItemWithResponse(ctx context.Context, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error) {
-	rsp, err := c.RestoreActionItem(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RestoreActionItemWithResponse(ctx context.Context, params *RestoreActionItemParams, body RestoreActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreActionItemResponse, error) {
+	rsp, err := c.RestoreActionItem(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30273,8 +31680,8 @@ func (c *ClientWithResponses) RestoreActionItemWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-func (c *ClientWithResponses) UpdateActionItemWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error) {
-	rsp, err := c.UpdateActionItemWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateActionItemWithBodyWithResponse(ctx context.Context, params *UpdateActionItemParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error) {
+	rsp, err := c.UpdateActionItemWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30290,8 +31697,8 @@ func (c *ClientWithResponses) UpdateActionItemWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/action-item/update (the `UpdateActionItem` operationId).
-func (c *ClientWithResponses) UpdateActionItemWithResponse(ctx context.Context, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error) {
-	rsp, err := c.UpdateActionItem(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpdateActionItemWithResponse(ctx context.Context, params *UpdateActionItemParams, body UpdateActionItemJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateActionItemResponse, error) {
+	rsp, err := c.UpdateActionItem(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30392,8 +31799,8 @@ func (c *ClientWithResponses) CreateNoteWithResponse(ctx context.Context, params
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-func (c *ClientWithResponses) DeleteNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error) {
-	rsp, err := c.DeleteNoteWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) DeleteNoteWithBodyWithResponse(ctx context.Context, params *DeleteNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error) {
+	rsp, err := c.DeleteNoteWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30409,8 +31816,8 @@ func (c *ClientWithResponses) DeleteNoteWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/note/delete (the `DeleteNote` operationId).
-func (c *ClientWithResponses) DeleteNoteWithResponse(ctx context.Context, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error) {
-	rsp, err := c.DeleteNote(ctx, body, reqEditors...)
+func (c *ClientWithResponses) DeleteNoteWithResponse(ctx context.Context, params *DeleteNoteParams, body DeleteNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteNoteResponse, error) {
+	rsp, err := c.DeleteNote(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30494,8 +31901,8 @@ func (c *ClientWithResponses) PatchNoteWithResponse(ctx context.Context, body Pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-func (c *ClientWithResponses) UpdateNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error) {
-	rsp, err := c.UpdateNoteWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateNoteWithBodyWithResponse(ctx context.Context, params *UpdateNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error) {
+	rsp, err := c.UpdateNoteWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30511,8 +31918,8 @@ func (c *ClientWithResponses) UpdateNoteWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/note/update (the `UpdateNote` operationId).
-func (c *ClientWithResponses) UpdateNoteWithResponse(ctx context.Context, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error) {
-	rsp, err := c.UpdateNote(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpdateNoteWithResponse(ctx context.Context, params *UpdateNoteParams, body UpdateNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateNoteResponse, error) {
+	rsp, err := c.UpdateNote(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30528,8 +31935,8 @@ func (c *ClientWithResponses) UpdateNoteWithResponse(ctx context.Context, body U
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-func (c *ClientWithResponses) ArchiveProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error) {
-	rsp, err := c.ArchiveProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveProjectWithBodyWithResponse(ctx context.Context, params *ArchiveProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error) {
+	rsp, err := c.ArchiveProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30545,8 +31952,8 @@ func (c *ClientWithResponses) ArchiveProjectWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/archive (the `ArchiveProject` operationId).
-func (c *ClientWithResponses) ArchiveProjectWithResponse(ctx context.Context, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error) {
-	rsp, err := c.ArchiveProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveProjectWithResponse(ctx context.Context, params *ArchiveProjectParams, body ArchiveProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveProjectResponse, error) {
+	rsp, err := c.ArchiveProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30596,8 +32003,8 @@ func (c *ClientWithResponses) CreateProjectWithResponse(ctx context.Context, par
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-func (c *ClientWithResponses) DeleteProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error) {
-	rsp, err := c.DeleteProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) DeleteProjectWithBodyWithResponse(ctx context.Context, params *DeleteProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error) {
+	rsp, err := c.DeleteProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30613,8 +32020,8 @@ func (c *ClientWithResponses) DeleteProjectWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/delete (the `DeleteProject` operationId).
-func (c *ClientWithResponses) DeleteProjectWithResponse(ctx context.Context, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error) {
-	rsp, err := c.DeleteProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) DeleteProjectWithResponse(ctx context.Context, params *DeleteProjectParams, body DeleteProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*DeleteProjectResponse, error) {
+	rsp, err := c.DeleteProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30698,8 +32105,8 @@ func (c *ClientWithResponses) AddProjectMemberWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-func (c *ClientWithResponses) RemoveProjectMemberWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error) {
-	rsp, err := c.RemoveProjectMemberWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RemoveProjectMemberWithBodyWithResponse(ctx context.Context, params *RemoveProjectMemberParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error) {
+	rsp, err := c.RemoveProjectMemberWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30715,8 +32122,8 @@ func (c *ClientWithResponses) RemoveProjectMemberWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/member/remove (the `RemoveProjectMember` operationId).
-func (c *ClientWithResponses) RemoveProjectMemberWithResponse(ctx context.Context, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error) {
-	rsp, err := c.RemoveProjectMember(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RemoveProjectMemberWithResponse(ctx context.Context, params *RemoveProjectMemberParams, body RemoveProjectMemberJSONRequestBody, reqEditors ...RequestEditorFn) (*RemoveProjectMemberResponse, error) {
+	rsp, err := c.RemoveProjectMember(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30749,8 +32156,8 @@ func (c *ClientWithResponses) ListProjectMembersWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-func (c *ClientWithResponses) RestoreProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error) {
-	rsp, err := c.RestoreProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RestoreProjectWithBodyWithResponse(ctx context.Context, params *RestoreProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error) {
+	rsp, err := c.RestoreProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30766,8 +32173,8 @@ func (c *ClientWithResponses) RestoreProjectWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/restore (the `RestoreProject` operationId).
-func (c *ClientWithResponses) RestoreProjectWithResponse(ctx context.Context, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error) {
-	rsp, err := c.RestoreProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RestoreProjectWithResponse(ctx context.Context, params *RestoreProjectParams, body RestoreProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreProjectResponse, error) {
+	rsp, err := c.RestoreProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30783,8 +32190,8 @@ func (c *ClientWithResponses) RestoreProjectWithResponse(ctx context.Context, bo
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error) {
-	rsp, err := c.UpdateProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Context, params *UpdateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error) {
+	rsp, err := c.UpdateProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30800,8 +32207,8 @@ func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/project/update (the `UpdateProject` operationId).
-func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error) {
-	rsp, err := c.UpdateProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, params *UpdateProjectParams, body UpdateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateProjectResponse, error) {
+	rsp, err := c.UpdateProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30817,8 +32224,8 @@ func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, bod
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-func (c *ClientWithResponses) ArchiveRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error) {
-	rsp, err := c.ArchiveRiskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveRiskWithBodyWithResponse(ctx context.Context, params *ArchiveRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error) {
+	rsp, err := c.ArchiveRiskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30834,8 +32241,8 @@ func (c *ClientWithResponses) ArchiveRiskWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/archive (the `ArchiveRisk` operationId).
-func (c *ClientWithResponses) ArchiveRiskWithResponse(ctx context.Context, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error) {
-	rsp, err := c.ArchiveRisk(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveRiskWithResponse(ctx context.Context, params *ArchiveRiskParams, body ArchiveRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveRiskResponse, error) {
+	rsp, err := c.ArchiveRisk(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30919,8 +32326,8 @@ func (c *ClientWithResponses) ListRisksWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-func (c *ClientWithResponses) RestoreRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error) {
-	rsp, err := c.RestoreRiskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RestoreRiskWithBodyWithResponse(ctx context.Context, params *RestoreRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error) {
+	rsp, err := c.RestoreRiskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30936,8 +32343,8 @@ func (c *ClientWithResponses) RestoreRiskWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/restore (the `RestoreRisk` operationId).
-func (c *ClientWithResponses) RestoreRiskWithResponse(ctx context.Context, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error) {
-	rsp, err := c.RestoreRisk(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RestoreRiskWithResponse(ctx context.Context, params *RestoreRiskParams, body RestoreRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreRiskResponse, error) {
+	rsp, err := c.RestoreRisk(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -30987,8 +32394,8 @@ func (c *ClientWithResponses) PatchRiskWithResponse(ctx context.Context, body Pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-func (c *ClientWithResponses) UpdateRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error) {
-	rsp, err := c.UpdateRiskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateRiskWithBodyWithResponse(ctx context.Context, params *UpdateRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error) {
+	rsp, err := c.UpdateRiskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31004,8 +32411,8 @@ func (c *ClientWithResponses) UpdateRiskWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/risk/update (the `UpdateRisk` operationId).
-func (c *ClientWithResponses) UpdateRiskWithResponse(ctx context.Context, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error) {
-	rsp, err := c.UpdateRisk(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpdateRiskWithResponse(ctx context.Context, params *UpdateRiskParams, body UpdateRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRiskResponse, error) {
+	rsp, err := c.UpdateRisk(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31123,8 +32530,8 @@ func (c *ClientWithResponses) UpdateRRCAWithResponse(ctx context.Context, rrcaId
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/5why/suggest (the `SuggestFiveWhy` operationId).
-func (c *ClientWithResponses) SuggestFiveWhyWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*SuggestFiveWhyResponse, error) {
-	rsp, err := c.SuggestFiveWhy(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) SuggestFiveWhyWithResponse(ctx context.Context, rrcaId string, params *SuggestFiveWhyParams, reqEditors ...RequestEditorFn) (*SuggestFiveWhyResponse, error) {
+	rsp, err := c.SuggestFiveWhy(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31157,8 +32564,8 @@ func (c *ClientWithResponses) GetFiveWhyRunWithResponse(ctx context.Context, rrc
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-func (c *ClientWithResponses) AdvanceRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error) {
-	rsp, err := c.AdvanceRRCAWithBody(ctx, rrcaId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) AdvanceRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error) {
+	rsp, err := c.AdvanceRRCAWithBody(ctx, rrcaId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31174,8 +32581,8 @@ func (c *ClientWithResponses) AdvanceRRCAWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/advance (the `AdvanceRRCA` operationId).
-func (c *ClientWithResponses) AdvanceRRCAWithResponse(ctx context.Context, rrcaId string, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error) {
-	rsp, err := c.AdvanceRRCA(ctx, rrcaId, body, reqEditors...)
+func (c *ClientWithResponses) AdvanceRRCAWithResponse(ctx context.Context, rrcaId string, params *AdvanceRRCAParams, body AdvanceRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*AdvanceRRCAResponse, error) {
+	rsp, err := c.AdvanceRRCA(ctx, rrcaId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31191,8 +32598,8 @@ func (c *ClientWithResponses) AdvanceRRCAWithResponse(ctx context.Context, rrcaI
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/archive (the `ArchiveRRCA` operationId).
-func (c *ClientWithResponses) ArchiveRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ArchiveRRCAResponse, error) {
-	rsp, err := c.ArchiveRRCA(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) ArchiveRRCAWithResponse(ctx context.Context, rrcaId string, params *ArchiveRRCAParams, reqEditors ...RequestEditorFn) (*ArchiveRRCAResponse, error) {
+	rsp, err := c.ArchiveRRCA(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31208,8 +32615,8 @@ func (c *ClientWithResponses) ArchiveRRCAWithResponse(ctx context.Context, rrcaI
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/corrective-actions (the `ListCorrectiveActions` operationId).
-func (c *ClientWithResponses) ListCorrectiveActionsWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ListCorrectiveActionsResponse, error) {
-	rsp, err := c.ListCorrectiveActions(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) ListCorrectiveActionsWithResponse(ctx context.Context, rrcaId string, params *ListCorrectiveActionsParams, reqEditors ...RequestEditorFn) (*ListCorrectiveActionsResponse, error) {
+	rsp, err := c.ListCorrectiveActions(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31250,17 +32657,17 @@ func (c *ClientWithResponses) CreateCorrectiveActionWithResponse(ctx context.Con
 	return ParseCreateCorrectiveActionResponse(rsp)
 }
 
-// ListLookAcrossWithResponse Look-across (yokoten) suggestions: other projects with the same failure mechanism
+// ListLookAcrossWithResponse Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first
 //
-// Look-across (yokoten) suggestions: other projects with the same failure mechanism.
+// Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first.
 //
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across (the `ListLookAcross` operationId).
-func (c *ClientWithResponses) ListLookAcrossWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*ListLookAcrossResponse, error) {
-	rsp, err := c.ListLookAcross(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) ListLookAcrossWithResponse(ctx context.Context, rrcaId string, params *ListLookAcrossParams, reqEditors ...RequestEditorFn) (*ListLookAcrossResponse, error) {
+	rsp, err := c.ListLookAcross(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31293,8 +32700,8 @@ func (c *ClientWithResponses) GetLookAcrossRunWithResponse(ctx context.Context, 
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/suggest (the `SuggestLookAcross` operationId).
-func (c *ClientWithResponses) SuggestLookAcrossWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*SuggestLookAcrossResponse, error) {
-	rsp, err := c.SuggestLookAcross(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) SuggestLookAcrossWithResponse(ctx context.Context, rrcaId string, params *SuggestLookAcrossParams, reqEditors ...RequestEditorFn) (*SuggestLookAcrossResponse, error) {
+	rsp, err := c.SuggestLookAcross(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31310,8 +32717,8 @@ func (c *ClientWithResponses) SuggestLookAcrossWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-func (c *ClientWithResponses) ApplyLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error) {
-	rsp, err := c.ApplyLookAcrossWithBody(ctx, rrcaId, suggestionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ApplyLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error) {
+	rsp, err := c.ApplyLookAcrossWithBody(ctx, rrcaId, suggestionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31327,8 +32734,8 @@ func (c *ClientWithResponses) ApplyLookAcrossWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply (the `ApplyLookAcross` operationId).
-func (c *ClientWithResponses) ApplyLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error) {
-	rsp, err := c.ApplyLookAcross(ctx, rrcaId, suggestionId, body, reqEditors...)
+func (c *ClientWithResponses) ApplyLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *ApplyLookAcrossParams, body ApplyLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*ApplyLookAcrossResponse, error) {
+	rsp, err := c.ApplyLookAcross(ctx, rrcaId, suggestionId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31344,8 +32751,8 @@ func (c *ClientWithResponses) ApplyLookAcrossWithResponse(ctx context.Context, r
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-func (c *ClientWithResponses) RejectLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error) {
-	rsp, err := c.RejectLookAcrossWithBody(ctx, rrcaId, suggestionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RejectLookAcrossWithBodyWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error) {
+	rsp, err := c.RejectLookAcrossWithBody(ctx, rrcaId, suggestionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31361,8 +32768,8 @@ func (c *ClientWithResponses) RejectLookAcrossWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject (the `RejectLookAcross` operationId).
-func (c *ClientWithResponses) RejectLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error) {
-	rsp, err := c.RejectLookAcross(ctx, rrcaId, suggestionId, body, reqEditors...)
+func (c *ClientWithResponses) RejectLookAcrossWithResponse(ctx context.Context, rrcaId string, suggestionId string, params *RejectLookAcrossParams, body RejectLookAcrossJSONRequestBody, reqEditors ...RequestEditorFn) (*RejectLookAcrossResponse, error) {
+	rsp, err := c.RejectLookAcross(ctx, rrcaId, suggestionId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31446,8 +32853,8 @@ func (c *ClientWithResponses) DeleteRRCANodeWithResponse(ctx context.Context, rr
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes/{nodeId}/accept (the `AcceptRRCANode` operationId).
-func (c *ClientWithResponses) AcceptRRCANodeWithResponse(ctx context.Context, rrcaId string, nodeId string, reqEditors ...RequestEditorFn) (*AcceptRRCANodeResponse, error) {
-	rsp, err := c.AcceptRRCANode(ctx, rrcaId, nodeId, reqEditors...)
+func (c *ClientWithResponses) AcceptRRCANodeWithResponse(ctx context.Context, rrcaId string, nodeId string, params *AcceptRRCANodeParams, reqEditors ...RequestEditorFn) (*AcceptRRCANodeResponse, error) {
+	rsp, err := c.AcceptRRCANode(ctx, rrcaId, nodeId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31463,8 +32870,8 @@ func (c *ClientWithResponses) AcceptRRCANodeWithResponse(ctx context.Context, rr
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/restore (the `RestoreRRCA` operationId).
-func (c *ClientWithResponses) RestoreRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*RestoreRRCAResponse, error) {
-	rsp, err := c.RestoreRRCA(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) RestoreRRCAWithResponse(ctx context.Context, rrcaId string, params *RestoreRRCAParams, reqEditors ...RequestEditorFn) (*RestoreRRCAResponse, error) {
+	rsp, err := c.RestoreRRCA(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31514,8 +32921,8 @@ func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, params *Se
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-func (c *ClientWithResponses) ArchiveTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error) {
-	rsp, err := c.ArchiveTaskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveTaskWithBodyWithResponse(ctx context.Context, params *ArchiveTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error) {
+	rsp, err := c.ArchiveTaskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31531,8 +32938,8 @@ func (c *ClientWithResponses) ArchiveTaskWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/archive (the `ArchiveTask` operationId).
-func (c *ClientWithResponses) ArchiveTaskWithResponse(ctx context.Context, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error) {
-	rsp, err := c.ArchiveTask(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ArchiveTaskWithResponse(ctx context.Context, params *ArchiveTaskParams, body ArchiveTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*ArchiveTaskResponse, error) {
+	rsp, err := c.ArchiveTask(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31650,8 +33057,8 @@ func (c *ClientWithResponses) ListTasksWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-func (c *ClientWithResponses) RestoreTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error) {
-	rsp, err := c.RestoreTaskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) RestoreTaskWithBodyWithResponse(ctx context.Context, params *RestoreTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error) {
+	rsp, err := c.RestoreTaskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31667,8 +33074,8 @@ func (c *ClientWithResponses) RestoreTaskWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/restore (the `RestoreTask` operationId).
-func (c *ClientWithResponses) RestoreTaskWithResponse(ctx context.Context, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error) {
-	rsp, err := c.RestoreTask(ctx, body, reqEditors...)
+func (c *ClientWithResponses) RestoreTaskWithResponse(ctx context.Context, params *RestoreTaskParams, body RestoreTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*RestoreTaskResponse, error) {
+	rsp, err := c.RestoreTask(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31718,8 +33125,8 @@ func (c *ClientWithResponses) PatchTaskWithResponse(ctx context.Context, body Pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-func (c *ClientWithResponses) UpdateTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error) {
-	rsp, err := c.UpdateTaskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateTaskWithBodyWithResponse(ctx context.Context, params *UpdateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error) {
+	rsp, err := c.UpdateTaskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31735,8 +33142,8 @@ func (c *ClientWithResponses) UpdateTaskWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
-func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error) {
-	rsp, err := c.UpdateTask(ctx, body, reqEditors...)
+func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error) {
+	rsp, err := c.UpdateTask(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31786,8 +33193,8 @@ func (c *ClientWithResponses) ListDeliveriesWithResponse(ctx context.Context, pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-func (c *ClientWithResponses) ReplayFailedDeliveriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error) {
-	rsp, err := c.ReplayFailedDeliveriesWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ReplayFailedDeliveriesWithBodyWithResponse(ctx context.Context, params *ReplayFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error) {
+	rsp, err := c.ReplayFailedDeliveriesWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31803,8 +33210,8 @@ func (c *ClientWithResponses) ReplayFailedDeliveriesWithBodyWithResponse(ctx con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/replay (the `ReplayFailedDeliveries` operationId).
-func (c *ClientWithResponses) ReplayFailedDeliveriesWithResponse(ctx context.Context, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error) {
-	rsp, err := c.ReplayFailedDeliveries(ctx, body, reqEditors...)
+func (c *ClientWithResponses) ReplayFailedDeliveriesWithResponse(ctx context.Context, params *ReplayFailedDeliveriesParams, body ReplayFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayFailedDeliveriesResponse, error) {
+	rsp, err := c.ReplayFailedDeliveries(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -31837,8 +33244,8 @@ func (c *ClientWithResponses) GetDeliveryWithResponse(ctx context.Context, deliv
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /openapi/v1/webhooks/deliveries/{deliveryId}/replay (the `ReplayDelivery` operationId).
-func (c *ClientWithResponses) ReplayDeliveryWithResponse(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*ReplayDeliveryResponse, error) {
-	rsp, err := c.ReplayDelivery(ctx, deliveryId, reqEditors...)
+func (c *ClientWithResponses) ReplayDeliveryWithResponse(ctx context.Context, deliveryId string, params *ReplayDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayDeliveryResponse, error) {
+	rsp, err := c.ReplayDelivery(ctx, deliveryId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33428,6 +34835,13 @@ func ParseRegenerateKeyResponse(rsp *http.Response) (*RegenerateKeyResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33502,6 +34916,13 @@ func ParseRenewKeyResponse(rsp *http.Response) (*RenewKeyResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33631,6 +35052,20 @@ func ParseRotateAppSecretResponse(rsp *http.Response) (*RotateAppSecretResponse,
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33965,6 +35400,20 @@ func ParseDisableWebhookResponse(rsp *http.Response) (*DisableWebhookResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34025,6 +35474,20 @@ func ParseEnableWebhookResponse(rsp *http.Response) (*EnableWebhookResponse, err
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34087,12 +35550,26 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34154,6 +35631,20 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34415,12 +35906,26 @@ func ParseOauthApproveResponse(rsp *http.Response) (*OauthApproveResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -34849,12 +36354,26 @@ func ParseArchiveActionItemResponse(rsp *http.Response) (*ArchiveActionItemRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -35010,12 +36529,26 @@ func ParseAttachActionItemProjectResponse(rsp *http.Response) (*AttachActionItem
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -35521,12 +37054,26 @@ func ParseDeleteActionItemResponse(rsp *http.Response) (*DeleteActionItemRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -35990,12 +37537,26 @@ func ParseRestoreActionItemResponse(rsp *http.Response) (*RestoreActionItemRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -36151,12 +37712,26 @@ func ParseUpdateActionItemResponse(rsp *http.Response) (*UpdateActionItemRespons
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -36816,12 +38391,26 @@ func ParseDeleteNoteResponse(rsp *http.Response) (*DeleteNoteResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -37446,12 +39035,26 @@ func ParseUpdateNoteResponse(rsp *http.Response) (*UpdateNoteResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -37607,12 +39210,26 @@ func ParseArchiveProjectResponse(rsp *http.Response) (*ArchiveProjectResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -37956,6 +39573,13 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -38594,12 +40218,26 @@ func ParseRemoveProjectMemberResponse(rsp *http.Response) (*RemoveProjectMemberR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -38909,12 +40547,26 @@ func ParseRestoreProjectResponse(rsp *http.Response) (*RestoreProjectResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -39070,12 +40722,26 @@ func ParseUpdateProjectResponse(rsp *http.Response) (*UpdateProjectResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -39231,12 +40897,26 @@ func ParseArchiveRiskResponse(rsp *http.Response) (*ArchiveRiskResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -39875,12 +41555,26 @@ func ParseRestoreRiskResponse(rsp *http.Response) (*RestoreRiskResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -40197,12 +41891,26 @@ func ParseUpdateRiskResponse(rsp *http.Response) (*UpdateRiskResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -41002,6 +42710,20 @@ func ParseSuggestFiveWhyResponse(rsp *http.Response) (*SuggestFiveWhyResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41324,6 +43046,13 @@ func ParseAdvanceRRCAResponse(rsp *http.Response) (*AdvanceRRCAResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41477,6 +43206,20 @@ func ParseArchiveRRCAResponse(rsp *http.Response) (*ArchiveRRCAResponse, error) 
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -42269,6 +44012,20 @@ func ParseSuggestLookAcrossResponse(rsp *http.Response) (*SuggestLookAcrossRespo
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42437,6 +44194,13 @@ func ParseApplyLookAcrossResponse(rsp *http.Response) (*ApplyLookAcrossResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42604,6 +44368,13 @@ func ParseRejectLookAcrossResponse(rsp *http.Response) (*RejectLookAcrossRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -43249,6 +45020,13 @@ func ParseAcceptRRCANodeResponse(rsp *http.Response) (*AcceptRRCANodeResponse, e
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43402,6 +45180,20 @@ func ParseRestoreRRCAResponse(rsp *http.Response) (*RestoreRRCAResponse, error) 
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -43865,12 +45657,26 @@ func ParseArchiveTaskResponse(rsp *http.Response) (*ArchiveTaskResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -44684,12 +46490,26 @@ func ParseRestoreTaskResponse(rsp *http.Response) (*RestoreTaskResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45006,12 +46826,26 @@ func ParseUpdateTaskResponse(rsp *http.Response) (*UpdateTaskResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45389,6 +47223,13 @@ func ParseReplayFailedDeliveriesResponse(rsp *http.Response) (*ReplayFailedDeliv
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45703,6 +47544,13 @@ func ParseReplayDeliveryResponse(rsp *http.Response) (*ReplayDeliveryResponse, e
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
