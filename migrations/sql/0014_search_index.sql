@@ -3,9 +3,10 @@
 -- Every searchable table gets its text as a stored tsvector (search_doc: the
 -- title weighted A, the longer text B), computed once on write instead of on
 -- every read, with a GIN index; and a trigram GIN index on each text the fuzzy
--- branch compares (resource/facet Search.Fuzzy) that had none. The expressions
--- are those of each resource's SearchSource, character for character, so the
--- planner matches the query to the index.
+-- branch compares (resource/facet Search.Fuzzy) that had none. Those are bare
+-- columns, never expressions: under row-level security PostgreSQL uses an index
+-- only for a condition of LEAKPROOF parts, and coalesce() is not one
+-- (pgcluster.SearchLeakproof marks the operators' functions).
 --
 -- One change per statement, in a DO block as 0012: Citus refuses several DDL
 -- statements in one query string; on Citus each statement reaches every shard
@@ -16,19 +17,19 @@ begin
         setweight(to_tsvector('english'::regconfig, name), 'A') ||
         setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')) stored;
     create index projects_search_doc on projects using gin (search_doc);
-    create index projects_description_trgm on projects using gin ((coalesce(description, '')) gin_trgm_ops);
+    create index projects_description_trgm on projects using gin (description gin_trgm_ops);
 
     alter table tasks add column search_doc tsvector generated always as (
         setweight(to_tsvector('english'::regconfig, title), 'A') ||
         setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')) stored;
     create index tasks_search_doc on tasks using gin (search_doc);
-    create index tasks_description_trgm on tasks using gin ((coalesce(description, '')) gin_trgm_ops);
+    create index tasks_description_trgm on tasks using gin (description gin_trgm_ops);
 
     alter table risks add column search_doc tsvector generated always as (
         setweight(to_tsvector('english'::regconfig, title), 'A') ||
         setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')) stored;
     create index risks_search_doc on risks using gin (search_doc);
-    create index risks_description_trgm on risks using gin ((coalesce(description, '')) gin_trgm_ops);
+    create index risks_description_trgm on risks using gin (description gin_trgm_ops);
 
     -- A note's title is the start of its body: the body is its one text.
     alter table notes add column search_doc tsvector generated always as (
@@ -39,7 +40,8 @@ begin
         setweight(to_tsvector('english'::regconfig, title), 'A') ||
         setweight(to_tsvector('english'::regconfig, coalesce(description, '') || ' ' || coalesce(owner_hint, '')), 'B')) stored;
     create index action_items_search_doc on action_items using gin (search_doc);
-    create index action_items_body_trgm on action_items using gin ((coalesce(description, '') || ' ' || coalesce(owner_hint, '')) gin_trgm_ops);
+    create index action_items_description_trgm on action_items using gin (description gin_trgm_ops);
+    create index action_items_owner_hint_trgm on action_items using gin (owner_hint gin_trgm_ops);
 
     alter table rrca_analyses add column search_doc tsvector generated always as (
         setweight(to_tsvector('english'::regconfig, title), 'A') ||

@@ -23,8 +23,9 @@ type Search struct {
 	Title     string // expression for the title
 	Body      string // expression for the longer text (may be "''")
 	ProjectID string // expression for the owning project's id, or "null"
-	// Fuzzy are the texts the trigram branch compares with the query, each
-	// spelled as its pg_trgm GIN index is, so the planner uses the index.
+	// Fuzzy are the columns the trigram branch compares with the query, each
+	// with a pg_trgm GIN index; bare columns, since under row-level security
+	// an expression such as coalesce() keeps the planner off the index.
 	Fuzzy []string
 	// Status is the expression of the row's status and Statuses its values;
 	// "" for a type without one, which a search by status does not read.

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -41,6 +42,10 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 	if f.After != nil {
 		after = fmt.Sprintf("where (s.score, s.id) < (%s::float8, %s::uuid)", arg(f.After.Score), arg(f.After.ID))
 	}
+	var fuzzy []string
+	for _, w := range fuzzyWords(q) {
+		fuzzy = append(fuzzy, arg(w))
+	}
 	parts := make([]string, 0, len(sources))
 	for _, s := range sources {
 		var filters string
@@ -53,7 +58,7 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 		if since != "" {
 			filters += " and r.updated_at >= " + since
 		}
-		parts = append(parts, sourceSQL(s, filters, after))
+		parts = append(parts, sourceSQL(s, fuzzyMatch(s, fuzzy), filters, after))
 	}
 	return `select type, id, project_id, title,
 		case kind
@@ -69,11 +74,7 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 // full-text match of the words, 1 for a match of their prefixes, 0 for a
 // trigram match alone, and a score that keeps the kinds apart (ts_rank with
 // normalization 32 is below 1; a title, weight A, ranks above the body).
-func sourceSQL(s facet.Search, filters, after string) string {
-	fuzzy := make([]string, 0, len(s.Fuzzy))
-	for _, e := range s.Fuzzy {
-		fuzzy = append(fuzzy, "$2 <<% "+e)
-	}
+func sourceSQL(s facet.Search, fuzzy, filters, after string) string {
 	return fmt.Sprintf(`(select * from (select type, id, project_id, title, body, kind,
 			(case kind
 				when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
@@ -90,7 +91,49 @@ func sourceSQL(s facet.Search, filters, after string) string {
 				or %[8]s)) m) s
 		%[9]s
 		order by score desc, id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, strings.Join(fuzzy, " or "), after)
+		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after)
+}
+
+// fuzzyMatch is the trigram branch's condition: every word of the query
+// (params) close to a word of one of the source's fuzzy columns. Word by word,
+// so that one common word of a longer query does not match on its own, and
+// each word's condition an index condition (a BitmapAnd of the words).
+func fuzzyMatch(s facet.Search, params []string) string {
+	if len(params) == 0 {
+		return "false"
+	}
+	cols := make([]string, 0, len(s.Fuzzy))
+	for _, c := range s.Fuzzy {
+		words := make([]string, 0, len(params))
+		for _, p := range params {
+			words = append(words, p+" <<% "+c)
+		}
+		cols = append(cols, "("+strings.Join(words, " and ")+")")
+	}
+	return strings.Join(cols, " or ")
+}
+
+// Words of fewer runes than minFuzzyWord have too few trigrams to tell a typo
+// from another word; a query's first maxFuzzyWords words are compared.
+const (
+	minFuzzyWord  = 3
+	maxFuzzyWords = 4
+)
+
+// fuzzyWords are the words of q the trigram branch compares.
+func fuzzyWords(q string) []string {
+	var out []string
+	for _, w := range words(q) {
+		if utf8.RuneCountInString(w) >= minFuzzyWord && len(out) < maxFuzzyWords {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// words are q's runs of letters and digits.
+func words(q string) []string {
+	return strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // maxPrefixWords bounds the words of a prefix query.
@@ -101,7 +144,7 @@ const maxPrefixWords = 16
 // nothing of q reaches to_tsquery as its syntax; "" when q has none (an empty
 // tsquery matches nothing).
 func prefixQuery(q string) string {
-	words := strings.FieldsFunc(q, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	words := words(q)
 	if len(words) > maxPrefixWords {
 		words = words[:maxPrefixWords]
 	}
