@@ -210,8 +210,9 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 		}
 		b.projects = append(b.projects, p["id"].(string))
 	}
-	for done := 0; done < b.o.Tasks; done += 100 {
-		n := min(100, b.o.Tasks-done)
+	viaAPI := min(b.o.Tasks, apiSeedTasks)
+	for done := 0; done < viaAPI; done += 100 {
+		n := min(100, viaAPI-done)
 		ops := make([]map[string]any, n)
 		for i := range ops {
 			k := done + i
@@ -231,6 +232,11 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 			}
 			b.tasks = append(b.tasks, id)
 			b.statuses = append(b.statuses, "TODO")
+		}
+	}
+	if b.o.Tasks > viaAPI {
+		if err := b.bulkTasks(ctx, b.o.Tasks-viaAPI); err != nil {
+			return err
 		}
 	}
 	// Risks one by one (there is no risk batch), 8 at a time.
@@ -392,6 +398,30 @@ func (b *bench) runAll(ctx context.Context) error {
 	}
 	b.ratio(&list, "pgbench -S", tps)
 	add(list)
+
+	// read-list filtered, search: reads whose cost may grow with the
+	// workspace (-tasks); no reference.
+	add(b.measure("read-list filtered", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			_, err := b.load.do("GET", b.filteredListURL(), nil)
+			return err
+		})
+	}))
+	search := b.measure("search", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			_, err := b.load.do("GET", b.searchURL(), nil)
+			return err
+		})
+	})
+	add(search)
+	paced := b.measure("latency search", "constant-rate", func() loopResult {
+		return paced(ctx, half(search.RPS), d, c, func(t *vegeta.Target) error {
+			t.Method, t.URL, t.Header = "GET", b.searchURL(), b.keyH
+			return nil
+		}, nil)
+	})
+	paced.TargetRate = half(search.RPS)
+	add(paced)
 
 	// write
 	write := b.measure("write", "closed-loop", func() loopResult { return b.writeLoop(ctx, nil) })

@@ -24,6 +24,10 @@ begin
         setweight(to_tsvector('english'::regconfig, coalesce(description, '')), 'B')) stored;
     create index tasks_search_doc on tasks using gin (search_doc);
     create index tasks_description_trgm on tasks using gin (description gin_trgm_ops);
+    -- A project's tasks in one status, newest first (the list's projectId and
+    -- status filters together): by status alone the list read every task of
+    -- the status in the workspace to find a project's.
+    create index tasks_project_status on tasks (workspace_id, project_id, status, id);
 
     alter table risks add column search_doc tsvector generated always as (
         setweight(to_tsvector('english'::regconfig, title), 'A') ||

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/internal/madeup"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/facet"
@@ -44,16 +45,7 @@ var commonWords = strings.Fields(`pump valve motor bearing line press furnace co
 	safety quality cost schedule budget vendor shipment drawing release approval meeting report`)
 
 func newSeedText() seedText {
-	r := rand.New(rand.NewPCG(1, 18))
-	vocab := make([]string, 3000)
-	for i := range vocab {
-		b := make([]byte, 5+r.IntN(5))
-		for j := range b {
-			b[j] = "abcdefghijklmnoprstuvwy"[r.IntN(23)]
-		}
-		vocab[i] = string(b)
-	}
-	return seedText{r: r, vocab: vocab}
+	return seedText{r: rand.New(rand.NewPCG(1, 18)), vocab: madeup.Words(1, 3000)}
 }
 
 func (s seedText) words(n int) string {

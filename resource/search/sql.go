@@ -18,11 +18,12 @@ const headline = `'StartSel=«,StopSel=»,MaxWords=24,MinWords=8,MaxFragments=1'
 
 // query is the search's one statement and its arguments: $1 the workspace,
 // $2 the query text, $3 its words as prefixes (prefixQuery), $4 the number of
-// rows to read, then the filters'. Each source's part reads only rows its
-// indexes find (the stored tsvector's GIN index for words and prefixes, the
-// trigram GIN indexes for typos), ranks them and keeps its best; the outer
-// select merges the parts and makes snippets of the page's rows only, since
-// ts_headline reads the whole text.
+// rows to read, then the filters' and the query's words for the trigram
+// branch. Each source has two parts, each reading only rows an index finds:
+// matches of the words (wordsSQL, the CTE words) and, when those do not fill
+// the page, typos (typosSQL); each ranks its rows and keeps its best. The
+// outer select merges the parts and makes snippets of the page's rows only,
+// since ts_headline reads the whole text.
 func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (string, []any) {
 	args := []any{ws, q, prefixQuery(q), rows}
 	arg := func(v any) string {
@@ -46,7 +47,8 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 	for _, w := range fuzzyWords(q) {
 		fuzzy = append(fuzzy, arg(w))
 	}
-	parts := make([]string, 0, len(sources))
+	words := make([]string, 0, len(sources))
+	typos := make([]string, 0, len(sources))
 	for _, s := range sources {
 		var filters string
 		if project != "" {
@@ -58,39 +60,51 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 		if since != "" {
 			filters += " and r.updated_at >= " + since
 		}
-		parts = append(parts, sourceSQL(s, fuzzyMatch(s, fuzzy), filters, after))
+		words = append(words, wordsSQL(s, filters, after))
+		typos = append(typos, typosSQL(s, fuzzyMatch(s, fuzzy), filters, after))
 	}
-	return `select type, id, project_id, title,
+	return `with words as (` + strings.Join(words, " union all ") + `)
+		select type, id, project_id, title,
 		case kind
 			when 2 then coalesce(nullif(ts_headline('english', body, websearch_to_tsquery('english', $2), ` + headline + `), ''), left(title, 160))
 			when 1 then coalesce(nullif(ts_headline('english', body, to_tsquery('english', $3), ` + headline + `), ''), left(title, 160))
 			else left(coalesce(nullif(body, ''), title), 160)
 		end as snippet, score
-		from (` + strings.Join(parts, " union all ") + `) hits
+		from (select * from words union all ` + strings.Join(typos, " union all ") + `) hits
 		order by score desc, id desc limit $4`, args
 }
 
-// sourceSQL is one source's part: its matching rows with kind 2 for a
-// full-text match of the words, 1 for a match of their prefixes, 0 for a
-// trigram match alone, and a score that keeps the kinds apart (ts_rank with
-// normalization 32 is below 1; a title, weight A, ranks above the body).
-func sourceSQL(s facet.Search, fuzzy, filters, after string) string {
+// wordsSQL is a source's best rows that match the query's words (kind 2) or
+// their prefixes (kind 1), through the stored tsvector's GIN index. ts_rank
+// with normalization 32 is below 1, so the kinds never mix; a title (weight A)
+// ranks above the body.
+func wordsSQL(s facet.Search, filters, after string) string {
 	return fmt.Sprintf(`(select * from (select type, id, project_id, title, body, kind,
-			(case kind
-				when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
-				when 1 then 1 + ts_rank(doc, to_tsquery('english', $3), 32)
-				else greatest(strict_word_similarity($2, title), strict_word_similarity($2, body) / 2)
-			end)::float8 as score
+			(case kind when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
+				else 1 + ts_rank(doc, to_tsquery('english', $3), 32) end)::float8 as score
 		from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, r.search_doc as doc,
-			case when r.search_doc @@ websearch_to_tsquery('english', $2) then 2
-				when r.search_doc @@ to_tsquery('english', $3) then 1 else 0 end as kind
+			case when r.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind
 			from %[2]s r
-			where r.workspace_id = $1 and %[6]s%[7]s and (
-				r.search_doc @@ websearch_to_tsquery('english', $2)
-				or r.search_doc @@ to_tsquery('english', $3)
-				or %[8]s)) m) s
-		%[9]s
-		order by score desc, id desc limit $4)`,
+			where r.workspace_id = $1 and %[6]s%[7]s and (r.search_doc @@ websearch_to_tsquery('english', $2)
+				or r.search_doc @@ to_tsquery('english', $3))) m) s
+		%[8]s order by score desc, id desc limit $4)`,
+		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after)
+}
+
+// typosSQL is a source's best rows that match the query by trigrams alone
+// (kind 0, score below 1), through the trigram GIN indexes. They rank below
+// every word match, so the part runs only when the word matches after the
+// cursor do not fill the page: a one-time filter on the words CTE, so a
+// search that finds its words never pays for the trigram index's candidates
+// (thousands for a short word, each compared again in full).
+func typosSQL(s facet.Search, fuzzy, filters, after string) string {
+	return fmt.Sprintf(`(select * from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, 0 as kind,
+			greatest(strict_word_similarity($2, %[3]s), strict_word_similarity($2, %[4]s) / 2)::float8 as score
+			from %[2]s r
+			where r.workspace_id = $1 and %[6]s%[7]s and (%[8]s)
+				and not (r.search_doc @@ websearch_to_tsquery('english', $2) or r.search_doc @@ to_tsquery('english', $3))
+				and (select count(*) from (select 1 from words limit $4) w) < $4) s
+		%[9]s order by score desc, id desc limit $4)`,
 		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after)
 }
 
