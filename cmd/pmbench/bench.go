@@ -211,13 +211,15 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 		b.projects = append(b.projects, p["id"].(string))
 	}
 	viaAPI := min(b.o.Tasks, apiSeedTasks)
+	seedRand := rand.New(rand.NewPCG(1, 2))
 	for done := 0; done < viaAPI; done += 100 {
 		n := min(100, viaAPI-done)
 		ops := make([]map[string]any, n)
 		for i := range ops {
 			k := done + i
+			title, desc := seedText(seedRand, 4), seedText(seedRand, 12)
 			ops[i] = map[string]any{"op": "create", "projectId": b.projects[k%len(b.projects)],
-				"title": fmt.Sprintf("Bench task %d", k+1), "priority": 1 + k%5}
+				"title": title, "description": desc, "priority": 1 + k%5}
 		}
 		out, err := a.Call(ctx, "POST", base+"task/batch", keyM, map[string]any{"atomic": true, "operations": ops})
 		if err != nil {
