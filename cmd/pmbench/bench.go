@@ -47,6 +47,7 @@ type bench struct {
 	keyH                  http.Header
 	console               map[string]string
 	appID                 string
+	workspaceID           string
 
 	seed         Seed
 	setupSeconds float64 // the cluster's start and the migrations
@@ -195,7 +196,7 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	b.console, b.appID = tn.Console, tn.AppID
+	b.console, b.appID, b.workspaceID = tn.Console, tn.AppID, tn.WorkspaceID
 	b.keyH = http.Header{"Content-Type": {"application/json"}}
 	for k, v := range tn.Key {
 		b.keyH.Set(k, v)

@@ -49,8 +49,8 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	var ws uuid.UUID
-	if err := conn.QueryRow(ctx, "select workspace_id from projects limit 1").Scan(&ws); err != nil {
+	ws, err := uuid.Parse(b.workspaceID)
+	if err != nil {
 		return err
 	}
 	projects := make([]uuid.UUID, len(b.projects))
