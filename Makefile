@@ -40,7 +40,7 @@ test-citus: build tools
 # then runs read-detail and write on a three-node Citus cluster and compares;
 # STATEMENTS=1 reports pg_stat_statements per write and per delivery.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements)
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements) $(if $(TASKS),-tasks $(TASKS))
 
 # Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
 # and of the worker twice and an immediate PostgreSQL restart while clients

@@ -70,7 +70,7 @@ func BuildDocument(ops []Operation, c Catalog) (*openapi3.T, error) {
 		o.Security = security(op)
 		if op.Idempotent {
 			p := openapi3.NewHeaderParameter(headerIdempotencyKey).WithSchema(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(255))
-			p.Description = "Makes the create safe to retry for 24 hours: the same key with the same body replays the first " +
+			p.Description = "Makes the request safe to retry for 24 hours: the same key with the same body replays the first " +
 				"response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the " +
 				"first request still runs is 409 CONFLICT"
 			if op.SecretField != "" {

@@ -57,8 +57,8 @@ func countedPool(t *testing.T, n *atomic.Int64) *pgxpool.Pool {
 // TestAuthenticatedReadIsOneRoundTrip counts, at the socket, the round trips to
 // PostgreSQL of whole HTTP requests through the Fiber app: API-key
 // authentication (cached), rate limit, the workspace binding and the query.
-// Every read by id and every list is one: the workspace setting and the
-// query travel as one batch.
+// Every read by id, every list and every search (with its filters and
+// cursor) is one: the workspace setting and the query travel as one batch.
 func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 	t.Parallel()
 	var writes atomic.Int64
@@ -70,12 +70,19 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 	if risk.Status != 201 {
 		t.Fatalf("create risk: %d %s", risk.Status, risk.Raw)
 	}
+	cursor, _ := tn.Get(t, searchPath, map[string]string{"q": "counted", "limit": "1"}).Data()["nextCursor"].(string)
+	if cursor == "" {
+		t.Fatal("no second page of the search")
+	}
 	reads := []struct{ name, path string }{
 		{"task detail", taskBase + "detail?id=" + task},
 		{"task list", taskBase + "list?limit=50&projectId=" + prj},
 		{"project detail", "/openapi/v1/resource/project/detail?id=" + prj},
 		{"risk detail", "/openapi/v1/resource/risk/detail?id=" + risk.Data()["id"].(string)},
 		{"risk list", "/openapi/v1/resource/risk/list?projectId=" + prj},
+		{"search", searchPath + "?q=counted"},
+		{"search with filters", searchPath + "?q=counted&projectId=" + prj + "&status=TODO&updatedSince=2020-01-01"},
+		{"search page", searchPath + "?q=counted&limit=1&cursor=" + cursor},
 	}
 	for _, rd := range reads {
 		t.Run(rd.name, func(t *testing.T) {

@@ -2417,7 +2417,7 @@ type SearchItem struct {
 	Id        string                    `json:"id"`
 	ProjectId nullable.Nullable[string] `json:"projectId"`
 
-	// Score Higher is better; comparable within one answer
+	// Score Higher is better; comparable within one search and its pages
 	Score float64 `json:"score"`
 
 	// Snippet Where the text matched, matches between « and »
@@ -2432,6 +2432,9 @@ type SearchItemType string
 // SearchResults defines model for SearchResults.
 type SearchResults struct {
 	Items []SearchItem `json:"items"`
+
+	// NextCursor Pass as cursor for the next page; null on the last
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
 }
 
 // SearchResultsEnvelope Success answer carrying SearchResults
@@ -3093,7 +3096,7 @@ type ListAppsParams struct {
 
 // CreateAppParams defines parameters for CreateApp.
 type CreateAppParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3108,25 +3111,25 @@ type ListKeysParams struct {
 
 // CreateKeyParams defines parameters for CreateKey.
 type CreateKeyParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `apiKey` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `apiKey` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RegenerateKeyParams defines parameters for RegenerateKey.
 type RegenerateKeyParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `apiKey` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `apiKey` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RenewKeyParams defines parameters for RenewKey.
 type RenewKeyParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RotateAppSecretParams defines parameters for RotateAppSecret.
 type RotateAppSecretParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3141,67 +3144,67 @@ type ListWebhooksParams struct {
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // DisableWebhookParams defines parameters for DisableWebhook.
 type DisableWebhookParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // EnableWebhookParams defines parameters for EnableWebhook.
 type EnableWebhookParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
 type RotateWebhookSecretParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // TestWebhookParams defines parameters for TestWebhook.
 type TestWebhookParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // OauthApproveParams defines parameters for OauthApprove.
 type OauthApproveParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ArchiveActionItemParams defines parameters for ArchiveActionItem.
 type ArchiveActionItemParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // AttachActionItemProjectParams defines parameters for AttachActionItemProject.
 type AttachActionItemProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // BatchActionItemsParams defines parameters for BatchActionItems.
 type BatchActionItemsParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateActionItemParams defines parameters for CreateActionItem.
 type CreateActionItemParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // DeleteActionItemParams defines parameters for DeleteActionItem.
 type DeleteActionItemParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3244,19 +3247,19 @@ type ListActionItemsParams struct {
 
 // RestoreActionItemParams defines parameters for RestoreActionItem.
 type RestoreActionItemParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateActionItemParams defines parameters for UpdateActionItem.
 type UpdateActionItemParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // AddActionItemLogParams defines parameters for AddActionItemLog.
 type AddActionItemLogParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3272,13 +3275,13 @@ type ListActionItemLogsParams struct {
 
 // CreateNoteParams defines parameters for CreateNote.
 type CreateNoteParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // DeleteNoteParams defines parameters for DeleteNote.
 type DeleteNoteParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3304,25 +3307,25 @@ type ListNotesParams struct {
 
 // UpdateNoteParams defines parameters for UpdateNote.
 type UpdateNoteParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ArchiveProjectParams defines parameters for ArchiveProject.
 type ArchiveProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateProjectParams defines parameters for CreateProject.
 type CreateProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // DeleteProjectParams defines parameters for DeleteProject.
 type DeleteProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3351,13 +3354,13 @@ type ListProjectsParams struct {
 
 // AddProjectMemberParams defines parameters for AddProjectMember.
 type AddProjectMemberParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RemoveProjectMemberParams defines parameters for RemoveProjectMember.
 type RemoveProjectMemberParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3373,25 +3376,25 @@ type ListProjectMembersParams struct {
 
 // RestoreProjectParams defines parameters for RestoreProject.
 type RestoreProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateProjectParams defines parameters for UpdateProject.
 type UpdateProjectParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ArchiveRiskParams defines parameters for ArchiveRisk.
 type ArchiveRiskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateRiskParams defines parameters for CreateRisk.
 type CreateRiskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3427,13 +3430,13 @@ type ListRisksParams struct {
 
 // RestoreRiskParams defines parameters for RestoreRisk.
 type RestoreRiskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateRiskParams defines parameters for UpdateRisk.
 type UpdateRiskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3452,25 +3455,25 @@ type ListRRCAParams struct {
 
 // CreateRRCAParams defines parameters for CreateRRCA.
 type CreateRRCAParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // SuggestFiveWhyParams defines parameters for SuggestFiveWhy.
 type SuggestFiveWhyParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // AdvanceRRCAParams defines parameters for AdvanceRRCA.
 type AdvanceRRCAParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ArchiveRRCAParams defines parameters for ArchiveRRCA.
 type ArchiveRRCAParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3485,7 +3488,7 @@ type ListCorrectiveActionsParams struct {
 
 // CreateCorrectiveActionParams defines parameters for CreateCorrectiveAction.
 type CreateCorrectiveActionParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3500,19 +3503,19 @@ type ListLookAcrossParams struct {
 
 // SuggestLookAcrossParams defines parameters for SuggestLookAcross.
 type SuggestLookAcrossParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ApplyLookAcrossParams defines parameters for ApplyLookAcross.
 type ApplyLookAcrossParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RejectLookAcrossParams defines parameters for RejectLookAcross.
 type RejectLookAcrossParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3528,19 +3531,19 @@ type ListRRCANodesParams struct {
 
 // CreateRRCANodeParams defines parameters for CreateRRCANode.
 type CreateRRCANodeParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // AcceptRRCANodeParams defines parameters for AcceptRRCANode.
 type AcceptRRCANodeParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // RestoreRRCAParams defines parameters for RestoreRRCA.
 type RestoreRRCAParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3560,23 +3563,35 @@ type SearchParams struct {
 
 	// Limit At most this many items, 1 to 200; default 50
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page (of the same search)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// ProjectId Only this project and what belongs to it (prj_...)
+	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
+
+	// Status Only items in this status (a status of a searched type); types without a status (project, note, rrca) are then not searched
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// UpdatedSince Only items changed at or after this time (RFC 3339 or a date)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 }
 
 // ArchiveTaskParams defines parameters for ArchiveTask.
 type ArchiveTaskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // BatchTasksParams defines parameters for BatchTasks.
 type BatchTasksParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateTaskParams defines parameters for CreateTask.
 type CreateTaskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3624,13 +3639,13 @@ type ListTasksParams struct {
 
 // RestoreTaskParams defines parameters for RestoreTask.
 type RestoreTaskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // UpdateTaskParams defines parameters for UpdateTask.
 type UpdateTaskParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -3651,13 +3666,13 @@ type ListDeliveriesParams struct {
 
 // ReplayFailedDeliveriesParams defines parameters for ReplayFailedDeliveries.
 type ReplayFailedDeliveriesParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
 // ReplayDeliveryParams defines parameters for ReplayDelivery.
 type ReplayDeliveryParams struct {
-	// IdempotencyKey Makes the create safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
@@ -15347,6 +15362,54 @@ func NewSearchRequest(server string, params *SearchParams) (*http.Request, error
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ProjectId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

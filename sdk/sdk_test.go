@@ -79,9 +79,9 @@ func TestSDKDrivesTheServer(t *testing.T) {
 
 	t.Run("null clears", func(t *testing.T) {
 		desc := "to be cleared"
-		u, err := c.UpdateTaskWithResponse(ctx, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullableWithValue(desc)})
+		u, err := c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullableWithValue(desc)})
 		must(t, "set description", u, u.Body, err)
-		u, err = c.UpdateTaskWithResponse(ctx, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullNullable[string]()})
+		u, err = c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullNullable[string]()})
 		must(t, "clear description", u, u.Body, err)
 		if !u.JSON201.Data.Description.IsNull() {
 			t.Errorf("description after null: %v", u.JSON201.Data.Description)
@@ -90,7 +90,7 @@ func TestSDKDrivesTheServer(t *testing.T) {
 
 	t.Run("errors are typed", func(t *testing.T) {
 		review := pmapisdk.TaskStatusREVIEW
-		u, err := c.UpdateTaskWithResponse(ctx, pmapisdk.TaskUpdateRequest{TaskId: ids[1], Status: &review})
+		u, err := c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[1], Status: &review})
 		if err != nil {
 			t.Fatal(err)
 		}

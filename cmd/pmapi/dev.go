@@ -198,7 +198,10 @@ func prepareDevDatabase(ctx context.Context, adminURL, name string) (pgcluster.D
 	if err != nil {
 		return db, err
 	}
-	return db, migrations.Up(ctx, db.OwnerURL)
+	if err := migrations.Up(ctx, db.OwnerURL); err != nil {
+		return db, err
+	}
+	return db, pgcluster.MarkSearchLeakproof(ctx, adminURL, name)
 }
 
 // devSecretKey keeps the dev server's sealing key beside its data, so sealed

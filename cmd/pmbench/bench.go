@@ -47,6 +47,7 @@ type bench struct {
 	keyH                  http.Header
 	console               map[string]string
 	appID                 string
+	workspaceID           string
 
 	seed         Seed
 	setupSeconds float64 // the cluster's start and the migrations
@@ -195,7 +196,7 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	b.console, b.appID = tn.Console, tn.AppID
+	b.console, b.appID, b.workspaceID = tn.Console, tn.AppID, tn.WorkspaceID
 	b.keyH = http.Header{"Content-Type": {"application/json"}}
 	for k, v := range tn.Key {
 		b.keyH.Set(k, v)
@@ -210,13 +211,16 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 		}
 		b.projects = append(b.projects, p["id"].(string))
 	}
-	for done := 0; done < b.o.Tasks; done += 100 {
-		n := min(100, b.o.Tasks-done)
+	viaAPI := min(b.o.Tasks, apiSeedTasks)
+	seedRand := rand.New(rand.NewPCG(1, 2))
+	for done := 0; done < viaAPI; done += 100 {
+		n := min(100, viaAPI-done)
 		ops := make([]map[string]any, n)
 		for i := range ops {
 			k := done + i
+			title, desc := seedText(seedRand, 4), seedText(seedRand, 12)
 			ops[i] = map[string]any{"op": "create", "projectId": b.projects[k%len(b.projects)],
-				"title": fmt.Sprintf("Bench task %d", k+1), "priority": 1 + k%5}
+				"title": title, "description": desc, "priority": 1 + k%5}
 		}
 		out, err := a.Call(ctx, "POST", base+"task/batch", keyM, map[string]any{"atomic": true, "operations": ops})
 		if err != nil {
@@ -232,6 +236,14 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 			b.tasks = append(b.tasks, id)
 			b.statuses = append(b.statuses, "TODO")
 		}
+	}
+	if b.o.Tasks > viaAPI {
+		if err := b.bulkTasks(ctx, b.o.Tasks-viaAPI); err != nil {
+			return err
+		}
+	}
+	if err := b.vacuumTasks(ctx); err != nil {
+		return err
 	}
 	// Risks one by one (there is no risk batch), 8 at a time.
 	errc := make(chan error, 8)
@@ -392,6 +404,30 @@ func (b *bench) runAll(ctx context.Context) error {
 	}
 	b.ratio(&list, "pgbench -S", tps)
 	add(list)
+
+	// read-list filtered, search: reads whose cost may grow with the
+	// workspace (-tasks); no reference.
+	add(b.measure("read-list filtered", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			_, err := b.load.do("GET", b.filteredListURL(), nil)
+			return err
+		})
+	}))
+	search := b.measure("search", "closed-loop", func() loopResult {
+		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
+			_, err := b.load.do("GET", b.searchURL(), nil)
+			return err
+		})
+	})
+	add(search)
+	paced := b.measure("latency search", "constant-rate", func() loopResult {
+		return paced(ctx, half(search.RPS), d, c, func(t *vegeta.Target) error {
+			t.Method, t.URL, t.Header = "GET", b.searchURL(), b.keyH
+			return nil
+		}, nil)
+	})
+	paced.TargetRate = half(search.RPS)
+	add(paced)
 
 	// write
 	write := b.measure("write", "closed-loop", func() loopResult { return b.writeLoop(ctx, nil) })

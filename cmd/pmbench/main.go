@@ -10,7 +10,7 @@
 // read-detail and write again, so Citus is compared with the single node in
 // ratios too, with the multi-shard guard on.
 //
-//	make bench            # 10,000 tasks, 20 s per scenario
+//	make bench            # 100,000 tasks, 20 s per scenario
 //	make bench QUICK=1    # 1,000 tasks, 3 s per scenario
 //	make bench CITUS=1    # and read-detail and write on Citus
 package main
@@ -70,6 +70,7 @@ func main() {
 	flag.IntVar(&o.Concurrency, "c", 64, "closed-loop concurrency and pgbench clients")
 	flag.StringVar(&o.Pmapi, "pmapi", "", "a pmapi binary built with -trimpath -ldflags \"-s -w\" (default: build one)")
 	flag.StringVar(&o.OutDir, "out", "bench/results", "where the JSON result goes")
+	flag.IntVar(&o.Tasks, "tasks", 0, "tasks in the bench workspace (default 100,000, quick 1,000); beyond 10,000 they are copied in")
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
 	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
@@ -105,7 +106,7 @@ func (o *options) defaults() {
 		o.Projects = 20
 	}
 	if o.Tasks == 0 {
-		o.Tasks = 10_000
+		o.Tasks = 100_000
 		if o.Quick {
 			o.Tasks = 1_000
 		}

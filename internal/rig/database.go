@@ -48,6 +48,10 @@ func Provision(ctx context.Context, srv *pgcluster.Server, prefix string, shards
 		d.drop()
 		return nil, err
 	}
+	if err := pgcluster.MarkSearchLeakproof(ctx, srv.AdminURL, d.Name); err != nil {
+		d.drop()
+		return nil, err
+	}
 	if conn, err := pgx.Connect(ctx, srv.AdminURL); err == nil {
 		_ = conn.QueryRow(ctx, "show server_version").Scan(&d.Version)
 		conn.Close(ctx)

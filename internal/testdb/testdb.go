@@ -164,6 +164,10 @@ func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
 	if err := migrations.Up(ctx, ownerURL.String()); err != nil {
 		return "", fmt.Errorf("migrate template: %w", err)
 	}
+	// Clones copy the template's catalog, these marks with it.
+	if err := pgcluster.MarkSearchLeakproof(ctx, adminURL, building); err != nil {
+		return "", err
+	}
 	if err := pgcluster.FreezeAsTemplate(ctx, adminURL, building, name); err != nil {
 		return "", err
 	}

@@ -145,4 +145,6 @@ var SortFields = map[string]string{
 var SearchSource = facet.Search{
 	Type: "action-item", Scope: "action-items:read", Table: "action_items", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "coalesce(r.description, '') || ' ' || coalesce(r.owner_hint, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
+	Fuzzy:  []string{"r.title", "r.description", "r.owner_hint"},
+	Status: "r.status", Statuses: Statuses,
 }

@@ -12,7 +12,9 @@ import (
 )
 
 // Search is one searchable resource type. Its expressions are SQL over the
-// table aliased `r`; they are constants of the code, never user input.
+// table aliased `r`; they are constants of the code, never user input. The
+// table has a stored tsvector column search_doc of Title (weight A) and Body
+// (weight B) with a GIN index, and updated_at (migrations 0014).
 type Search struct {
 	Type      string // the item's `type`, e.g. "task"
 	Scope     string // the read scope needed to see it
@@ -21,6 +23,14 @@ type Search struct {
 	Title     string // expression for the title
 	Body      string // expression for the longer text (may be "''")
 	ProjectID string // expression for the owning project's id, or "null"
+	// Fuzzy are the columns the trigram branch compares with the query, each
+	// with a pg_trgm GIN index; bare columns, since under row-level security
+	// an expression such as coalesce() keeps the planner off the index.
+	Fuzzy []string
+	// Status is the expression of the row's status and Statuses its values;
+	// "" for a type without one, which a search by status does not read.
+	Status   string
+	Statuses []string
 	// Live is the condition for rows that are not archived or deleted.
 	Live string
 }

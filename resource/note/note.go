@@ -41,4 +41,6 @@ func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "n
 var SearchSource = facet.Search{
 	Type: "note", Scope: "notes:read", Table: "notes", IDPrefix: IDPrefix,
 	Title: "left(r.body, 120)", Body: "r.body", ProjectID: "r.project_id", Live: "true",
+	// The title is the body's start: a trigram match of it is one of the body.
+	Fuzzy: []string{"r.body"},
 }

@@ -111,4 +111,5 @@ func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "p
 var SearchSource = facet.Search{
 	Type: "project", Scope: "projects:read", Table: "projects", IDPrefix: IDPrefix,
 	Title: "r.name", Body: "coalesce(r.description, '')", ProjectID: "r.id", Live: "r.archived_at is null",
+	Fuzzy: []string{"r.name", "r.description"},
 }

@@ -78,4 +78,6 @@ func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "r
 var SearchSource = facet.Search{
 	Type: "risk", Scope: "risks:read", Table: "risks", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "coalesce(r.description, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
+	Fuzzy:  []string{"r.title", "r.description"},
+	Status: "r.status", Statuses: Statuses,
 }

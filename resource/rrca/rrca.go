@@ -206,4 +206,5 @@ func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "a
 var SearchSource = facet.Search{
 	Type: "rrca", Scope: "rrca:read", Table: "rrca_analyses", IDPrefix: IDPrefix,
 	Title: "r.title", Body: "r.problem_statement", ProjectID: "r.project_id", Live: "r.archived_at is null",
+	Fuzzy: []string{"r.title", "r.problem_statement"},
 }

@@ -3,8 +3,10 @@ package search
 import (
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
@@ -25,9 +27,13 @@ func Resource() api.Resource {
 
 // Query documents and decodes the search parameters.
 type Query struct {
-	Q     string `query:"q" required:"true" doc:"Words to find; partial words and small typos match too"`
-	Types string `query:"types" doc:"Comma-separated types to search (project, task, risk, note, ...); default every type the key can read"`
-	Limit int    `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"At most this many items, 1 to 200; default 50"`
+	Q            string     `query:"q" required:"true" doc:"Words to find; partial words and small typos match too"`
+	Types        string     `query:"types" doc:"Comma-separated types to search (project, task, risk, note, ...); default every type the key can read"`
+	Limit        int        `query:"limit" minimum:"1" maximum:"200" default:"50" doc:"At most this many items, 1 to 200; default 50"`
+	Cursor       string     `query:"cursor" doc:"nextCursor of the previous page (of the same search)"`
+	ProjectID    *uuid.UUID `query:"projectId" id:"project" doc:"Only this project and what belongs to it (prj_...)"`
+	Status       string     `query:"status" doc:"Only items in this status (a status of a searched type); types without a status (project, note, rrca) are then not searched"`
+	UpdatedSince *time.Time `query:"updatedSince" doc:"Only items changed at or after this time (RFC 3339 or a date)"`
 }
 
 type handlers struct{ sources []facet.Search }
@@ -54,11 +60,29 @@ func (h handlers) search(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	items, err := Run(c.UserContext(), p.Shard, p.Workspace.ID, q, chosen, params.Limit)
+	if err := ValidStatus(chosen, params.Status); err != nil {
+		return err
+	}
+	f := Filter{ProjectID: params.ProjectID, Status: params.Status, UpdatedSince: params.UpdatedSince}
+	after, err := api.DecodeCursor(cursorList, params.Cursor)
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, Results{Items: items})
+	if after != "" {
+		if f.After, err = ParseKey(after); err != nil {
+			return err
+		}
+	}
+	items, next, err := Run(c.UserContext(), p.Shard, p.Workspace.ID, q, chosen, f, params.Limit)
+	if err != nil {
+		return err
+	}
+	res := Results{Items: items}
+	if next != nil {
+		cur := api.EncodeCursor(cursorList, next.String())
+		res.NextCursor = &cur
+	}
+	return api.Respond(c, http.StatusOK, res)
 }
 
 // Choose picks the sources a search reads: those named in types (a comma

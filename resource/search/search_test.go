@@ -35,12 +35,12 @@ func TestTyposMatchInEitherSettingMode(t *testing.T) {
 		}
 		var bySetting bool
 		err = shard.Read(ctx, ws, func(b *pgx.Batch) {
-			b.Queue("select $1 <% 'Hydraulic press upgrade'", "hydralic").QueryRow(func(r pgx.Row) error { return r.Scan(&bySetting) })
+			b.Queue("select $1 <<% 'Hydraulic press upgrade'", "hydrolic").QueryRow(func(r pgx.Row) error { return r.Scan(&bySetting) })
 		})
 		if err != nil || bySetting {
 			t.Fatalf("the typo matches at pg_trgm's default threshold (%v, %v): it tests nothing", bySetting, err)
 		}
-		items, err := search.Run(ctx, shard, ws, "hydralic", []facet.Search{project.SearchSource}, 10)
+		items, _, err := search.Run(ctx, shard, ws, "hydrolic", []facet.Search{project.SearchSource}, search.Filter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,185 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/internal/madeup"
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/resource/actionitem"
+	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/note"
+	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
+	"github.com/pmapi/pmapi/resource/rrca"
+	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// planRows is how many rows each searched table gets: enough that reading a
+// whole table costs the planner more than its indexes, few enough to seed in
+// a second.
+const planRows = 10000
+
+var everySource = []facet.Search{project.SearchSource, task.SearchSource, risk.SearchSource, note.SearchSource,
+	actionitem.SearchSource, rrca.SearchSource}
+
+// seedText is text like the API's: a few common words and many rarer ones
+// (made up, so their trigrams are as varied as real words').
+type seedText struct {
+	r     *rand.Rand
+	vocab []string
+}
+
+var commonWords = strings.Fields(`pump valve motor bearing line press furnace conveyor sensor supplier
+	delay install replace inspect calibrate order review update weld paint audit drawing test spare
+	gearbox shaft coupling hose filter fan panel cable switch relay fuse guard label manual training
+	safety quality cost schedule budget vendor shipment drawing release approval meeting report`)
+
+func newSeedText() seedText {
+	return seedText{r: rand.New(rand.NewPCG(1, 18)), vocab: madeup.Words(1, 3000)}
+}
+
+func (s seedText) words(n int) string {
+	w := make([]string, n)
+	for i := range w {
+		if s.r.IntN(3) == 0 {
+			w[i] = commonWords[s.r.IntN(len(commonWords))]
+		} else {
+			w[i] = s.vocab[s.r.IntN(len(s.vocab))]
+		}
+	}
+	return strings.Join(w, " ")
+}
+
+// seedTable inserts planRows rows through the server's role, in multi-row
+// VALUES (Citus refuses INSERT ... SELECT into a table with row-level
+// security). row returns the values after workspace_id and id.
+func seedTable(ctx context.Context, tx pgx.Tx, ws uuid.UUID, table string, cols []string, row func(i int) []any) error {
+	const chunk = 500
+	for start := 0; start < planRows; start += chunk {
+		var sb strings.Builder
+		args := []any{ws}
+		fmt.Fprintf(&sb, "insert into %s (workspace_id, id, %s) values ", table, strings.Join(cols, ", "))
+		for i := start; i < start+chunk; i++ {
+			if i > start {
+				sb.WriteString(", ")
+			}
+			args = append(args, uuid.New())
+			fmt.Fprintf(&sb, "($1, $%d", len(args))
+			for _, v := range row(i) {
+				args = append(args, v)
+				fmt.Fprintf(&sb, ", $%d", len(args))
+			}
+			sb.WriteString(")")
+		}
+		if _, err := tx.Exec(ctx, sb.String(), args...); err != nil {
+			return fmt.Errorf("%s: %w", table, err)
+		}
+	}
+	return nil
+}
+
+var seqScan = regexp.MustCompile(`Seq Scan on (\w+)`)
+
+// TestSearchPlansUseIndexes seeds every searched table and reads the plan of
+// searches (words, a typo, each filter, a later page) as the server's role in
+// the workspace's transaction: a sequential scan of a searched table fails.
+func TestSearchPlansUseIndexes(t *testing.T) {
+	ctx := context.Background()
+	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
+	ws, prj := uuid.New(), uuid.New()
+	txt := newSeedText()
+	title := func(i int) string {
+		if i%500 == 7 {
+			return "Replace the seal " + txt.words(2)
+		}
+		return strings.ToUpper(txt.words(1)[:1]) + txt.words(4)
+	}
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Seeded')", ws, prj); err != nil {
+			return err
+		}
+		seeds := []struct {
+			table string
+			cols  []string
+			row   func(int) []any
+		}{
+			{"projects", []string{"name", "description"}, func(i int) []any { return []any{title(i), txt.words(12)} }},
+			{"tasks", []string{"project_id", "title", "description"}, func(i int) []any { return []any{prj, title(i), txt.words(12)} }},
+			{"risks", []string{"project_id", "title", "description"}, func(i int) []any { return []any{prj, title(i), txt.words(12)} }},
+			{"notes", []string{"project_id", "body"}, func(i int) []any { return []any{prj, title(i) + ". " + txt.words(20)} }},
+			{"action_items", []string{"project_id", "title", "description", "owner_hint"}, func(i int) []any { return []any{prj, title(i), txt.words(12), txt.words(2)} }},
+			{"rrca_analyses", []string{"project_id", "title", "problem_statement"}, func(i int) []any { return []any{prj, title(i), txt.words(12)} }},
+		}
+		for _, s := range seeds {
+			if err := seedTable(ctx, tx, ws, s.table, s.cols, s.row); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range everySource {
+		// As autovacuum would: VACUUM moves the rows from GIN's pending list
+		// into the index, which the planner otherwise reckons with scanning.
+		if _, err := testdb.OwnerPool(t).Exec(ctx, "vacuum analyze "+s.Table); err != nil {
+			t.Fatal(err)
+		}
+	}
+	since := time.Now().Add(-time.Hour)
+	searches := []struct {
+		name, q string
+		f       Filter
+	}{
+		{"a word", "seal", Filter{}},
+		{"two words", "replace seal", Filter{}},
+		{"a prefix", txt.vocab[100][:4], Filter{}},
+		{"a typo", txt.vocab[200][:4] + "x" + txt.vocab[200][5:], Filter{}},
+		{"a rare word", txt.vocab[300], Filter{}},
+		{"projectId", "seal", Filter{ProjectID: &prj}},
+		{"status", "seal", Filter{Status: "OPEN"}},
+		{"updatedSince", "seal", Filter{UpdatedSince: &since}},
+		{"a later page", "seal", Filter{After: &Key{Score: 2.5, ID: uuid.Max}}},
+	}
+	for _, sc := range searches {
+		sources := everySource
+		if sc.f.Status != "" {
+			sources = withStatus(sources)
+		}
+		sql, args := query(sources, sc.f, 51, ws, sc.q)
+		var plan []string
+		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, "select set_config($1, $2, true)", "pg_trgm.strict_word_similarity_threshold", fmt.Sprint(minSimilarity)); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, "explain "+sql, args...)
+			if err != nil {
+				return err
+			}
+			plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
+			return err
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", sc.name, err)
+		}
+		text := strings.Join(plan, "\n")
+		for _, m := range seqScan.FindAllStringSubmatch(text, -1) {
+			for _, s := range sources {
+				if strings.HasPrefix(m[1], s.Table) {
+					t.Errorf("%s: the plan scans %s:\n%s", sc.name, m[1], text)
+				}
+			}
+		}
+	}
+}
