@@ -118,7 +118,8 @@ func failures(op Operation) map[int][]pmapi.Code {
 		codes = append(codes, pmapi.CodeUnauthenticated, pmapi.CodeInvalidToken, pmapi.CodeNotFound)
 	}
 	if op.Body != nil {
-		codes = append(codes, pmapi.CodePayloadTooLarge)
+		// A body declared as anything but JSON is refused before it is read.
+		codes = append(codes, pmapi.CodePayloadTooLarge, pmapi.CodeUnsupportedMedia)
 	}
 	// Ids in the path, the query or the body name rows that may be absent or
 	// another workspace's.

@@ -5580,9 +5580,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes (the `CreateRRCANode` operationId).
 	CreateRRCANode(ctx context.Context, rrcaId string, params *CreateRRCANodeParams, body CreateRRCANodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteRRCANode Delete a node and its whole subtree
+	// DeleteRRCANode Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)
 	//
-	// Delete a node and its whole subtree.
+	// Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET).
 	//
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -9057,9 +9057,9 @@ func (c *Client) CreateRRCANode(ctx context.Context, rrcaId string, params *Crea
 	return c.Client.Do(req)
 }
 
-// DeleteRRCANode Delete a node and its whole subtree
+// DeleteRRCANode Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)
 //
-// Delete a node and its whole subtree.
+// Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET).
 //
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -18076,9 +18076,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/resource/rrca/{rrcaId}/nodes (the `CreateRRCANode` operationId).
 	CreateRRCANodeWithResponse(ctx context.Context, rrcaId string, params *CreateRRCANodeParams, body CreateRRCANodeJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateRRCANodeResponse, error)
 
-	// DeleteRRCANodeWithResponse Delete a node and its whole subtree
+	// DeleteRRCANodeWithResponse Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)
 	//
-	// Delete a node and its whole subtree.
+	// Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET).
 	//
 	// Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -18511,6 +18511,8 @@ type AdminCreateWorkspaceResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -18538,6 +18540,11 @@ func (r AdminCreateWorkspaceResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminCreateWorkspaceResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminCreateWorkspaceResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -18656,6 +18663,8 @@ type AdminSetAppRateLimitResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -18683,6 +18692,11 @@ func (r AdminSetAppRateLimitResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminSetAppRateLimitResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminSetAppRateLimitResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -18810,6 +18824,8 @@ type AdminMoveWorkspaceResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -18842,6 +18858,11 @@ func (r AdminMoveWorkspaceResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminMoveWorkspaceResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminMoveWorkspaceResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19036,6 +19057,8 @@ type AdminPlaceWorkspaceResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19063,6 +19086,11 @@ func (r AdminPlaceWorkspaceResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminPlaceWorkspaceResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminPlaceWorkspaceResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19185,6 +19213,8 @@ type AdminCreateUserResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19222,6 +19252,11 @@ func (r AdminCreateUserResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminCreateUserResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminCreateUserResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19271,6 +19306,8 @@ type AdminIssueSessionResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19298,6 +19335,11 @@ func (r AdminIssueSessionResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdminIssueSessionResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminIssueSessionResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19578,6 +19620,8 @@ type CreateAppResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -19617,6 +19661,11 @@ func (r CreateAppResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateAppResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAppResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -19825,6 +19874,8 @@ type UpdateAppResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -19857,6 +19908,11 @@ func (r UpdateAppResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateAppResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateAppResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -19986,6 +20042,8 @@ type CreateKeyResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20025,6 +20083,11 @@ func (r CreateKeyResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateKeyResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20164,6 +20227,8 @@ type RenameKeyResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20196,6 +20261,11 @@ func (r RenameKeyResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RenameKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RenameKeyResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20249,6 +20319,8 @@ type RegenerateKeyResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20288,6 +20360,11 @@ func (r RegenerateKeyResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RegenerateKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RegenerateKeyResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20346,6 +20423,8 @@ type RenewKeyResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20385,6 +20464,11 @@ func (r RenewKeyResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RenewKeyResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RenewKeyResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20441,6 +20525,8 @@ type SetAppScopesResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20473,6 +20559,11 @@ func (r SetAppScopesResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r SetAppScopesResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetAppScopesResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -20692,6 +20783,8 @@ type CreateWebhookResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -20731,6 +20824,11 @@ func (r CreateWebhookResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateWebhookResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWebhookResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -20863,6 +20961,8 @@ type UpdateWebhookResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -20895,6 +20995,11 @@ func (r UpdateWebhookResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateWebhookResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateWebhookResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -21128,6 +21233,8 @@ type RotateWebhookSecretResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -21167,6 +21274,11 @@ func (r RotateWebhookSecretResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RotateWebhookSecretResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RotateWebhookSecretResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -21506,6 +21618,8 @@ type OauthApproveResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -21549,6 +21663,11 @@ func (r OauthApproveResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r OauthApproveResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OauthApproveResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22044,6 +22163,8 @@ type ArchiveActionItemResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22089,6 +22210,11 @@ func (r ArchiveActionItemResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ArchiveActionItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22171,6 +22297,8 @@ type AttachActionItemProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22216,6 +22344,11 @@ func (r AttachActionItemProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AttachActionItemProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AttachActionItemProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22298,6 +22431,8 @@ type BatchActionItemsResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22343,6 +22478,11 @@ func (r BatchActionItemsResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r BatchActionItemsResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r BatchActionItemsResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22425,6 +22565,8 @@ type CreateActionItemResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22470,6 +22612,11 @@ func (r CreateActionItemResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateActionItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22552,6 +22699,8 @@ type DeleteActionItemResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22597,6 +22746,11 @@ func (r DeleteActionItemResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteActionItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -22891,6 +23045,8 @@ type RestoreActionItemResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -22936,6 +23092,11 @@ func (r RestoreActionItemResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreActionItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23018,6 +23179,8 @@ type UpdateActionItemResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23063,6 +23226,11 @@ func (r UpdateActionItemResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateActionItemResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateActionItemResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23145,6 +23313,8 @@ type AddActionItemLogResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23190,6 +23360,11 @@ func (r AddActionItemLogResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AddActionItemLogResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddActionItemLogResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23378,6 +23553,8 @@ type CreateNoteResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23423,6 +23600,11 @@ func (r CreateNoteResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateNoteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23505,6 +23687,8 @@ type DeleteNoteResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -23550,6 +23734,11 @@ func (r DeleteNoteResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteNoteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -23842,6 +24031,8 @@ type PatchNoteResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -23880,6 +24071,11 @@ func (r PatchNoteResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PatchNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchNoteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -23957,6 +24153,8 @@ type UpdateNoteResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24002,6 +24200,11 @@ func (r UpdateNoteResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateNoteResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateNoteResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24084,6 +24287,8 @@ type ArchiveProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24129,6 +24334,11 @@ func (r ArchiveProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ArchiveProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24211,6 +24421,8 @@ type CreateProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24256,6 +24468,11 @@ func (r CreateProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24338,6 +24555,8 @@ type DeleteProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24383,6 +24602,11 @@ func (r DeleteProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r DeleteProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeleteProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24677,6 +24901,8 @@ type AddProjectMemberResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24722,6 +24948,11 @@ func (r AddProjectMemberResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AddProjectMemberResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddProjectMemberResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -24804,6 +25035,8 @@ type RemoveProjectMemberResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -24849,6 +25082,11 @@ func (r RemoveProjectMemberResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RemoveProjectMemberResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RemoveProjectMemberResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25037,6 +25275,8 @@ type RestoreProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25082,6 +25322,11 @@ func (r RestoreProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25164,6 +25409,8 @@ type UpdateProjectResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25209,6 +25456,11 @@ func (r UpdateProjectResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateProjectResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateProjectResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25291,6 +25543,8 @@ type ArchiveRiskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25336,6 +25590,11 @@ func (r ArchiveRiskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ArchiveRiskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25418,6 +25677,8 @@ type CreateRiskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25463,6 +25724,11 @@ func (r CreateRiskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRiskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25757,6 +26023,8 @@ type RestoreRiskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -25802,6 +26070,11 @@ func (r RestoreRiskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreRiskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -25882,6 +26155,8 @@ type PatchRiskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -25920,6 +26195,11 @@ func (r PatchRiskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PatchRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchRiskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -25997,6 +26277,8 @@ type UpdateRiskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26042,6 +26324,11 @@ func (r UpdateRiskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateRiskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateRiskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -26230,6 +26517,8 @@ type CreateRRCAResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26275,6 +26564,11 @@ func (r CreateRRCAResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRRCAResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRRCAResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -26461,6 +26755,8 @@ type UpdateRRCAResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -26499,6 +26795,11 @@ func (r UpdateRRCAResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateRRCAResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateRRCAResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -26802,6 +27103,8 @@ type AdvanceRRCAResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -26847,6 +27150,11 @@ func (r AdvanceRRCAResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r AdvanceRRCAResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdvanceRRCAResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27155,6 +27463,8 @@ type CreateCorrectiveActionResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -27200,6 +27510,11 @@ func (r CreateCorrectiveActionResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateCorrectiveActionResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCorrectiveActionResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27614,6 +27929,8 @@ type ApplyLookAcrossResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -27659,6 +27976,11 @@ func (r ApplyLookAcrossResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ApplyLookAcrossResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ApplyLookAcrossResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27741,6 +28063,8 @@ type RejectLookAcrossResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -27786,6 +28110,11 @@ func (r RejectLookAcrossResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RejectLookAcrossResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RejectLookAcrossResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -27974,6 +28303,8 @@ type CreateRRCANodeResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28019,6 +28350,11 @@ func (r CreateRRCANodeResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateRRCANodeResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateRRCANodeResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28097,6 +28433,8 @@ type DeleteRRCANodeResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -28130,6 +28468,11 @@ func (r DeleteRRCANodeResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r DeleteRRCANodeResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteRRCANodeResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -28659,6 +29002,8 @@ type ArchiveTaskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28704,6 +29049,11 @@ func (r ArchiveTaskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ArchiveTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ArchiveTaskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28786,6 +29136,8 @@ type BatchTasksResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28831,6 +29183,11 @@ func (r BatchTasksResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r BatchTasksResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r BatchTasksResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -28913,6 +29270,8 @@ type CreateTaskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -28958,6 +29317,11 @@ func (r CreateTaskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r CreateTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateTaskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29252,6 +29616,8 @@ type RestoreTaskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29297,6 +29663,11 @@ func (r RestoreTaskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r RestoreTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RestoreTaskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29377,6 +29748,8 @@ type PatchTaskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
@@ -29415,6 +29788,11 @@ func (r PatchTaskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r PatchTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PatchTaskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
@@ -29492,6 +29870,8 @@ type UpdateTaskResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29537,6 +29917,11 @@ func (r UpdateTaskResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r UpdateTaskResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateTaskResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -29794,6 +30179,8 @@ type ReplayFailedDeliveriesResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -29839,6 +30226,11 @@ func (r ReplayFailedDeliveriesResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
 func (r ReplayFailedDeliveriesResponse) GetJSON413() *ErrorEnvelope {
 	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ReplayFailedDeliveriesResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -32890,9 +33282,9 @@ func (c *ClientWithResponses) CreateRRCANodeWithResponse(ctx context.Context, rr
 	return ParseCreateRRCANodeResponse(rsp)
 }
 
-// DeleteRRCANodeWithResponse Delete a node and its whole subtree
+// DeleteRRCANodeWithResponse Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)
 //
-// Delete a node and its whole subtree.
+// Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET).
 //
 // Required scope: `rrca:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -33492,6 +33884,13 @@ func ParseAdminCreateWorkspaceResponse(rsp *http.Response) (*AdminCreateWorkspac
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -33606,6 +34005,13 @@ func ParseAdminSetAppRateLimitResponse(rsp *http.Response) (*AdminSetAppRateLimi
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33735,6 +34141,13 @@ func ParseAdminMoveWorkspaceResponse(rsp *http.Response) (*AdminMoveWorkspaceRes
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -33912,6 +34325,13 @@ func ParseAdminPlaceWorkspaceResponse(rsp *http.Response) (*AdminPlaceWorkspaceR
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34041,6 +34461,13 @@ func ParseAdminCreateUserResponse(rsp *http.Response) (*AdminCreateUserResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34101,6 +34528,13 @@ func ParseAdminIssueSessionResponse(rsp *http.Response) (*AdminIssueSessionRespo
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -34347,6 +34781,13 @@ func ParseCreateAppResponse(rsp *http.Response) (*CreateAppResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34544,6 +34985,13 @@ func ParseUpdateAppResponse(rsp *http.Response) (*UpdateAppResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34679,6 +35127,13 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -34823,6 +35278,13 @@ func ParseRenameKeyResponse(rsp *http.Response) (*RenameKeyResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -34897,6 +35359,13 @@ func ParseRegenerateKeyResponse(rsp *http.Response) (*RegenerateKeyResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -34980,6 +35449,13 @@ func ParseRenewKeyResponse(rsp *http.Response) (*RenewKeyResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35054,6 +35530,13 @@ func ParseSetAppScopesResponse(rsp *http.Response) (*SetAppScopesResponse, error
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35266,6 +35749,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -35401,6 +35891,13 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -35626,6 +36123,13 @@ func ParseRotateWebhookSecretResponse(rsp *http.Response) (*RotateWebhookSecretR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -35982,6 +36486,13 @@ func ParseOauthApproveResponse(rsp *http.Response) (*OauthApproveResponse, error
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -36431,6 +36942,13 @@ func ParseArchiveActionItemResponse(rsp *http.Response) (*ArchiveActionItemRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36605,6 +37123,13 @@ func ParseAttachActionItemProjectResponse(rsp *http.Response) (*AttachActionItem
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -36781,6 +37306,13 @@ func ParseBatchActionItemsResponse(rsp *http.Response) (*BatchActionItemsRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -36956,6 +37488,13 @@ func ParseCreateActionItemResponse(rsp *http.Response) (*CreateActionItemRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37130,6 +37669,13 @@ func ParseDeleteActionItemResponse(rsp *http.Response) (*DeleteActionItemRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -37614,6 +38160,13 @@ func ParseRestoreActionItemResponse(rsp *http.Response) (*RestoreActionItemRespo
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37789,6 +38342,13 @@ func ParseUpdateActionItemResponse(rsp *http.Response) (*UpdateActionItemRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -37963,6 +38523,13 @@ func ParseAddActionItemLogResponse(rsp *http.Response) (*AddActionItemLogRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -38293,6 +38860,13 @@ func ParseCreateNoteResponse(rsp *http.Response) (*CreateNoteResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -38467,6 +39041,13 @@ func ParseDeleteNoteResponse(rsp *http.Response) (*DeleteNoteResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -38944,6 +39525,13 @@ func ParsePatchNoteResponse(rsp *http.Response) (*PatchNoteResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39111,6 +39699,13 @@ func ParseUpdateNoteResponse(rsp *http.Response) (*UpdateNoteResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -39287,6 +39882,13 @@ func ParseArchiveProjectResponse(rsp *http.Response) (*ArchiveProjectResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39462,6 +40064,13 @@ func ParseCreateProjectResponse(rsp *http.Response) (*CreateProjectResponse, err
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -39636,6 +40245,13 @@ func ParseDeleteProjectResponse(rsp *http.Response) (*DeleteProjectResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -40120,6 +40736,13 @@ func ParseAddProjectMemberResponse(rsp *http.Response) (*AddProjectMemberRespons
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40294,6 +40917,13 @@ func ParseRemoveProjectMemberResponse(rsp *http.Response) (*RemoveProjectMemberR
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -40624,6 +41254,13 @@ func ParseRestoreProjectResponse(rsp *http.Response) (*RestoreProjectResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40798,6 +41435,13 @@ func ParseUpdateProjectResponse(rsp *http.Response) (*UpdateProjectResponse, err
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -40974,6 +41618,13 @@ func ParseArchiveRiskResponse(rsp *http.Response) (*ArchiveRiskResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41148,6 +41799,13 @@ func ParseCreateRiskResponse(rsp *http.Response) (*CreateRiskResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -41632,6 +42290,13 @@ func ParseRestoreRiskResponse(rsp *http.Response) (*RestoreRiskResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41800,6 +42465,13 @@ func ParsePatchRiskResponse(rsp *http.Response) (*PatchRiskResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41967,6 +42639,13 @@ func ParseUpdateRiskResponse(rsp *http.Response) (*UpdateRiskResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -42297,6 +42976,13 @@ func ParseCreateRRCAResponse(rsp *http.Response) (*CreateRRCAResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42618,6 +43304,13 @@ func ParseUpdateRRCAResponse(rsp *http.Response) (*UpdateRRCAResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -43108,6 +43801,13 @@ func ParseAdvanceRRCAResponse(rsp *http.Response) (*AdvanceRRCAResponse, error) 
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -43605,6 +44305,13 @@ func ParseCreateCorrectiveActionResponse(rsp *http.Response) (*CreateCorrectiveA
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -44257,6 +44964,13 @@ func ParseApplyLookAcrossResponse(rsp *http.Response) (*ApplyLookAcrossResponse,
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44431,6 +45145,13 @@ func ParseRejectLookAcrossResponse(rsp *http.Response) (*RejectLookAcrossRespons
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -44761,6 +45482,13 @@ func ParseCreateRRCANodeResponse(rsp *http.Response) (*CreateRRCANodeResponse, e
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44921,6 +45649,13 @@ func ParseDeleteRRCANodeResponse(rsp *http.Response) (*DeleteRRCANodeResponse, e
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
@@ -45734,6 +46469,13 @@ func ParseArchiveTaskResponse(rsp *http.Response) (*ArchiveTaskResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45909,6 +46651,13 @@ func ParseBatchTasksResponse(rsp *http.Response) (*BatchTasksResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46083,6 +46832,13 @@ func ParseCreateTaskResponse(rsp *http.Response) (*CreateTaskResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -46567,6 +47323,13 @@ func ParseRestoreTaskResponse(rsp *http.Response) (*RestoreTaskResponse, error) 
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46735,6 +47498,13 @@ func ParsePatchTaskResponse(rsp *http.Response) (*PatchTaskResponse, error) {
 		}
 		response.JSON413 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46902,6 +47672,13 @@ func ParseUpdateTaskResponse(rsp *http.Response) (*UpdateTaskResponse, error) {
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
@@ -47285,6 +48062,13 @@ func ParseReplayFailedDeliveriesResponse(rsp *http.Response) (*ReplayFailedDeliv
 			return nil, err
 		}
 		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
