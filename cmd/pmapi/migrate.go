@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/pmapi/pmapi/migrations"
@@ -36,6 +37,13 @@ func runMigrate(ctx context.Context, args []string) error {
 				return fmt.Errorf("shard %s: %w", name, err)
 			}
 			fmt.Printf("shard %s: migrated\n", name)
+			marked, err := migrations.MarkSearchLeakproof(ctx, targets[name])
+			if err != nil {
+				return fmt.Errorf("shard %s: %w", name, err)
+			}
+			if !marked {
+				fmt.Printf("shard %s: search cannot use its indexes until a superuser runs, in this database (on Citus: on every node):\n  %s;\n", name, strings.Join(migrations.SearchLeakproof, ";\n  "))
+			}
 			continue
 		}
 		lines, err := migrations.Status(ctx, targets[name])
