@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -72,7 +73,8 @@ func nameEnums(doc *openapi3.T) error {
 			return fmt.Errorf("api: enum %s (%s) has the name of another schema; give it an enumName tag", name, key)
 		}
 		first := uses[0].ref.Value
-		doc.Components.Schemas[name] = openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: first.Enum})
+		doc.Components.Schemas[name] = openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: first.Enum,
+			Extensions: map[string]any{enumVarNamesExtension: enumVarNames(first.Enum)}})
 		for _, u := range uses {
 			ref := openapi3.NewSchemaRef("#/components/schemas/"+name, doc.Components.Schemas[name].Value)
 			if u.ref.Value.Description != "" || u.ref.Value.Nullable || u.ref.Value.Example != nil {
@@ -84,6 +86,27 @@ func nameEnums(doc *openapi3.T) error {
 		}
 	}
 	return nil
+}
+
+// enumVarNamesExtension names each value of an enum for code generators
+// (oapi-codegen and openapi-generator read it): without it a generated
+// constant repeats the value's spelling, TaskStatusIN_PROGRESS or
+// ErrorCodeINVALIDTRANSITION, where Go and most languages want InProgress.
+const enumVarNamesExtension = "x-enum-varnames"
+
+// enumVarNames spells each value in camel case: IN_PROGRESS is InProgress,
+// task.created TaskCreated.
+func enumVarNames(values []any) []string {
+	out := make([]string, len(values))
+	for i, v := range values {
+		var b strings.Builder
+		for _, word := range strings.FieldsFunc(fmt.Sprint(v), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			lower := strings.ToLower(word)
+			b.WriteString(strings.ToUpper(lower[:1]) + lower[1:])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
 
 // enumKey is a set of values, whatever their order.

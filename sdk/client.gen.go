@@ -51,25 +51,25 @@ func (e ActionItemBatchOpOp) Valid() bool {
 
 // Defines values for ActionItemLogKind.
 const (
-	ActionItemLogKindBLOCKER      ActionItemLogKind = "BLOCKER"
-	ActionItemLogKindEVIDENCE     ActionItemLogKind = "EVIDENCE"
-	ActionItemLogKindNOTE         ActionItemLogKind = "NOTE"
-	ActionItemLogKindPROGRESS     ActionItemLogKind = "PROGRESS"
-	ActionItemLogKindSTATUSCHANGE ActionItemLogKind = "STATUS_CHANGE"
+	ActionItemLogKindBlocker      ActionItemLogKind = "BLOCKER"
+	ActionItemLogKindEvidence     ActionItemLogKind = "EVIDENCE"
+	ActionItemLogKindNote         ActionItemLogKind = "NOTE"
+	ActionItemLogKindProgress     ActionItemLogKind = "PROGRESS"
+	ActionItemLogKindStatusChange ActionItemLogKind = "STATUS_CHANGE"
 )
 
 // Valid indicates whether the value is a known member of the ActionItemLogKind enum.
 func (e ActionItemLogKind) Valid() bool {
 	switch e {
-	case ActionItemLogKindBLOCKER:
+	case ActionItemLogKindBlocker:
 		return true
-	case ActionItemLogKindEVIDENCE:
+	case ActionItemLogKindEvidence:
 		return true
-	case ActionItemLogKindNOTE:
+	case ActionItemLogKindNote:
 		return true
-	case ActionItemLogKindPROGRESS:
+	case ActionItemLogKindProgress:
 		return true
-	case ActionItemLogKindSTATUSCHANGE:
+	case ActionItemLogKindStatusChange:
 		return true
 	default:
 		return false
@@ -78,22 +78,22 @@ func (e ActionItemLogKind) Valid() bool {
 
 // Defines values for ActionItemNewLogKind.
 const (
-	ActionItemNewLogKindBLOCKER  ActionItemNewLogKind = "BLOCKER"
-	ActionItemNewLogKindEVIDENCE ActionItemNewLogKind = "EVIDENCE"
-	ActionItemNewLogKindNOTE     ActionItemNewLogKind = "NOTE"
-	ActionItemNewLogKindPROGRESS ActionItemNewLogKind = "PROGRESS"
+	ActionItemNewLogKindBlocker  ActionItemNewLogKind = "BLOCKER"
+	ActionItemNewLogKindEvidence ActionItemNewLogKind = "EVIDENCE"
+	ActionItemNewLogKindNote     ActionItemNewLogKind = "NOTE"
+	ActionItemNewLogKindProgress ActionItemNewLogKind = "PROGRESS"
 )
 
 // Valid indicates whether the value is a known member of the ActionItemNewLogKind enum.
 func (e ActionItemNewLogKind) Valid() bool {
 	switch e {
-	case ActionItemNewLogKindBLOCKER:
+	case ActionItemNewLogKindBlocker:
 		return true
-	case ActionItemNewLogKindEVIDENCE:
+	case ActionItemNewLogKindEvidence:
 		return true
-	case ActionItemNewLogKindNOTE:
+	case ActionItemNewLogKindNote:
 		return true
-	case ActionItemNewLogKindPROGRESS:
+	case ActionItemNewLogKindProgress:
 		return true
 	default:
 		return false
@@ -102,19 +102,19 @@ func (e ActionItemNewLogKind) Valid() bool {
 
 // Defines values for ActionItemSource.
 const (
-	ActionItemSourceCORRECTIVEACTION ActionItemSource = "CORRECTIVE_ACTION"
-	ActionItemSourceLOOKACROSS       ActionItemSource = "LOOK_ACROSS"
-	ActionItemSourceMANUAL           ActionItemSource = "MANUAL"
+	ActionItemSourceCorrectiveAction ActionItemSource = "CORRECTIVE_ACTION"
+	ActionItemSourceLookAcross       ActionItemSource = "LOOK_ACROSS"
+	ActionItemSourceManual           ActionItemSource = "MANUAL"
 )
 
 // Valid indicates whether the value is a known member of the ActionItemSource enum.
 func (e ActionItemSource) Valid() bool {
 	switch e {
-	case ActionItemSourceCORRECTIVEACTION:
+	case ActionItemSourceCorrectiveAction:
 		return true
-	case ActionItemSourceLOOKACROSS:
+	case ActionItemSourceLookAcross:
 		return true
-	case ActionItemSourceMANUAL:
+	case ActionItemSourceManual:
 		return true
 	default:
 		return false
@@ -123,22 +123,22 @@ func (e ActionItemSource) Valid() bool {
 
 // Defines values for ActionItemStatus.
 const (
-	ActionItemStatusCANCELLED  ActionItemStatus = "CANCELLED"
-	ActionItemStatusDONE       ActionItemStatus = "DONE"
-	ActionItemStatusINPROGRESS ActionItemStatus = "IN_PROGRESS"
-	ActionItemStatusOPEN       ActionItemStatus = "OPEN"
+	ActionItemStatusCancelled  ActionItemStatus = "CANCELLED"
+	ActionItemStatusDone       ActionItemStatus = "DONE"
+	ActionItemStatusInProgress ActionItemStatus = "IN_PROGRESS"
+	ActionItemStatusOpen       ActionItemStatus = "OPEN"
 )
 
 // Valid indicates whether the value is a known member of the ActionItemStatus enum.
 func (e ActionItemStatus) Valid() bool {
 	switch e {
-	case ActionItemStatusCANCELLED:
+	case ActionItemStatusCancelled:
 		return true
-	case ActionItemStatusDONE:
+	case ActionItemStatusDone:
 		return true
-	case ActionItemStatusINPROGRESS:
+	case ActionItemStatusInProgress:
 		return true
-	case ActionItemStatusOPEN:
+	case ActionItemStatusOpen:
 		return true
 	default:
 		return false
@@ -147,16 +147,16 @@ func (e ActionItemStatus) Valid() bool {
 
 // Defines values for AppDeletedStatus.
 const (
-	AppDeletedStatusDELETED  AppDeletedStatus = "DELETED"
-	AppDeletedStatusDISABLED AppDeletedStatus = "DISABLED"
+	AppDeletedStatusDeleted  AppDeletedStatus = "DELETED"
+	AppDeletedStatusDisabled AppDeletedStatus = "DISABLED"
 )
 
 // Valid indicates whether the value is a known member of the AppDeletedStatus enum.
 func (e AppDeletedStatus) Valid() bool {
 	switch e {
-	case AppDeletedStatusDELETED:
+	case AppDeletedStatusDeleted:
 		return true
-	case AppDeletedStatusDISABLED:
+	case AppDeletedStatusDisabled:
 		return true
 	default:
 		return false
@@ -165,16 +165,16 @@ func (e AppDeletedStatus) Valid() bool {
 
 // Defines values for AppStatus.
 const (
-	AppStatusACTIVE   AppStatus = "ACTIVE"
-	AppStatusDISABLED AppStatus = "DISABLED"
+	AppStatusActive   AppStatus = "ACTIVE"
+	AppStatusDisabled AppStatus = "DISABLED"
 )
 
 // Valid indicates whether the value is a known member of the AppStatus enum.
 func (e AppStatus) Valid() bool {
 	switch e {
-	case AppStatusACTIVE:
+	case AppStatusActive:
 		return true
-	case AppStatusDISABLED:
+	case AppStatusDisabled:
 		return true
 	default:
 		return false
@@ -201,16 +201,16 @@ func (e ApproveAction) Valid() bool {
 
 // Defines values for ApproveResultStatus.
 const (
-	ApproveResultStatusAPPROVED ApproveResultStatus = "APPROVED"
-	ApproveResultStatusDENIED   ApproveResultStatus = "DENIED"
+	ApproveResultStatusApproved ApproveResultStatus = "APPROVED"
+	ApproveResultStatusDenied   ApproveResultStatus = "DENIED"
 )
 
 // Valid indicates whether the value is a known member of the ApproveResultStatus enum.
 func (e ApproveResultStatus) Valid() bool {
 	switch e {
-	case ApproveResultStatusAPPROVED:
+	case ApproveResultStatusApproved:
 		return true
-	case ApproveResultStatusDENIED:
+	case ApproveResultStatusDenied:
 		return true
 	default:
 		return false
@@ -219,13 +219,13 @@ func (e ApproveResultStatus) Valid() bool {
 
 // Defines values for AuthzJWKAlg.
 const (
-	AuthzJWKAlgES256 AuthzJWKAlg = "ES256"
+	AuthzJWKAlgEs256 AuthzJWKAlg = "ES256"
 )
 
 // Valid indicates whether the value is a known member of the AuthzJWKAlg enum.
 func (e AuthzJWKAlg) Valid() bool {
 	switch e {
-	case AuthzJWKAlgES256:
+	case AuthzJWKAlgEs256:
 		return true
 	default:
 		return false
@@ -249,13 +249,13 @@ func (e AuthzJWKCrv) Valid() bool {
 
 // Defines values for AuthzJWKKty.
 const (
-	AuthzJWKKtyEC AuthzJWKKty = "EC"
+	AuthzJWKKtyEc AuthzJWKKty = "EC"
 )
 
 // Valid indicates whether the value is a known member of the AuthzJWKKty enum.
 func (e AuthzJWKKty) Valid() bool {
 	switch e {
-	case AuthzJWKKtyEC:
+	case AuthzJWKKtyEc:
 		return true
 	default:
 		return false
@@ -297,79 +297,79 @@ func (e CredentialType) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeAPPDISABLED          ErrorCode = "APP_DISABLED"
-	ErrorCodeCONFLICT             ErrorCode = "CONFLICT"
-	ErrorCodeFORBIDDEN            ErrorCode = "FORBIDDEN"
-	ErrorCodeGATENOTMET           ErrorCode = "GATE_NOT_MET"
-	ErrorCodeIDEMPOTENCYKEYREUSED ErrorCode = "IDEMPOTENCY_KEY_REUSED"
-	ErrorCodeINSUFFICIENTSCOPE    ErrorCode = "INSUFFICIENT_SCOPE"
-	ErrorCodeINTERNAL             ErrorCode = "INTERNAL"
-	ErrorCodeINVALIDTOKEN         ErrorCode = "INVALID_TOKEN"
-	ErrorCodeINVALIDTRANSITION    ErrorCode = "INVALID_TRANSITION"
-	ErrorCodeINVALIDWEBHOOKURL    ErrorCode = "INVALID_WEBHOOK_URL"
-	ErrorCodeMETHODNOTALLOWED     ErrorCode = "METHOD_NOT_ALLOWED"
-	ErrorCodeNOTFOUND             ErrorCode = "NOT_FOUND"
-	ErrorCodeNOTIMPLEMENTED       ErrorCode = "NOT_IMPLEMENTED"
-	ErrorCodePAYLOADTOOLARGE      ErrorCode = "PAYLOAD_TOO_LARGE"
-	ErrorCodeRATELIMITED          ErrorCode = "RATE_LIMITED"
-	ErrorCodeSCOPENOTALLOWED      ErrorCode = "SCOPE_NOT_ALLOWED"
-	ErrorCodeSERVICEUNAVAILABLE   ErrorCode = "SERVICE_UNAVAILABLE"
-	ErrorCodeTOKENEXPIRED         ErrorCode = "TOKEN_EXPIRED"
-	ErrorCodeUNAUTHENTICATED      ErrorCode = "UNAUTHENTICATED"
-	ErrorCodeUNSUPPORTEDMEDIATYPE ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
-	ErrorCodeURLNOTALLOWED        ErrorCode = "URL_NOT_ALLOWED"
-	ErrorCodeVALIDATIONFAILED     ErrorCode = "VALIDATION_FAILED"
-	ErrorCodeWORKSPACESUSPENDED   ErrorCode = "WORKSPACE_SUSPENDED"
+	ErrorCodeAppDisabled          ErrorCode = "APP_DISABLED"
+	ErrorCodeConflict             ErrorCode = "CONFLICT"
+	ErrorCodeForbidden            ErrorCode = "FORBIDDEN"
+	ErrorCodeGateNotMet           ErrorCode = "GATE_NOT_MET"
+	ErrorCodeIdempotencyKeyReused ErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	ErrorCodeInsufficientScope    ErrorCode = "INSUFFICIENT_SCOPE"
+	ErrorCodeInternal             ErrorCode = "INTERNAL"
+	ErrorCodeInvalidToken         ErrorCode = "INVALID_TOKEN"
+	ErrorCodeInvalidTransition    ErrorCode = "INVALID_TRANSITION"
+	ErrorCodeInvalidWebhookUrl    ErrorCode = "INVALID_WEBHOOK_URL"
+	ErrorCodeMethodNotAllowed     ErrorCode = "METHOD_NOT_ALLOWED"
+	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
+	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
+	ErrorCodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
+	ErrorCodeScopeNotAllowed      ErrorCode = "SCOPE_NOT_ALLOWED"
+	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
+	ErrorCodeTokenExpired         ErrorCode = "TOKEN_EXPIRED"
+	ErrorCodeUnauthenticated      ErrorCode = "UNAUTHENTICATED"
+	ErrorCodeUnsupportedMediaType ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
+	ErrorCodeUrlNotAllowed        ErrorCode = "URL_NOT_ALLOWED"
+	ErrorCodeValidationFailed     ErrorCode = "VALIDATION_FAILED"
+	ErrorCodeWorkspaceSuspended   ErrorCode = "WORKSPACE_SUSPENDED"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
-	case ErrorCodeAPPDISABLED:
+	case ErrorCodeAppDisabled:
 		return true
-	case ErrorCodeCONFLICT:
+	case ErrorCodeConflict:
 		return true
-	case ErrorCodeFORBIDDEN:
+	case ErrorCodeForbidden:
 		return true
-	case ErrorCodeGATENOTMET:
+	case ErrorCodeGateNotMet:
 		return true
-	case ErrorCodeIDEMPOTENCYKEYREUSED:
+	case ErrorCodeIdempotencyKeyReused:
 		return true
-	case ErrorCodeINSUFFICIENTSCOPE:
+	case ErrorCodeInsufficientScope:
 		return true
-	case ErrorCodeINTERNAL:
+	case ErrorCodeInternal:
 		return true
-	case ErrorCodeINVALIDTOKEN:
+	case ErrorCodeInvalidToken:
 		return true
-	case ErrorCodeINVALIDTRANSITION:
+	case ErrorCodeInvalidTransition:
 		return true
-	case ErrorCodeINVALIDWEBHOOKURL:
+	case ErrorCodeInvalidWebhookUrl:
 		return true
-	case ErrorCodeMETHODNOTALLOWED:
+	case ErrorCodeMethodNotAllowed:
 		return true
-	case ErrorCodeNOTFOUND:
+	case ErrorCodeNotFound:
 		return true
-	case ErrorCodeNOTIMPLEMENTED:
+	case ErrorCodeNotImplemented:
 		return true
-	case ErrorCodePAYLOADTOOLARGE:
+	case ErrorCodePayloadTooLarge:
 		return true
-	case ErrorCodeRATELIMITED:
+	case ErrorCodeRateLimited:
 		return true
-	case ErrorCodeSCOPENOTALLOWED:
+	case ErrorCodeScopeNotAllowed:
 		return true
-	case ErrorCodeSERVICEUNAVAILABLE:
+	case ErrorCodeServiceUnavailable:
 		return true
-	case ErrorCodeTOKENEXPIRED:
+	case ErrorCodeTokenExpired:
 		return true
-	case ErrorCodeUNAUTHENTICATED:
+	case ErrorCodeUnauthenticated:
 		return true
-	case ErrorCodeUNSUPPORTEDMEDIATYPE:
+	case ErrorCodeUnsupportedMediaType:
 		return true
-	case ErrorCodeURLNOTALLOWED:
+	case ErrorCodeUrlNotAllowed:
 		return true
-	case ErrorCodeVALIDATIONFAILED:
+	case ErrorCodeValidationFailed:
 		return true
-	case ErrorCodeWORKSPACESUSPENDED:
+	case ErrorCodeWorkspaceSuspended:
 		return true
 	default:
 		return false
@@ -396,19 +396,19 @@ func (e HealthStatus) Valid() bool {
 
 // Defines values for KeyStatus.
 const (
-	KeyStatusACTIVE  KeyStatus = "ACTIVE"
-	KeyStatusEXPIRED KeyStatus = "EXPIRED"
-	KeyStatusREVOKED KeyStatus = "REVOKED"
+	KeyStatusActive  KeyStatus = "ACTIVE"
+	KeyStatusExpired KeyStatus = "EXPIRED"
+	KeyStatusRevoked KeyStatus = "REVOKED"
 )
 
 // Valid indicates whether the value is a known member of the KeyStatus enum.
 func (e KeyStatus) Valid() bool {
 	switch e {
-	case KeyStatusACTIVE:
+	case KeyStatusActive:
 		return true
-	case KeyStatusEXPIRED:
+	case KeyStatusExpired:
 		return true
-	case KeyStatusREVOKED:
+	case KeyStatusRevoked:
 		return true
 	default:
 		return false
@@ -417,22 +417,22 @@ func (e KeyStatus) Valid() bool {
 
 // Defines values for ListActionItemsSort.
 const (
-	ListActionItemsSortCreatedAt ListActionItemsSort = "createdAt"
-	ListActionItemsSortDueDate   ListActionItemsSort = "dueDate"
+	ListActionItemsSortCreatedat ListActionItemsSort = "createdAt"
+	ListActionItemsSortDuedate   ListActionItemsSort = "dueDate"
 	ListActionItemsSortTitle     ListActionItemsSort = "title"
-	ListActionItemsSortUpdatedAt ListActionItemsSort = "updatedAt"
+	ListActionItemsSortUpdatedat ListActionItemsSort = "updatedAt"
 )
 
 // Valid indicates whether the value is a known member of the ListActionItemsSort enum.
 func (e ListActionItemsSort) Valid() bool {
 	switch e {
-	case ListActionItemsSortCreatedAt:
+	case ListActionItemsSortCreatedat:
 		return true
-	case ListActionItemsSortDueDate:
+	case ListActionItemsSortDuedate:
 		return true
 	case ListActionItemsSortTitle:
 		return true
-	case ListActionItemsSortUpdatedAt:
+	case ListActionItemsSortUpdatedat:
 		return true
 	default:
 		return false
@@ -459,25 +459,25 @@ func (e ListActionItemsSortDir) Valid() bool {
 
 // Defines values for ListDeliveriesStatus.
 const (
-	ListDeliveriesStatusCANCELLED ListDeliveriesStatus = "CANCELLED"
-	ListDeliveriesStatusDEAD      ListDeliveriesStatus = "DEAD"
-	ListDeliveriesStatusPENDING   ListDeliveriesStatus = "PENDING"
-	ListDeliveriesStatusRETRYING  ListDeliveriesStatus = "RETRYING"
-	ListDeliveriesStatusSUCCEEDED ListDeliveriesStatus = "SUCCEEDED"
+	ListDeliveriesStatusCancelled ListDeliveriesStatus = "CANCELLED"
+	ListDeliveriesStatusDead      ListDeliveriesStatus = "DEAD"
+	ListDeliveriesStatusPending   ListDeliveriesStatus = "PENDING"
+	ListDeliveriesStatusRetrying  ListDeliveriesStatus = "RETRYING"
+	ListDeliveriesStatusSucceeded ListDeliveriesStatus = "SUCCEEDED"
 )
 
 // Valid indicates whether the value is a known member of the ListDeliveriesStatus enum.
 func (e ListDeliveriesStatus) Valid() bool {
 	switch e {
-	case ListDeliveriesStatusCANCELLED:
+	case ListDeliveriesStatusCancelled:
 		return true
-	case ListDeliveriesStatusDEAD:
+	case ListDeliveriesStatusDead:
 		return true
-	case ListDeliveriesStatusPENDING:
+	case ListDeliveriesStatusPending:
 		return true
-	case ListDeliveriesStatusRETRYING:
+	case ListDeliveriesStatusRetrying:
 		return true
-	case ListDeliveriesStatusSUCCEEDED:
+	case ListDeliveriesStatusSucceeded:
 		return true
 	default:
 		return false
@@ -528,19 +528,19 @@ func (e OAuthErrorError) Valid() bool {
 
 // Defines values for ProjectMemberRole.
 const (
-	ProjectMemberRoleMEMBER ProjectMemberRole = "MEMBER"
-	ProjectMemberRoleOWNER  ProjectMemberRole = "OWNER"
-	ProjectMemberRoleVIEWER ProjectMemberRole = "VIEWER"
+	ProjectMemberRoleMember ProjectMemberRole = "MEMBER"
+	ProjectMemberRoleOwner  ProjectMemberRole = "OWNER"
+	ProjectMemberRoleViewer ProjectMemberRole = "VIEWER"
 )
 
 // Valid indicates whether the value is a known member of the ProjectMemberRole enum.
 func (e ProjectMemberRole) Valid() bool {
 	switch e {
-	case ProjectMemberRoleMEMBER:
+	case ProjectMemberRoleMember:
 		return true
-	case ProjectMemberRoleOWNER:
+	case ProjectMemberRoleOwner:
 		return true
-	case ProjectMemberRoleVIEWER:
+	case ProjectMemberRoleViewer:
 		return true
 	default:
 		return false
@@ -549,19 +549,19 @@ func (e ProjectMemberRole) Valid() bool {
 
 // Defines values for ProjectRagStatus.
 const (
-	ProjectRagStatusAMBER ProjectRagStatus = "AMBER"
-	ProjectRagStatusGREEN ProjectRagStatus = "GREEN"
-	ProjectRagStatusRED   ProjectRagStatus = "RED"
+	ProjectRagStatusAmber ProjectRagStatus = "AMBER"
+	ProjectRagStatusGreen ProjectRagStatus = "GREEN"
+	ProjectRagStatusRed   ProjectRagStatus = "RED"
 )
 
 // Valid indicates whether the value is a known member of the ProjectRagStatus enum.
 func (e ProjectRagStatus) Valid() bool {
 	switch e {
-	case ProjectRagStatusAMBER:
+	case ProjectRagStatusAmber:
 		return true
-	case ProjectRagStatusGREEN:
+	case ProjectRagStatusGreen:
 		return true
-	case ProjectRagStatusRED:
+	case ProjectRagStatusRed:
 		return true
 	default:
 		return false
@@ -588,22 +588,22 @@ func (e RevokeTokenTypeHint) Valid() bool {
 
 // Defines values for RiskSeverity.
 const (
-	RiskSeverityCRITICAL RiskSeverity = "CRITICAL"
-	RiskSeverityHIGH     RiskSeverity = "HIGH"
-	RiskSeverityLOW      RiskSeverity = "LOW"
-	RiskSeverityMEDIUM   RiskSeverity = "MEDIUM"
+	RiskSeverityCritical RiskSeverity = "CRITICAL"
+	RiskSeverityHigh     RiskSeverity = "HIGH"
+	RiskSeverityLow      RiskSeverity = "LOW"
+	RiskSeverityMedium   RiskSeverity = "MEDIUM"
 )
 
 // Valid indicates whether the value is a known member of the RiskSeverity enum.
 func (e RiskSeverity) Valid() bool {
 	switch e {
-	case RiskSeverityCRITICAL:
+	case RiskSeverityCritical:
 		return true
-	case RiskSeverityHIGH:
+	case RiskSeverityHigh:
 		return true
-	case RiskSeverityLOW:
+	case RiskSeverityLow:
 		return true
-	case RiskSeverityMEDIUM:
+	case RiskSeverityMedium:
 		return true
 	default:
 		return false
@@ -612,19 +612,19 @@ func (e RiskSeverity) Valid() bool {
 
 // Defines values for RiskStatus.
 const (
-	RiskStatusMITIGATING RiskStatus = "MITIGATING"
-	RiskStatusOPEN       RiskStatus = "OPEN"
-	RiskStatusRESOLVED   RiskStatus = "RESOLVED"
+	RiskStatusMitigating RiskStatus = "MITIGATING"
+	RiskStatusOpen       RiskStatus = "OPEN"
+	RiskStatusResolved   RiskStatus = "RESOLVED"
 )
 
 // Valid indicates whether the value is a known member of the RiskStatus enum.
 func (e RiskStatus) Valid() bool {
 	switch e {
-	case RiskStatusMITIGATING:
+	case RiskStatusMitigating:
 		return true
-	case RiskStatusOPEN:
+	case RiskStatusOpen:
 		return true
-	case RiskStatusRESOLVED:
+	case RiskStatusResolved:
 		return true
 	default:
 		return false
@@ -633,25 +633,25 @@ func (e RiskStatus) Valid() bool {
 
 // Defines values for RrcaAdvanceTo.
 const (
-	RrcaAdvanceToANALYZE RrcaAdvanceTo = "ANALYZE"
-	RrcaAdvanceToCLOSED  RrcaAdvanceTo = "CLOSED"
-	RrcaAdvanceToCONTAIN RrcaAdvanceTo = "CONTAIN"
-	RrcaAdvanceToCORRECT RrcaAdvanceTo = "CORRECT"
-	RrcaAdvanceToVERIFY  RrcaAdvanceTo = "VERIFY"
+	RrcaAdvanceToAnalyze RrcaAdvanceTo = "ANALYZE"
+	RrcaAdvanceToClosed  RrcaAdvanceTo = "CLOSED"
+	RrcaAdvanceToContain RrcaAdvanceTo = "CONTAIN"
+	RrcaAdvanceToCorrect RrcaAdvanceTo = "CORRECT"
+	RrcaAdvanceToVerify  RrcaAdvanceTo = "VERIFY"
 )
 
 // Valid indicates whether the value is a known member of the RrcaAdvanceTo enum.
 func (e RrcaAdvanceTo) Valid() bool {
 	switch e {
-	case RrcaAdvanceToANALYZE:
+	case RrcaAdvanceToAnalyze:
 		return true
-	case RrcaAdvanceToCLOSED:
+	case RrcaAdvanceToClosed:
 		return true
-	case RrcaAdvanceToCONTAIN:
+	case RrcaAdvanceToContain:
 		return true
-	case RrcaAdvanceToCORRECT:
+	case RrcaAdvanceToCorrect:
 		return true
-	case RrcaAdvanceToVERIFY:
+	case RrcaAdvanceToVerify:
 		return true
 	default:
 		return false
@@ -660,31 +660,31 @@ func (e RrcaAdvanceTo) Valid() bool {
 
 // Defines values for RrcaNewNodeKind.
 const (
-	RrcaNewNodeKindCAUSE              RrcaNewNodeKind = "CAUSE"
-	RrcaNewNodeKindCONTRIBUTINGFACTOR RrcaNewNodeKind = "CONTRIBUTING_FACTOR"
-	RrcaNewNodeKindESCAPEPOINT        RrcaNewNodeKind = "ESCAPE_POINT"
-	RrcaNewNodeKindEVIDENCE           RrcaNewNodeKind = "EVIDENCE"
-	RrcaNewNodeKindPROBLEM            RrcaNewNodeKind = "PROBLEM"
-	RrcaNewNodeKindROOTCAUSE          RrcaNewNodeKind = "ROOT_CAUSE"
-	RrcaNewNodeKindWHY                RrcaNewNodeKind = "WHY"
+	RrcaNewNodeKindCause              RrcaNewNodeKind = "CAUSE"
+	RrcaNewNodeKindContributingFactor RrcaNewNodeKind = "CONTRIBUTING_FACTOR"
+	RrcaNewNodeKindEscapePoint        RrcaNewNodeKind = "ESCAPE_POINT"
+	RrcaNewNodeKindEvidence           RrcaNewNodeKind = "EVIDENCE"
+	RrcaNewNodeKindProblem            RrcaNewNodeKind = "PROBLEM"
+	RrcaNewNodeKindRootCause          RrcaNewNodeKind = "ROOT_CAUSE"
+	RrcaNewNodeKindWhy                RrcaNewNodeKind = "WHY"
 )
 
 // Valid indicates whether the value is a known member of the RrcaNewNodeKind enum.
 func (e RrcaNewNodeKind) Valid() bool {
 	switch e {
-	case RrcaNewNodeKindCAUSE:
+	case RrcaNewNodeKindCause:
 		return true
-	case RrcaNewNodeKindCONTRIBUTINGFACTOR:
+	case RrcaNewNodeKindContributingFactor:
 		return true
-	case RrcaNewNodeKindESCAPEPOINT:
+	case RrcaNewNodeKindEscapePoint:
 		return true
-	case RrcaNewNodeKindEVIDENCE:
+	case RrcaNewNodeKindEvidence:
 		return true
-	case RrcaNewNodeKindPROBLEM:
+	case RrcaNewNodeKindProblem:
 		return true
-	case RrcaNewNodeKindROOTCAUSE:
+	case RrcaNewNodeKindRootCause:
 		return true
-	case RrcaNewNodeKindWHY:
+	case RrcaNewNodeKindWhy:
 		return true
 	default:
 		return false
@@ -693,34 +693,34 @@ func (e RrcaNewNodeKind) Valid() bool {
 
 // Defines values for RrcaNodeKind.
 const (
-	RrcaNodeKindCAUSE              RrcaNodeKind = "CAUSE"
-	RrcaNodeKindCONTRIBUTINGFACTOR RrcaNodeKind = "CONTRIBUTING_FACTOR"
-	RrcaNodeKindESCAPEPOINT        RrcaNodeKind = "ESCAPE_POINT"
-	RrcaNodeKindEVIDENCE           RrcaNodeKind = "EVIDENCE"
-	RrcaNodeKindPROBLEM            RrcaNodeKind = "PROBLEM"
-	RrcaNodeKindROOTCAUSE          RrcaNodeKind = "ROOT_CAUSE"
-	RrcaNodeKindWHY                RrcaNodeKind = "WHY"
-	RrcaNodeKindWHYSUGGESTION      RrcaNodeKind = "WHY_SUGGESTION"
+	RrcaNodeKindCause              RrcaNodeKind = "CAUSE"
+	RrcaNodeKindContributingFactor RrcaNodeKind = "CONTRIBUTING_FACTOR"
+	RrcaNodeKindEscapePoint        RrcaNodeKind = "ESCAPE_POINT"
+	RrcaNodeKindEvidence           RrcaNodeKind = "EVIDENCE"
+	RrcaNodeKindProblem            RrcaNodeKind = "PROBLEM"
+	RrcaNodeKindRootCause          RrcaNodeKind = "ROOT_CAUSE"
+	RrcaNodeKindWhy                RrcaNodeKind = "WHY"
+	RrcaNodeKindWhySuggestion      RrcaNodeKind = "WHY_SUGGESTION"
 )
 
 // Valid indicates whether the value is a known member of the RrcaNodeKind enum.
 func (e RrcaNodeKind) Valid() bool {
 	switch e {
-	case RrcaNodeKindCAUSE:
+	case RrcaNodeKindCause:
 		return true
-	case RrcaNodeKindCONTRIBUTINGFACTOR:
+	case RrcaNodeKindContributingFactor:
 		return true
-	case RrcaNodeKindESCAPEPOINT:
+	case RrcaNodeKindEscapePoint:
 		return true
-	case RrcaNodeKindEVIDENCE:
+	case RrcaNodeKindEvidence:
 		return true
-	case RrcaNodeKindPROBLEM:
+	case RrcaNodeKindProblem:
 		return true
-	case RrcaNodeKindROOTCAUSE:
+	case RrcaNodeKindRootCause:
 		return true
-	case RrcaNodeKindWHY:
+	case RrcaNodeKindWhy:
 		return true
-	case RrcaNodeKindWHYSUGGESTION:
+	case RrcaNodeKindWhySuggestion:
 		return true
 	default:
 		return false
@@ -729,28 +729,28 @@ func (e RrcaNodeKind) Valid() bool {
 
 // Defines values for RrcaPhase.
 const (
-	RrcaPhaseANALYZE RrcaPhase = "ANALYZE"
-	RrcaPhaseCLOSED  RrcaPhase = "CLOSED"
-	RrcaPhaseCONTAIN RrcaPhase = "CONTAIN"
-	RrcaPhaseCORRECT RrcaPhase = "CORRECT"
-	RrcaPhaseDEFINE  RrcaPhase = "DEFINE"
-	RrcaPhaseVERIFY  RrcaPhase = "VERIFY"
+	RrcaPhaseAnalyze RrcaPhase = "ANALYZE"
+	RrcaPhaseClosed  RrcaPhase = "CLOSED"
+	RrcaPhaseContain RrcaPhase = "CONTAIN"
+	RrcaPhaseCorrect RrcaPhase = "CORRECT"
+	RrcaPhaseDefine  RrcaPhase = "DEFINE"
+	RrcaPhaseVerify  RrcaPhase = "VERIFY"
 )
 
 // Valid indicates whether the value is a known member of the RrcaPhase enum.
 func (e RrcaPhase) Valid() bool {
 	switch e {
-	case RrcaPhaseANALYZE:
+	case RrcaPhaseAnalyze:
 		return true
-	case RrcaPhaseCLOSED:
+	case RrcaPhaseClosed:
 		return true
-	case RrcaPhaseCONTAIN:
+	case RrcaPhaseContain:
 		return true
-	case RrcaPhaseCORRECT:
+	case RrcaPhaseCorrect:
 		return true
-	case RrcaPhaseDEFINE:
+	case RrcaPhaseDefine:
 		return true
-	case RrcaPhaseVERIFY:
+	case RrcaPhaseVerify:
 		return true
 	default:
 		return false
@@ -759,16 +759,16 @@ func (e RrcaPhase) Valid() bool {
 
 // Defines values for RrcaRunKind.
 const (
-	RrcaRunKindFIVEWHY    RrcaRunKind = "FIVE_WHY"
-	RrcaRunKindLOOKACROSS RrcaRunKind = "LOOK_ACROSS"
+	RrcaRunKindFiveWhy    RrcaRunKind = "FIVE_WHY"
+	RrcaRunKindLookAcross RrcaRunKind = "LOOK_ACROSS"
 )
 
 // Valid indicates whether the value is a known member of the RrcaRunKind enum.
 func (e RrcaRunKind) Valid() bool {
 	switch e {
-	case RrcaRunKindFIVEWHY:
+	case RrcaRunKindFiveWhy:
 		return true
-	case RrcaRunKindLOOKACROSS:
+	case RrcaRunKindLookAcross:
 		return true
 	default:
 		return false
@@ -777,19 +777,19 @@ func (e RrcaRunKind) Valid() bool {
 
 // Defines values for RrcaRunStatus.
 const (
-	RrcaRunStatusFAILED  RrcaRunStatus = "FAILED"
-	RrcaRunStatusPENDING RrcaRunStatus = "PENDING"
-	RrcaRunStatusREADY   RrcaRunStatus = "READY"
+	RrcaRunStatusFailed  RrcaRunStatus = "FAILED"
+	RrcaRunStatusPending RrcaRunStatus = "PENDING"
+	RrcaRunStatusReady   RrcaRunStatus = "READY"
 )
 
 // Valid indicates whether the value is a known member of the RrcaRunStatus enum.
 func (e RrcaRunStatus) Valid() bool {
 	switch e {
-	case RrcaRunStatusFAILED:
+	case RrcaRunStatusFailed:
 		return true
-	case RrcaRunStatusPENDING:
+	case RrcaRunStatusPending:
 		return true
-	case RrcaRunStatusREADY:
+	case RrcaRunStatusReady:
 		return true
 	default:
 		return false
@@ -798,19 +798,19 @@ func (e RrcaRunStatus) Valid() bool {
 
 // Defines values for RrcaSuggestionStatus.
 const (
-	RrcaSuggestionStatusAPPLIED  RrcaSuggestionStatus = "APPLIED"
-	RrcaSuggestionStatusPROPOSED RrcaSuggestionStatus = "PROPOSED"
-	RrcaSuggestionStatusREJECTED RrcaSuggestionStatus = "REJECTED"
+	RrcaSuggestionStatusApplied  RrcaSuggestionStatus = "APPLIED"
+	RrcaSuggestionStatusProposed RrcaSuggestionStatus = "PROPOSED"
+	RrcaSuggestionStatusRejected RrcaSuggestionStatus = "REJECTED"
 )
 
 // Valid indicates whether the value is a known member of the RrcaSuggestionStatus enum.
 func (e RrcaSuggestionStatus) Valid() bool {
 	switch e {
-	case RrcaSuggestionStatusAPPLIED:
+	case RrcaSuggestionStatusApplied:
 		return true
-	case RrcaSuggestionStatusPROPOSED:
+	case RrcaSuggestionStatusProposed:
 		return true
-	case RrcaSuggestionStatusREJECTED:
+	case RrcaSuggestionStatusRejected:
 		return true
 	default:
 		return false
@@ -873,25 +873,25 @@ func (e TaskBatchOperationOp) Valid() bool {
 
 // Defines values for TaskStatus.
 const (
-	TaskStatusBLOCKED    TaskStatus = "BLOCKED"
-	TaskStatusDONE       TaskStatus = "DONE"
-	TaskStatusINPROGRESS TaskStatus = "IN_PROGRESS"
-	TaskStatusREVIEW     TaskStatus = "REVIEW"
-	TaskStatusTODO       TaskStatus = "TODO"
+	TaskStatusBlocked    TaskStatus = "BLOCKED"
+	TaskStatusDone       TaskStatus = "DONE"
+	TaskStatusInProgress TaskStatus = "IN_PROGRESS"
+	TaskStatusReview     TaskStatus = "REVIEW"
+	TaskStatusTodo       TaskStatus = "TODO"
 )
 
 // Valid indicates whether the value is a known member of the TaskStatus enum.
 func (e TaskStatus) Valid() bool {
 	switch e {
-	case TaskStatusBLOCKED:
+	case TaskStatusBlocked:
 		return true
-	case TaskStatusDONE:
+	case TaskStatusDone:
 		return true
-	case TaskStatusINPROGRESS:
+	case TaskStatusInProgress:
 		return true
-	case TaskStatusREVIEW:
+	case TaskStatusReview:
 		return true
-	case TaskStatusTODO:
+	case TaskStatusTodo:
 		return true
 	default:
 		return false
@@ -954,19 +954,19 @@ func (e WebhookAttemptOutcome) Valid() bool {
 
 // Defines values for WebhookSubscriptionCircuit.
 const (
-	WebhookSubscriptionCircuitCLOSED   WebhookSubscriptionCircuit = "CLOSED"
-	WebhookSubscriptionCircuitHALFOPEN WebhookSubscriptionCircuit = "HALF_OPEN"
-	WebhookSubscriptionCircuitOPEN     WebhookSubscriptionCircuit = "OPEN"
+	WebhookSubscriptionCircuitClosed   WebhookSubscriptionCircuit = "CLOSED"
+	WebhookSubscriptionCircuitHalfOpen WebhookSubscriptionCircuit = "HALF_OPEN"
+	WebhookSubscriptionCircuitOpen     WebhookSubscriptionCircuit = "OPEN"
 )
 
 // Valid indicates whether the value is a known member of the WebhookSubscriptionCircuit enum.
 func (e WebhookSubscriptionCircuit) Valid() bool {
 	switch e {
-	case WebhookSubscriptionCircuitCLOSED:
+	case WebhookSubscriptionCircuitClosed:
 		return true
-	case WebhookSubscriptionCircuitHALFOPEN:
+	case WebhookSubscriptionCircuitHalfOpen:
 		return true
-	case WebhookSubscriptionCircuitOPEN:
+	case WebhookSubscriptionCircuitOpen:
 		return true
 	default:
 		return false
@@ -975,16 +975,16 @@ func (e WebhookSubscriptionCircuit) Valid() bool {
 
 // Defines values for WorkspaceStatus.
 const (
-	WorkspaceStatusACTIVE    WorkspaceStatus = "ACTIVE"
-	WorkspaceStatusSUSPENDED WorkspaceStatus = "SUSPENDED"
+	WorkspaceStatusActive    WorkspaceStatus = "ACTIVE"
+	WorkspaceStatusSuspended WorkspaceStatus = "SUSPENDED"
 )
 
 // Valid indicates whether the value is a known member of the WorkspaceStatus enum.
 func (e WorkspaceStatus) Valid() bool {
 	switch e {
-	case WorkspaceStatusACTIVE:
+	case WorkspaceStatusActive:
 		return true
-	case WorkspaceStatusSUSPENDED:
+	case WorkspaceStatusSuspended:
 		return true
 	default:
 		return false

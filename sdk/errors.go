@@ -6,7 +6,7 @@ import (
 )
 
 // APIError is a failure the server answered, as its error envelope says it:
-// compare Code with the ErrorCode constants (ErrorCodeINVALIDTRANSITION, ...).
+// compare Code with the ErrorCode constants (ErrorCodeInvalidTransition, ...).
 type APIError struct {
 	Status    int
 	Code      ErrorCode
@@ -32,7 +32,7 @@ func Check(r Response, body []byte) error {
 	}
 	var env ErrorEnvelope
 	if err := json.Unmarshal(body, &env); err != nil || env.Error.Code == "" {
-		return &APIError{Status: st, Code: ErrorCodeINTERNAL, Message: string(body)}
+		return &APIError{Status: st, Code: ErrorCodeInternal, Message: string(body)}
 	}
 	return &APIError{Status: st, Code: env.Error.Code, Message: env.Error.Message, Details: env.Error.Details, RequestID: env.Error.RequestId}
 }

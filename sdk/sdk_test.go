@@ -48,7 +48,7 @@ func TestSDKDrivesTheServer(t *testing.T) {
 	for _, title := range []string{"first", "second", "third"} {
 		r, err := c.CreateTaskWithResponse(ctx, &pmapisdk.CreateTaskParams{}, pmapisdk.TaskCreateRequest{ProjectId: p.JSON201.Data.Id, Title: title})
 		must(t, "create task", r, r.Body, err)
-		if r.JSON201.Data.Status != pmapisdk.TaskStatusTODO {
+		if r.JSON201.Data.Status != pmapisdk.TaskStatusTodo {
 			t.Errorf("a new task is %s", r.JSON201.Data.Status)
 		}
 		ids = append(ids, r.JSON201.Data.Id)
@@ -89,26 +89,26 @@ func TestSDKDrivesTheServer(t *testing.T) {
 	})
 
 	t.Run("errors are typed", func(t *testing.T) {
-		review := pmapisdk.TaskStatusREVIEW
+		review := pmapisdk.TaskStatusReview
 		u, err := c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[1], Status: &review})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if u.JSON400 == nil || u.JSON400.Error.Code != pmapisdk.ErrorCodeINVALIDTRANSITION {
+		if u.JSON400 == nil || u.JSON400.Error.Code != pmapisdk.ErrorCodeInvalidTransition {
 			t.Fatalf("TODO to REVIEW: %d %s", u.StatusCode(), u.Body)
 		}
 		var apiErr *pmapisdk.APIError
 		if err := pmapisdk.Check(u, u.Body); !errors.As(err, &apiErr) || apiErr.Status != 400 ||
-			apiErr.Code != pmapisdk.ErrorCodeINVALIDTRANSITION || apiErr.RequestID == "" || apiErr.Details["from"] != "TODO" {
+			apiErr.Code != pmapisdk.ErrorCodeInvalidTransition || apiErr.RequestID == "" || apiErr.Details["from"] != "TODO" {
 			t.Errorf("Check: %#v", err)
 		}
 		g, err := c.GetTaskWithResponse(ctx, &pmapisdk.GetTaskParams{Id: "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"})
-		if err != nil || g.JSON404 == nil || g.JSON404.Error.Code != pmapisdk.ErrorCodeNOTFOUND {
+		if err != nil || g.JSON404 == nil || g.JSON404.Error.Code != pmapisdk.ErrorCodeNotFound {
 			t.Errorf("an absent task: %v %d %s", err, g.StatusCode(), g.Body)
 		}
 		bad, _ := pmapisdk.New(base, tn.ClientID, pmapisdk.APIKey("pmk_not_a_key"))
 		r, err := bad.ListProjectsWithResponse(ctx, &pmapisdk.ListProjectsParams{})
-		if err != nil || r.JSON401 == nil || r.JSON401.Error.Code != pmapisdk.ErrorCodeINVALIDTOKEN {
+		if err != nil || r.JSON401 == nil || r.JSON401.Error.Code != pmapisdk.ErrorCodeInvalidToken {
 			t.Errorf("a bad key: %v %d %s", err, r.StatusCode(), r.Body)
 		}
 	})
@@ -141,7 +141,7 @@ func TestSDKDeviceLogin(t *testing.T) {
 	l, err := c.ListProjectsWithResponse(ctx, &pmapisdk.ListProjectsParams{})
 	must(t, "list projects with the token", l, l.Body, err)
 	tasks, err := c.ListTasksWithResponse(ctx, &pmapisdk.ListTasksParams{})
-	if err != nil || tasks.JSON403 == nil || tasks.JSON403.Error.Code != pmapisdk.ErrorCodeINSUFFICIENTSCOPE {
+	if err != nil || tasks.JSON403 == nil || tasks.JSON403.Error.Code != pmapisdk.ErrorCodeInsufficientScope {
 		t.Errorf("a projects:read token lists tasks: %v %d %s", err, tasks.StatusCode(), tasks.Body)
 	}
 }
