@@ -53,9 +53,9 @@ var statements sync.Map
 
 // valuesSQL is head (an INSERT up to its VALUES) followed by n rows of cols
 // parameters each, numbered from $2 ($1 is the workspace, which every row
-// starts with), and tail.
-func valuesSQL(head string, cols, n int, tail string) string {
-	key := fmt.Sprintf("%s|%d|%d|%s", head, cols, n, tail)
+// starts with).
+func valuesSQL(head string, cols, n int) string {
+	key := fmt.Sprintf("%s|%d|%d", head, cols, n)
 	if sql, ok := statements.Load(key); ok {
 		return sql.(string)
 	}
@@ -72,39 +72,30 @@ func valuesSQL(head string, cols, n int, tail string) string {
 		}
 		b.WriteString(")")
 	}
-	b.WriteString(tail)
 	sql, _ := statements.LoadOrStore(key, b.String())
 	return sql.(string)
 }
 
-// queueAttempts logs attempts: multi-row VALUES (Citus ships INSERT ... SELECT,
-// unnest included, with COPY, which row-level security refuses).
+// queueAttempts logs attempts.
 func queueAttempts(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
-	const cols = 9
-	for start := 0; start < len(attempts); start += rowsPerInsert {
-		chunk := attempts[start:min(start+rowsPerInsert, len(attempts))]
-		args := make([]any, 1, 1+cols*len(chunk))
-		args[0] = ws
-		for _, a := range chunk {
-			r := a.Result
-			var code *int
-			if r.Status != 0 {
-				code = &r.Status
-			}
-			var errText, snippet *string
-			if r.Err != nil {
-				s := r.Err.Error()
-				errText = &s
-			}
-			if r.Snippet != "" {
-				snippet = &r.Snippet
-			}
-			args = append(args, pmapi.NewID(), a.Delivery, a.Number, a.At, a.outcome(), code,
-				float64(r.Latency.Microseconds())/1000, snippet, errText)
+	queueInserts(b, ws, `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms,
+			response_snippet, error) values`, 9, attempts, func(a Attempt) []any {
+		r := a.Result
+		var code *int
+		if r.Status != 0 {
+			code = &r.Status
 		}
-		b.Queue(valuesSQL(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms,
-			response_snippet, error) values`, cols, len(chunk), ""), args...)
-	}
+		var errText, snippet *string
+		if r.Err != nil {
+			s := r.Err.Error()
+			errText = &s
+		}
+		if r.Snippet != "" {
+			snippet = &r.Snippet
+		}
+		return []any{pmapi.NewID(), a.Delivery, a.Number, a.At, a.outcome(), code,
+			float64(r.Latency.Microseconds()) / 1000, snippet, errText}
+	})
 }
 
 // queueNewDeliveries inserts deliveries with their state as their first run
@@ -113,17 +104,26 @@ func queueAttempts(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 // first run was only slow) collides on the deliveries' keys, which fails its
 // whole write: nothing is recorded twice.
 func queueNewDeliveries(b *pgx.Batch, ws uuid.UUID, ds []Delivery) {
-	const cols = 12
-	for start := 0; start < len(ds); start += rowsPerInsert {
-		chunk := ds[start:min(start+rowsPerInsert, len(ds))]
+	queueInserts(b, ws, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
+			data, status, attempts, last_status, next_attempt_at, completed_at) values`, 12, ds, func(d Delivery) []any {
+		return []any{d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
+			d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt}
+	})
+}
+
+// queueInserts queues head's INSERT of rows as multi-row VALUES, at most
+// rowsPerInsert rows a statement, each row the workspace and the cols values
+// of columns(row): Citus ships INSERT ... SELECT (unnest included) with COPY,
+// which row-level security refuses.
+func queueInserts[T any](b *pgx.Batch, ws uuid.UUID, head string, cols int, rows []T, columns func(T) []any) {
+	for start := 0; start < len(rows); start += rowsPerInsert {
+		chunk := rows[start:min(start+rowsPerInsert, len(rows))]
 		args := make([]any, 1, 1+cols*len(chunk))
 		args[0] = ws
-		for _, d := range chunk {
-			args = append(args, d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
-				d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt)
+		for _, r := range chunk {
+			args = append(args, columns(r)...)
 		}
-		b.Queue(valuesSQL(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
-			data, status, attempts, last_status, next_attempt_at, completed_at) values`, cols, len(chunk), ""), args...)
+		b.Queue(valuesSQL(head, cols, len(chunk)), args...)
 	}
 }
 
