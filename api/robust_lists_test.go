@@ -117,6 +117,27 @@ func TestChildListsPage(t *testing.T) {
 	if r := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?cursor="+nodesCursor, nil); r.Status != 400 {
 		t.Errorf("webhooks with a nodes cursor: %d %s", r.Status, r.Raw)
 	}
+
+	// Another workspace pages none of these lists: 404, and nothing of them.
+	other := env.NewTenant(t)
+	for _, path := range []string{
+		projectBase + "members?projectId=" + prj + "&limit=1",
+		rrcaBase + "/" + id + "/nodes?limit=1",
+		rrcaBase + "/" + id + "/corrective-actions?limit=1",
+		rrcaBase + "/" + id + "/look-across?limit=1",
+	} {
+		r := other.Do(t, "GET", path, nil)
+		wantError(t, r, 404, "NOT_FOUND")
+		for _, leak := range append([]string{why, root, cas[0]}, users[1:]...) {
+			if strings.Contains(string(r.Raw), leak) {
+				t.Errorf("%s answered another workspace with %s: %s", path, leak, r.Raw)
+			}
+		}
+	}
+	r := other.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?limit=1", nil)
+	if r.Status != 404 || strings.Contains(string(r.Raw), hooks[0]) {
+		t.Errorf("another workspace's console paged this app's webhooks: %d %s", r.Status, r.Raw)
+	}
 }
 
 // TestSimilarTellsComputedEmptyFromNever: an analysis alone in its workspace
