@@ -24,16 +24,11 @@ type fixture struct {
 func setup(tb testing.TB) fixture {
 	tb.Helper()
 	ctx := context.Background()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(tb), testdb.TenantSetting(tb)))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	dir := tenant.NewDirectory(shards)
+	dir, shard := testdb.Directory(tb)
 	ws, err := dir.Create(ctx, "bench", "")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	shard, _ := dir.ShardOf(ws)
 	app, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: "a", Scopes: authz.AllScopes()})
 	if err != nil {
 		tb.Fatal(err)

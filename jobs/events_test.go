@@ -3,7 +3,6 @@ package jobs_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
@@ -11,7 +10,6 @@ import (
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestCommittedEventsAreFannedOut emits an event in a committed transaction and
@@ -19,9 +17,7 @@ import (
 // consumes it from the outbox.
 func TestCommittedEventsAreFannedOut(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
-	shards, _ := tenant.NewShards("default", shard)
-	dir := tenant.NewDirectory(shards)
+	dir, shard := testdb.Directory(t)
 	w, err := dir.Create(ctx, "fanout", "")
 	if err != nil {
 		t.Fatal(err)
@@ -61,21 +57,7 @@ func TestCommittedEventsAreFannedOut(t *testing.T) {
 	}
 	defer clients.Stop(ctx)
 
-	deadline := time.After(20 * time.Second)
-	for completed := false; !completed; {
-		select {
-		case ev := <-done:
-			if ev.Job.Kind != "event.fanout" {
-				continue
-			}
-			if ev.Kind == river.EventKindJobFailed {
-				t.Fatalf("fan-out failed: %v", ev.Job.Errors)
-			}
-			completed = true
-		case <-deadline:
-			t.Fatal("fan-out job did not complete in 20s")
-		}
-	}
+	waitForJob(t, done, "event.fanout")
 	if kept := count("test.kept"); kept != 0 {
 		t.Fatalf("%d events left after their fan-out; want it consumed", kept)
 	}

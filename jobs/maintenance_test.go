@@ -14,7 +14,6 @@ import (
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/jobs"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestMaintenanceRunsOnRiverAsServerRole works a cleanup job through a real
@@ -22,12 +21,7 @@ import (
 // the shard go, recent ones stay.
 func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
-	shards, err := tenant.NewShards("default", shard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := tenant.NewDirectory(shards)
+	dir, shard := testdb.Directory(t)
 
 	type seeded struct{ ws, stale, fresh uuid.UUID }
 	var all []seeded
@@ -92,62 +86,15 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	if _, err := client.Insert(ctx, jobs.MaintenanceArgs{Shard: "default"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.After(20 * time.Second)
-	for done := false; !done; {
-		select {
-		case ev := <-events:
-			if ev.Job.Kind != "maintenance.sweep" {
-				continue
-			}
-			if ev.Kind == river.EventKindJobFailed {
-				t.Fatalf("cleanup job failed: %v", ev.Job.Errors)
-			}
-			done = true
-		case <-deadline:
-			t.Fatal("cleanup job did not complete in 20s")
-		}
-	}
+	waitForJob(t, events, "maintenance.sweep")
 	for _, s := range all {
-		var ids []uuid.UUID
-		err := shard.Read(ctx, s.ws, func(b *pgx.Batch) {
-			b.Queue("select id from sessions where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
-				var err error
-				ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-				return err
-			})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(ids) != 1 || ids[0] != s.fresh {
+		if ids := column[uuid.UUID](t, shard, s.ws, "select id from sessions where workspace_id = $1"); len(ids) != 1 || ids[0] != s.fresh {
 			t.Errorf("workspace %s keeps sessions %v; want only the fresh %s (stale %s deleted)", s.ws, ids, s.fresh, s.stale)
 		}
-		var keys []string
-		err = shard.Read(ctx, s.ws, func(b *pgx.Batch) {
-			b.Queue("select key from idempotency_keys where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
-				var err error
-				keys, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				return err
-			})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(keys) != 1 || keys[0] != "fresh" {
+		if keys := column[string](t, shard, s.ws, "select key from idempotency_keys where workspace_id = $1"); len(keys) != 1 || keys[0] != "fresh" {
 			t.Errorf("workspace %s keeps idempotency keys %v; want only the fresh one", s.ws, keys)
 		}
-		var codes []string
-		err = shard.Read(ctx, s.ws, func(b *pgx.Batch) {
-			b.Queue("select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1", s.ws).Query(func(rows pgx.Rows) error {
-				var err error
-				codes, err = pgx.CollectRows(rows, pgx.RowTo[string])
-				return err
-			})
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(codes) != 1 || codes[0] != "fresh" {
+		if codes := column[string](t, shard, s.ws, "select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1"); len(codes) != 1 || codes[0] != "fresh" {
 			t.Errorf("workspace %s keeps device codes %v; want only the open one", s.ws, codes)
 		}
 	}

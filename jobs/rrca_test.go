@@ -30,9 +30,8 @@ func (noRRCAJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uui
 // and River's retry (before the upsert about a third of these failed).
 func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
-	shards, _ := tenant.NewShards("default", shard)
-	w, err := tenant.NewDirectory(shards).Create(ctx, "similar", "")
+	dir, shard := testdb.Directory(t)
+	w, err := dir.Create(ctx, "similar", "")
 	if err != nil {
 		t.Fatal(err)
 	}

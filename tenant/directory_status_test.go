@@ -15,11 +15,7 @@ import (
 // keeps the stamp, resuming clears it and a later suspension stamps anew.
 func TestSuspensionKeepsItsStart(t *testing.T) {
 	ctx := context.Background()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := tenant.NewDirectory(shards)
+	dir, _ := testdb.Directory(t)
 	w, err := dir.Create(ctx, "suspended", "")
 	if err != nil {
 		t.Fatal(err)
