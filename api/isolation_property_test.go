@@ -738,6 +738,39 @@ func isoList(path string, own func(c isoCtx) []map[string]string, foreign func(c
 
 // isoUserRefused: a body naming another workspace's user is 400 naming the
 // field (users are references, not resources the caller addresses).
+// isoUserUpdate updates a row by its id field: half of the foreign tries name
+// another workspace's user in userField (400), the rest another workspace's
+// row (404, as isoByID).
+func isoUserUpdate(method, path, kind, idField, userField string, body func(c isoCtx) map[string]any) func(isoCtx) {
+	byID := isoByID(method, path, kind, idField, body)
+	return func(c isoCtx) {
+		if c.foreign && c.s.rnd.IntN(2) == 0 {
+			c.userRefused(method, path, map[string]any{idField: c.w.pick(c.s.rnd, kind)}, userField)
+			return
+		}
+		byID(c)
+	}
+}
+
+// isoCreateInProject creates a row of a project with newRow; a foreign try
+// names another workspace's project (404) or, half the time when the row has
+// a userField, another workspace's user there (400). textField is the row's
+// required text.
+func isoCreateInProject(path, textField, userField string, newRow func(c isoCtx) *apitest.Response) func(isoCtx) {
+	return func(c isoCtx) {
+		if !c.foreign {
+			c.own(newRow(c))
+			return
+		}
+		if userField != "" && c.s.rnd.IntN(2) == 0 {
+			c.userRefused("POST", path, map[string]any{"projectId": c.w.pick(c.s.rnd, "project"), textField: c.s.text(c.w)}, userField)
+			return
+		}
+		id := c.x.pick(c.s.rnd, "project")
+		c.notFound(c.key("POST", path, map[string]any{"projectId": id, textField: c.s.text(c.w)}, id))
+	}
+}
+
 func (c isoCtx) userRefused(method, path string, body map[string]any, field string) {
 	c.s.t.Helper()
 	body[field] = c.x.tn.UserID
@@ -766,29 +799,14 @@ func isoProjectDrivers() map[string]func(isoCtx) {
 			}
 			c.own(c.newProject())
 		},
-		"POST " + base + "update": func(c isoCtx) {
-			if c.foreign && c.s.rnd.IntN(2) == 0 {
-				c.userRefused("POST", base+"update", map[string]any{"id": c.w.pick(c.s.rnd, "project")}, "ownerId")
-				return
-			}
-			isoByID("POST", base+"update", "project", "id", func(c isoCtx) map[string]any {
-				return map[string]any{"name": c.s.text(c.w), "ragStatus": oneOf(c, "GREEN", "AMBER", "RED")}
-			})(c)
-		},
+		"POST " + base + "update": isoUserUpdate("POST", base+"update", "project", "id", "ownerId", func(c isoCtx) map[string]any {
+			return map[string]any{"name": c.s.text(c.w), "ragStatus": oneOf(c, "GREEN", "AMBER", "RED")}
+		}),
 		"POST " + base + "archive": isoByID("POST", base+"archive", "project", "id", nil),
 		"POST " + base + "restore": isoByID("POST", base+"restore", "project", "id", nil),
-		// Another workspace's live project is 404, not the 409 an unarchived
-		// project of one's own gets: the answer must not tell it exists.
-		"POST " + base + "delete": func(c isoCtx) {
-			if c.foreign {
-				id := c.x.pick(c.s.rnd, "project")
-				c.notFound(c.key("POST", base+"delete", map[string]any{"id": id}, id))
-				return
-			}
-			id := c.key("POST", base+"create", map[string]any{"name": c.s.text(c.w)}).Str("id")
-			c.key("POST", base+"archive", map[string]any{"id": id})
-			c.own(c.key("POST", base+"delete", map[string]any{"id": id}))
-		},
+		"POST " + base + "delete": isoDelete(base, "project", "id", true, func(c isoCtx) map[string]any {
+			return map[string]any{"name": c.s.text(c.w)}
+		}),
 		"GET " + base + "members": func(c isoCtx) {
 			if c.foreign {
 				id := c.x.pick(c.s.rnd, "project")
@@ -799,6 +817,25 @@ func isoProjectDrivers() map[string]func(isoCtx) {
 		},
 		"POST " + base + "member/add":    isoMember(base + "member/add"),
 		"POST " + base + "member/remove": isoMember(base + "member/remove"),
+	}
+}
+
+// isoDelete deletes a row (base: its resource's path) that w makes for it
+// with the create body, archived first when the contract deletes only archived
+// rows; another workspace's row is 404 (for a project, not the 409 an
+// unarchived project of one's own gets: the answer must not tell it exists).
+func isoDelete(base, kind, field string, archiveFirst bool, create func(c isoCtx) map[string]any) func(isoCtx) {
+	return func(c isoCtx) {
+		if c.foreign {
+			id := c.x.pick(c.s.rnd, kind)
+			c.notFound(c.key("POST", base+"delete", map[string]any{field: id}, id))
+			return
+		}
+		id := c.key("POST", base+"create", create(c)).Str("id")
+		if archiveFirst {
+			c.key("POST", base+"archive", map[string]any{field: id})
+		}
+		c.own(c.key("POST", base+"delete", map[string]any{field: id}))
 	}
 }
 
@@ -852,47 +889,51 @@ func isoBatch(path, kind, field string, own func(c isoCtx) []map[string]any) fun
 	}
 }
 
+// isoAssigned is a resource of a project with a user reference (a task's
+// assignee, a risk's owner), for the drivers such resources share: list,
+// detail, create, update by POST and PATCH, archive and restore.
+type isoAssigned struct {
+	base, kind, idField, userField string
+	// ownFilters are list filters over w's rows; foreignFilters name x's ids
+	// and word, so they match nothing.
+	ownFilters, foreignFilters func(c isoCtx) []map[string]string
+	newRow                     func(c isoCtx) *apitest.Response
+	update                     func(c isoCtx) map[string]any
+}
+
+func (r isoAssigned) drivers() map[string]func(isoCtx) {
+	base := r.base
+	return map[string]func(isoCtx){
+		"GET " + base + "list":     isoList(base+"list", r.ownFilters, r.foreignFilters),
+		"GET " + base + "detail":   isoDetail(base+"detail", r.kind),
+		"POST " + base + "create":  isoCreateInProject(base+"create", "title", r.userField, r.newRow),
+		"POST " + base + "update":  isoUserUpdate("POST", base+"update", r.kind, r.idField, r.userField, r.update),
+		"PATCH " + base + "update": isoUserUpdate("PATCH", base+"update", r.kind, r.idField, r.userField, r.update),
+		"POST " + base + "archive": isoByID("POST", base+"archive", r.kind, r.idField, nil),
+		"POST " + base + "restore": isoByID("POST", base+"restore", r.kind, r.idField, nil),
+	}
+}
+
 func isoTaskDrivers() map[string]func(isoCtx) {
 	const base = isoR + "task/"
-	update := func(method string) func(isoCtx) {
-		return func(c isoCtx) {
-			if c.foreign && c.s.rnd.IntN(2) == 0 {
-				c.userRefused(method, base+"update", map[string]any{"taskId": c.w.pick(c.s.rnd, "task")}, "assigneeId")
-				return
-			}
-			isoByID(method, base+"update", "task", "taskId", func(c isoCtx) map[string]any {
-				b := map[string]any{"title": c.s.text(c.w), "priority": 1 + c.s.rnd.IntN(5)}
-				if c.s.rnd.IntN(3) == 0 {
-					b["status"] = oneOf(c, "IN_PROGRESS", "TODO", "REVIEW")
-				}
-				return b
-			})(c)
-		}
-	}
-	return map[string]func(isoCtx){
-		"GET " + base + "list": isoList(base+"list", func(c isoCtx) []map[string]string {
+	return isoMerge(isoAssigned{
+		base: base, kind: "task", idField: "taskId", userField: "assigneeId",
+		ownFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "TODO"}, {"assigneeId": c.w.tn.UserID},
 				{"q": c.w.mark}, {"dueAfter": "2027-01-01"}, {"includeArchived": "true"}, {"limit": "1"}}
-		}, func(c isoCtx) []map[string]string {
-			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"assigneeId": c.x.tn.UserID}, {"q": c.x.mark}}
-		}),
-		"GET " + base + "detail": isoDetail(base+"detail", "task"),
-		"POST " + base + "create": func(c isoCtx) {
-			if !c.foreign {
-				c.own(c.newTask())
-				return
-			}
-			if c.s.rnd.IntN(2) == 0 {
-				c.userRefused("POST", base+"create", map[string]any{"projectId": c.w.pick(c.s.rnd, "project"), "title": c.s.text(c.w)}, "assigneeId")
-				return
-			}
-			id := c.x.pick(c.s.rnd, "project")
-			c.notFound(c.key("POST", base+"create", map[string]any{"projectId": id, "title": c.s.text(c.w)}, id))
 		},
-		"POST " + base + "update":  update("POST"),
-		"PATCH " + base + "update": update("PATCH"),
-		"POST " + base + "archive": isoByID("POST", base+"archive", "task", "taskId", nil),
-		"POST " + base + "restore": isoByID("POST", base+"restore", "task", "taskId", nil),
+		foreignFilters: func(c isoCtx) []map[string]string {
+			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"assigneeId": c.x.tn.UserID}, {"q": c.x.mark}}
+		},
+		newRow: isoCtx.newTask,
+		update: func(c isoCtx) map[string]any {
+			b := map[string]any{"title": c.s.text(c.w), "priority": 1 + c.s.rnd.IntN(5)}
+			if c.s.rnd.IntN(3) == 0 {
+				b["status"] = oneOf(c, "IN_PROGRESS", "TODO", "REVIEW")
+			}
+			return b
+		},
+	}.drivers(), map[string]func(isoCtx){
 		"POST " + base + "batch": isoBatch(base+"batch", "task", "taskId", func(c isoCtx) []map[string]any {
 			return []map[string]any{
 				{"op": "create", "projectId": c.w.pick(c.s.rnd, "project"), "title": c.s.text(c.w)},
@@ -900,76 +941,41 @@ func isoTaskDrivers() map[string]func(isoCtx) {
 				{"op": oneOf(c, "archive", "restore"), "taskId": c.w.pick(c.s.rnd, "task")},
 			}
 		}),
-	}
+	})
 }
 
 func isoRiskNoteDrivers() map[string]func(isoCtx) {
 	const risk, note = isoR + "risk/", isoR + "note/"
-	riskUpdate := func(method string) func(isoCtx) {
-		return func(c isoCtx) {
-			if c.foreign && c.s.rnd.IntN(2) == 0 {
-				c.userRefused(method, risk+"update", map[string]any{"riskId": c.w.pick(c.s.rnd, "risk")}, "ownerId")
-				return
-			}
-			isoByID(method, risk+"update", "risk", "riskId", func(c isoCtx) map[string]any {
-				return map[string]any{"title": c.s.text(c.w), "severity": oneOf(c, "LOW", "MEDIUM", "HIGH", "CRITICAL")}
-			})(c)
-		}
-	}
 	noteUpdate := func(method string) func(isoCtx) {
 		return isoByID(method, note+"update", "note", "noteId", func(c isoCtx) map[string]any { return map[string]any{"body": c.s.text(c.w)} })
 	}
-	return map[string]func(isoCtx){
-		"GET " + risk + "list": isoList(risk+"list", func(c isoCtx) []map[string]string {
+	return isoMerge(isoAssigned{
+		base: risk, kind: "risk", idField: "riskId", userField: "ownerId",
+		ownFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "OPEN"}, {"severity": "HIGH"}, {"ownerId": c.w.tn.UserID},
 				{"q": c.w.mark}, {"createdAfter": "2020-01-01T00:00:00Z"}, {"includeArchived": "true"}, {"limit": "1"}}
-		}, func(c isoCtx) []map[string]string {
-			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"ownerId": c.x.tn.UserID}, {"q": c.x.mark}}
-		}),
-		"GET " + risk + "detail": isoDetail(risk+"detail", "risk"),
-		"POST " + risk + "create": func(c isoCtx) {
-			if !c.foreign {
-				c.own(c.newRisk())
-				return
-			}
-			if c.s.rnd.IntN(2) == 0 {
-				c.userRefused("POST", risk+"create", map[string]any{"projectId": c.w.pick(c.s.rnd, "project"), "title": c.s.text(c.w)}, "ownerId")
-				return
-			}
-			id := c.x.pick(c.s.rnd, "project")
-			c.notFound(c.key("POST", risk+"create", map[string]any{"projectId": id, "title": c.s.text(c.w)}, id))
 		},
-		"POST " + risk + "update":  riskUpdate("POST"),
-		"PATCH " + risk + "update": riskUpdate("PATCH"),
-		"POST " + risk + "archive": isoByID("POST", risk+"archive", "risk", "riskId", nil),
-		"POST " + risk + "restore": isoByID("POST", risk+"restore", "risk", "riskId", nil),
-
+		foreignFilters: func(c isoCtx) []map[string]string {
+			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"ownerId": c.x.tn.UserID}, {"q": c.x.mark}}
+		},
+		newRow: isoCtx.newRisk,
+		update: func(c isoCtx) map[string]any {
+			return map[string]any{"title": c.s.text(c.w), "severity": oneOf(c, "LOW", "MEDIUM", "HIGH", "CRITICAL")}
+		},
+	}.drivers(), map[string]func(isoCtx){
 		"GET " + note + "list": isoList(note+"list", func(c isoCtx) []map[string]string {
 			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"q": c.w.mark}, {"limit": "1"}}
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"q": c.x.mark}}
 		}),
-		"GET " + note + "detail": isoDetail(note+"detail", "note"),
-		"POST " + note + "create": func(c isoCtx) {
-			if !c.foreign {
-				c.own(c.newNote())
-				return
-			}
-			id := c.x.pick(c.s.rnd, "project")
-			c.notFound(c.key("POST", note+"create", map[string]any{"projectId": id, "body": c.s.text(c.w)}, id))
-		},
+		"GET " + note + "detail":   isoDetail(note+"detail", "note"),
+		"POST " + note + "create":  isoCreateInProject(note+"create", "body", "", isoCtx.newNote),
 		"POST " + note + "update":  noteUpdate("POST"),
 		"PATCH " + note + "update": noteUpdate("PATCH"),
-		"POST " + note + "delete": func(c isoCtx) {
-			if c.foreign {
-				id := c.x.pick(c.s.rnd, "note")
-				c.notFound(c.key("POST", note+"delete", map[string]any{"noteId": id}, id))
-				return
-			}
-			id := c.key("POST", note+"create", map[string]any{"projectId": c.w.pick(c.s.rnd, "project"), "body": c.s.text(c.w)}).Str("id")
-			c.own(c.key("POST", note+"delete", map[string]any{"noteId": id}))
-		},
-	}
+		"POST " + note + "delete": isoDelete(note, "note", "noteId", false, func(c isoCtx) map[string]any {
+			return map[string]any{"projectId": c.w.pick(c.s.rnd, "project"), "body": c.s.text(c.w)}
+		}),
+	})
 }
 
 func isoActionItemDrivers() map[string]func(isoCtx) {
@@ -981,15 +987,8 @@ func isoActionItemDrivers() map[string]func(isoCtx) {
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"q": c.x.mark}, {"ownerHint": c.x.mark}}
 		}),
-		"GET " + base + "detail": isoDetail(base+"detail", "action-item"),
-		"POST " + base + "create": func(c isoCtx) {
-			if !c.foreign {
-				c.own(c.newActionItem())
-				return
-			}
-			id := c.x.pick(c.s.rnd, "project")
-			c.notFound(c.key("POST", base+"create", map[string]any{"projectId": id, "title": c.s.text(c.w)}, id))
-		},
+		"GET " + base + "detail":  isoDetail(base+"detail", "action-item"),
+		"POST " + base + "create": isoCreateInProject(base+"create", "title", "", isoCtx.newActionItem),
 		"POST " + base + "attach-project": func(c isoCtx) {
 			item, prj := c.w.pick(c.s.rnd, "action-item"), c.w.pick(c.s.rnd, "project")
 			if !c.foreign {
@@ -1013,15 +1012,9 @@ func isoActionItemDrivers() map[string]func(isoCtx) {
 		}),
 		"POST " + base + "archive": isoByID("POST", base+"archive", "action-item", "actionItemId", nil),
 		"POST " + base + "restore": isoByID("POST", base+"restore", "action-item", "actionItemId", nil),
-		"POST " + base + "delete": func(c isoCtx) {
-			if c.foreign {
-				id := c.x.pick(c.s.rnd, "action-item")
-				c.notFound(c.key("POST", base+"delete", map[string]any{"actionItemId": id}, id))
-				return
-			}
-			id := c.key("POST", base+"create", map[string]any{"title": c.s.text(c.w)}).Str("id")
-			c.own(c.key("POST", base+"delete", map[string]any{"actionItemId": id}))
-		},
+		"POST " + base + "delete": isoDelete(base, "action-item", "actionItemId", false, func(c isoCtx) map[string]any {
+			return map[string]any{"title": c.s.text(c.w)}
+		}),
 		"POST " + base + "batch": isoBatch(base+"batch", "action-item", "actionItemId", func(c isoCtx) []map[string]any {
 			return []map[string]any{
 				{"op": "create", "title": c.s.text(c.w), "projectId": c.w.pick(c.s.rnd, "project")},
@@ -1134,6 +1127,25 @@ func isoSuggestion(verb string, body func(c isoCtx) any) func(isoCtx) {
 		r := c.key("POST", isoRRCA+"/"+a+"/look-across/"+sid+"/"+verb, body(c))
 		if c.own(r) {
 			c.w.drop("proposed", v)
+		}
+	}
+}
+
+// isoStartRun starts a suggestion run (sub: its path under the analysis) on
+// one of w's analyses and remembers its id in runs for isoRunRead; another
+// workspace's analysis is 404.
+func isoStartRun(sub string, runs func(w *isoWS) map[string][]string) func(isoCtx) {
+	foreign := isoOnRRCA("POST", func(_ isoCtx, a string) string { return isoRRCA + "/" + a + sub }, nil)
+	return func(c isoCtx) {
+		if c.foreign {
+			foreign(c)
+			return
+		}
+		a := c.w.pick(c.s.rnd, "rrca")
+		r := c.key("POST", isoRRCA+"/"+a+sub, nil)
+		if c.own(r) {
+			m := runs(c.w)
+			m[a] = append(m[a], r.Str("id"))
 		}
 	}
 }
@@ -1257,17 +1269,7 @@ func isoRRCADrivers() map[string]func(isoCtx) {
 		"GET " + isoRRCA + "/{rrcaId}/similar": isoOnRRCAGet(oneGet("/similar"), func(c isoCtx) map[string]string {
 			return oneOf(c, map[string]string{}, map[string]string{"limit": "3"})
 		}),
-		"POST " + isoRRCA + "/{rrcaId}/5why/suggest": func(c isoCtx) {
-			if c.foreign {
-				isoOnRRCA("POST", one("/5why/suggest"), nil)(c)
-				return
-			}
-			a := c.w.pick(c.s.rnd, "rrca")
-			r := c.key("POST", isoRRCA+"/"+a+"/5why/suggest", nil)
-			if c.own(r) {
-				c.w.runs5[a] = append(c.w.runs5[a], r.Str("id"))
-			}
-		},
+		"POST " + isoRRCA + "/{rrcaId}/5why/suggest": isoStartRun("/5why/suggest", func(w *isoWS) map[string][]string { return w.runs5 }),
 		"GET " + isoRRCA + "/{rrcaId}/5why/suggestions/{runId}": isoRunRead(func(w *isoWS) map[string][]string { return w.runs5 },
 			func(a, run string) string { return isoRRCA + "/" + a + "/5why/suggestions/" + run }),
 		"GET " + isoRRCA + "/{rrcaId}/look-across": func(c isoCtx) {
@@ -1288,17 +1290,7 @@ func isoRRCADrivers() map[string]func(isoCtx) {
 				}
 			}
 		},
-		"POST " + isoRRCA + "/{rrcaId}/look-across/suggest": func(c isoCtx) {
-			if c.foreign {
-				isoOnRRCA("POST", one("/look-across/suggest"), nil)(c)
-				return
-			}
-			a := c.w.pick(c.s.rnd, "rrca")
-			r := c.key("POST", isoRRCA+"/"+a+"/look-across/suggest", nil)
-			if c.own(r) {
-				c.w.rla[a] = append(c.w.rla[a], r.Str("id"))
-			}
-		},
+		"POST " + isoRRCA + "/{rrcaId}/look-across/suggest": isoStartRun("/look-across/suggest", func(w *isoWS) map[string][]string { return w.rla }),
 		"GET " + isoRRCA + "/{rrcaId}/look-across/runs/{runId}": isoRunRead(func(w *isoWS) map[string][]string { return w.rla },
 			func(a, run string) string { return isoRRCA + "/" + a + "/look-across/runs/" + run }),
 		"POST " + isoRRCA + "/{rrcaId}/look-across/{suggestionId}/apply": isoSuggestion("apply", func(c isoCtx) any {
