@@ -232,11 +232,7 @@ func rollbackPrepared(ctx context.Context, nodeURL, name string) error {
 	if err != nil || len(gids) == 0 {
 		return err
 	}
-	dbURL, err := onDatabase(nodeURL, name)
-	if err != nil {
-		return err
-	}
-	in, err := pgx.Connect(ctx, dbURL)
+	in, err := connectTo(ctx, nodeURL, name)
 	if err != nil {
 		return err
 	}

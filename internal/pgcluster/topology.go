@@ -92,11 +92,7 @@ func syncNodes(ctx context.Context, top Topology, name string) error {
 	// Joining or moving a node copies the metadata to the workers, over
 	// connections that already need these passwords; so they come first.
 	err = onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
-		u, err := onDatabase(nodeURL, name)
-		if err != nil {
-			return err
-		}
-		conn, err := pgx.Connect(ctx, u)
+		conn, err := connectTo(ctx, nodeURL, name)
 		if err != nil {
 			return err
 		}
@@ -106,11 +102,7 @@ func syncNodes(ctx context.Context, top Topology, name string) error {
 	if err != nil {
 		return err
 	}
-	dbURL, err := onDatabase(top.Coordinator, name)
-	if err != nil {
-		return err
-	}
-	conn, err := pgx.Connect(ctx, dbURL)
+	conn, err := connectTo(ctx, top.Coordinator, name)
 	if err != nil {
 		return err
 	}
@@ -252,4 +244,13 @@ func onDatabase(nodeURL, name string) (string, error) {
 	}
 	u.Path = "/" + name
 	return u.String(), nil
+}
+
+// connectTo connects to database name on the node at nodeURL.
+func connectTo(ctx context.Context, nodeURL, name string) (*pgx.Conn, error) {
+	u, err := onDatabase(nodeURL, name)
+	if err != nil {
+		return nil, err
+	}
+	return pgx.Connect(ctx, u)
 }
