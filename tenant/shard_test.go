@@ -63,37 +63,41 @@ func currentSetting(t *testing.T, pool *pgxpool.Pool) string {
 }
 
 func TestTxBindsWorkspaceAndDoesNotLeak(t *testing.T) {
+	// Each way into a shard reads the setting from inside.
+	ways := []struct {
+		name   string
+		inside func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (string, error)
+	}{
+		{"Tx", func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (v string, err error) {
+			err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+				return tx.QueryRow(ctx, "select current_setting('pmapi.workspace_id')").Scan(&v)
+			})
+			return v, err
+		}},
+		{"Read", func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (v string, err error) {
+			err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+				b.Queue("select current_setting('pmapi.workspace_id')").QueryRow(func(row pgx.Row) error { return row.Scan(&v) })
+			})
+			return v, err
+		}},
+	}
 	for _, mode := range []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal} {
 		t.Run(modeName(mode), func(t *testing.T) {
 			ctx := context.Background()
 			pool := onePool(t, nil)
 			shard := tenant.NewShard("default", pool, mode)
 			ws := uuid.New()
-			var inside string
-			err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-				return tx.QueryRow(ctx, "select current_setting('pmapi.workspace_id')").Scan(&inside)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if inside != ws.String() {
-				t.Errorf("inside Tx the setting is %q, want %s", inside, ws)
-			}
-			if got := currentSetting(t, pool); got != "" {
-				t.Errorf("after Tx the pooled connection still carries workspace %q", got)
-			}
-			var read string
-			err = shard.Read(ctx, ws, func(b *pgx.Batch) {
-				b.Queue("select current_setting('pmapi.workspace_id')").QueryRow(func(row pgx.Row) error { return row.Scan(&read) })
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if read != ws.String() {
-				t.Errorf("inside Read the setting is %q, want %s", read, ws)
-			}
-			if got := currentSetting(t, pool); got != "" {
-				t.Errorf("after Read the pooled connection still carries workspace %q", got)
+			for _, way := range ways {
+				inside, err := way.inside(ctx, shard, ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if inside != ws.String() {
+					t.Errorf("inside %s the setting is %q, want %s", way.name, inside, ws)
+				}
+				if got := currentSetting(t, pool); got != "" {
+					t.Errorf("after %s the pooled connection still carries workspace %q", way.name, got)
+				}
 			}
 		})
 	}
