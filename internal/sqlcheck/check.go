@@ -106,9 +106,9 @@ func (st *state) statement(seq []*node) {
 			st.selectLevel(part)
 		}
 	case seq[0].is("update"):
-		st.update(seq)
+		st.modify(updateStmt, seq)
 	case seq[0].is("delete"):
-		st.delete(seq)
+		st.modify(deleteStmt, seq)
 	case seq[0].is("insert"):
 		st.insert(seq)
 	default:
@@ -217,64 +217,54 @@ func (st *state) selectLevel(seq []*node) {
 	st.subqueries(seq)
 }
 
-var updateClauses = map[string]bool{"set": true, "from": true, "where": true, "returning": true}
-
-func (st *state) update(seq []*node) {
-	lv := &level{}
-	target := ""
-	var from []*node
-	for _, cl := range clauses(seq, updateClauses) {
-		switch cl.word {
-		case "update":
-			target = st.target(cl.body, lv)
-		case "from":
-			from = cl.body
-			st.fromItems(cl.body, lv)
-		case "where":
-			lv.addCond(cl.body)
-		}
-	}
-	if st.tenant(target) {
-		if from != nil {
-			st.add(RuleModifyOneTable, "UPDATE %s ... FROM %s: Citus cannot prune a multi-relation UPDATE with a generic plan; match rows with = any($n) instead", target, clip(text(from)))
-		} else if hasSubquery(seq) {
-			st.add(RuleModifyOneTable, "UPDATE %s with a subquery: Citus cannot prune it with a generic plan; read first, then update by key", target)
-		}
-	}
-	st.mutables("UPDATE", seq)
-	st.checkLevel(lv)
-	st.subqueries(seq)
+// A modification is an UPDATE or a DELETE: a target, other relations joined
+// by a clause (FROM, USING) and conditions. Citus prunes it with a generic
+// plan only when it names the target alone.
+type modification struct {
+	verb, join string // the keywords of the target's and the joined relations' clauses
+	clauses    map[string]bool
+	// also is the check of the verb's own (mutables, stableWithColumn).
+	also func(st *state, seq []*node)
 }
 
-var deleteClauses = map[string]bool{"using": true, "where": true, "returning": true}
+var (
+	updateStmt = modification{verb: "update", join: "from",
+		clauses: map[string]bool{"set": true, "from": true, "where": true, "returning": true},
+		also:    func(st *state, seq []*node) { st.mutables("UPDATE", seq) }}
+	deleteStmt = modification{verb: "delete", join: "using",
+		clauses: map[string]bool{"using": true, "where": true, "returning": true},
+		also:    func(st *state, seq []*node) { st.stableWithColumn("DELETE", seq) }}
+)
 
-func (st *state) delete(seq []*node) {
+func (st *state) modify(m modification, seq []*node) {
 	lv := &level{}
 	target := ""
-	var using []*node
-	for _, cl := range clauses(seq, deleteClauses) {
+	var joined []*node
+	for _, cl := range clauses(seq, m.clauses) {
 		switch cl.word {
-		case "delete":
+		case m.verb:
 			body := cl.body
-			if len(body) > 0 && body[0].is("from") {
+			if len(body) > 0 && body[0].is("from") { // DELETE FROM t
 				body = body[1:]
 			}
 			target = st.target(body, lv)
-		case "using":
-			using = cl.body
+		case m.join:
+			joined = cl.body
 			st.fromItems(cl.body, lv)
 		case "where":
 			lv.addCond(cl.body)
 		}
 	}
+	verb := strings.ToUpper(m.verb)
 	if st.tenant(target) {
-		if using != nil {
-			st.add(RuleModifyOneTable, "DELETE FROM %s USING ...: Citus cannot prune a multi-relation DELETE with a generic plan", target)
+		if joined != nil {
+			st.add(RuleModifyOneTable, "%s %s ... %s %s: Citus cannot prune a multi-relation %s with a generic plan; match rows with = any($n) instead",
+				verb, target, strings.ToUpper(m.join), clip(text(joined)), verb)
 		} else if hasSubquery(seq) {
-			st.add(RuleModifyOneTable, "DELETE FROM %s with a subquery: Citus cannot prune it with a generic plan; read first, then delete by key", target)
+			st.add(RuleModifyOneTable, "%s %s with a subquery: Citus cannot prune it with a generic plan; read first, then %s by key", verb, target, m.verb)
 		}
 	}
-	st.stableWithColumn("DELETE", seq)
+	m.also(st, seq)
 	st.checkLevel(lv)
 	st.subqueries(seq)
 }
