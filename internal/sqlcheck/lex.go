@@ -35,24 +35,18 @@ type node struct {
 	paren bool
 }
 
-func (n *node) is(words ...string) bool {
-	if n == nil || n.paren || n.tok.kind != kIdent {
-		return false
-	}
-	for _, w := range words {
-		if n.tok.text == w {
-			return true
-		}
-	}
-	return false
-}
+// is reports whether n is one of the keywords or unquoted identifiers words.
+func (n *node) is(words ...string) bool { return n.token(kIdent, words) }
 
-func (n *node) op(ops ...string) bool {
-	if n == nil || n.paren || n.tok.kind != kOp {
+// op reports whether n is one of the operators ops.
+func (n *node) op(ops ...string) bool { return n.token(kOp, ops) }
+
+func (n *node) token(k kind, texts []string) bool {
+	if n == nil || n.paren || n.tok.kind != k {
 		return false
 	}
-	for _, o := range ops {
-		if n.tok.text == o {
+	for _, t := range texts {
+		if n.tok.text == t {
 			return true
 		}
 	}
@@ -87,6 +81,27 @@ func text(seq []*node) string {
 	return b.String()
 }
 
+// closing returns the index of the quote q that closes the text quoted at i: a
+// doubled q stands for one inside, and with backslash a backslash escapes the
+// next byte (E'...'). Unclosed, it is len(sql) or more.
+func closing(sql string, i int, q byte, backslash bool) int {
+	j := i + 1
+	for ; j < len(sql); j++ {
+		if backslash && sql[j] == '\\' {
+			j++
+			continue
+		}
+		if sql[j] == q {
+			if j+1 < len(sql) && sql[j+1] == q {
+				j++
+				continue
+			}
+			break
+		}
+	}
+	return j
+}
+
 // lex splits SQL into tokens. It knows PostgreSQL's comments, quoting (with
 // escape strings and dollar quotes) and parameters; everything else that is not a
 // word or a number is an operator made of operator characters.
@@ -115,36 +130,14 @@ func lex(sql string) ([]lexeme, error) {
 			if backslash {
 				i++
 			}
-			j := i + 1
-			for ; j < len(sql); j++ {
-				if backslash && sql[j] == '\\' {
-					j++
-					continue
-				}
-				if sql[j] == '\'' {
-					if j+1 < len(sql) && sql[j+1] == '\'' {
-						j++
-						continue
-					}
-					break
-				}
-			}
+			j := closing(sql, i, '\'', backslash)
 			if j >= len(sql) {
 				return nil, fmt.Errorf("unterminated string")
 			}
 			out = append(out, lexeme{kString, sql[i : j+1]})
 			i = j + 1
 		case c == '"':
-			j := i + 1
-			for ; j < len(sql); j++ {
-				if sql[j] == '"' {
-					if j+1 < len(sql) && sql[j+1] == '"' {
-						j++
-						continue
-					}
-					break
-				}
-			}
+			j := closing(sql, i, '"', false)
 			if j >= len(sql) {
 				return nil, fmt.Errorf("unterminated quoted identifier")
 			}
