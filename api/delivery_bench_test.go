@@ -37,16 +37,8 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	ctx := context.Background()
 	rcv := newReceiver(b)
 	env := reaching(b, rcv, true)
-	tn := env.NewTenant(b)
-	subscribe(b, tn, rcv.srv.URL, "task.updated")
-	ws := uuid.MustParse(tn.WorkspaceID)
-
 	// The backlog is queued before any worker runs, as a burst of writes leaves it.
-	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
-	if err != nil {
-		b.Fatal(err)
-	}
-	shard := env.Directory.Shards().Default
+	ws, shard, emitter := emitterFor(b, env, env.NewTenant(b), rcv, "task.updated")
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 4 {

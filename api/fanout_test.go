@@ -23,7 +23,7 @@ import (
 func TestOneFanoutJobPerTransaction(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t)
-	_, ws, shard, emitter := subscribedEmitter(t, rcv)
+	ws, shard, emitter := subscribedEmitter(t, rcv)
 	fanouts := func() (jobs, events int) {
 		t.Helper()
 		if err := testdb.OwnerPool(t).QueryRow(ctx, `select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
@@ -86,15 +86,23 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	}
 }
 
-// subscribedEmitter is a workspace with a subscription to every event at rcv,
-// its shard, and an insert-only emitter for tests that write events directly.
-func subscribedEmitter(t *testing.T, rcv *receiver) (*apitest.Env, uuid.UUID, *tenant.Shard, *jobs.Clients) {
+// subscribedEmitter is emitterFor a workspace with a subscription to every
+// event at rcv, with webhookEnv's workers running.
+func subscribedEmitter(t *testing.T, rcv *receiver) (uuid.UUID, *tenant.Shard, *jobs.Clients) {
 	t.Helper()
 	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "*")
+	return emitterFor(t, env, tn, rcv, "*")
+}
+
+// emitterFor subscribes tn to events at rcv and returns its workspace, its
+// shard, and insert-only job clients for tests that write events directly, as
+// the server's changes do.
+func emitterFor(tb testing.TB, env *apitest.Env, tn *apitest.Tenant, rcv *receiver, events ...string) (uuid.UUID, *tenant.Shard, *jobs.Clients) {
+	tb.Helper()
+	subscribe(tb, tn, rcv.srv.URL, events...)
 	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	return env, uuid.MustParse(tn.WorkspaceID), env.Directory.Shards().Default, emitter
+	return uuid.MustParse(tn.WorkspaceID), env.Directory.Shards().Default, emitter
 }

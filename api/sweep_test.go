@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/api/apitest"
@@ -23,14 +22,7 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t)
 	env := reaching(t, rcv, true)
-	tn := env.NewTenant(t)
-	subscribe(t, tn, rcv.srv.URL, "*")
-	ws := uuid.MustParse(tn.WorkspaceID)
-	shard := env.Directory.Shards().Default
-	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ws, shard, emitter := emitterFor(t, env, env.NewTenant(t), rcv, "*")
 	emit := func(typ string) (jobID int64) {
 		t.Helper()
 		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -69,7 +61,7 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 		and args->>'workspaceId' = $1 and id <> $2`, ws.String(), lost).Scan(&fanouts); err != nil {
 		t.Fatal(err)
 	}
-	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
 	})
 	if err != nil {

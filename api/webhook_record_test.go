@@ -20,7 +20,7 @@ import (
 func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
 	ctx := context.Background()
 	rcv := newReceiver(t, 500, 200)
-	_, ws, shard, emitter := subscribedEmitter(t, rcv)
+	ws, shard, emitter := subscribedEmitter(t, rcv)
 	sub := func() (version string, failing bool, succeeded int) {
 		t.Helper()
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) {
