@@ -81,11 +81,8 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer pool.Close()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(b)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	workers, err := jobs.NewClients(tenant.NewDirectory(shards), opts)
+	workDir, _ := testdb.DirectoryOver(b, pool)
+	workers, err := jobs.NewClients(workDir, opts)
 	if err != nil {
 		b.Fatal(err)
 	}

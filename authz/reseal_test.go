@@ -15,12 +15,10 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestResealSigningKeys: keys sealed under the old key (one retired key in
@@ -30,16 +28,8 @@ import (
 // alone. Its own database: the signing keys are server-wide.
 func TestResealSigningKeys(t *testing.T) {
 	ctx := context.Background()
-	pool, err := pgxpool.New(ctx, testdb.ExtraDatabase(t).AppURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := tenant.NewDirectory(shards)
+	pool := testdb.Pool(t, testdb.ExtraDatabase(t).AppURL)
+	dir, _ := testdb.DirectoryOver(t, pool)
 	k1, k2 := seal.Random(), seal.Random()
 	old, _ := seal.New(k1)
 	ring := authz.NewKeyRing(pool, old)

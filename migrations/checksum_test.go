@@ -13,17 +13,6 @@ import (
 	"github.com/pmapi/pmapi/migrations"
 )
 
-// ownerPool opens the owner role's pool on a database of the test's own.
-func ownerPool(t *testing.T, url string) *pgxpool.Pool {
-	t.Helper()
-	p, err := pgxpool.New(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.Close)
-	return p
-}
-
 func recordedChecksums(t *testing.T, p *pgxpool.Pool) map[int]string {
 	t.Helper()
 	rows, err := p.Query(context.Background(), "select version, coalesce(checksum, '') from schema_migrations")
@@ -51,7 +40,7 @@ func TestAppliedMigrationsRecordTheirFilesChecksum(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := recordedChecksums(t, ownerPool(t, db.OwnerURL))
+	got := recordedChecksums(t, testdb.Pool(t, db.OwnerURL))
 	for _, m := range all {
 		if got[m.Version] != m.Checksum() {
 			t.Errorf("%s: recorded %q, file %s", m.FileName(), got[m.Version], m.Checksum())
@@ -74,7 +63,7 @@ func TestAppliedMigrationsRecordTheirFilesChecksum(t *testing.T) {
 func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.ExtraDatabase(t)
-	owner := ownerPool(t, db.OwnerURL)
+	owner := testdb.Pool(t, db.OwnerURL)
 	all, err := migrations.All()
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +112,7 @@ func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 func TestUpAddsChecksumsToAnOlderLedger(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.ExtraDatabase(t)
-	owner := ownerPool(t, db.OwnerURL)
+	owner := testdb.Pool(t, db.OwnerURL)
 	if _, err := owner.Exec(ctx, "alter table schema_migrations drop column checksum"); err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +150,7 @@ func TestChecksumBackfillGivesUpOnABlockedLock(t *testing.T) {
 	defer migrations.SetLedgerLockTimeout(100 * time.Millisecond)()
 	ctx := context.Background()
 	db := testdb.ExtraDatabase(t)
-	owner := ownerPool(t, db.OwnerURL)
+	owner := testdb.Pool(t, db.OwnerURL)
 	if _, err := owner.Exec(ctx, "alter table schema_migrations drop column checksum"); err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/migrations"
 )
@@ -54,16 +52,8 @@ func TestMigrationFilesAreOrdered(t *testing.T) {
 func TestCheckCurrentRefusesAnUnmigratedDatabase(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.ExtraDatabase(t)
-	owner, err := pgxpool.New(ctx, db.OwnerURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
-	app, err := pgxpool.New(ctx, db.AppURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer app.Close()
+	owner := testdb.Pool(t, db.OwnerURL)
+	app := testdb.Pool(t, db.AppURL)
 	if err := migrations.CheckCurrent(ctx, app); err != nil {
 		t.Fatalf("a migrated database: %v", err)
 	}

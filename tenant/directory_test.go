@@ -18,11 +18,7 @@ import (
 func twoShards(t *testing.T) (*tenant.Directory, *pgxpool.Pool) {
 	t.Helper()
 	extra := testdb.ExtraDatabase(t)
-	east, err := pgxpool.New(context.Background(), extra.AppURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(east.Close)
+	east := testdb.Pool(t, extra.AppURL)
 	shards, err := tenant.NewShards("default",
 		tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
 		tenant.NewShard("east", east, testdb.TenantSetting(t)))

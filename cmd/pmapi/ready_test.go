@@ -17,11 +17,7 @@ import (
 func TestReadyChecksEveryShard(t *testing.T) {
 	ctx := context.Background()
 	extra := testdb.ExtraDatabase(t)
-	second, err := pgxpool.New(ctx, extra.AppURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer second.Close()
+	second := testdb.Pool(t, extra.AppURL)
 	shardsWith := func(p *pgxpool.Pool) *server {
 		t.Helper()
 		sh, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)), tenant.NewShard("eu2", p, testdb.TenantSetting(t)))
@@ -33,22 +29,14 @@ func TestReadyChecksEveryShard(t *testing.T) {
 	if err := shardsWith(second).ready(ctx); err != nil {
 		t.Fatalf("two migrated shards: %v", err)
 	}
-	owner, err := pgxpool.New(ctx, extra.OwnerURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer owner.Close()
+	owner := testdb.Pool(t, extra.OwnerURL)
 	if _, err := owner.Exec(ctx, "delete from schema_migrations where version = (select max(version) from schema_migrations)"); err != nil {
 		t.Fatal(err)
 	}
 	if err := shardsWith(second).ready(ctx); err == nil || !strings.Contains(err.Error(), "shard eu2") {
 		t.Errorf("second shard unmigrated: %v", err)
 	}
-	down, err := pgxpool.New(ctx, "postgres://pmapi_app@127.0.0.1:1/none?connect_timeout=2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer down.Close()
+	down := testdb.Pool(t, "postgres://pmapi_app@127.0.0.1:1/none?connect_timeout=2")
 	if err := shardsWith(down).ready(ctx); err == nil || !strings.Contains(err.Error(), "shard eu2") {
 		t.Errorf("second shard unreachable: %v", err)
 	}

@@ -21,7 +21,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
@@ -450,11 +449,7 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 	if status, _ := l.do("GET", "/openapi/v1/me", map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + l.firstJWT}, nil); status != 200 {
 		t.Errorf("the first access token (signed before the rotation) no longer verifies: %d", status)
 	}
-	pool, err := pgxpool.New(ctx, appURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := testdb.Pool(t, appURL)
 	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	ws := uuid.MustParse(l.ws)
 	var pending, notFirstTry, total, steady int

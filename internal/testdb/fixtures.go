@@ -1,0 +1,42 @@
+package testdb
+
+import (
+	"context"
+	"testing"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Directory is the tenant directory a single-shard server has over the
+// package's database: one shard, "default", bound as TenantSetting says. Tests
+// of the directory, the workers and authentication start from it.
+func Directory(tb testing.TB) (*tenant.Directory, *tenant.Shard) {
+	tb.Helper()
+	return DirectoryOver(tb, AppPool(tb))
+}
+
+// DirectoryOver is Directory over a pool of the test's own (another database,
+// other pool limits).
+func DirectoryOver(tb testing.TB, pool *pgxpool.Pool) (*tenant.Directory, *tenant.Shard) {
+	tb.Helper()
+	shard := tenant.NewShard("default", pool, TenantSetting(tb))
+	shards, err := tenant.NewShards("default", shard)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	return tenant.NewDirectory(shards), shard
+}
+
+// Pool connects to url (a role's URL of ExtraDatabase, a server that is down)
+// with a pool of the test's own, closed when the test ends.
+func Pool(tb testing.TB, url string) *pgxpool.Pool {
+	tb.Helper()
+	p, err := pgxpool.New(context.Background(), url)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	tb.Cleanup(p.Close)
+	return p
+}
