@@ -40,11 +40,7 @@ const setActionKeysSQL = `select c.conrelid::regclass::text || '.' || c.conname 
 func TestSetActionKeysAreFound(t *testing.T) {
 	ctx := context.Background()
 	db := testdb.ExtraDatabase(t)
-	conn, err := pgx.Connect(ctx, db.OwnerURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
+	conn := testdb.Conn(t, db.OwnerURL)
 	if _, err := conn.Exec(ctx, `create table probe_a (workspace_id uuid, id uuid, primary key (workspace_id, id));
 		create table probe_b (workspace_id uuid, id uuid, a_id uuid, primary key (workspace_id, id),
 			foreign key (workspace_id, a_id) references probe_a (workspace_id, id) on delete set null (a_id))`); err != nil {

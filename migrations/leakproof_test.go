@@ -5,8 +5,6 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/migrations"
 )
@@ -23,11 +21,7 @@ func TestMarkSearchLeakproofNeedsASuperuser(t *testing.T) {
 		t.Fatal(err)
 	}
 	admin.Path = "/" + db.Name
-	super, err := pgx.Connect(ctx, admin.String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = super.Close(ctx) }()
+	super := testdb.Conn(t, admin.String())
 	for _, fn := range []string{"pg_catalog.ts_match_vq(tsvector, tsquery)", "strict_word_similarity_commutator_op(text, text)", "strict_word_similarity_op(text, text)"} {
 		if _, err := super.Exec(ctx, "alter function "+fn+" not leakproof"); err != nil {
 			t.Fatal(err)

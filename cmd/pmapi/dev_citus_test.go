@@ -10,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
@@ -69,7 +67,7 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 
 	// The dev database is the newest pmapi_dev_ one; its tables are placed by
 	// the migrations as on any Citus database.
-	admin := connectURL(t, testdb.AdminURL(t))
+	admin := testdb.Conn(t, testdb.AdminURL(t))
 	var dbName string
 	if err := admin.QueryRow(ctx, "select datname from pg_database where datname like 'pmapi_dev_%' order by oid desc limit 1").Scan(&dbName); err != nil {
 		t.Fatal(err)
@@ -79,7 +77,7 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 		t.Fatal(err)
 	}
 	var distributed bool
-	err = connectURL(t, dev.AdminURL).QueryRow(ctx, "select exists(select 1 from pg_dist_partition where logicalrelid = 'tasks'::regclass and partmethod = 'h')").Scan(&distributed)
+	err = testdb.Conn(t, dev.AdminURL).QueryRow(ctx, "select exists(select 1 from pg_dist_partition where logicalrelid = 'tasks'::regclass and partmethod = 'h')").Scan(&distributed)
 	if err != nil || !distributed {
 		t.Errorf("tasks in the dev database is not hash-distributed (%v)", err)
 	}
@@ -105,14 +103,4 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 			t.Errorf("seeded %s through the printed key: %d, %d items (%v), want %d", path, resp.StatusCode, len(body.Data.Items), err, want)
 		}
 	}
-}
-
-func connectURL(t *testing.T, url string) *pgx.Conn {
-	t.Helper()
-	conn, err := pgx.Connect(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close(context.Background()) })
-	return conn
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/tenant"
@@ -39,4 +40,16 @@ func Pool(tb testing.TB, url string) *pgxpool.Pool {
 	}
 	tb.Cleanup(p.Close)
 	return p
+}
+
+// Conn connects to url with a connection of the test's own, closed when the
+// test ends.
+func Conn(tb testing.TB, url string) *pgx.Conn {
+	tb.Helper()
+	conn, err := pgx.Connect(context.Background(), url)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	tb.Cleanup(func() { _ = conn.Close(context.Background()) })
+	return conn
 }
