@@ -81,10 +81,7 @@ func signWith(t *testing.T, method jwt.SigningMethod, key any, header map[string
 func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 	f := setupOAuth(t)
 	ctx := context.Background()
-	good, err := f.ring.Sign(ctx, f.claims())
-	if err != nil {
-		t.Fatal(err)
-	}
+	good := mustSign(t, f.ring, f.claims())
 	p, err := f.oauth.VerifyBearer(ctx, f.clientID, good)
 	if err != nil {
 		t.Fatalf("a token the server signed is refused: %v", err)
@@ -102,13 +99,7 @@ func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 		change(&c)
 		return c
 	}
-	sign := func(c authz.AccessClaims) string {
-		s, err := f.ring.Sign(ctx, c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
+	sign := func(c authz.AccessClaims) string { return mustSign(t, f.ring, c) }
 	for name, tc := range map[string]struct {
 		token, clientID string
 		code            pmapi.Code
@@ -147,10 +138,7 @@ func (f oauthFixture) privateForTest(t *testing.T) *ecdsa.PrivateKey {
 func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	f := setupOAuth(t)
 	ctx := context.Background()
-	before, err := f.ring.Sign(ctx, f.claims())
-	if err != nil {
-		t.Fatal(err)
-	}
+	before := mustSign(t, f.ring, f.claims())
 	oldKid := kidOf(t, before)
 	// Another instance loads its ring now, before this one rotates.
 	other := authz.NewKeyRing(f.dir.Pool(), f.box)
@@ -168,10 +156,7 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 	if newKid == oldKid || !published[oldKid] || !published[newKid] {
 		t.Fatalf("after rotation the JWKS holds %v; want %s and %s", f.ring.JWKS(ctx), oldKid, newKid)
 	}
-	after, err := f.ring.Sign(ctx, f.claims())
-	if err != nil {
-		t.Fatal(err)
-	}
+	after := mustSign(t, f.ring, f.claims())
 	if kid := kidOf(t, after); kid != newKid {
 		t.Fatalf("new tokens are signed with %s, not the new key %s", kid, newKid)
 	}
