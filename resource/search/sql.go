@@ -82,13 +82,30 @@ func wordsSQL(s facet.Search, filters, after string) string {
 	return fmt.Sprintf(`(select * from (select type, id, project_id, title, body, kind,
 			(case kind when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
 				else 1 + ts_rank(doc, to_tsquery('english', $3), 32) end)::float8 as score
-		from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, r.search_doc as doc,
-			case when r.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind
-			from %[2]s r
-			where r.workspace_id = $1 and %[6]s%[7]s and (r.search_doc @@ websearch_to_tsquery('english', $2)
-				or r.search_doc @@ to_tsquery('english', $3))) m) s
+		from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, %[9]s.search_doc as doc,
+			case when %[9]s.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind
+			from %[2]s %[6]s%[7]s and (%[9]s.search_doc @@ websearch_to_tsquery('english', $2)
+				or %[9]s.search_doc @@ to_tsquery('english', $3))) m) s
 		%[8]s order by score desc, id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after)
+		s.Type, from(s), s.Title, s.Body, s.ProjectID, s.Live, filters, after, docs(s))
+}
+
+// from is a source's tables and their workspace condition: Table as r and,
+// when the text lives beside it, its Docs table as d, joined by key.
+func from(s facet.Search) string {
+	if s.Docs == "" {
+		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
+	}
+	return pgx.Identifier{s.Docs}.Sanitize() + " d join " + pgx.Identifier{s.Table}.Sanitize() +
+		" r on r.workspace_id = d.workspace_id and r.id = d.id where d.workspace_id = $1 and r.workspace_id = $1 and"
+}
+
+// docs is the alias of the table that holds a source's search_doc.
+func docs(s facet.Search) string {
+	if s.Docs == "" {
+		return "r"
+	}
+	return "d"
 }
 
 // typosSQL is a source's best rows that match the query by trigrams alone
@@ -100,12 +117,11 @@ func wordsSQL(s facet.Search, filters, after string) string {
 func typosSQL(s facet.Search, fuzzy, filters, after string) string {
 	return fmt.Sprintf(`(select * from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, 0 as kind,
 			greatest(strict_word_similarity($2, %[3]s), strict_word_similarity($2, %[4]s) / 2)::float8 as score
-			from %[2]s r
-			where r.workspace_id = $1 and %[6]s%[7]s and (%[8]s)
-				and not (r.search_doc @@ websearch_to_tsquery('english', $2) or r.search_doc @@ to_tsquery('english', $3))
+			from %[2]s %[6]s%[7]s and (%[8]s)
+				and not (%[10]s.search_doc @@ websearch_to_tsquery('english', $2) or %[10]s.search_doc @@ to_tsquery('english', $3))
 				and (select count(*) from (select 1 from words limit $4) w) < $4) s
 		%[9]s order by score desc, id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after)
+		s.Type, from(s), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after, docs(s))
 }
 
 // fuzzyMatch is the trigram branch's condition: every word of the query
