@@ -91,13 +91,16 @@ func wordsSQL(s facet.Search, filters, after string) string {
 }
 
 // from is a source's tables and their workspace condition: Table as r and,
-// when the text lives beside it, its Docs table as d, joined by key.
+// when the text lives beside it, its Docs table as d, each hit's row read by
+// its key. OFFSET 0 keeps that lookup a subquery run per hit: as a plain
+// join, at 100,000 tasks the planner read every task for a hash join with the
+// few hundred hits (7.9 ms of PostgreSQL a search against 2.7 ms).
 func from(s facet.Search) string {
 	if s.Docs == "" {
 		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
 	}
-	return pgx.Identifier{s.Docs}.Sanitize() + " d join " + pgx.Identifier{s.Table}.Sanitize() +
-		" r on r.workspace_id = d.workspace_id and r.id = d.id where d.workspace_id = $1 and r.workspace_id = $1 and"
+	return pgx.Identifier{s.Docs}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{s.Table}.Sanitize() +
+		" r where r.workspace_id = $1 and r.id = d.id offset 0) r where d.workspace_id = $1 and"
 }
 
 // docs is the alias of the table that holds a source's search_doc.
