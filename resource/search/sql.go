@@ -79,6 +79,9 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 // with normalization 32 is below 1, so the kinds never mix; a title (weight A)
 // ranks above the body.
 func wordsSQL(s facet.Search, filters, after string) string {
+	if s.Docs != "" {
+		return wordsDocsSQL(s, filters, after)
+	}
 	return fmt.Sprintf(`(select * from (select type, id, project_id, title, body, kind,
 			(case kind when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
 				else 1 + ts_rank(doc, to_tsquery('english', $3), 32) end)::float8 as score
@@ -88,6 +91,23 @@ func wordsSQL(s facet.Search, filters, after string) string {
 				or %[9]s.search_doc @@ to_tsquery('english', $3))) m) s
 		%[8]s order by score desc, id desc limit $4)`,
 		s.Type, from(s), s.Title, s.Body, s.ProjectID, s.Live, filters, after, docs(s))
+}
+
+// wordsDocsSQL is wordsSQL for a source whose text is in its Docs table: the
+// hits are ranked there first, best first, and each one's row is read by key
+// in that order until the page is full (row filters can drop a hit), so a
+// search reads a page of rows rather than one per hit.
+func wordsDocsSQL(s facet.Search, filters, after string) string {
+	return fmt.Sprintf(`(select '%[1]s'::text as type, s.id, %[5]s as project_id, s.title, s.body, s.kind, s.score
+		from (select * from (select d.id, %[3]s as title, %[4]s as body, m.kind,
+				(case m.kind when 2 then 2 + ts_rank(d.search_doc, websearch_to_tsquery('english', $2), 32)
+					else 1 + ts_rank(d.search_doc, to_tsquery('english', $3), 32) end)::float8 as score
+			from %[2]s d cross join lateral (select case when d.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind) m
+			where d.workspace_id = $1 and (d.search_doc @@ websearch_to_tsquery('english', $2) or d.search_doc @@ to_tsquery('english', $3))) s
+			%[8]s order by score desc, id desc) s
+		cross join lateral (select * from %[9]s r where r.workspace_id = $1 and r.id = s.id offset 0) r
+		where %[6]s%[7]s order by s.score desc, s.id desc limit $4)`,
+		s.Type, pgx.Identifier{s.Docs}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after, pgx.Identifier{s.Table}.Sanitize())
 }
 
 // from is a source's tables and their workspace condition: Table as r and,
