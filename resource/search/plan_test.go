@@ -179,22 +179,17 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 	}
 }
 
-// explainSearch fails t when the plan of a search reads a searched table
-// sequentially.
-func explainSearch(t *testing.T, shard *tenant.Shard, ws uuid.UUID, name, q string, f Filter) {
+// explain is the plan's lines of how (an EXPLAIN with its options) of sql,
+// run as the server's role in ws's transaction at search's trigram threshold.
+func explain(t *testing.T, shard *tenant.Shard, ws uuid.UUID, how, sql string, args []any) []string {
 	t.Helper()
 	ctx := context.Background()
-	sources := everySource
-	if f.Status != "" {
-		sources = withStatus(sources)
-	}
-	sql, args := query(sources, f, 51, ws, q)
 	var plan []string
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, "select set_config($1, $2, true)", "pg_trgm.strict_word_similarity_threshold", fmt.Sprint(minSimilarity)); err != nil {
 			return err
 		}
-		rows, err := tx.Query(ctx, "explain "+sql, args...)
+		rows, err := tx.Query(ctx, how+" "+sql, args...)
 		if err != nil {
 			return err
 		}
@@ -202,9 +197,21 @@ func explainSearch(t *testing.T, shard *tenant.Shard, ws uuid.UUID, name, q stri
 		return err
 	})
 	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+		t.Fatalf("%s: %v", how, err)
 	}
-	text := strings.Join(plan, "\n")
+	return plan
+}
+
+// explainSearch fails t when the plan of a search reads a searched table
+// sequentially.
+func explainSearch(t *testing.T, shard *tenant.Shard, ws uuid.UUID, name, q string, f Filter) {
+	t.Helper()
+	sources := everySource
+	if f.Status != "" {
+		sources = withStatus(sources)
+	}
+	sql, args := query(sources, f, 51, ws, q)
+	text := strings.Join(explain(t, shard, ws, "explain", sql, args), "\n")
 	for _, m := range seqScan.FindAllStringSubmatch(text, -1) {
 		for _, s := range sources {
 			if strings.HasPrefix(m[1], s.Table) || s.Docs != "" && strings.HasPrefix(m[1], s.Docs) {
@@ -260,18 +267,7 @@ func TestSearchReadsAHitsTaskByKey(t *testing.T) {
 	word := txt.vocab[100]
 	for _, q := range []string{"seal", word, txt.vocab[200][:4]} {
 		sql, args := query([]facet.Search{task.SearchSource}, Filter{}, 21, ws, q)
-		var plan []string
-		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-			rows, err := tx.Query(ctx, "explain (analyze, costs off, timing off) "+sql, args...)
-			if err != nil {
-				return err
-			}
-			plan, err = pgx.CollectRows(rows, pgx.RowTo[string])
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
+		plan := explain(t, shard, ws, "explain (analyze, costs off, timing off)", sql, args)
 		for _, line := range plan {
 			if m := keyLoops.FindStringSubmatch(line); m != nil && q == word {
 				if n, _ := strconv.Atoi(m[1]); n > 21 {
