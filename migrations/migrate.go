@@ -96,11 +96,7 @@ func Up(ctx context.Context, ownerURL string) error {
 	}
 	defer conn.Exec(context.WithoutCancel(ctx), "select pg_advisory_unlock($1)", int64(lockKey))
 
-	if _, err := conn.Exec(ctx, `create table if not exists schema_migrations (
-		version integer primary key,
-		name text not null,
-		applied_at timestamptz not null default now(),
-		checksum text)`); err != nil {
+	if _, err := conn.Exec(ctx, ledgerTable); err != nil {
 		return err
 	}
 	all, err := All()
@@ -141,6 +137,13 @@ func Up(ctx context.Context, ownerURL string) error {
 	_, err = conn.Exec(ctx, riverGrants)
 	return err
 }
+
+// ledgerTable is the ledger of applied migrations.
+const ledgerTable = `create table if not exists schema_migrations (
+	version integer primary key,
+	name text not null,
+	applied_at timestamptz not null default now(),
+	checksum text)`
 
 // riverGrants lets the server's role run River (insert jobs in its own
 // transactions, work and complete them) without owning River's tables.

@@ -62,6 +62,7 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 	r := rand.New(rand.NewPCG(1, 2))
 	statuses := []string{"TODO", "IN_PROGRESS"}
 	rows := make([][]any, 0, n)
+	docs := make([][]any, 0, n)
 	now := time.Now()
 	for i := range n {
 		id, err := uuid.NewV7()
@@ -69,8 +70,9 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 			return err
 		}
 		desc, title := seedText(r, 12), seedText(r, 4)
-		rows = append(rows, []any{ws, id, projects[i%len(projects)], strings.ToUpper(title[:1]) + title[1:], &desc,
-			statuses[i%2], 1 + i%5, now, now})
+		title = strings.ToUpper(title[:1]) + title[1:]
+		rows = append(rows, []any{ws, id, projects[i%len(projects)], title, &desc, statuses[i%2], 1 + i%5, now, now})
+		docs = append(docs, []any{ws, id, title, &desc})
 		b.tasks = append(b.tasks, pmapi.FormatID(ids.Task, id))
 		b.statuses = append(b.statuses, statuses[i%2])
 	}
@@ -78,6 +80,11 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 		[]string{"workspace_id", "id", "project_id", "title", "description", "status", "priority", "created_at", "updated_at"},
 		pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy tasks: %w", err)
+	}
+	// Their text for search, as the task store writes it (migration 0015).
+	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"task_search"}, []string{"workspace_id", "id", "title", "description"},
+		pgx.CopyFromRows(docs)); err != nil {
+		return fmt.Errorf("copy task_search: %w", err)
 	}
 	return nil
 }
@@ -93,7 +100,7 @@ func (b *bench) vacuumTasks(ctx context.Context) error {
 		return err
 	}
 	defer conn.Close(ctx)
-	_, err = conn.Exec(ctx, "vacuum analyze tasks")
+	_, err = conn.Exec(ctx, "vacuum analyze tasks, task_search")
 	return err
 }
 

@@ -12,13 +12,19 @@ import (
 )
 
 // Search is one searchable resource type. Its expressions are SQL over the
-// table aliased `r`; they are constants of the code, never user input. The
-// table has a stored tsvector column search_doc of Title (weight A) and Body
-// (weight B) with a GIN index, and updated_at (migrations 0014).
+// table aliased `r` and, when it has one, its Docs table aliased `d`; they are
+// constants of the code, never user input. The table that holds the text has
+// a stored tsvector column search_doc of Title (weight A) and Body (weight B)
+// with a GIN index (migrations 0014, 0015); Table has updated_at.
 type Search struct {
-	Type      string // the item's `type`, e.g. "task"
-	Scope     string // the read scope needed to see it
-	Table     string
+	Type  string // the item's `type`, e.g. "task"
+	Scope string // the read scope needed to see it
+	Table string
+	// Docs is the table beside Table that holds the text, its search_doc and
+	// its trigram indexes, keyed like Table (workspace_id, id); "" when Table
+	// holds them itself. Text there keeps a change of anything else in a row
+	// (a status) off the GIN indexes and the tsvector (migration 0015).
+	Docs      string
 	IDPrefix  string
 	Title     string // expression for the title
 	Body      string // expression for the longer text (may be "''")

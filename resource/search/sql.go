@@ -79,16 +79,56 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 // with normalization 32 is below 1, so the kinds never mix; a title (weight A)
 // ranks above the body.
 func wordsSQL(s facet.Search, filters, after string) string {
+	if s.Docs != "" {
+		return wordsDocsSQL(s, filters, after)
+	}
 	return fmt.Sprintf(`(select * from (select type, id, project_id, title, body, kind,
 			(case kind when 2 then 2 + ts_rank(doc, websearch_to_tsquery('english', $2), 32)
 				else 1 + ts_rank(doc, to_tsquery('english', $3), 32) end)::float8 as score
-		from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, r.search_doc as doc,
-			case when r.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind
-			from %[2]s r
-			where r.workspace_id = $1 and %[6]s%[7]s and (r.search_doc @@ websearch_to_tsquery('english', $2)
-				or r.search_doc @@ to_tsquery('english', $3))) m) s
+		from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, %[9]s.search_doc as doc,
+			case when %[9]s.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind
+			from %[2]s %[6]s%[7]s and (%[9]s.search_doc @@ websearch_to_tsquery('english', $2)
+				or %[9]s.search_doc @@ to_tsquery('english', $3))) m) s
 		%[8]s order by score desc, id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after)
+		s.Type, from(s), s.Title, s.Body, s.ProjectID, s.Live, filters, after, docs(s))
+}
+
+// wordsDocsSQL is wordsSQL for a source whose text is in its Docs table: the
+// hits are ranked there first, best first, and each one's row is read by key
+// in that order until the page is full (row filters can drop a hit), so a
+// search reads a page of rows rather than one per hit.
+func wordsDocsSQL(s facet.Search, filters, after string) string {
+	return fmt.Sprintf(`(select '%[1]s'::text as type, s.id, %[5]s as project_id, s.title, s.body, s.kind, s.score
+		from (select * from (select d.id, %[3]s as title, %[4]s as body, m.kind,
+				(case m.kind when 2 then 2 + ts_rank(d.search_doc, websearch_to_tsquery('english', $2), 32)
+					else 1 + ts_rank(d.search_doc, to_tsquery('english', $3), 32) end)::float8 as score
+			from %[2]s d cross join lateral (select case when d.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind) m
+			where d.workspace_id = $1 and (d.search_doc @@ websearch_to_tsquery('english', $2) or d.search_doc @@ to_tsquery('english', $3))) s
+			%[8]s order by score desc, id desc) s
+		cross join lateral (select * from %[9]s r where r.workspace_id = $1 and r.id = s.id offset 0) r
+		where %[6]s%[7]s order by s.score desc, s.id desc limit $4)`,
+		s.Type, pgx.Identifier{s.Docs}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after, pgx.Identifier{s.Table}.Sanitize())
+}
+
+// from is a source's tables and their workspace condition: Table as r and,
+// when the text lives beside it, its Docs table as d, each hit's row read by
+// its key. OFFSET 0 keeps that lookup a subquery run per hit: as a plain
+// join, at 100,000 tasks the planner read every task for a hash join with the
+// few hundred hits (7.9 ms of PostgreSQL a search against 2.7 ms).
+func from(s facet.Search) string {
+	if s.Docs == "" {
+		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
+	}
+	return pgx.Identifier{s.Docs}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{s.Table}.Sanitize() +
+		" r where r.workspace_id = $1 and r.id = d.id offset 0) r where d.workspace_id = $1 and"
+}
+
+// docs is the alias of the table that holds a source's search_doc.
+func docs(s facet.Search) string {
+	if s.Docs == "" {
+		return "r"
+	}
+	return "d"
 }
 
 // typosSQL is a source's best rows that match the query by trigrams alone
@@ -100,12 +140,11 @@ func wordsSQL(s facet.Search, filters, after string) string {
 func typosSQL(s facet.Search, fuzzy, filters, after string) string {
 	return fmt.Sprintf(`(select * from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, 0 as kind,
 			greatest(strict_word_similarity($2, %[3]s), strict_word_similarity($2, %[4]s) / 2)::float8 as score
-			from %[2]s r
-			where r.workspace_id = $1 and %[6]s%[7]s and (%[8]s)
-				and not (r.search_doc @@ websearch_to_tsquery('english', $2) or r.search_doc @@ to_tsquery('english', $3))
+			from %[2]s %[6]s%[7]s and (%[8]s)
+				and not (%[10]s.search_doc @@ websearch_to_tsquery('english', $2) or %[10]s.search_doc @@ to_tsquery('english', $3))
 				and (select count(*) from (select 1 from words limit $4) w) < $4) s
 		%[9]s order by score desc, id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Table}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after)
+		s.Type, from(s), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after, docs(s))
 }
 
 // fuzzyMatch is the trigram branch's condition: every word of the query

@@ -21,7 +21,7 @@ const (
 // Resource registers tasks with the server.
 func Resource(s Store) api.Resource {
 	return api.Resource{
-		Name: "task", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"tasks"},
+		Name: "task", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"tasks", "task_search"},
 		Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade:    &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
 		TagDoc:     "Tasks of a project, moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",

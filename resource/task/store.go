@@ -88,9 +88,12 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {
 		return Task{}, err
 	}
-	t, err := scan(tx.QueryRow(ctx, `insert into tasks as t (workspace_id, id, project_id, title, description, priority,
+	// The text's copy for search goes in the same statement (migration 0015).
+	t, err := scan(tx.QueryRow(ctx, `with t as (insert into tasks as t (workspace_id, id, project_id, title, description, priority,
 			assignee_id, reporter_id, start_date, due_date)
-		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+columns,
+		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+columns+`),
+		d as (insert into task_search (workspace_id, id, title, description) values ($1, $2, $4, $5))
+		select * from t`,
 		ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Priority, in.AssigneeID, in.ReporterID, in.StartDate, in.DueDate))
 	if err != nil {
 		return t, err
@@ -137,6 +140,14 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 		ws, id, next.Status, next.Title, next.Description, next.Priority, next.AssigneeID, next.ReporterID, next.StartDate, next.DueDate))
 	if err != nil {
 		return t, err
+	}
+	// Only a change of text reaches search's copy, its tsvector and its GIN
+	// indexes: a status change stays off them (migration 0015).
+	if cur.Title != t.Title || !eqPtr(cur.Description, t.Description) {
+		if _, err := tx.Exec(ctx, `update task_search set title = $3, description = $4 where workspace_id = $1 and id = $2`,
+			ws, id, t.Title, t.Description); err != nil {
+			return t, err
+		}
 	}
 	var events []event.Event
 	if cur.Status != t.Status {
