@@ -33,6 +33,35 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 	})
 }
 
+// Fields names where the columns of a row go in a T, in the statement's
+// column order: the destinations of pgx's Scan.
+type Fields[T any] func(*T) []any
+
+// ListFields is List for a store that names its columns' destinations: one T
+// and one set of destinations serve every row, so a page allocates nothing
+// per row beyond the values pgx makes (strings, nullable columns), where a
+// Scan allocates a row and its destinations each time (docs/decisions.md,
+// Reads).
+func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, fields Fields[T], sql string, args ...any) ([]T, error) {
+	var out []T
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			var row T
+			dst := fields(&row)
+			for rows.Next() {
+				if err := rows.Scan(dst...); err != nil {
+					return err
+				}
+				// pgx gives every nullable column a new pointer, so the copy
+				// shares nothing with the next row.
+				out = append(out, row)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
 // Get reads one row of the workspace in one round trip (shard.Read).
 func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
 	var v T
