@@ -23,8 +23,9 @@ const columns = `t.id, t.project_id, t.title, t.description, t.status, t.priorit
 
 // fields are where the columns go in a Task.
 func fields(t *Task) []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.AssigneeID, &t.ReporterID,
-		&t.StartDate, &t.DueDate, &t.CreatedAt, &t.UpdatedAt, &t.ArchivedAt}
+	return []any{&t.ID, &t.ProjectID, &t.Title, storekit.NullString(&t.Description), storekit.OneOf(&t.Status, Statuses), &t.Priority,
+		storekit.NullUUID(&t.AssigneeID), storekit.NullUUID(&t.ReporterID), storekit.NullTime(&t.StartDate), storekit.NullTime(&t.DueDate),
+		&t.CreatedAt, &t.UpdatedAt, storekit.NullTime(&t.ArchivedAt)}
 }
 
 func scan(row pgx.Row) (Task, error) {
