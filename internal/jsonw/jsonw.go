@@ -85,6 +85,14 @@ func Time(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
+// TimePtr appends *t in its own location, or null.
+func TimePtr(b []byte, t *time.Time) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	return Time(b, *t)
+}
+
 // TimeUTC appends t in UTC, or null.
 func TimeUTC(b []byte, t *time.Time) []byte {
 	if t == nil {

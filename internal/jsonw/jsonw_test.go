@@ -35,12 +35,17 @@ func TestValuesAsEncodingJSON(t *testing.T) {
 		if got := TimeUTC(nil, &tm); string(got) != string(want) {
 			t.Errorf("TimeUTC(%v) = %s, want %s", tm, got, want)
 		}
+		want, _ = json.Marshal(tm)
+		if got := TimePtr(nil, &tm); string(got) != string(want) {
+			t.Errorf("TimePtr(%v) = %s, want %s", tm, got, want)
+		}
 	}
 	cases := []struct {
 		got  []byte
 		want any
 	}{
 		{TimeUTC(nil, nil), (*time.Time)(nil)},
+		{TimePtr(nil, nil), (*time.Time)(nil)},
 		{UUID(nil, &id), id},
 		{UUID(nil, nil), (*uuid.UUID)(nil)},
 		{StringPtr(nil, &text), text},
