@@ -49,7 +49,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
 	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + w.Arg(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, fields, sql, w.Args()...)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.

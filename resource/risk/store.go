@@ -69,7 +69,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, fields, sql, w.Args()...)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.

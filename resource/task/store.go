@@ -74,7 +74,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, fields, sql, w.Args()...)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is

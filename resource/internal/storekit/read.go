@@ -41,9 +41,10 @@ type Fields[T any] func(*T) []any
 // and one set of destinations serve every row, so a page allocates nothing
 // per row beyond the values pgx makes (strings, nullable columns), where a
 // Scan allocates a row and its destinations each time (docs/decisions.md,
-// Reads).
-func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, fields Fields[T], sql string, args ...any) ([]T, error) {
-	var out []T
+// Reads). limit is the most rows the statement reads: the slice is made that
+// size once rather than grown through every power of two.
+func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, fields Fields[T], sql string, args ...any) ([]T, error) {
+	out := make([]T, 0, max(limit, 0))
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 			var row T
