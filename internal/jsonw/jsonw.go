@@ -81,6 +81,8 @@ func StringPtr(b []byte, s *string) []byte {
 // timestamps in pmapi's tables.
 func Time(b []byte, t time.Time) []byte {
 	b = append(b, '"')
+	// AppendFormat has its own fast path for RFC 3339: a hand-written one
+	// measured no faster (BenchmarkTime).
 	b = t.AppendFormat(b, time.RFC3339Nano)
 	return append(b, '"')
 }

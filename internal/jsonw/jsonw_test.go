@@ -23,6 +23,27 @@ func FuzzString(f *testing.F) {
 	})
 }
 
+// FuzzTime: every time, in UTC and at an offset, comes out as its
+// MarshalJSON writes it.
+func FuzzTime(f *testing.F) {
+	f.Add(int64(0), int64(0), 0)
+	f.Add(int64(1795590000), int64(120_000_000), 3600)
+	f.Add(int64(-62135596800), int64(1), -1800)
+	f.Add(int64(253402300799), int64(999_999_999), 0)
+	f.Fuzz(func(t *testing.T, sec, nsec int64, offset int) {
+		tm := time.Unix(sec, nsec).In(time.FixedZone("z", offset%86400))
+		for _, v := range []time.Time{tm, tm.UTC()} {
+			want, err := json.Marshal(v)
+			if err != nil {
+				return // a year MarshalJSON refuses; pmapi's columns have none
+			}
+			if got := Time(nil, v); string(got) != string(want) {
+				t.Fatalf("Time(%v) = %s, encoding/json %s", v, got, want)
+			}
+		}
+	})
+}
+
 func TestValuesAsEncodingJSON(t *testing.T) {
 	id := uuid.MustParse("0193a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b")
 	text := "x"
@@ -59,4 +80,23 @@ func TestValuesAsEncodingJSON(t *testing.T) {
 			t.Errorf("got %s, want %s", c.got, want)
 		}
 	}
+}
+
+// BenchmarkTime: a time the way the list page writes it, against its
+// MarshalJSON, which goccy/go-json called per time (go test -run '^$' -bench
+// Time ./internal/jsonw/). A digit-by-digit formatter for UTC measured 52 to
+// 66 ns against AppendFormat's 47: not kept.
+func BenchmarkTime(b *testing.B) {
+	tm := time.Date(2026, 11, 25, 6, 17, 9, 583_205_000, time.UTC)
+	buf := make([]byte, 0, 64)
+	b.Run("Time", func(b *testing.B) {
+		for b.Loop() {
+			buf = Time(buf[:0], tm)
+		}
+	})
+	b.Run("MarshalJSON", func(b *testing.B) {
+		for b.Loop() {
+			buf, _ = tm.MarshalJSON()
+		}
+	})
 }
