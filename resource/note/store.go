@@ -48,7 +48,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
-	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + w.Arg(f.Limit)
+	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + storekit.Limit(f.Limit)
 	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 

@@ -68,7 +68,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
+	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + storekit.Limit(f.Limit)
 	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 

@@ -204,7 +204,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("source_risk_id", f.SourceRiskID)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + w.Arg(f.Limit)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(f.Limit)
 	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 

@@ -73,7 +73,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
+	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + storekit.Limit(f.Limit)
 	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 

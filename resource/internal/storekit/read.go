@@ -46,6 +46,7 @@ type Fields[T any] func(*T) []any
 func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, fields Fields[T], sql string, args ...any) ([]T, error) {
 	out := make([]T, 0, max(limit, 0))
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		shard.QueueLocalSetting(b, genericPlans)
 		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 			var row T
 			dst := fields(&row)
@@ -62,6 +63,18 @@ func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l
 	})
 	return out, err
 }
+
+// genericPlans keeps a list statement on PostgreSQL's generic plan. Left to
+// choose, PostgreSQL compares the generic plan with the custom plans of the
+// first five executions, and for a project much larger than the average one
+// (or, with LIMIT as a parameter, any project of more than about 500 rows) it
+// judges the generic plan dearer and plans every execution anew: about 70 µs
+// of its CPU a page at 100,000 tasks (README, Reads at 100,000 tasks;
+// TestListKeepsItsPlan). A keyset page of equality filters has one good plan
+// whatever the values, the index that ends in id, and its statement (with
+// the limit in its text, Limit) is planned once per connection. The setting
+// ends with the read's transaction.
+var genericPlans = tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")
 
 // Get reads one row of the workspace in one round trip (shard.Read).
 func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
