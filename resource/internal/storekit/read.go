@@ -46,7 +46,9 @@ type Fields[T any] func(*T) []any
 func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, fields Fields[T], sql string, args ...any) ([]T, error) {
 	out := make([]T, 0, max(limit, 0))
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		shard.QueueLocalSetting(b, genericPlans)
+		if shard.Mode() != tenant.SetLocal {
+			shard.QueueLocalSetting(b, genericPlans)
+		}
 		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
 			var row T
 			dst := fields(&row)
@@ -73,7 +75,10 @@ func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l
 // TestListKeepsItsPlan). A keyset page of equality filters has one good plan
 // whatever the values, the index that ends in id, and its statement (with
 // the limit in its text, Limit) is planned once per connection. The setting
-// ends with the read's transaction.
+// ends with the read's transaction. Not on Citus (SetLocal mode): there the
+// coordinator's router planner builds the shard's query, and a generic plan
+// of a statement with a correlated subquery (the analyses' node count) cannot
+// be distributed at all ("could not create distributed plan").
 var genericPlans = tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")
 
 // Get reads one row of the workspace in one round trip (shard.Read).
