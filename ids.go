@@ -69,6 +69,18 @@ func FormatID(prefix string, id uuid.UUID) string {
 	return prefix + ulid.ULID(id).String()
 }
 
+// AppendID appends FormatID(prefix, id) quoted as a JSON string (the prefix
+// and the ULID alphabet need no escaping), without the string FormatID
+// allocates.
+func AppendID(b []byte, prefix string, id uuid.UUID) []byte {
+	b = append(b, '"')
+	b = append(b, prefix...)
+	n := len(b)
+	b = append(b, make([]byte, ulid.EncodedSize)...)
+	_ = ulid.ULID(id).MarshalTextTo(b[n:]) // cannot fail: the space is EncodedSize
+	return append(b, '"')
+}
+
 // ParseID reads an id of the given prefix. Anything else, including an id of
 // another type, is reported as not found: to the caller it names nothing.
 func ParseID(prefix, s, what string) (uuid.UUID, error) {

@@ -92,6 +92,18 @@ func Detail[T, V any](parse func(string) (uuid.UUID, error), read Do[uuid.UUID, 
 	return Handle(http.StatusOK, func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Query("id")) }, read, view)
 }
 
+// DetailJSON is Detail for a row that writes its own view (JSONAppender, as
+// ListJSON).
+func DetailJSON[T any, P JSONAppender[T]](parse func(string) (uuid.UUID, error), read Do[uuid.UUID, T]) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		row, err := readAndDo(c, func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Query("id")) }, read)
+		if err != nil {
+			return err
+		}
+		return respondJSON(c, http.StatusOK, P(&row).AppendJSON)
+	}
+}
+
 // Write serves a write route answering 201: the body decoded strictly into a
 // Req, parse turning it into the store's input (has tells null from absent),
 // the store's write, the view in the envelope.

@@ -79,23 +79,26 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		route, status := routeOf(c), c.Response().StatusCode()
 		code, _ := c.Locals(localErrorCode).(string)
 		observeRequest(route, c.Method(), status, code, elapsed.Seconds())
-		attrs := []any{
-			"requestId", requestID(c),
-			"method", c.Method(),
-			"route", route,
-			"status", status,
-			"latencyMs", float64(elapsed.Microseconds()) / 1000,
-		}
+		// LogAttrs with typed attributes, not Info's key-value pairs: the same
+		// line without boxing each value (docs/decisions.md, Reads).
+		var buf [8]slog.Attr
+		attrs := append(buf[:0],
+			slog.String("requestId", requestID(c)),
+			slog.String("method", c.Method()),
+			slog.String("route", route),
+			slog.Int("status", status),
+			slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
+		)
 		if ws, ok := c.Locals(localWorkspace).(string); ok {
-			attrs = append(attrs, "workspaceId", ws)
+			attrs = append(attrs, slog.String("workspaceId", ws))
 		}
 		if cid, ok := c.Locals(localClientID).(string); ok {
-			attrs = append(attrs, "clientId", cid)
+			attrs = append(attrs, slog.String("clientId", cid))
 		}
-		if code, ok := c.Locals(localErrorCode).(string); ok {
-			attrs = append(attrs, "code", code)
+		if code != "" {
+			attrs = append(attrs, slog.String("code", code))
 		}
-		log.Info("request", attrs...)
+		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
 		return nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 )
 
 // Pages of lists: the client asks for limit items and gets nextCursor, an
@@ -106,6 +107,47 @@ func (q ListQuery) paging() ListQuery { return q }
 // read, a page of views with the cursor of the next.
 func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
 	id func(T) uuid.UUID, view func(T) V) fiber.Handler {
+	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
+		items := make([]V, len(rows))
+		for i, r := range rows {
+			items[i] = view(r)
+		}
+		return respond(c, http.StatusOK, PageOf[V]{Items: items, NextCursor: next})
+	})
+}
+
+// JSONAppender is a stored row that writes its view's JSON itself, byte for
+// byte what encoding/json writes for the view (jsonwtest.Same checks it).
+type JSONAppender[T any] interface {
+	*T
+	AppendJSON(b []byte) []byte
+}
+
+// ListJSON is List for rows that write their own view (JSONAppender): the
+// page goes from the rows into one pooled buffer, with no views built and no
+// reflection; the document still describes the view (docs/decisions.md,
+// Reads).
+func ListJSON[Q pager, F, T any, P JSONAppender[T]](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
+	id func(T) uuid.UUID) fiber.Handler {
+	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
+		return respondJSON(c, http.StatusOK, func(b []byte) []byte {
+			b = append(b, `{"items":[`...)
+			for i := range rows {
+				if i > 0 {
+					b = append(b, ',')
+				}
+				b = P(&rows[i]).AppendJSON(b)
+			}
+			b = append(b, `],"nextCursor":`...)
+			return append(jsonw.StringPtr(b, next), '}')
+		})
+	})
+}
+
+// listPage reads the page List and ListJSON serve and hands its rows (at most
+// the limit) and the next page's cursor to write.
+func listPage[Q pager, F, T any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
+	id func(T) uuid.UUID, write func(c *fiber.Ctx, rows []T, next *string) error) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		q, err := DecodeQuery[Q](c)
 		if err != nil {
@@ -121,9 +163,13 @@ func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID,
 		if err != nil {
 			return err
 		}
-		var page PageOf[V]
-		page.Items, page.NextCursor = Page(name, rows, p.Limit, id, view)
-		return respond(c, http.StatusOK, page)
+		var next *string
+		if len(rows) > p.Limit {
+			rows = rows[:p.Limit]
+			cursor := EncodeCursor(name, id(rows[p.Limit-1]).String())
+			next = &cursor
+		}
+		return write(c, rows, next)
 	}
 }
 

@@ -82,6 +82,9 @@ func MustLocalSetting(name, value string) LocalSetting {
 	return s
 }
 
+// Mode is how the shard binds its workspace: SetLocal on Citus.
+func (s *Shard) Mode() SettingMode { return s.mode }
+
 // QueueLocalSetting queues the statement that sets set until the transaction
 // ends, the way the shard binds its workspace: set_config in SetConfig mode,
 // SET LOCAL in SetLocal mode, which Citus propagates to the worker nodes that

@@ -47,7 +47,7 @@ func (h handlers) operations() []api.Operation {
 	}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listNotes", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID }, ToView)},
+			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Note]("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID })},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getNote", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createNote", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,

@@ -20,9 +20,12 @@ type Store struct {
 
 const columns = "n.id, n.project_id, n.body, n.created_at, n.updated_at"
 
+// fields are where the columns go in a Note.
+func fields(n *Note) []any { return []any{&n.ID, &n.ProjectID, &n.Body, &n.CreatedAt, &n.UpdatedAt} }
+
 func scan(row pgx.Row) (Note, error) {
 	var n Note
-	err := row.Scan(&n.ID, &n.ProjectID, &n.Body, &n.CreatedAt, &n.UpdatedAt)
+	err := row.Scan(fields(&n)...)
 	return n, storekit.Found(err, "note")
 }
 
@@ -45,8 +48,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
-	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + w.Arg(f.Limit)
-	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
+	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + storekit.Limit(f.Limit)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.

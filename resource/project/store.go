@@ -84,7 +84,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "name")
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + w.Arg(f.Limit)
+	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + storekit.Limit(f.Limit)
 	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 

@@ -53,7 +53,7 @@ func (h handlers) operations() []api.Operation {
 	}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID }, ToView)},
+			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Risk]("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID })},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
 			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,

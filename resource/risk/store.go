@@ -22,9 +22,15 @@ type Store struct {
 
 const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.status, r.owner_id, r.created_at, r.updated_at, r.archived_at"
 
+// fields are where the columns go in a Risk.
+func fields(r *Risk) []any {
+	return []any{&r.ID, &r.ProjectID, &r.Title, storekit.NullString(&r.Description), storekit.OneOf(&r.Severity, Severities),
+		storekit.OneOf(&r.Status, Statuses), storekit.NullUUID(&r.OwnerID), &r.CreatedAt, &r.UpdatedAt, storekit.NullTime(&r.ArchivedAt)}
+}
+
 func scan(row pgx.Row) (Risk, error) {
 	var r Risk
-	err := row.Scan(&r.ID, &r.ProjectID, &r.Title, &r.Description, &r.Severity, &r.Status, &r.OwnerID, &r.CreatedAt, &r.UpdatedAt, &r.ArchivedAt)
+	err := row.Scan(fields(&r)...)
 	return r, storekit.Found(err, "risk")
 }
 
@@ -62,8 +68,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + w.Arg(f.Limit)
-	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
+	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + storekit.Limit(f.Limit)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.

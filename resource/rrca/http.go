@@ -92,7 +92,7 @@ func (h handlers) operations() []api.Operation {
 	a := h.analyses
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base, ID: "listRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID }, ToView)},
+			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Analysis]("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID })},
 		{Method: http.MethodPost, Path: base, ID: "createRRCA", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)", Body: CreateRequest{}, Result: View{},
 			Status: http.StatusCreated, Handler: api.Write(parseCreate, a.Create, ToView)},

@@ -40,9 +40,15 @@ const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk
 	(select count(*) from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = a.id)::int,
 	a.created_at, a.updated_at, a.archived_at`
 
+// fields are where the columns go in an Analysis.
+func fields(a *Analysis) []any {
+	return []any{&a.ID, &a.Title, &a.ProblemStatement, storekit.NullUUID(&a.ProjectID), storekit.NullUUID(&a.SourceRiskID),
+		storekit.OneOf(&a.Phase, Phases), &a.NodeCount, &a.CreatedAt, &a.UpdatedAt, storekit.NullTime(&a.ArchivedAt)}
+}
+
 func scan(row pgx.Row) (Analysis, error) {
 	var a Analysis
-	err := row.Scan(&a.ID, &a.Title, &a.ProblemStatement, &a.ProjectID, &a.SourceRiskID, &a.Phase, &a.NodeCount, &a.CreatedAt, &a.UpdatedAt, &a.ArchivedAt)
+	err := row.Scan(fields(&a)...)
 	return a, storekit.Found(err, "analysis")
 }
 
@@ -198,8 +204,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("source_risk_id", f.SourceRiskID)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + w.Arg(f.Limit)
-	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(f.Limit)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // Advance moves the analysis to its next phase when the gate allows it.

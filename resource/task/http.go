@@ -58,9 +58,9 @@ func (h handlers) operations() []api.Operation {
 	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: base + "list", ID: "listTasks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID }, ToView)},
+			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Task]("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID })},
 		{Method: http.MethodGet, Path: base + "detail", ID: "getTask", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.tasks.Get, ToView)},
+			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.DetailJSON[Task](ParseID, h.tasks.Get)},
 		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
 			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},

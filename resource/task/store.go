@@ -21,10 +21,16 @@ type Store struct {
 const columns = `t.id, t.project_id, t.title, t.description, t.status, t.priority, t.assignee_id, t.reporter_id,
 	t.start_date, t.due_date, t.created_at, t.updated_at, t.archived_at`
 
+// fields are where the columns go in a Task.
+func fields(t *Task) []any {
+	return []any{&t.ID, &t.ProjectID, &t.Title, storekit.NullString(&t.Description), storekit.OneOf(&t.Status, Statuses), &t.Priority,
+		storekit.NullUUID(&t.AssigneeID), storekit.NullUUID(&t.ReporterID), storekit.NullTime(&t.StartDate), storekit.NullTime(&t.DueDate),
+		&t.CreatedAt, &t.UpdatedAt, storekit.NullTime(&t.ArchivedAt)}
+}
+
 func scan(row pgx.Row) (Task, error) {
 	var t Task
-	err := row.Scan(&t.ID, &t.ProjectID, &t.Title, &t.Description, &t.Status, &t.Priority, &t.AssigneeID, &t.ReporterID,
-		&t.StartDate, &t.DueDate, &t.CreatedAt, &t.UpdatedAt, &t.ArchivedAt)
+	err := row.Scan(fields(&t)...)
 	return t, storekit.Found(err, "task")
 }
 
@@ -67,8 +73,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + w.Arg(f.Limit)
-	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
+	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + storekit.Limit(f.Limit)
+	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is

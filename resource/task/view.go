@@ -7,6 +7,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -36,6 +37,38 @@ func ToView(t Task) View {
 		StartDate: utc(t.StartDate), DueDate: utc(t.DueDate),
 		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), ArchivedAt: utc(t.ArchivedAt),
 	}
+}
+
+// AppendJSON appends json.Marshal(ToView(*t)) without building the view: the
+// list page writes its tasks with it (api.ListJSON; TestTaskJSONIsView).
+func (t *Task) AppendJSON(b []byte) []byte {
+	b = append(b, `{"id":`...)
+	b = pmapi.AppendID(b, IDPrefix, t.ID)
+	b = append(b, `,"projectId":`...)
+	b = pmapi.AppendID(b, project.IDPrefix, t.ProjectID)
+	b = append(b, `,"title":`...)
+	b = jsonw.String(b, t.Title)
+	b = append(b, `,"description":`...)
+	b = jsonw.StringPtr(b, t.Description)
+	b = append(b, `,"status":`...)
+	b = jsonw.String(b, t.Status)
+	b = append(b, `,"priority":`...)
+	b = jsonw.Int(b, t.Priority)
+	b = append(b, `,"assigneeId":`...)
+	b = jsonw.UUID(b, t.AssigneeID)
+	b = append(b, `,"reporterId":`...)
+	b = jsonw.UUID(b, t.ReporterID)
+	b = append(b, `,"startDate":`...)
+	b = jsonw.TimeUTC(b, t.StartDate)
+	b = append(b, `,"dueDate":`...)
+	b = jsonw.TimeUTC(b, t.DueDate)
+	b = append(b, `,"createdAt":`...)
+	b = jsonw.TimeUTC(b, &t.CreatedAt)
+	b = append(b, `,"updatedAt":`...)
+	b = jsonw.TimeUTC(b, &t.UpdatedAt)
+	b = append(b, `,"archivedAt":`...)
+	b = jsonw.TimeUTC(b, t.ArchivedAt)
+	return append(b, '}')
 }
 
 func userText(id *uuid.UUID) *string {

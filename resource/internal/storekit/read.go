@@ -33,6 +33,54 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 	})
 }
 
+// Fields names where the columns of a row go in a T, in the statement's
+// column order: the destinations of pgx's Scan.
+type Fields[T any] func(*T) []any
+
+// ListFields is List for a store that names its columns' destinations: one T
+// and one set of destinations serve every row, so a page allocates nothing
+// per row beyond the values pgx makes (strings, nullable columns), where a
+// Scan allocates a row and its destinations each time (docs/decisions.md,
+// Reads). limit is the most rows the statement reads: the slice is made that
+// size once rather than grown through every power of two.
+func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, fields Fields[T], sql string, args ...any) ([]T, error) {
+	out := make([]T, 0, max(limit, 0))
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		if shard.Mode() != tenant.SetLocal {
+			shard.QueueLocalSetting(b, genericPlans)
+		}
+		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
+			var row T
+			dst := fields(&row)
+			for rows.Next() {
+				if err := rows.Scan(dst...); err != nil {
+					return err
+				}
+				// pgx gives every nullable column a new pointer, so the copy
+				// shares nothing with the next row.
+				out = append(out, row)
+			}
+			return rows.Err()
+		})
+	})
+	return out, err
+}
+
+// genericPlans keeps a list statement on PostgreSQL's generic plan. Left to
+// choose, PostgreSQL compares the generic plan with the custom plans of the
+// first five executions, and for a project much larger than the average one
+// (or, with LIMIT as a parameter, any project of more than about 500 rows) it
+// judges the generic plan dearer and plans every execution anew: about 70 µs
+// of its CPU a page at 100,000 tasks (README, Reads at 100,000 tasks;
+// TestListKeepsItsPlan). A keyset page of equality filters has one good plan
+// whatever the values, the index that ends in id, and its statement (with
+// the limit in its text, Limit) is planned once per connection. The setting
+// ends with the read's transaction. Not on Citus (SetLocal mode): there the
+// coordinator's router planner builds the shard's query, and a generic plan
+// of a statement with a correlated subquery (the analyses' node count) cannot
+// be distributed at all ("could not create distributed plan").
+var genericPlans = tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")
+
 // Get reads one row of the workspace in one round trip (shard.Read).
 func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
 	var v T

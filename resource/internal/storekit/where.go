@@ -118,3 +118,10 @@ func (w *Where) col(column string) string {
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// Limit is a list statement's LIMIT as a literal rather than a parameter, so
+// that the generic plan the list keeps (genericPlans) is costed for the page
+// it reads rather than for a tenth of the matching rows. The limit is a
+// validated 1 to 201: the text has at most that many forms per filter, each
+// prepared once per connection.
+func Limit(n int) string { return strconv.Itoa(max(n, 0)) }
