@@ -14,6 +14,7 @@ import (
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/route"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/tenant"
@@ -320,10 +321,7 @@ func readReject(c *fiber.Ctx) (decision[RejectRequest], error) {
 	if err != nil {
 		return d, err
 	}
-	if n := len([]rune(d.req.Reason)); n < 1 || n > 2000 {
-		return d, pmapi.Invalid("reason", "reason must be 1 to 2000 characters")
-	}
-	return d, nil
+	return d, validate.Text("reason", d.req.Reason, 2000)
 }
 
 // Calling the store with what was read.

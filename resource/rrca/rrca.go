@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -75,8 +74,8 @@ func CheckAdvance(from, to string, f Facts) (string, error) {
 		return "", pmapi.Errorf(pmapi.CodeConflict, "the analysis is CLOSED; it cannot advance")
 	}
 	if to != "" && to != next {
-		if !slices.Contains(Phases, to) {
-			return "", pmapi.Invalid("to", "to must be one of %s", strings.Join(Phases, ", "))
+		if err := validate.OneOf("to", to, Phases); err != nil {
+			return "", err
 		}
 		return "", pmapi.Errorf(pmapi.CodeInvalidTransition, "an analysis in %s can only advance to %s", from, next).
 			With("from", from).With("to", to).With("allowed", []string{next})
@@ -134,26 +133,18 @@ func ValidNewNode(kind, text string) (string, error) {
 	if kind == KindWhySuggestion {
 		return "", pmapi.Invalid("kind", "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY")
 	}
-	if !slices.Contains(NodeKinds, kind) {
-		return "", pmapi.Invalid("kind", "kind must be one of %s", strings.Join(NodeKinds[:7], ", ")).With("allowed", NodeKinds[:7])
+	if err := validate.OneOf("kind", kind, NodeKinds[:7]); err != nil {
+		return "", err
 	}
 	text = strings.TrimSpace(text)
-	if n := utf8.RuneCountInString(text); n < 1 || n > 5000 {
-		return "", pmapi.Invalid("text", "text must be 1 to 5000 characters")
-	}
-	return text, nil
+	return text, validate.Text("text", text, 5000)
 }
 
 // ValidTitle trims and checks an analysis title.
 func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 
 // ValidProblem checks a problem statement.
-func ValidProblem(s string) error {
-	if utf8.RuneCountInString(s) > 20000 {
-		return pmapi.Invalid("problemStatement", "problemStatement must be at most 20000 characters")
-	}
-	return nil
-}
+func ValidProblem(s string) error { return validate.Optional("problemStatement", &s, 20000) }
 
 // Analysis is a stored analysis.
 type Analysis struct {
