@@ -44,46 +44,21 @@ func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, 
 	if req.RiskID == "" {
 		return uuid.Nil, ch, pmapi.Invalid("riskId", "riskId is required")
 	}
-	notNull := func(field string) error {
-		if has(field) {
-			return pmapi.Invalid(field, "%s cannot be null", field)
-		}
-		return nil
-	}
-	if req.Status != nil {
-		ch.Status = req.Status
-	} else if err := notNull("status"); err != nil {
+	var err error
+	if ch.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if req.Title != nil {
-		t, err := ValidTitle(*req.Title)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Title = &t
-	} else if err := notNull("title"); err != nil {
+	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if has("description") {
-		if err := ValidDescription(req.Description); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Description = &req.Description
-	}
-	if req.Severity != nil {
-		if err := ValidSeverity(*req.Severity); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Severity = req.Severity
-	} else if err := notNull("severity"); err != nil {
+	if ch.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if has("ownerId") {
-		owner, err := validate.OptionalUser("ownerId", req.OwnerID)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.OwnerID = &owner
+	if ch.Severity, err = validate.Given(has, "severity", req.Severity, validate.Checked(ValidSeverity)); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if ch.OwnerID, err = validate.Nullable(has, "ownerId", req.OwnerID, validate.User("ownerId")); err != nil {
+		return uuid.Nil, ch, err
 	}
 	id, err := ParseID(req.RiskID)
 	return id, ch, err

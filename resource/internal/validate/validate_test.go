@@ -2,6 +2,7 @@ package validate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -79,4 +80,36 @@ func TestOneOf(t *testing.T) {
 	if errors.As(err, &e) && strings.Join(e.Details["allowed"].([]string), ",") != "LOW,HIGH" {
 		t.Errorf("details.allowed = %v; want LOW, HIGH", e.Details["allowed"])
 	}
+}
+
+func TestGivenAndNullableTellAbsentNullAndValue(t *testing.T) {
+	t.Parallel()
+	has := func(names ...string) func(string) bool {
+		return func(f string) bool { return slices.Contains(names, f) }
+	}
+	title := func(s string) (string, error) { return Title(s, 5) }
+	v := func(s string) *string { return &s }
+
+	if got, err := Given(has(), "title", nil, title); got != nil || err != nil {
+		t.Errorf("absent: %v %v; want no change", got, err)
+	}
+	_, err := Given(has("title"), "title", nil, title)
+	check(t, "null title", err, false, "title")
+	if got, err := Given(has("title"), "title", v(" ab "), title); err != nil || got == nil || *got != "ab" {
+		t.Errorf("given: %v %v; want the read value", got, err)
+	}
+	_, err = Given(has("title"), "title", v("abcdef"), title)
+	check(t, "title too long", err, false, "title")
+
+	desc := Checked(func(d *string) error { return Description(d, 3) })
+	if got, err := Nullable(has(), "description", v("x"), desc); got != nil || err != nil {
+		t.Errorf("absent: %v %v; want no change", got, err)
+	}
+	if got, err := Nullable(has("description"), "description", nil, desc); err != nil || got == nil || *got != nil {
+		t.Errorf("null: %v %v; want a change to null", got, err)
+	}
+	_, err = Nullable(has("description"), "description", v("long"), desc)
+	check(t, "description too long", err, false, "description")
+	_, err = Nullable(has("ownerId"), "ownerId", v("nobody"), User("ownerId"))
+	check(t, "malformed owner", err, false, "ownerId")
 }
