@@ -70,9 +70,9 @@ func (BatchRequest) SchemaName() string { return "ActionItemBatchRequest" }
 type BatchOp struct {
 	Op           string     `json:"op" enum:"create,update,attach-project,archive,restore,delete"`
 	ActionItemID string     `json:"actionItemId,omitempty" doc:"Every op but create"`
-	Title        *string    `json:"title,omitempty"`
+	Title        *string    `json:"title,omitempty" nullable:"false"`
 	Description  *string    `json:"description,omitempty"`
-	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED"`
+	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED" nullable:"false"`
 	OwnerHint    *string    `json:"ownerHint,omitempty"`
 	ProjectID    *string    `json:"projectId,omitempty"`
 	DueDate      *time.Time `json:"dueDate,omitempty"`

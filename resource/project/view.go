@@ -56,10 +56,10 @@ type CreateRequest struct {
 // UpdateRequest changes a project: absent fields stay, null clears a nullable one.
 type UpdateRequest struct {
 	ID          string  `json:"id"`
-	Name        *string `json:"name,omitempty"`
+	Name        *string `json:"name,omitempty" nullable:"false"`
 	Description *string `json:"description,omitempty"`
 	OwnerID     *string `json:"ownerId,omitempty" format:"uuid"`
-	RAGStatus   *string `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED"`
+	RAGStatus   *string `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED" nullable:"false"`
 	StartDate   *Date   `json:"startDate,omitempty" format:"date"`
 	TargetDate  *Date   `json:"targetDate,omitempty" format:"date"`
 }

@@ -53,10 +53,10 @@ type CreateRequest struct {
 // UpdateRequest changes a risk; absent fields stay, null clears nullable ones.
 type UpdateRequest struct {
 	RiskID      string  `json:"riskId"`
-	Status      *string `json:"status,omitempty" enum:"OPEN,MITIGATING,RESOLVED" doc:"Moves by the status table"`
-	Title       *string `json:"title,omitempty"`
+	Status      *string `json:"status,omitempty" enum:"OPEN,MITIGATING,RESOLVED" doc:"Moves by the status table" nullable:"false"`
+	Title       *string `json:"title,omitempty" nullable:"false"`
 	Description *string `json:"description,omitempty"`
-	Severity    *string `json:"severity,omitempty" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
+	Severity    *string `json:"severity,omitempty" enum:"LOW,MEDIUM,HIGH,CRITICAL" nullable:"false"`
 	OwnerID     *string `json:"ownerId,omitempty" format:"uuid"`
 }
 
