@@ -3,10 +3,9 @@ package risk
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -24,18 +23,10 @@ type View struct {
 	ArchivedAt  *time.Time `json:"archivedAt"`
 }
 
-func optUser(id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := id.String()
-	return &s
-}
-
 // ToView converts a stored risk.
 func ToView(r Risk) View {
 	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID(project.IDPrefix, r.ProjectID), Title: r.Title, Description: r.Description,
-		Severity: r.Severity, Status: r.Status, OwnerID: optUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
+		Severity: r.Severity, Status: r.Status, OwnerID: ids.FormatUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
 }
 
 // List is a page of risks.
