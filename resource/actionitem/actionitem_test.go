@@ -1,7 +1,6 @@
 package actionitem
 
 import (
-	"slices"
 	"strings"
 	"testing"
 
@@ -46,9 +45,7 @@ func TestValidLogRefusesServerKindsAndTrims(t *testing.T) {
 
 func TestParseTellsNullFromAbsent(t *testing.T) {
 	t.Parallel()
-	has := func(fields ...string) func(string) bool {
-		return func(f string) bool { return slices.Contains(fields, f) }
-	}
+	has := validatetest.Has
 	if _, err := ParseFields(UpdateRequest{}, has("title")); pmapi.ErrorCode(err) != pmapi.CodeValidation {
 		t.Errorf("null title: %v", err)
 	}

@@ -1,22 +1,20 @@
 package project_test
 
 import (
-	"slices"
 	"testing"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
 func TestParseUpdateTellsNullFromAbsent(t *testing.T) {
 	t.Parallel()
-	has := func(fields ...string) func(string) bool {
-		return func(f string) bool { return slices.Contains(fields, f) }
-	}
+	has := validatetest.Has
 	id := pmapi.FormatID(project.IDPrefix, pmapi.NewID())
 	for _, field := range []string{"name", "ragStatus"} {
 		_, _, err := project.ParseUpdate(project.UpdateRequest{ID: id}, has(field))
-		if e := pmapi.AsError(err); e.Code != pmapi.CodeValidation || e.Details["field"] != field {
+		if validatetest.Field(err) != field {
 			t.Errorf("null %s: %v; want VALIDATION_FAILED naming it", field, err)
 		}
 	}

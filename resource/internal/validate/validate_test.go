@@ -2,11 +2,11 @@ package validate
 
 import (
 	"errors"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
 // check says whether err is nil when ok, and otherwise a validation error
@@ -19,8 +19,7 @@ func check(t *testing.T, name string, err error, ok bool, field string) {
 		}
 		return
 	}
-	var e *pmapi.Error
-	if !errors.As(err, &e) || e.Code != pmapi.CodeValidation || e.Details["field"] != field {
+	if validatetest.Field(err) != field {
 		t.Errorf("%s: %#v; want a validation error naming %s", name, err, field)
 	}
 }
@@ -84,9 +83,7 @@ func TestOneOf(t *testing.T) {
 
 func TestGivenAndNullableTellAbsentNullAndValue(t *testing.T) {
 	t.Parallel()
-	has := func(names ...string) func(string) bool {
-		return func(f string) bool { return slices.Contains(names, f) }
-	}
+	has := validatetest.Has
 	title := func(s string) (string, error) { return Title(s, 5) }
 	v := func(s string) *string { return &s }
 

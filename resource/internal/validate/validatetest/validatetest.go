@@ -55,3 +55,18 @@ func Transitions(t *testing.T, statuses []string, table map[[2]string]bool, chec
 	}
 	return pairs
 }
+
+// Has answers what a request body answers a parser about which fields it
+// names: fields and no others.
+func Has(fields ...string) func(string) bool {
+	return func(f string) bool { return slices.Contains(fields, f) }
+}
+
+// Field is the field a VALIDATION_FAILED error names; nil for any other error.
+func Field(err error) any {
+	var e *pmapi.Error
+	if !errors.As(err, &e) || e.Code != pmapi.CodeValidation {
+		return nil
+	}
+	return e.Details["field"]
+}
