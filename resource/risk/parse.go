@@ -3,7 +3,6 @@ package risk
 import (
 	"github.com/google/uuid"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -13,8 +12,8 @@ import (
 // one names no project (404).
 func ParseCreate(req CreateRequest) (NewRisk, error) {
 	in := NewRisk{Description: req.Description, Severity: "MEDIUM"}
-	if req.ProjectID == "" {
-		return in, pmapi.Invalid("projectId", "projectId is required")
+	if err := validate.Required("projectId", req.ProjectID); err != nil {
+		return in, err
 	}
 	var err error
 	if in.Title, err = ValidTitle(req.Title); err != nil {
@@ -41,8 +40,8 @@ func ParseCreate(req CreateRequest) (NewRisk, error) {
 // status move is allowed depends on the stored status, so the store checks it.
 func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, error) {
 	var ch Changes
-	if req.RiskID == "" {
-		return uuid.Nil, ch, pmapi.Invalid("riskId", "riskId is required")
+	if err := validate.Required("riskId", req.RiskID); err != nil {
+		return uuid.Nil, ch, err
 	}
 	var err error
 	if ch.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {

@@ -18,8 +18,8 @@ type Has = func(field string) bool
 // projectId is a bad request; a malformed one names no project (404).
 func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 	in := NewTask{Description: req.Description, Priority: DefaultPriority, StartDate: micro(req.StartDate), DueDate: micro(req.DueDate)}
-	if req.ProjectID == "" {
-		return in, pmapi.Invalid("projectId", "projectId is required")
+	if err := validate.Required("projectId", req.ProjectID); err != nil {
+		return in, err
 	}
 	var err error
 	if in.Title, err = ValidTitle(req.Title); err != nil {
@@ -51,8 +51,8 @@ func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 // the store checks that.
 func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 	var ch Changes
-	if req.TaskID == "" {
-		return uuid.Nil, ch, pmapi.Invalid("taskId", "taskId is required")
+	if err := validate.Required("taskId", req.TaskID); err != nil {
+		return uuid.Nil, ch, err
 	}
 	var err error
 	if ch.Status, err = validate.Given(has, "status", req.Status, validate.Checked(func(s string) error { return ValidStatus("status", s) })); err != nil {
@@ -81,8 +81,8 @@ func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 
 // ParseIDRequest reads the task named by an archive or restore body.
 func ParseIDRequest(req IDRequest) (uuid.UUID, error) {
-	if req.TaskID == "" {
-		return uuid.Nil, pmapi.Invalid("taskId", "taskId is required")
+	if err := validate.Required("taskId", req.TaskID); err != nil {
+		return uuid.Nil, err
 	}
 	return ParseID(req.TaskID)
 }

@@ -23,6 +23,16 @@ func Text(field, s string, max int) error {
 	return noNUL(field, s)
 }
 
+// Required refuses a required field left out or empty (an id a parser reads
+// later, after the other fields' checks, so that their 400s come before its
+// 404).
+func Required(field, s string) error {
+	if s == "" {
+		return pmapi.Invalid(field, "%s is required", field)
+	}
+	return nil
+}
+
 // Optional checks an optional text field: absent, or at most max characters
 // without NUL.
 func Optional(field string, s *string, max int) error {

@@ -110,3 +110,9 @@ func TestGivenAndNullableTellAbsentNullAndValue(t *testing.T) {
 	_, err = Nullable(has("ownerId"), "ownerId", v("nobody"), User("ownerId"))
 	check(t, "malformed owner", err, false, "ownerId")
 }
+
+func TestRequired(t *testing.T) {
+	t.Parallel()
+	check(t, "given", Required("taskId", "tsk_x"), true, "")
+	check(t, "left out", Required("taskId", ""), false, "taskId")
+}
