@@ -5,7 +5,6 @@
 package actionitem
 
 import (
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -109,16 +108,10 @@ func ValidOwnerHint(h *string) error { return validate.Optional("ownerHint", h, 
 
 // ValidLog checks an execution log entry. STATUS_CHANGE entries are written by
 // the server itself when the status moves, never by callers.
-func ValidLog(kind, message string) (string, error) {
-	if kind == LogStatusChange {
-		return "", pmapi.Invalid("kind", "STATUS_CHANGE entries are written by the server when the status changes")
-	}
-	if err := validate.OneOf("kind", kind, LogKinds[:4]); err != nil {
-		return "", err
-	}
-	message = strings.TrimSpace(message)
-	return message, validate.Text("message", message, 10000)
-}
+func ValidLog(kind, message string) (string, error) { return logEntry.Check(kind, message) }
+
+var logEntry = validate.Entry{ServerKind: LogStatusChange, ServerWhy: "STATUS_CHANGE entries are written by the server when the status changes",
+	Kinds: LogKinds[:4], TextField: "message", MaxText: 10000}
 
 // ParseID reads an action-item id; a malformed one names nothing (404).
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "action item") }

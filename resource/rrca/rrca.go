@@ -8,7 +8,6 @@ package rrca
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -129,16 +128,10 @@ var NodeKinds = []string{KindProblem, KindWhy, KindCause, KindRootCause, KindCon
 
 // ValidNewNode checks a node a caller creates: WHY_SUGGESTION nodes come only
 // from the 5-why suggestion job.
-func ValidNewNode(kind, text string) (string, error) {
-	if kind == KindWhySuggestion {
-		return "", pmapi.Invalid("kind", "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY")
-	}
-	if err := validate.OneOf("kind", kind, NodeKinds[:7]); err != nil {
-		return "", err
-	}
-	text = strings.TrimSpace(text)
-	return text, validate.Text("text", text, 5000)
-}
+func ValidNewNode(kind, text string) (string, error) { return nodeEntry.Check(kind, text) }
+
+var nodeEntry = validate.Entry{ServerKind: KindWhySuggestion, ServerWhy: "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY",
+	Kinds: NodeKinds[:7], TextField: "text", MaxText: 5000}
 
 // ValidTitle trims and checks an analysis title.
 func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }

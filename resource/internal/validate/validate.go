@@ -128,6 +128,29 @@ func (m Moves) Check(from, to string) error {
 		With("from", from).With("to", to).With("allowed", m.Allowed(from))
 }
 
+// Entry is what a caller may write of an entry with a kind and a text (an
+// action item's log entry, an analysis's node): one kind only the server
+// writes, and the kinds and text length callers may use.
+type Entry struct {
+	ServerKind string   // refused with ServerWhy
+	ServerWhy  string   // the message: who writes ServerKind, and what to do instead
+	Kinds      []string // what callers may write
+	TextField  string   // "message", "text"
+	MaxText    int
+}
+
+// Check reads an entry's kind and text: the text trimmed.
+func (e Entry) Check(kind, text string) (string, error) {
+	if kind == e.ServerKind {
+		return "", pmapi.Invalid("kind", "%s", e.ServerWhy)
+	}
+	if err := OneOf("kind", kind, e.Kinds); err != nil {
+		return "", err
+	}
+	text = strings.TrimSpace(text)
+	return text, Text(e.TextField, text, e.MaxText)
+}
+
 // An update tells three cases of a field apart by has (does the body name
 // it?): absent keeps the stored value (the change is nil), null clears it
 // where the field allows that, and a value is read and checked.
