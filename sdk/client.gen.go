@@ -1000,14 +1000,14 @@ type ActionItemAttachRequest struct {
 // ActionItemBatchOp 1 to 100 operations, run in order
 type ActionItemBatchOp struct {
 	// ActionItemId Every op but create
-	ActionItemId *string                             `json:"actionItemId,omitempty"`
-	Description  nullable.Nullable[string]           `json:"description,omitempty"`
-	DueDate      nullable.Nullable[time.Time]        `json:"dueDate,omitempty"`
-	Op           ActionItemBatchOpOp                 `json:"op"`
-	OwnerHint    nullable.Nullable[string]           `json:"ownerHint,omitempty"`
-	ProjectId    nullable.Nullable[string]           `json:"projectId,omitempty"`
-	Status       nullable.Nullable[ActionItemStatus] `json:"status,omitempty"`
-	Title        nullable.Nullable[string]           `json:"title,omitempty"`
+	ActionItemId *string                      `json:"actionItemId,omitempty"`
+	Description  nullable.Nullable[string]    `json:"description,omitempty"`
+	DueDate      nullable.Nullable[time.Time] `json:"dueDate,omitempty"`
+	Op           ActionItemBatchOpOp          `json:"op"`
+	OwnerHint    nullable.Nullable[string]    `json:"ownerHint,omitempty"`
+	ProjectId    nullable.Nullable[string]    `json:"projectId,omitempty"`
+	Status       *ActionItemStatus            `json:"status,omitempty"`
+	Title        *string                      `json:"title,omitempty"`
 }
 
 // ActionItemBatchOpOp defines model for ActionItemBatchOpOp.
@@ -1137,8 +1137,8 @@ type ActionItemUpdateRequest struct {
 	OwnerHint    nullable.Nullable[string]    `json:"ownerHint,omitempty"`
 
 	// Status Moves by the status table; each move writes a STATUS_CHANGE log
-	Status nullable.Nullable[ActionItemStatus] `json:"status,omitempty"`
-	Title  nullable.Nullable[string]           `json:"title,omitempty"`
+	Status *ActionItemStatus `json:"status,omitempty"`
+	Title  *string           `json:"title,omitempty"`
 }
 
 // ActionItemView defines model for ActionItemView.
@@ -1923,9 +1923,9 @@ type ProjectRagStatus string
 type ProjectUpdateRequest struct {
 	Description nullable.Nullable[string]             `json:"description,omitempty"`
 	Id          string                                `json:"id"`
-	Name        nullable.Nullable[string]             `json:"name,omitempty"`
+	Name        *string                               `json:"name,omitempty"`
 	OwnerId     nullable.Nullable[openapi_types.UUID] `json:"ownerId,omitempty"`
-	RagStatus   nullable.Nullable[ProjectRagStatus]   `json:"ragStatus,omitempty"`
+	RagStatus   *ProjectRagStatus                     `json:"ragStatus,omitempty"`
 	StartDate   nullable.Nullable[openapi_types.Date] `json:"startDate,omitempty"`
 	TargetDate  nullable.Nullable[openapi_types.Date] `json:"targetDate,omitempty"`
 }
@@ -2047,11 +2047,11 @@ type RiskUpdateRequest struct {
 	Description nullable.Nullable[string]             `json:"description,omitempty"`
 	OwnerId     nullable.Nullable[openapi_types.UUID] `json:"ownerId,omitempty"`
 	RiskId      string                                `json:"riskId"`
-	Severity    nullable.Nullable[RiskSeverity]       `json:"severity,omitempty"`
+	Severity    *RiskSeverity                         `json:"severity,omitempty"`
 
 	// Status Moves by the status table
-	Status nullable.Nullable[RiskStatus] `json:"status,omitempty"`
-	Title  nullable.Nullable[string]     `json:"title,omitempty"`
+	Status *RiskStatus `json:"status,omitempty"`
+	Title  *string     `json:"title,omitempty"`
 }
 
 // RiskView defines model for RiskView.

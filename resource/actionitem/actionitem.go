@@ -5,10 +5,7 @@
 package actionitem
 
 import (
-	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -107,28 +104,14 @@ func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 func ValidDescription(d *string) error { return validate.Description(d, 20000) }
 
 // ValidOwnerHint allows a free-text owner of up to 200 characters.
-func ValidOwnerHint(h *string) error {
-	if h != nil && utf8.RuneCountInString(*h) > 200 {
-		return pmapi.Invalid("ownerHint", "ownerHint must be at most 200 characters")
-	}
-	return nil
-}
+func ValidOwnerHint(h *string) error { return validate.Optional("ownerHint", h, 200) }
 
 // ValidLog checks an execution log entry. STATUS_CHANGE entries are written by
 // the server itself when the status moves, never by callers.
-func ValidLog(kind, message string) (string, error) {
-	if kind == LogStatusChange {
-		return "", pmapi.Invalid("kind", "STATUS_CHANGE entries are written by the server when the status changes")
-	}
-	if !slices.Contains(LogKinds, kind) {
-		return "", pmapi.Invalid("kind", "kind must be NOTE, PROGRESS, BLOCKER or EVIDENCE").With("allowed", LogKinds[:4])
-	}
-	message = strings.TrimSpace(message)
-	if n := utf8.RuneCountInString(message); n < 1 || n > 10000 {
-		return "", pmapi.Invalid("message", "message must be 1 to 10000 characters")
-	}
-	return message, nil
-}
+func ValidLog(kind, message string) (string, error) { return logEntry.Check(kind, message) }
+
+var logEntry = validate.Entry{ServerKind: LogStatusChange, ServerWhy: "STATUS_CHANGE entries are written by the server when the status changes",
+	Kinds: LogKinds[:4], TextField: "message", MaxText: 10000}
 
 // ParseID reads an action-item id; a malformed one names nothing (404).
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "action item") }

@@ -1,8 +1,6 @@
 package actionitem
 
 import (
-	"slices"
-	"strings"
 	"testing"
 
 	"github.com/pmapi/pmapi"
@@ -30,25 +28,12 @@ func TestTransitionTable(t *testing.T) {
 
 func TestValidLogRefusesServerKindsAndTrims(t *testing.T) {
 	t.Parallel()
-	if _, err := ValidLog(LogStatusChange, "x"); err == nil {
-		t.Error("callers must not write STATUS_CHANGE entries")
-	}
-	if _, err := ValidLog("GOSSIP", "x"); err == nil {
-		t.Error("unknown kind accepted")
-	}
-	if m, err := ValidLog(LogNote, "  done  "); err != nil || m != "done" {
-		t.Errorf("message %q %v", m, err)
-	}
-	if _, err := ValidLog(LogNote, strings.Repeat("a", 10001)); err == nil {
-		t.Error("an over-long message accepted")
-	}
+	validatetest.Entry(t, ValidLog, LogStatusChange, LogNote, "message", 10000)
 }
 
 func TestParseTellsNullFromAbsent(t *testing.T) {
 	t.Parallel()
-	has := func(fields ...string) func(string) bool {
-		return func(f string) bool { return slices.Contains(fields, f) }
-	}
+	has := validatetest.Has
 	if _, err := ParseFields(UpdateRequest{}, has("title")); pmapi.ErrorCode(err) != pmapi.CodeValidation {
 		t.Errorf("null title: %v", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -69,9 +70,9 @@ func (BatchRequest) SchemaName() string { return "ActionItemBatchRequest" }
 type BatchOp struct {
 	Op           string     `json:"op" enum:"create,update,attach-project,archive,restore,delete"`
 	ActionItemID string     `json:"actionItemId,omitempty" doc:"Every op but create"`
-	Title        *string    `json:"title,omitempty"`
+	Title        *string    `json:"title,omitempty" nullable:"false"`
 	Description  *string    `json:"description,omitempty"`
-	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED"`
+	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED" nullable:"false"`
 	OwnerHint    *string    `json:"ownerHint,omitempty"`
 	ProjectID    *string    `json:"projectId,omitempty"`
 	DueDate      *time.Time `json:"dueDate,omitempty"`
@@ -83,35 +84,33 @@ func (BatchOp) SchemaName() string { return "ActionItemBatchOp" }
 type handlers struct{ items Store }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Action items", "/openapi/v1/resource/action-item/"
-	read, write := ScopeRead, ScopeWrite
 	idBody := IDRequest{}
 	batch := api.Batch[Op, Outcome]{Kinds: OpKinds, Parse: h.parseOp, Do: h.items.Do, DoAtomic: h.items.DoAtomic, View: outcomeView}
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base + "list", ID: "listActionItems", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: h.list},
-		{Method: http.MethodGet, Path: base + "detail", ID: "getActionItem", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One action item", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.items.Get, ToView)},
-		{Method: http.MethodPost, Path: base + "create", ID: "createActionItem", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseCreate)},
-		{Method: http.MethodPost, Path: base + "attach-project", ID: "attachActionItemProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseAttach)},
-		{Method: http.MethodPost, Path: base + "update", ID: "updateActionItem", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseUpdate)},
-		{Method: http.MethodPost, Path: base + "archive", ID: "archiveActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive an action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpArchive))},
-		{Method: http.MethodPost, Path: base + "restore", ID: "restoreActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpRestore))},
-		{Method: http.MethodPost, Path: base + "delete", ID: "deleteActionItem", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Status: http.StatusCreated, Handler: single(h.items, parseIDOp(OpDelete))},
-		{Method: http.MethodPost, Path: base + "batch", ID: "batchActionItems", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+	return route.Set{Tag: "Action items", Base: "/openapi/v1/resource/action-item/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "list", ID: "listActionItems",
+			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Handler: h.list},
+		{Method: http.MethodGet, Path: "detail", ID: "getActionItem",
+			Summary: "One action item", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.items.Get, ToView)},
+		{Method: http.MethodPost, Path: "create", ID: "createActionItem", Idempotent: true,
+			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Handler: single(h.items, parseCreate)},
+		{Method: http.MethodPost, Path: "attach-project", ID: "attachActionItemProject",
+			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Handler: single(h.items, parseAttach)},
+		{Method: http.MethodPost, Path: "update", ID: "updateActionItem", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Handler: single(h.items, parseUpdate)},
+		{Method: http.MethodPost, Path: "archive", ID: "archiveActionItem",
+			Summary: "Archive an action item", Body: idBody, Result: View{}, Handler: single(h.items, parseIDOp(OpArchive))},
+		{Method: http.MethodPost, Path: "restore", ID: "restoreActionItem",
+			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Handler: single(h.items, parseIDOp(OpRestore))},
+		{Method: http.MethodPost, Path: "delete", ID: "deleteActionItem",
+			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Handler: single(h.items, parseIDOp(OpDelete))},
+		{Method: http.MethodPost, Path: "batch", ID: "batchActionItems", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
 			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing", Body: BatchRequest{}, Result: api.BatchResult{},
-			Status: http.StatusCreated, Handler: batch.Handler},
-		{Method: http.MethodPost, Path: base + "{actionItemId}/log", ID: "addActionItemLog", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readLog, h.addLog, ToLogView)},
-		{Method: http.MethodGet, Path: base + "{actionItemId}/logs", ID: "listActionItemLogs", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The execution log, oldest first", Query: LogsQuery{}, Result: LogList{}, Status: http.StatusOK, Handler: h.listLogs},
-	}
+			Handler: batch.Handler},
+		{Method: http.MethodPost, Path: "{actionItemId}/log", ID: "addActionItemLog", Idempotent: true,
+			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Handler: api.Handle(http.StatusCreated, readLog, h.addLog, ToLogView)},
+		{Method: http.MethodGet, Path: "{actionItemId}/logs", ID: "listActionItemLogs",
+			Summary: "The execution log, oldest first", Query: LogsQuery{}, Result: LogList{}, Handler: h.listLogs},
+	})
 }
 
 func (h handlers) list(c *fiber.Ctx) error {

@@ -1,8 +1,8 @@
 package actionitem
 
 import (
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -27,34 +27,19 @@ func ParseCreate(req CreateRequest) (NewItem, error) {
 // sent, so null (clear) differs from absent (keep).
 func ParseFields(req UpdateRequest, has func(string) bool) (Fields, error) {
 	var f Fields
-	if req.Title != nil {
-		t, err := ValidTitle(*req.Title)
-		if err != nil {
-			return f, err
-		}
-		f.Title = &t
-	} else if has("title") {
-		return f, pmapi.Invalid("title", "title cannot be null")
+	var err error
+	if f.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
+		return f, err
 	}
-	if has("description") {
-		if err := ValidDescription(req.Description); err != nil {
-			return f, err
-		}
-		f.Description = &req.Description
+	if f.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+		return f, err
 	}
-	if req.Status != nil {
-		f.Status = req.Status
-	} else if has("status") {
-		return f, pmapi.Invalid("status", "status cannot be null")
+	if f.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {
+		return f, err
 	}
-	if has("ownerHint") {
-		if err := ValidOwnerHint(req.OwnerHint); err != nil {
-			return f, err
-		}
-		f.OwnerHint = &req.OwnerHint
+	if f.OwnerHint, err = validate.Nullable(has, "ownerHint", req.OwnerHint, validate.Checked(ValidOwnerHint)); err != nil {
+		return f, err
 	}
-	if has("dueDate") {
-		f.DueDate = &req.DueDate
-	}
-	return f, nil
+	f.DueDate, err = validate.Nullable(has, "dueDate", req.DueDate, validate.AsIs)
+	return f, err
 }

@@ -74,9 +74,9 @@ type CreateRequest struct {
 // UpdateRequest changes an action item; absent fields stay, null clears.
 type UpdateRequest struct {
 	ActionItemID string     `json:"actionItemId"`
-	Title        *string    `json:"title,omitempty"`
+	Title        *string    `json:"title,omitempty" nullable:"false"`
 	Description  *string    `json:"description,omitempty"`
-	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED" doc:"Moves by the status table; each move writes a STATUS_CHANGE log"`
+	Status       *string    `json:"status,omitempty" enum:"OPEN,IN_PROGRESS,DONE,CANCELLED" doc:"Moves by the status table; each move writes a STATUS_CHANGE log" nullable:"false"`
 	OwnerHint    *string    `json:"ownerHint,omitempty"`
 	DueDate      *time.Time `json:"dueDate,omitempty"`
 }

@@ -56,6 +56,16 @@ func Format(prefix string, id *uuid.UUID) *string {
 	return &s
 }
 
+// FormatUser renders an optional user id: user ids are plain UUIDs, not
+// prefixed; nil stays nil.
+func FormatUser(id *uuid.UUID) *string {
+	if id == nil {
+		return nil
+	}
+	s := id.String()
+	return &s
+}
+
 // Parse reads an optional id with parse (a resource's ParseID): nil stays
 // nil.
 func Parse(parse func(string) (uuid.UUID, error), s *string) (*uuid.UUID, error) {

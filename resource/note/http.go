@@ -8,6 +8,7 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -39,24 +40,22 @@ type ListQuery struct {
 type handlers struct{ notes Store }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Notes", "/openapi/v1/resource/note/"
-	read, write := ScopeRead, ScopeWrite
 	update := func(method, id string) api.Operation {
-		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(parseUpdate, h.notes.Update, ToView)}
+		return api.Operation{Method: method, Path: "update", ID: id,
+			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(parseUpdate, h.notes.Update, ToView)}
 	}
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base + "list", ID: "listNotes", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Note]("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID })},
-		{Method: http.MethodGet, Path: base + "detail", ID: "getNote", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
-		{Method: http.MethodPost, Path: base + "create", ID: "createNote", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
+	return route.Set{Tag: "Notes", Base: "/openapi/v1/resource/note/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "list", ID: "listNotes",
+			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Note]("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID })},
+		{Method: http.MethodGet, Path: "detail", ID: "getNote",
+			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
+		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
+			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
 		update(http.MethodPost, "updateNote"),
 		update(http.MethodPatch, "patchNote"),
-		{Method: http.MethodPost, Path: base + "delete", ID: "deleteNote", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Delete a note (emits note.deleted)", Body: IDRequest{}, Result: Deleted{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, h.delete, api.AsIs)},
-	}
+		{Method: http.MethodPost, Path: "delete", ID: "deleteNote",
+			Summary: "Delete a note (emits note.deleted)", Body: IDRequest{}, Result: Deleted{}, Handler: api.Write(parseIDRequest, h.delete, api.AsIs)},
+	})
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

@@ -3,15 +3,14 @@
 package note
 
 import (
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts note ids in the API.
@@ -26,12 +25,9 @@ type Note struct {
 	UpdatedAt time.Time
 }
 
-// ValidBody checks a note's text (1 to 20000 characters).
+// ValidBody checks a note's text (1 to 20000 characters), kept as written.
 func ValidBody(s string) (string, error) {
-	if strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > 20000 {
-		return "", pmapi.Invalid("body", "body must be 1 to 20000 characters")
-	}
-	return s, nil
+	return s, validate.Text("body", s, 20000)
 }
 
 // ParseID reads a note id; a malformed one names nothing (404).

@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -66,35 +67,33 @@ func (Members) SchemaName() string { return "ProjectMembers" }
 type handlers struct{ projects Store }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Projects", "/openapi/v1/resource/project/"
-	read, write := ScopeRead, ScopeWrite
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base + "list", ID: "listProjects", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.List("projects", listFilter, h.projects.List, func(p Project) uuid.UUID { return p.ID }, ToView)},
-		{Method: http.MethodGet, Path: base + "detail", ID: "getProject", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.projects.Get, ToView)},
-		{Method: http.MethodPost, Path: base + "create", ID: "createProject", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.projects.Create, ToView)},
-		{Method: http.MethodPost, Path: base + "update", ID: "updateProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.projects.Update, ToView)},
-		{Method: http.MethodPost, Path: base + "archive", ID: "archiveProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive a project: it leaves lists unless includeArchived=true", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
+	return route.Set{Tag: "Projects", Base: "/openapi/v1/resource/project/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "list", ID: "listProjects",
+			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Handler: api.List("projects", listFilter, h.projects.List, func(p Project) uuid.UUID { return p.ID }, ToView)},
+		{Method: http.MethodGet, Path: "detail", ID: "getProject",
+			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.projects.Get, ToView)},
+		{Method: http.MethodPost, Path: "create", ID: "createProject", Idempotent: true,
+			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Handler: api.Write(parseCreate, h.projects.Create, ToView)},
+		{Method: http.MethodPost, Path: "update", ID: "updateProject",
+			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.projects.Update, ToView)},
+		{Method: http.MethodPost, Path: "archive", ID: "archiveProject",
+			Summary: "Archive a project: it leaves lists unless includeArchived=true", Body: IDRequest{}, Result: View{},
 			Handler: api.Write(parseIDRequest, api.With(true, h.projects.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "restore", ID: "restoreProject", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived project", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated,
+		{Method: http.MethodPost, Path: "restore", ID: "restoreProject",
+			Summary: "Restore an archived project", Body: IDRequest{}, Result: View{},
 			Handler: api.Write(parseIDRequest, api.With(false, h.projects.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "delete", ID: "deleteProject", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: "delete", ID: "deleteProject", Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Delete an archived project and everything in it, for good (409 if not archived)", Body: IDRequest{}, Result: Deleted{},
-			Status: http.StatusCreated, Handler: api.Write(parseDelete, h.delete, api.AsIs)},
-		{Method: http.MethodGet, Path: base + "members", ID: "listProjectMembers", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Status: http.StatusOK, Handler: h.members},
-		{Method: http.MethodPost, Path: base + "member/add", ID: "addProjectMember", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Add a member (emits project.member_added)", Body: MemberRequest{}, Result: View{}, Status: http.StatusCreated,
+			Handler: api.Write(parseDelete, h.delete, api.AsIs)},
+		{Method: http.MethodGet, Path: "members", ID: "listProjectMembers",
+			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Handler: h.members},
+		{Method: http.MethodPost, Path: "member/add", ID: "addProjectMember", Idempotent: true,
+			Summary: "Add a member (emits project.member_added)", Body: MemberRequest{}, Result: View{},
 			Handler: api.Write(parseAddMember, h.addMember, ToView)},
-		{Method: http.MethodPost, Path: base + "member/remove", ID: "removeProjectMember", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Remove a member (emits project.member_removed)", Body: MemberRequest{}, Result: View{}, Status: http.StatusCreated,
+		{Method: http.MethodPost, Path: "member/remove", ID: "removeProjectMember",
+			Summary: "Remove a member (emits project.member_removed)", Body: MemberRequest{}, Result: View{},
 			Handler: api.Write(parseMember, api.On(h.projects.RemoveMember), ToView)},
-	}
+	})
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

@@ -3,7 +3,6 @@ package project
 import (
 	"github.com/google/uuid"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
@@ -47,40 +46,20 @@ func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Fields, e
 	if err != nil {
 		return id, f, err
 	}
-	if req.Name != nil {
-		name, err := ValidName(*req.Name)
-		if err != nil {
-			return id, f, err
-		}
-		f.Name = &name
+	if f.Name, err = validate.Given(has, "name", req.Name, ValidName); err != nil {
+		return id, f, err
 	}
-	if has("description") {
-		if err := ValidDescription(req.Description); err != nil {
-			return id, f, err
-		}
-		f.Description = &req.Description
+	if f.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+		return id, f, err
 	}
-	if has("ownerId") {
-		owner, err := validate.OptionalUser("ownerId", req.OwnerID)
-		if err != nil {
-			return id, f, err
-		}
-		f.OwnerID = &owner
+	if f.OwnerID, err = validate.Nullable(has, "ownerId", req.OwnerID, validate.User("ownerId")); err != nil {
+		return id, f, err
 	}
-	if req.RAGStatus != nil {
-		if err := ValidRAG("ragStatus", *req.RAGStatus); err != nil {
-			return id, f, err
-		}
-		f.RAGStatus = req.RAGStatus
-	} else if has("ragStatus") {
-		return id, f, pmapi.Invalid("ragStatus", "ragStatus cannot be null")
+	if f.RAGStatus, err = validate.Given(has, "ragStatus", req.RAGStatus, validate.Checked(func(s string) error { return ValidRAG("ragStatus", s) })); err != nil {
+		return id, f, err
 	}
-	if has("startDate") {
-		f.StartDate = &req.StartDate
-	}
-	if has("targetDate") {
-		f.TargetDate = &req.TargetDate
-	}
+	f.StartDate, _ = validate.Nullable(has, "startDate", req.StartDate, validate.AsIs)
+	f.TargetDate, _ = validate.Nullable(has, "targetDate", req.TargetDate, validate.AsIs)
 	return id, f, nil
 }
 

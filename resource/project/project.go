@@ -6,7 +6,6 @@ package project
 import (
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -68,31 +67,18 @@ type Fields struct {
 // ValidName trims and checks a project name.
 func ValidName(name string) (string, error) {
 	name = strings.TrimSpace(name)
-	if n := utf8.RuneCountInString(name); n < 1 || n > 200 {
-		return "", pmapi.Invalid("name", "name must be 1 to 200 characters")
-	}
-	return name, nil
+	return name, validate.Text("name", name, 200)
 }
 
 // ValidDescription allows up to 10000 characters.
 func ValidDescription(d *string) error { return validate.Description(d, 10000) }
 
 // ValidRAG checks a RAG status.
-func ValidRAG(field, s string) error {
-	switch s {
-	case Green, Amber, Red:
-		return nil
-	}
-	return pmapi.Invalid(field, "%s must be GREEN, AMBER or RED", field).With("allowed", []string{Green, Amber, Red})
-}
+func ValidRAG(field, s string) error { return validate.OneOf(field, s, []string{Green, Amber, Red}) }
 
 // ValidRole checks a member role.
 func ValidRole(s string) error {
-	switch s {
-	case RoleOwner, RoleMember, RoleViewer:
-		return nil
-	}
-	return pmapi.Invalid("role", "role must be OWNER, MEMBER or VIEWER").With("allowed", []string{RoleOwner, RoleMember, RoleViewer})
+	return validate.OneOf("role", s, []string{RoleOwner, RoleMember, RoleViewer})
 }
 
 // ValidDates refuses a target date before the start date.

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // View is a project in the API and in event payloads.
@@ -26,15 +27,11 @@ type View struct {
 func ToView(p Project) View {
 	v := View{
 		ID: pmapi.FormatID(IDPrefix, p.ID), Name: p.Name, Description: p.Description, RAGStatus: p.RAGStatus,
-		StartDate: p.StartDate, TargetDate: p.TargetDate, Members: p.Members,
+		OwnerID: ids.FormatUser(p.OwnerID), StartDate: p.StartDate, TargetDate: p.TargetDate, Members: p.Members,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, ArchivedAt: p.ArchivedAt,
 	}
 	if v.Members == nil {
 		v.Members = []Member{}
-	}
-	if p.OwnerID != nil {
-		s := p.OwnerID.String()
-		v.OwnerID = &s
 	}
 	return v
 }
@@ -56,10 +53,10 @@ type CreateRequest struct {
 // UpdateRequest changes a project: absent fields stay, null clears a nullable one.
 type UpdateRequest struct {
 	ID          string  `json:"id"`
-	Name        *string `json:"name,omitempty"`
+	Name        *string `json:"name,omitempty" nullable:"false"`
 	Description *string `json:"description,omitempty"`
 	OwnerID     *string `json:"ownerId,omitempty" format:"uuid"`
-	RAGStatus   *string `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED"`
+	RAGStatus   *string `json:"ragStatus,omitempty" enum:"GREEN,AMBER,RED" nullable:"false"`
 	StartDate   *Date   `json:"startDate,omitempty" format:"date"`
 	TargetDate  *Date   `json:"targetDate,omitempty" format:"date"`
 }

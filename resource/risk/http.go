@@ -9,6 +9,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/route"
 )
 
 // The scopes of risks.
@@ -44,27 +45,25 @@ type ListQuery struct {
 type handlers struct{ risks Store }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Risks", "/openapi/v1/resource/risk/"
-	read, write := ScopeRead, ScopeWrite
 	update := func(method, id string) api.Operation {
-		return api.Operation{Method: method, Path: base + "update", ID: id, Tag: tag, Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Auth: api.AuthKey, Scope: write,
+		return api.Operation{Method: method, Path: "update", ID: id, Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
 			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)}
+			Result: View{}, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)}
 	}
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base + "list", ID: "listRisks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Risk]("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID })},
-		{Method: http.MethodGet, Path: base + "detail", ID: "getRisk", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
-		{Method: http.MethodPost, Path: base + "create", ID: "createRisk", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
+	return route.Set{Tag: "Risks", Base: "/openapi/v1/resource/risk/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "list", ID: "listRisks",
+			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Risk]("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID })},
+		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
+			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
+		{Method: http.MethodPost, Path: "create", ID: "createRisk", Idempotent: true,
+			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
 		update(http.MethodPost, "updateRisk"),
 		update(http.MethodPatch, "patchRisk"),
-		{Method: http.MethodPost, Path: base + "archive", ID: "archiveRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(true, h.risks.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "restore", ID: "restoreRisk", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(false, h.risks.SetArchived), ToView)},
-	}
+		{Method: http.MethodPost, Path: "archive", ID: "archiveRisk",
+			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Handler: api.Write(parseIDRequest, api.With(true, h.risks.SetArchived), ToView)},
+		{Method: http.MethodPost, Path: "restore", ID: "restoreRisk",
+			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Handler: api.Write(parseIDRequest, api.With(false, h.risks.SetArchived), ToView)},
+	})
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

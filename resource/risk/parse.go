@@ -3,7 +3,6 @@ package risk
 import (
 	"github.com/google/uuid"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -13,8 +12,8 @@ import (
 // one names no project (404).
 func ParseCreate(req CreateRequest) (NewRisk, error) {
 	in := NewRisk{Description: req.Description, Severity: "MEDIUM"}
-	if req.ProjectID == "" {
-		return in, pmapi.Invalid("projectId", "projectId is required")
+	if err := validate.Required("projectId", req.ProjectID); err != nil {
+		return in, err
 	}
 	var err error
 	if in.Title, err = ValidTitle(req.Title); err != nil {
@@ -41,49 +40,24 @@ func ParseCreate(req CreateRequest) (NewRisk, error) {
 // status move is allowed depends on the stored status, so the store checks it.
 func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, error) {
 	var ch Changes
-	if req.RiskID == "" {
-		return uuid.Nil, ch, pmapi.Invalid("riskId", "riskId is required")
-	}
-	notNull := func(field string) error {
-		if has(field) {
-			return pmapi.Invalid(field, "%s cannot be null", field)
-		}
-		return nil
-	}
-	if req.Status != nil {
-		ch.Status = req.Status
-	} else if err := notNull("status"); err != nil {
+	if err := validate.Required("riskId", req.RiskID); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if req.Title != nil {
-		t, err := ValidTitle(*req.Title)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Title = &t
-	} else if err := notNull("title"); err != nil {
+	var err error
+	if ch.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if has("description") {
-		if err := ValidDescription(req.Description); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Description = &req.Description
-	}
-	if req.Severity != nil {
-		if err := ValidSeverity(*req.Severity); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Severity = req.Severity
-	} else if err := notNull("severity"); err != nil {
+	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if has("ownerId") {
-		owner, err := validate.OptionalUser("ownerId", req.OwnerID)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.OwnerID = &owner
+	if ch.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if ch.Severity, err = validate.Given(has, "severity", req.Severity, validate.Checked(ValidSeverity)); err != nil {
+		return uuid.Nil, ch, err
+	}
+	if ch.OwnerID, err = validate.Nullable(has, "ownerId", req.OwnerID, validate.User("ownerId")); err != nil {
+		return uuid.Nil, ch, err
 	}
 	id, err := ParseID(req.RiskID)
 	return id, ch, err

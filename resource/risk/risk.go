@@ -4,8 +4,6 @@
 package risk
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -64,12 +62,7 @@ func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 func ValidDescription(d *string) error { return validate.Description(d, 20000) }
 
 // ValidSeverity checks a severity.
-func ValidSeverity(s string) error {
-	if !slices.Contains(Severities, s) {
-		return pmapi.Invalid("severity", "severity must be one of %s", strings.Join(Severities, ", ")).With("allowed", Severities)
-	}
-	return nil
-}
+func ValidSeverity(s string) error { return validate.OneOf("severity", s, Severities) }
 
 // ParseID reads a risk id; a malformed one names nothing (404).
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "risk") }

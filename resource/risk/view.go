@@ -3,10 +3,9 @@ package risk
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -24,18 +23,10 @@ type View struct {
 	ArchivedAt  *time.Time `json:"archivedAt"`
 }
 
-func optUser(id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := id.String()
-	return &s
-}
-
 // ToView converts a stored risk.
 func ToView(r Risk) View {
 	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID(project.IDPrefix, r.ProjectID), Title: r.Title, Description: r.Description,
-		Severity: r.Severity, Status: r.Status, OwnerID: optUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
+		Severity: r.Severity, Status: r.Status, OwnerID: ids.FormatUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
 }
 
 // List is a page of risks.
@@ -53,10 +44,10 @@ type CreateRequest struct {
 // UpdateRequest changes a risk; absent fields stay, null clears nullable ones.
 type UpdateRequest struct {
 	RiskID      string  `json:"riskId"`
-	Status      *string `json:"status,omitempty" enum:"OPEN,MITIGATING,RESOLVED" doc:"Moves by the status table"`
-	Title       *string `json:"title,omitempty"`
+	Status      *string `json:"status,omitempty" enum:"OPEN,MITIGATING,RESOLVED" doc:"Moves by the status table" nullable:"false"`
+	Title       *string `json:"title,omitempty" nullable:"false"`
 	Description *string `json:"description,omitempty"`
-	Severity    *string `json:"severity,omitempty" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
+	Severity    *string `json:"severity,omitempty" enum:"LOW,MEDIUM,HIGH,CRITICAL" nullable:"false"`
 	OwnerID     *string `json:"ownerId,omitempty" format:"uuid"`
 }
 

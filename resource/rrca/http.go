@@ -13,6 +13,8 @@ import (
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/resource/internal/route"
+	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/tenant"
@@ -85,62 +87,60 @@ func (ApplyRequest) SchemaName() string { return "ApplyRequest" }
 func (RejectRequest) SchemaName() string { return "RejectRequest" }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Root-cause analysis (RRCA)", "/openapi/v1/resource/rrca"
-	read, write := ScopeRead, ScopeWrite
-	one := base + "/{rrcaId}"
+	const one = "/{rrcaId}"
 	analysis := api.PathID("rrcaId", ParseID)
 	a := h.analyses
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base, ID: "listRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Analysis]("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID })},
-		{Method: http.MethodPost, Path: base, ID: "createRRCA", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+	return route.Set{Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "", ID: "listRRCA",
+			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Analysis]("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID })},
+		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)", Body: CreateRequest{}, Result: View{},
-			Status: http.StatusCreated, Handler: api.Write(parseCreate, a.Create, ToView)},
-		{Method: http.MethodGet, Path: one, ID: "getRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, analysis, a.Detail, ToDetail)},
-		{Method: http.MethodPatch, Path: one, ID: "updateRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Handler: api.Write(parseCreate, a.Create, ToView)},
+		{Method: http.MethodGet, Path: one, ID: "getRRCA",
+			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Handler: api.Handle(http.StatusOK, analysis, a.Detail, ToDetail)},
+		{Method: http.MethodPatch, Path: one, ID: "updateRRCA",
 			Summary: "Edit an analysis's title or problem statement", Body: UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readUpdate, h.update, ToView)},
-		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Fails: []pmapi.Code{pmapi.CodeInvalidTransition, pmapi.CodeGateNotMet, pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readAdvance, h.advance, ToView)},
-		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Archive an analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(true, a.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Restore an archived analysis", Result: View{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(false, a.SetArchived), ToView)},
-		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Status: http.StatusOK, Handler: api.HandleAll("rrca-nodes", readNodeQuery, api.On(a.Nodes), nodeKey, ToNodeView)},
-		{Method: http.MethodPost, Path: one + "/nodes", ID: "createRRCANode", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
-			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
-		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Fails: []pmapi.Code{pmapi.CodeGateNotMet}, Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Fails: []pmapi.Code{pmapi.CodeInvalidTransition, pmapi.CodeGateNotMet, pmapi.CodeConflict},
+			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Handler: api.Handle(http.StatusCreated, readAdvance, h.advance, ToView)},
+		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA",
+			Summary: "Archive an analysis", Result: View{}, Handler: api.Handle(http.StatusCreated, analysis, api.With(true, a.SetArchived), ToView)},
+		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA",
+			Summary: "Restore an archived analysis", Result: View{}, Handler: api.Handle(http.StatusCreated, analysis, api.With(false, a.SetArchived), ToView)},
+		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes",
+			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Handler: api.HandleAll("rrca-nodes", readNodeQuery, api.On(a.Nodes), nodeKey, ToNodeView)},
+		{Method: http.MethodPost, Path: one + "/nodes", ID: "createRRCANode", Idempotent: true,
+			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
+		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Fails: []pmapi.Code{pmapi.CodeGateNotMet},
 			Summary: "Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)", Result: NodeDeleted{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNode, h.deleteNode, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readNode, h.acceptNode, ToNodeView)},
-		{Method: http.MethodPost, Path: one + "/corrective-actions", ID: "createCorrectiveAction", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Fails: []pmapi.Code{pmapi.CodeConflict},
+			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Handler: api.Handle(http.StatusCreated, readNode, h.acceptNode, ToNodeView)},
+		{Method: http.MethodPost, Path: one + "/corrective-actions", ID: "createCorrectiveAction", Idempotent: true,
 			Summary: "Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways",
-			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readCorrective, h.addCorrective, api.AsIs)},
-		{Method: http.MethodGet, Path: one + "/corrective-actions", ID: "listCorrectiveActions", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "The analysis's corrective actions with their items' status", Query: api.ListQuery{}, Result: CorrectiveActionList{}, Status: http.StatusOK, Handler: api.HandleAll("rrca-corrective", analysis, a.Correctives, correctiveKey, ToCorrectiveView)},
-		{Method: http.MethodGet, Path: one + "/similar", ID: "listSimilarRRCA", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Handler: api.Handle(http.StatusCreated, readCorrective, h.addCorrective, api.AsIs)},
+		{Method: http.MethodGet, Path: one + "/corrective-actions", ID: "listCorrectiveActions",
+			Summary: "The analysis's corrective actions with their items' status", Query: api.ListQuery{}, Result: CorrectiveActionList{}, Handler: api.HandleAll("rrca-corrective", analysis, a.Correctives, correctiveKey, ToCorrectiveView)},
+		{Method: http.MethodGet, Path: one + "/similar", ID: "listSimilarRRCA",
 			Summary: "Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)",
-			Query:   SimilarQuery{}, Result: SimilarList{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readSimilar, api.On(a.Similar), api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/5why/suggest", ID: "suggestFiveWhy", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Query:   SimilarQuery{}, Result: SimilarList{}, Handler: api.Handle(http.StatusOK, readSimilar, api.On(a.Similar), api.AsIs)},
+		{Method: http.MethodPost, Path: one + "/5why/suggest", ID: "suggestFiveWhy",
 			Summary: "Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY", Result: RunView{},
-			Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, analysis, api.With(RunFiveWhy, a.CreateRun), toNewRunView)},
-		{Method: http.MethodGet, Path: one + "/5why/suggestions/{runId}", ID: "getFiveWhyRun", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
-		{Method: http.MethodGet, Path: one + "/look-across", ID: "listLookAcross", Tag: tag, Auth: api.AuthKey, Scope: read,
+			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunFiveWhy, a.CreateRun), toNewRunView)},
+		{Method: http.MethodGet, Path: one + "/5why/suggestions/{runId}", ID: "getFiveWhyRun",
+			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
+		{Method: http.MethodGet, Path: one + "/look-across", ID: "listLookAcross",
 			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first", Query: api.ListQuery{}, Result: SuggestionList{},
-			Status: http.StatusOK, Handler: api.HandleAll("rrca-look-across", analysis, a.Suggestions, suggestionKey, api.AsIs[SuggestionView])},
-		{Method: http.MethodPost, Path: one + "/look-across/suggest", ID: "suggestLookAcross", Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Start a look-across run over every other project of the workspace", Result: RunView{}, Status: http.StatusCreated,
+			Handler: api.HandleAll("rrca-look-across", analysis, a.Suggestions, suggestionKey, api.AsIs[SuggestionView])},
+		{Method: http.MethodPost, Path: one + "/look-across/suggest", ID: "suggestLookAcross",
+			Summary: "Start a look-across run over every other project of the workspace", Result: RunView{},
 			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunLookAcross, a.CreateRun), toNewRunView)},
-		{Method: http.MethodGet, Path: one + "/look-across/runs/{runId}", ID: "getLookAcrossRun", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "A look-across run's status", Result: RunView{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
+		{Method: http.MethodGet, Path: one + "/look-across/runs/{runId}", ID: "getLookAcrossRun",
+			Summary: "A look-across run's status", Result: RunView{}, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project",
-			Body:    ApplyRequest{}, Result: Applied{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Status: http.StatusCreated, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
-	}
+			Body:    ApplyRequest{}, Result: Applied{}, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict},
+			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
+	})
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
@@ -321,10 +321,7 @@ func readReject(c *fiber.Ctx) (decision[RejectRequest], error) {
 	if err != nil {
 		return d, err
 	}
-	if n := len([]rune(d.req.Reason)); n < 1 || n > 2000 {
-		return d, pmapi.Invalid("reason", "reason must be 1 to 2000 characters")
-	}
-	return d, nil
+	return d, validate.Text("reason", d.req.Reason, 2000)
 }
 
 // Calling the store with what was read.

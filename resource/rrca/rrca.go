@@ -8,9 +8,7 @@ package rrca
 
 import (
 	"slices"
-	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -75,8 +73,8 @@ func CheckAdvance(from, to string, f Facts) (string, error) {
 		return "", pmapi.Errorf(pmapi.CodeConflict, "the analysis is CLOSED; it cannot advance")
 	}
 	if to != "" && to != next {
-		if !slices.Contains(Phases, to) {
-			return "", pmapi.Invalid("to", "to must be one of %s", strings.Join(Phases, ", "))
+		if err := validate.OneOf("to", to, Phases); err != nil {
+			return "", err
 		}
 		return "", pmapi.Errorf(pmapi.CodeInvalidTransition, "an analysis in %s can only advance to %s", from, next).
 			With("from", from).With("to", to).With("allowed", []string{next})
@@ -130,30 +128,16 @@ var NodeKinds = []string{KindProblem, KindWhy, KindCause, KindRootCause, KindCon
 
 // ValidNewNode checks a node a caller creates: WHY_SUGGESTION nodes come only
 // from the 5-why suggestion job.
-func ValidNewNode(kind, text string) (string, error) {
-	if kind == KindWhySuggestion {
-		return "", pmapi.Invalid("kind", "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY")
-	}
-	if !slices.Contains(NodeKinds, kind) {
-		return "", pmapi.Invalid("kind", "kind must be one of %s", strings.Join(NodeKinds[:7], ", ")).With("allowed", NodeKinds[:7])
-	}
-	text = strings.TrimSpace(text)
-	if n := utf8.RuneCountInString(text); n < 1 || n > 5000 {
-		return "", pmapi.Invalid("text", "text must be 1 to 5000 characters")
-	}
-	return text, nil
-}
+func ValidNewNode(kind, text string) (string, error) { return nodeEntry.Check(kind, text) }
+
+var nodeEntry = validate.Entry{ServerKind: KindWhySuggestion, ServerWhy: "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY",
+	Kinds: NodeKinds[:7], TextField: "text", MaxText: 5000}
 
 // ValidTitle trims and checks an analysis title.
 func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }
 
 // ValidProblem checks a problem statement.
-func ValidProblem(s string) error {
-	if utf8.RuneCountInString(s) > 20000 {
-		return pmapi.Invalid("problemStatement", "problemStatement must be at most 20000 characters")
-	}
-	return nil
-}
+func ValidProblem(s string) error { return validate.Optional("problemStatement", &s, 20000) }
 
 // Analysis is a stored analysis.
 type Analysis struct {

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
 func TestPhasesOnlyMoveForwardPastTheirGates(t *testing.T) {
@@ -50,13 +51,6 @@ func TestPhasesOnlyMoveForwardPastTheirGates(t *testing.T) {
 }
 
 func TestNewNodes(t *testing.T) {
-	if _, err := ValidNewNode(KindWhySuggestion, "x"); err == nil {
-		t.Error("callers may create WHY_SUGGESTION nodes")
-	}
-	if _, err := ValidNewNode("GUESS", "x"); err == nil {
-		t.Error("unknown kind accepted")
-	}
-	if txt, err := ValidNewNode(KindWhy, "  why  "); err != nil || txt != "why" {
-		t.Errorf("%q %v", txt, err)
-	}
+	t.Parallel()
+	validatetest.Entry(t, ValidNewNode, KindWhySuggestion, KindWhy, "text", 5000)
 }

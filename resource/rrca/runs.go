@@ -121,6 +121,11 @@ func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.
 	})
 }
 
+// candidatePrefix is the id prefix of each type of candidate row.
+var candidatePrefix = map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix, "node": NodeIDPrefix}
+
+func candidateID(typ string, id uuid.UUID) string { return pmapi.FormatID(candidatePrefix[typ], id) }
+
 // candidateRows reads (type, id, title, score) candidate rows.
 func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 	var out []suggest.Candidate
@@ -130,8 +135,7 @@ func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score); err != nil {
 			return nil, err
 		}
-		prefix := map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix, "node": NodeIDPrefix}[c.Type]
-		c.ID = pmapi.FormatID(prefix, id)
+		c.ID = candidateID(c.Type, id)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -142,11 +146,7 @@ func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 // workspace's risks and tasks that match the problem), asks the engine, and
 // writes the picks as WHY_SUGGESTION nodes under the deepest WHY.
 func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
-	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		a, err := get(ctx, tx, ws, run.RRCAID, true)
-		if err != nil {
-			return err
-		}
+	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.WhyInput
 		in.Problem = a.Title + ". " + a.ProblemStatement
 		// The deepest WHY: walk the why-tree and keep the longest path.
@@ -172,11 +172,7 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		if err := rows.Err(); err != nil {
 			return err
 		}
-		rows, err = tx.Query(ctx, "select text from rrca_nodes where workspace_id = $1 and rrca_id = $2", ws, a.ID)
-		if err != nil {
-			return err
-		}
-		if in.Existing, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
+		if in.Existing, err = texts(ctx, tx, "select text from rrca_nodes where workspace_id = $1 and rrca_id = $2", ws, a.ID); err != nil {
 			return err
 		}
 		focus := in.Problem
@@ -210,16 +206,37 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 				return err
 			}
 		}
-		return s.finishRun(ctx, tx, shard, ws, run)
+		return nil
 	})
 }
 
-func (s Store) finishRun(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, run Run) error {
-	if _, err := tx.Exec(ctx, `update rrca_suggestion_runs set status = 'READY', completed_at = now() where workspace_id = $1 and id = $2`, ws, run.ID); err != nil {
-		return err
+// work works a run in one transaction: do reads the analysis's input, asks
+// the engine and writes its answer; the run is then READY and
+// rrca.suggestions_ready emitted, or, when do fails, nothing is written.
+func (s Store) work(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, do func(pgx.Tx, Analysis) error) error {
+	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		a, err := get(ctx, tx, ws, run.RRCAID, true)
+		if err != nil {
+			return err
+		}
+		if err := do(tx, a); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `update rrca_suggestion_runs set status = 'READY', completed_at = now() where workspace_id = $1 and id = $2`, ws, run.ID); err != nil {
+			return err
+		}
+		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.suggestions_ready",
+			Data: RunEvent{RRCAID: pmapi.FormatID(IDPrefix, run.RRCAID), RunID: pmapi.FormatID(RunIDPrefix, run.ID), Kind: run.Kind}})
+	})
+}
+
+// texts reads a query's single text column.
+func texts(ctx context.Context, tx pgx.Tx, sql string, args ...any) ([]string, error) {
+	rows, err := tx.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, err
 	}
-	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.suggestions_ready",
-		Data: RunEvent{RRCAID: pmapi.FormatID(IDPrefix, run.RRCAID), RunID: pmapi.FormatID(RunIDPrefix, run.ID), Kind: run.Kind}})
+	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
 // RunEvent is the data of rrca.suggestions_ready.
@@ -242,36 +259,27 @@ func clip(s string, n int) string {
 // of every other project of the workspace; the engine turns the matches into one
 // suggestion per target project, carrying the corrective actions to adapt.
 func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
-	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		a, err := get(ctx, tx, ws, run.RRCAID, true)
-		if err != nil {
-			return err
-		}
+	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.LookAcrossInput
-		rows, err := tx.Query(ctx, `select text from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind in ('ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by kind desc, id`, ws, a.ID)
+		var err error
+		in.RootCauses, err = texts(ctx, tx, `select text from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind in ('ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by kind desc, id`, ws, a.ID)
 		if err != nil {
-			return err
-		}
-		if in.RootCauses, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return err
 		}
 		if len(in.RootCauses) == 0 {
 			in.RootCauses = []string{a.Title + ". " + a.ProblemStatement}
 		}
-		rows, err = tx.Query(ctx, `select coalesce(i.title, c.title) from corrective_actions c
+		in.Actions, err = texts(ctx, tx, `select coalesce(i.title, c.title) from corrective_actions c
 			left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
 			where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, a.ID)
 		if err != nil {
-			return err
-		}
-		if in.Actions, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil {
 			return err
 		}
 		mechanism := ""
 		for _, rc := range in.RootCauses {
 			mechanism += rc + " "
 		}
-		rows, err = tx.Query(ctx, `with items as (
+		rows, err := tx.Query(ctx, `with items as (
 				select 'risk' as type, r.id, r.project_id, r.title, r.title || ' ' || coalesce(r.description, '') as doc
 				from risks r where r.workspace_id = $1 and r.archived_at is null
 				union all
@@ -297,7 +305,7 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			if err := rows.Scan(&pid, &name, &c.Type, &id, &c.Title, &c.Score); err != nil {
 				return err
 			}
-			c.ID = pmapi.FormatID(map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix}[c.Type], id)
+			c.ID = candidateID(c.Type, id)
 			pc := byProject[pid]
 			if pc == nil {
 				pc = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}
@@ -329,7 +337,7 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 				return err
 			}
 		}
-		return s.finishRun(ctx, tx, shard, ws, run)
+		return nil
 	})
 }
 

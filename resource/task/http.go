@@ -10,6 +10,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/resource/internal/route"
 )
 
 // The scopes of tasks.
@@ -51,34 +52,32 @@ type DetailQuery struct {
 type handlers struct{ tasks Store }
 
 func (h handlers) operations() []api.Operation {
-	const tag, base = "Tasks", "/openapi/v1/resource/task/"
-	read, write := ScopeRead, ScopeWrite
 	update := "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
 		"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served."
 	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
-	return []api.Operation{
-		{Method: http.MethodGet, Path: base + "list", ID: "listTasks", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Status: http.StatusOK, Handler: api.ListJSON[ListQuery, Filter, Task]("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID })},
-		{Method: http.MethodGet, Path: base + "detail", ID: "getTask", Tag: tag, Auth: api.AuthKey, Scope: read,
-			Summary: "One task", Query: DetailQuery{}, Result: View{}, Status: http.StatusOK, Handler: api.DetailJSON[Task](ParseID, h.tasks.Get)},
-		{Method: http.MethodPost, Path: base + "create", ID: "createTask", Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+	return route.Set{Tag: "Tasks", Base: "/openapi/v1/resource/task/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "list", ID: "listTasks",
+			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Task]("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID })},
+		{Method: http.MethodGet, Path: "detail", ID: "getTask",
+			Summary: "One task", Query: DetailQuery{}, Result: View{}, Handler: api.DetailJSON[Task](ParseID, h.tasks.Get)},
+		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
-		{Method: http.MethodPost, Path: base + "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
-		{Method: http.MethodPatch, Path: base + "update", ID: "patchTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write,
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Status: http.StatusCreated, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
-		{Method: http.MethodPost, Path: base + "archive", ID: "archiveTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Result: View{}, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
+		{Method: http.MethodPost, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
+		{Method: http.MethodPatch, Path: "update", ID: "patchTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: update, Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
+		{Method: http.MethodPost, Path: "archive", ID: "archiveTask",
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(true, h.tasks.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "restore", ID: "restoreTask", Tag: tag, Auth: api.AuthKey, Scope: write,
+			Result: View{}, Handler: api.Write(parseIDRequest, api.With(true, h.tasks.SetArchived), ToView)},
+		{Method: http.MethodPost, Path: "restore", ID: "restoreTask",
 			Summary: "Restore an archived task (emits task.restored)", Body: IDRequest{},
-			Result: View{}, Status: http.StatusCreated, Handler: api.Write(parseIDRequest, api.With(false, h.tasks.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: base + "batch", ID: "batchTasks", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Tag: tag, Auth: api.AuthKey, Scope: write, Idempotent: true,
+			Result: View{}, Handler: api.Write(parseIDRequest, api.With(false, h.tasks.SetArchived), ToView)},
+		{Method: http.MethodPost, Path: "batch", ID: "batchTasks", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
 			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
 				"answers with the failing operation's status and code, details.index and details.results",
-			Body: BatchRequest{}, Result: BatchResponse{}, Status: http.StatusCreated, Handler: batch.Handler},
-	}
+			Body: BatchRequest{}, Result: BatchResponse{}, Handler: batch.Handler},
+	})
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

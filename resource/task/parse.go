@@ -18,8 +18,8 @@ type Has = func(field string) bool
 // projectId is a bad request; a malformed one names no project (404).
 func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 	in := NewTask{Description: req.Description, Priority: DefaultPriority, StartDate: micro(req.StartDate), DueDate: micro(req.DueDate)}
-	if req.ProjectID == "" {
-		return in, pmapi.Invalid("projectId", "projectId is required")
+	if err := validate.Required("projectId", req.ProjectID); err != nil {
+		return in, err
 	}
 	var err error
 	if in.Title, err = ValidTitle(req.Title); err != nil {
@@ -51,68 +51,38 @@ func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 // the store checks that.
 func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 	var ch Changes
-	if req.TaskID == "" {
-		return uuid.Nil, ch, pmapi.Invalid("taskId", "taskId is required")
+	if err := validate.Required("taskId", req.TaskID); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if req.Status != nil {
-		if err := ValidStatus("status", *req.Status); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Status = req.Status
-	} else if has("status") {
-		return uuid.Nil, ch, pmapi.Invalid("status", "status cannot be null")
+	var err error
+	if ch.Status, err = validate.Given(has, "status", req.Status, validate.Checked(func(s string) error { return ValidStatus("status", s) })); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if req.Title != nil {
-		title, err := ValidTitle(*req.Title)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Title = &title
-	} else if has("title") {
-		return uuid.Nil, ch, pmapi.Invalid("title", "title cannot be null")
+	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if has("description") {
-		if err := ValidDescription(req.Description); err != nil {
-			return uuid.Nil, ch, err
-		}
-		ch.Description = &req.Description
+	if ch.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if req.Priority != nil {
-		p := int(*req.Priority)
-		ch.Priority = &p
-	} else if has("priority") {
-		return uuid.Nil, ch, pmapi.Invalid("priority", "priority cannot be null")
+	if ch.Priority, err = validate.Given(has, "priority", req.Priority, func(p Priority) (int, error) { return int(p), nil }); err != nil {
+		return uuid.Nil, ch, err
 	}
-	for _, f := range []struct {
-		name string
-		raw  *string
-		into ***uuid.UUID
-	}{{"assigneeId", req.AssigneeID, &ch.AssigneeID}, {"reporterId", req.ReporterID, &ch.ReporterID}} {
-		if !has(f.name) {
-			continue
-		}
-		id, err := validate.OptionalUser(f.name, f.raw)
-		if err != nil {
-			return uuid.Nil, ch, err
-		}
-		*f.into = &id
+	if ch.AssigneeID, err = validate.Nullable(has, "assigneeId", req.AssigneeID, validate.User("assigneeId")); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if has("startDate") {
-		start := micro(req.StartDate)
-		ch.StartDate = &start
+	if ch.ReporterID, err = validate.Nullable(has, "reporterId", req.ReporterID, validate.User("reporterId")); err != nil {
+		return uuid.Nil, ch, err
 	}
-	if has("dueDate") {
-		due := micro(req.DueDate)
-		ch.DueDate = &due
-	}
+	ch.StartDate, _ = validate.Nullable(has, "startDate", micro(req.StartDate), validate.AsIs)
+	ch.DueDate, _ = validate.Nullable(has, "dueDate", micro(req.DueDate), validate.AsIs)
 	id, err := ParseID(req.TaskID)
 	return id, ch, err
 }
 
 // ParseIDRequest reads the task named by an archive or restore body.
 func ParseIDRequest(req IDRequest) (uuid.UUID, error) {
-	if req.TaskID == "" {
-		return uuid.Nil, pmapi.Invalid("taskId", "taskId is required")
+	if err := validate.Required("taskId", req.TaskID); err != nil {
+		return uuid.Nil, err
 	}
 	return ParseID(req.TaskID)
 }

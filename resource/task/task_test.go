@@ -2,7 +2,6 @@ package task
 
 import (
 	"errors"
-	"slices"
 	"testing"
 	"time"
 
@@ -56,17 +55,10 @@ func TestParsePriority(t *testing.T) {
 	}
 }
 
-func has(fields ...string) Has {
-	return func(f string) bool { return slices.Contains(fields, f) }
-}
-
-func field(err error) any {
-	var e *pmapi.Error
-	if !errors.As(err, &e) {
-		return nil
-	}
-	return e.Details["field"]
-}
+var (
+	has   = validatetest.Has
+	field = validatetest.Field
+)
 
 func TestParseCreate(t *testing.T) {
 	const prj = "prj_01JD8X3Q4ZP6V1T9K2M5N7R8S0"

@@ -1,6 +1,6 @@
-// Package validate holds the field rules several resources share: titles,
-// descriptions, optional user ids and status tables. Each resource names its
-// own limits and moves.
+// Package validate holds the field rules several resources share: required
+// and optional text, titles, descriptions, a value among allowed ones, optional
+// user ids and status tables. Each resource names its own limits and moves.
 package validate
 
 import (
@@ -13,32 +13,64 @@ import (
 	"github.com/pmapi/pmapi"
 )
 
-// Title trims a title and checks it holds 1 to max characters. PostgreSQL
-// text cannot hold NUL; refusing it here keeps it a 400.
+// Text checks a required text field: not blank, at most max characters, and
+// no NUL (PostgreSQL text cannot hold it; refusing it here keeps it a 400). A
+// field stored trimmed is given trimmed.
+func Text(field, s string, max int) error {
+	if strings.TrimSpace(s) == "" || utf8.RuneCountInString(s) > max {
+		return pmapi.Invalid(field, "%s must be 1 to %d characters", field, max)
+	}
+	return noNUL(field, s)
+}
+
+// Required refuses a required field left out or empty (an id a parser reads
+// later, after the other fields' checks, so that their 400s come before its
+// 404).
+func Required(field, s string) error {
+	if s == "" {
+		return pmapi.Invalid(field, "%s is required", field)
+	}
+	return nil
+}
+
+// Optional checks an optional text field: absent, or at most max characters
+// without NUL.
+func Optional(field string, s *string, max int) error {
+	if s == nil {
+		return nil
+	}
+	if utf8.RuneCountInString(*s) > max {
+		return pmapi.Invalid(field, "%s must be at most %d characters", field, max)
+	}
+	return noNUL(field, *s)
+}
+
+func noNUL(field, s string) error {
+	if strings.ContainsRune(s, 0) {
+		return pmapi.Invalid(field, "%s must not contain NUL characters", field)
+	}
+	return nil
+}
+
+// Title trims a title and checks it holds 1 to max characters.
 func Title(s string, max int) (string, error) {
 	s = strings.TrimSpace(s)
-	if n := utf8.RuneCountInString(s); n < 1 || n > max {
-		return "", pmapi.Invalid("title", "title must be 1 to %d characters", max)
-	}
-	if strings.ContainsRune(s, 0) {
-		return "", pmapi.Invalid("title", "title must not contain NUL characters")
+	if err := Text("title", s, max); err != nil {
+		return "", err
 	}
 	return s, nil
 }
 
-// Description allows an absent description or one of at most max characters
-// without NUL.
-func Description(d *string, max int) error {
-	if d == nil {
+// Description allows an absent description or one of at most max characters.
+func Description(d *string, max int) error { return Optional("description", d, max) }
+
+// OneOf checks a value against the values a field allows: 400 naming field
+// and listing them otherwise.
+func OneOf(field, s string, allowed []string) error {
+	if slices.Contains(allowed, s) {
 		return nil
 	}
-	if utf8.RuneCountInString(*d) > max {
-		return pmapi.Invalid("description", "description must be at most %d characters", max)
-	}
-	if strings.ContainsRune(*d, 0) {
-		return pmapi.Invalid("description", "description must not contain NUL characters")
-	}
-	return nil
+	return pmapi.Invalid(field, "%s must be one of %s", field, strings.Join(allowed, ", ")).With("allowed", allowed)
 }
 
 // UserID reads a user id (a UUID) of a body field; a malformed one is 400
@@ -73,12 +105,7 @@ type Moves struct {
 }
 
 // Valid checks a status value (not a move): 400 naming field otherwise.
-func (m Moves) Valid(field, status string) error {
-	if slices.Contains(m.Statuses, status) {
-		return nil
-	}
-	return pmapi.Invalid(field, "%s must be one of %s", field, strings.Join(m.Statuses, ", ")).With("allowed", m.Statuses)
-}
+func (m Moves) Valid(field, status string) error { return OneOf(field, status, m.Statuses) }
 
 // Allowed returns the statuses from may move to, a copy.
 func (m Moves) Allowed(from string) []string { return append([]string{}, m.Next[from]...) }
@@ -96,10 +123,25 @@ func (m Moves) Check(from, to string) error {
 		With("from", from).With("to", to).With("allowed", m.Allowed(from))
 }
 
-// Set writes an update's change into a field: *dst = *v when v is given; a
-// nil v (left out of the request) leaves the field as it is.
-func Set[T any](dst *T, v *T) {
-	if v != nil {
-		*dst = *v
+// Entry is what a caller may write of an entry with a kind and a text (an
+// action item's log entry, an analysis's node): one kind only the server
+// writes, and the kinds and text length callers may use.
+type Entry struct {
+	ServerKind string   // refused with ServerWhy
+	ServerWhy  string   // the message: who writes ServerKind, and what to do instead
+	Kinds      []string // what callers may write
+	TextField  string   // "message", "text"
+	MaxText    int
+}
+
+// Check reads an entry's kind and text: the text trimmed.
+func (e Entry) Check(kind, text string) (string, error) {
+	if kind == e.ServerKind {
+		return "", pmapi.Invalid("kind", "%s", e.ServerWhy)
 	}
+	if err := OneOf("kind", kind, e.Kinds); err != nil {
+		return "", err
+	}
+	text = strings.TrimSpace(text)
+	return text, Text(e.TextField, text, e.MaxText)
 }
