@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -168,7 +169,7 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 }
 
 func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
-	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: userText(from), To: userText(to)}
+	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: ids.FormatUser(from), To: ids.FormatUser(to)}
 }
 
 // SetArchived archives (true) or restores (false) a task. Doing it twice is

@@ -3,11 +3,10 @@ package task
 import (
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/internal/jsonw"
+	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -33,7 +32,7 @@ func ToView(t Task) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, t.ID), ProjectID: pmapi.FormatID(project.IDPrefix, t.ProjectID),
 		Title: t.Title, Description: t.Description, Status: t.Status, Priority: t.Priority,
-		AssigneeID: userText(t.AssigneeID), ReporterID: userText(t.ReporterID),
+		AssigneeID: ids.FormatUser(t.AssigneeID), ReporterID: ids.FormatUser(t.ReporterID),
 		StartDate: utc(t.StartDate), DueDate: utc(t.DueDate),
 		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), ArchivedAt: utc(t.ArchivedAt),
 	}
@@ -69,14 +68,6 @@ func (t *Task) AppendJSON(b []byte) []byte {
 	b = append(b, `,"archivedAt":`...)
 	b = jsonw.TimeUTC(b, t.ArchivedAt)
 	return append(b, '}')
-}
-
-func userText(id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := id.String()
-	return &s
 }
 
 func utc(t *time.Time) *time.Time {
