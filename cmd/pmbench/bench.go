@@ -283,9 +283,19 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		}
 	}
 	guard0 := b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors()
+	server0, serverErr := b.serverStats()
+	var waits *waitSampler
+	if b.o.Statements && !b.citus {
+		waits = sampleWaits(context.Background(), b.cl.db.AdminURL, b.cl.db.Name)
+	}
 	api0, work0, self0, pg0 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	r := f()
 	api1, work1, self1, pg1 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	sampled := waits.finish()
+	server1, err := b.serverStats()
+	if serverErr == nil {
+		serverErr = err
+	}
 	var stmts []statementRow
 	if statements {
 		var err error
@@ -294,9 +304,18 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		}
 	}
 	profiles.Wait()
+	if serverErr != nil {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: server statistics: %v\n", name, serverErr)
+	}
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, Non2xx: r.Non2xx, FirstError: r.FirstErr,
 		Seconds: r.Elapsed.Seconds(), RPS: r.rps(), statementRows: stmts,
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
+	if serverErr == nil && !b.citus {
+		s.Server = serverDelta(server0, server1)
+		if sampled != nil {
+			s.Server.Waits, s.Server.ActiveBackends, s.Server.OldestSnapshot = sampled.Waits, sampled.ActiveBackends, sampled.OldestSnapshot
+		}
+	}
 	if ok := r.Requests - r.Errors; ok > 0 {
 		s.Statements = perUnit(stmts, ok)
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
@@ -323,6 +342,15 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	}
 	fmt.Fprintf(b.o.Log, "pmbench: %s%s: %d requests, %.0f/s, %d errors (%d non-2xx)\n", b.label(), name, s.Requests, s.RPS, s.Errors, s.Non2xx)
 	return s
+}
+
+// serverStats snapshots the single node's counters (none on Citus, where
+// each node has its own).
+func (b *bench) serverStats() (statsSnapshot, error) {
+	if b.citus {
+		return statsSnapshot{}, nil
+	}
+	return readServerStats(context.Background(), b.cl.db.AdminURL)
 }
 
 // label prefixes the progress lines of the Citus world.

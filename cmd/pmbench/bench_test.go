@@ -66,6 +66,9 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 			if s.Name == "latency deliver" && s.Deliveries == 0 {
 				t.Errorf("latency deliver: nothing delivered: %+v", s)
 			}
+			if s.Name == "write" || s.Name == "deliver" {
+				checkServerStats(t, s)
+			}
 		}
 		if rep.API.PeakRSSMiB <= 0 || rep.Worker.PeakRSSMiB <= 0 {
 			t.Errorf("no peak RSS: %+v %+v", rep.API, rep.Worker)
@@ -123,4 +126,30 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 			}
 		}
 	})
+}
+
+// checkServerStats: a writing phase reports the WAL and checkpoint counters
+// and the outbox's table, so a cost that grows over a phase can be traced to
+// its cause. The values are not checked: backends report their counters at
+// most once a second, and a phase here lasts one.
+func checkServerStats(t *testing.T, s Scenario) {
+	t.Helper()
+	if s.Server == nil {
+		t.Errorf("%s: no server statistics", s.Name)
+		return
+	}
+	for _, k := range []string{"wal_bytes", "wal_fpi"} {
+		if _, ok := s.Server.WAL[k]; !ok {
+			t.Errorf("%s: no %s in %v", s.Name, k, s.Server.WAL)
+		}
+	}
+	if _, ok := s.Server.Bgwriter["checkpoints_timed"]; !ok {
+		t.Errorf("%s: no checkpoints in %v", s.Name, s.Server.Bgwriter)
+	}
+	for _, tb := range s.Server.Tables {
+		if tb.Table == "public.events" {
+			return
+		}
+	}
+	t.Errorf("%s: the outbox missing from %+v", s.Name, s.Server.Tables)
 }

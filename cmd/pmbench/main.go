@@ -222,6 +222,10 @@ type Scenario struct {
 	// successful request, per delivery in the deliver scenario.
 	Statements    []Statement `json:"statements,omitempty"`
 	statementRows []statementRow
+	// Server is what the cluster did besides the statements (single node):
+	// WAL, checkpoints, the hot tables' dead rows and vacuums, and with
+	// -statements the backends' wait events and the oldest snapshot.
+	Server *ServerStats `json:"server,omitempty"`
 }
 
 // run sets everything up, runs every scenario (and with -citus the Citus
@@ -337,6 +341,7 @@ func printTable(w io.Writer, rep *Report) {
 	}
 	for _, s := range rep.Scenarios {
 		printStatements(w, s)
+		printServerStats(w, s)
 	}
 	fmt.Fprintf(w, "pmapi serve: peak RSS %.1f MiB, %.1f CPU s; pmapi work: peak RSS %.1f MiB, %.1f CPU s\n",
 		rep.API.PeakRSSMiB, rep.API.CPUSeconds, rep.Worker.PeakRSSMiB, rep.Worker.CPUSeconds)

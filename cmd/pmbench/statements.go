@@ -14,12 +14,16 @@ import (
 
 // Statement is what one normalised statement cost a phase, per unit of the
 // phase's work (a delivery in the deliver scenario): pg_stat_statements'
-// calls, execution plus planning time and rows, divided by the units.
+// calls, execution plus planning time and rows, divided by the units; and per
+// call the shared buffers it found in memory (hit) and had to read, which
+// show a plan that visits more of a table than it returns.
 type Statement struct {
-	Query         string  `json:"query"`
-	CallsPerUnit  float64 `json:"callsPerUnit"`
-	MicrosPerUnit float64 `json:"microsecondsPerUnit"`
-	RowsPerCall   float64 `json:"rowsPerCall"`
+	Query           string  `json:"query"`
+	CallsPerUnit    float64 `json:"callsPerUnit"`
+	MicrosPerUnit   float64 `json:"microsecondsPerUnit"`
+	RowsPerCall     float64 `json:"rowsPerCall"`
+	BlksHitPerCall  float64 `json:"sharedBlksHitPerCall"`
+	BlksReadPerCall float64 `json:"sharedBlksReadPerCall"`
 }
 
 // statementsExtension makes pg_stat_statements readable in pmapi's database
@@ -56,10 +60,12 @@ func resetStatements(ctx context.Context, adminURL string) error {
 
 // statementRow is one pg_stat_statements entry of pmapi's database.
 type statementRow struct {
-	Query  string
-	Calls  int64
-	Millis float64
-	Rows   int64
+	Query    string
+	Calls    int64
+	Millis   float64
+	Rows     int64
+	BlksHit  int64
+	BlksRead int64
 }
 
 // readStatements reads every entry of db (pgbench's database is another).
@@ -69,7 +75,8 @@ func readStatements(ctx context.Context, adminURL, db string) ([]statementRow, e
 		return nil, err
 	}
 	defer conn.Close(ctx)
-	rows, err := conn.Query(ctx, `select s.query, s.calls, s.total_exec_time + s.total_plan_time, s.rows
+	rows, err := conn.Query(ctx, `select s.query, s.calls, s.total_exec_time + s.total_plan_time, s.rows,
+		s.shared_blks_hit, s.shared_blks_read
 		from pg_stat_statements s join pg_database d on d.oid = s.dbid where d.datname = $1`, db)
 	if err != nil {
 		return nil, err
@@ -102,8 +109,8 @@ func perUnit(rows []statementRow, units int) []Statement {
 		return nil
 	}
 	type sum struct {
-		calls, rows int64
-		millis      float64
+		calls, rows, hit, read int64
+		millis                 float64
 	}
 	by := map[string]*sum{}
 	for _, r := range rows {
@@ -114,6 +121,8 @@ func perUnit(rows []statementRow, units int) []Statement {
 		by[k].calls += r.Calls
 		by[k].rows += r.Rows
 		by[k].millis += r.Millis
+		by[k].hit += r.BlksHit
+		by[k].read += r.BlksRead
 	}
 	var out []Statement
 	for q, s := range by {
@@ -123,6 +132,8 @@ func perUnit(rows []statementRow, units int) []Statement {
 		}
 		if s.calls > 0 {
 			st.RowsPerCall = float64(s.rows) / float64(s.calls)
+			st.BlksHitPerCall = float64(s.hit) / float64(s.calls)
+			st.BlksReadPerCall = float64(s.read) / float64(s.calls)
 		}
 		out = append(out, st)
 	}
@@ -135,15 +146,15 @@ func printStatements(w io.Writer, s Scenario) {
 	if len(s.Statements) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s: PostgreSQL statements per delivery (pg_stat_statements: execution and planning time)\n", s.Name)
+	fmt.Fprintf(w, "\n%s: PostgreSQL statements per %s (pg_stat_statements: execution and planning time; shared buffers per call)\n", s.Name, unitName(s))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "calls\tµs\trows/call\tstatement")
+	fmt.Fprintln(tw, "calls\tµs\trows/call\tbuffers hit/call\tread/call\tstatement")
 	var calls, micros float64
 	for _, st := range s.Statements {
 		calls += st.CallsPerUnit
 		micros += st.MicrosPerUnit
-		fmt.Fprintf(tw, "%.2f\t%.1f\t%.1f\t%s\n", st.CallsPerUnit, st.MicrosPerUnit, st.RowsPerCall, st.Query)
+		fmt.Fprintf(tw, "%.2f\t%.1f\t%.1f\t%.1f\t%.2f\t%s\n", st.CallsPerUnit, st.MicrosPerUnit, st.RowsPerCall, st.BlksHitPerCall, st.BlksReadPerCall, st.Query)
 	}
-	fmt.Fprintf(tw, "%.2f\t%.1f\t\tall\n", calls, micros)
+	fmt.Fprintf(tw, "%.2f\t%.1f\t\t\t\tall\n", calls, micros)
 	tw.Flush()
 }
