@@ -201,8 +201,14 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 			return err
 		}
 		// The events now name the new job, so the next sweep leaves them to it.
-		_, err = tx.Exec(ctx, "update events set fanout_job_id = $3 where workspace_id = $1 and id = any($2)", ws, orphans, res.Job.ID)
-		return err
+		// One statement per event, by its whole key, as the fan-out reads and
+		// deletes them (webhook.LoadFanout): a list of ids can be planned as a
+		// scan of the workspace's every outbox entry, dead ones included.
+		b := &pgx.Batch{}
+		for _, id := range orphans {
+			b.Queue("update events set fanout_job_id = $3 where workspace_id = $1 and id = $2", ws, id, res.Job.ID)
+		}
+		return tx.SendBatch(ctx, b).Close()
 	})
 	return len(orphans), err
 }

@@ -163,9 +163,8 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			b.Queue(`update webhook_subscriptions set consecutive_failures = 0, failing_since = null
 				where workspace_id = $1 and id = $2 and circuit = 'CLOSED'`, ws, id)
 		}
-		for start := 0; start < len(events); start += maxIDs {
-			chunk := events[start:min(start+maxIDs, len(events))]
-			b.Queue("delete from events where workspace_id = $1 and id in ("+idList(len(chunk))+")", idArgs(ws, chunk)...)
+		for _, id := range outboxOrder(events) {
+			b.Queue(deleteEventSQL, ws, id)
 		}
 	}
 	if len(changes) == 0 {

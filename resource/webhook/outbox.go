@@ -1,10 +1,9 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
-	"fmt"
-	"strings"
-	"sync"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,10 +30,8 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	var evs []Event
 	var subs []Subscription
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		for start := 0; start < len(ids); start += maxIDs {
-			chunk := ids[start:min(start+maxIDs, len(ids))]
-			b.Queue("select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id in ("+idList(len(chunk))+
-				") order by id", idArgs(ws, chunk)...).Query(func(rows pgx.Rows) error {
+		for _, id := range outboxOrder(ids) {
+			b.Queue(loadEventSQL, ws, id).Query(func(rows pgx.Rows) error {
 				for rows.Next() {
 					var e Event
 					var marked bool
@@ -63,48 +60,26 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	return evs, subs, err
 }
 
-// maxIDs bounds the ids one statement names.
-const maxIDs = 1000
+// The outbox's statements name one event each by its whole primary key, one
+// statement per event in the same batch. The table is nearly empty after
+// every vacuum and full of dead rows between two, and pgx's prepared
+// statements run PostgreSQL's cached generic plan after five calls on a
+// connection: for a list of ids (`id in ($2, $3)`, `id = any($2)`) that plan,
+// with the few live rows the last vacuum counted, scanned every entry of the
+// workspace in the primary key (the index condition on workspace_id alone, the
+// ids a filter), dead ones included, so each call cost more the longer the
+// writes went on (docs/decisions.md, Webhooks, "The outbox's statements"). An
+// equality on every column of the key is always an index condition; the
+// outbox's storage parameters (migration 0016) keep the heap from shrinking
+// so a plan made on a small table is not a sequential scan of a big one.
+const (
+	loadEventSQL   = "select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id = $2"
+	deleteEventSQL = "delete from events where workspace_id = $1 and id = $2"
+)
 
-// idList is the parameter list $2, $3, ... of n ids, rounded up to a power of
-// two (idArgs repeats the last id) so that few statement texts exist.
-//
-// The events are named one by one, not by `id = any($2)`: the outbox is
-// nearly empty but full of dead rows between vacuums, and the generic plan of
-// `= any($2)`, which assumes ten ids, chose a sequential scan of all of them
-// (explained in docs/decisions.md, Webhooks); a list of equalities on the key
-// is planned as the index probes it is.
-func idList(n int) string {
-	if sql, ok := idLists.Load(n); ok {
-		return sql.(string)
-	}
-	var b strings.Builder
-	for i := range bucket(n) {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		fmt.Fprintf(&b, "$%d", i+2)
-	}
-	sql, _ := idLists.LoadOrStore(n, b.String())
-	return sql.(string)
-}
-
-var idLists sync.Map
-
-func bucket(n int) int {
-	b := 1
-	for b < n {
-		b *= 2
-	}
-	return b
-}
-
-// idArgs is ws followed by ids padded to idList's length.
-func idArgs(ws uuid.UUID, ids []uuid.UUID) []any {
-	args := make([]any, 1, 1+bucket(len(ids)))
-	args[0] = ws
-	for i := range bucket(len(ids)) {
-		args = append(args, ids[min(i, len(ids)-1)])
-	}
-	return args
+// outboxOrder is ids sorted (time order: they are UUIDv7) without repeats.
+func outboxOrder(ids []uuid.UUID) []uuid.UUID {
+	out := slices.Clone(ids)
+	slices.SortFunc(out, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
+	return slices.Compact(out)
 }

@@ -1,0 +1,242 @@
+package webhook_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// TestOutboxStatementsVisitOnlyTheirRows: after a busy while (thousands of
+// events fanned out, an emptied outbox vacuumed, a snapshot older than the
+// latest deletes still open) each statement the fan-out sends to the outbox,
+// run with the cached generic plan pgx's prepared statements get after five
+// calls, reads a handful of buffers: the key of its own event, not every
+// entry of the workspace (the plan of `id in ($2, $3)` on an outbox whose last
+// vacuum counted a few rows) nor the whole heap (a sequential scan planned
+// while a truncated heap was small). And vacuum leaves the outbox's heap its
+// size (migration 0016).
+func TestOutboxStatementsVisitOnlyTheirRows(t *testing.T) {
+	testdb.SkipOnCitus(t, "it reads PostgreSQL's own plans of the statements; Citus plans each routed statement on a worker")
+	ctx := context.Background()
+	db := testdb.Database(t)
+	rec := &statementRecorder{}
+	cfg, err := tenant.PoolConfig(db.AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = rec
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	f := newFixture(t)
+	f.shard = tenant.NewShard("default", pool, testdb.TenantSetting(t))
+	admin := testdb.Conn(t, db.AdminURL)
+	vacuum := func() {
+		t.Helper()
+		if _, err := admin.Exec(ctx, "vacuum events"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages := func() (n int64) {
+		t.Helper()
+		if err := admin.QueryRow(ctx, "select pg_relation_size('events') / 8192").Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	// An outbox after a burst: every event fanned out, then vacuumed.
+	f.exec(t, "delete from events where workspace_id = $1 and id = any($2)", f.ws, f.outbox(t, 3000))
+	before := pages()
+	vacuum()
+	if after := pages(); after < before {
+		t.Errorf("vacuum truncated the emptied outbox from %d to %d pages: a plan made now would scan the heap the next burst grows", before, after)
+	}
+	// Another burst, a few events still waiting when vacuum counts them.
+	f.exec(t, "delete from events where workspace_id = $1 and id = any($2)", f.ws, f.outbox(t, 3000))
+	f.outbox(t, 5)
+	vacuum()
+
+	// A snapshot older than what follows: what it deletes stays in the heap
+	// and in the key, where a scan of the workspace would step over it.
+	old, err := admin.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = old.Rollback(ctx) }()
+	if _, err := old.Exec(ctx, "select count(*) from events"); err != nil {
+		t.Fatal(err)
+	}
+	f.exec(t, "delete from events where workspace_id = $1 and id = any($2)", f.ws, f.outbox(t, 3000))
+	rec.start()
+	for range 60 {
+		if _, err := f.fanout(t, nil, f.outbox(t, 2)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	probed := 0
+	for sql, args := range rec.stop() {
+		if !strings.Contains(sql, " from events ") {
+			continue
+		}
+		probed++
+		buffers, plan := genericPlanBuffers(t, db.AppURL, f.ws, sql, args)
+		if buffers > 8 {
+			t.Errorf("%s\nwith its generic plan read %d buffers, want a few (its own key):\n%s", sql, buffers, plan)
+		}
+	}
+	if probed < 2 {
+		t.Fatalf("the fan-outs sent %d statements to the outbox, want its read and its delete", probed)
+	}
+}
+
+// outbox inserts n events of the fixture's workspace, in id order, with
+// multi-row VALUES (on Citus an INSERT ... SELECT ships rows with COPY, which
+// row-level security refuses).
+func (f fixture) outbox(t *testing.T, n int) []uuid.UUID {
+	t.Helper()
+	ids := make([]uuid.UUID, n)
+	for i := range ids {
+		ids[i] = uuid.Must(uuid.NewV7())
+	}
+	for start := 0; start < n; start += 500 {
+		var sql strings.Builder
+		sql.WriteString("insert into events (workspace_id, id, type, data) values ")
+		args := []any{f.ws}
+		for i, id := range ids[start:min(start+500, n)] {
+			if i > 0 {
+				sql.WriteString(", ")
+			}
+			args = append(args, id)
+			fmt.Fprintf(&sql, `($1, $%d, 'task.updated', '{"id": "tsk_x", "status": "TODO"}')`, len(args))
+		}
+		f.exec(t, sql.String(), args...)
+	}
+	return ids
+}
+
+// genericPlanBuffers runs sql with args as the server role under row-level
+// security, in a transaction rolled back, with the generic plan, and returns
+// the shared buffers it hit or read and the plan.
+func genericPlanBuffers(t *testing.T, url string, ws uuid.UUID, sql string, args []any) (int, string) {
+	t.Helper()
+	ctx := context.Background()
+	conn := testdb.Conn(t, url)
+	tx, err := conn.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback(ctx) }()
+	if err := testdb.BindWorkspace(t, tx, ws.String()); err != nil {
+		t.Fatal(err)
+	}
+	lits := make([]string, len(args))
+	for i, a := range args {
+		id, ok := a.(uuid.UUID)
+		if !ok {
+			t.Fatalf("%s: argument %d is a %T, the probe binds uuids only", sql, i+1, a)
+		}
+		lits[i] = "'" + id.String() + "'::uuid"
+	}
+	var out []byte
+	for _, stmt := range []string{"set local plan_cache_mode = force_generic_plan", "prepare outbox_probe as " + sql} {
+		if _, err := tx.Exec(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	if err := tx.QueryRow(ctx, "explain (analyze, buffers, format json) execute outbox_probe("+strings.Join(lits, ", ")+")").Scan(&out); err != nil {
+		t.Fatal(err)
+	}
+	var plans []struct {
+		Plan planNode `json:"Plan"`
+	}
+	if err := json.Unmarshal(out, &plans); err != nil || len(plans) != 1 {
+		t.Fatalf("explain: %v: %s", err, out)
+	}
+	var text strings.Builder
+	plans[0].Plan.describe(&text, "")
+	return plans[0].Plan.Hit + plans[0].Plan.Read, text.String()
+}
+
+// planNode is what a failure shows of an EXPLAIN (FORMAT JSON) node.
+type planNode struct {
+	Type      string     `json:"Node Type"`
+	Index     string     `json:"Index Name"`
+	IndexCond string     `json:"Index Cond"`
+	Filter    string     `json:"Filter"`
+	Hit       int        `json:"Shared Hit Blocks"`
+	Read      int        `json:"Shared Read Blocks"`
+	Plans     []planNode `json:"Plans"`
+}
+
+func (n planNode) describe(w *strings.Builder, indent string) {
+	fmt.Fprintf(w, "%s%s %s (buffers %d hit, %d read)", indent, n.Type, n.Index, n.Hit, n.Read)
+	if n.IndexCond != "" {
+		fmt.Fprintf(w, " index cond %s", n.IndexCond)
+	}
+	if n.Filter != "" {
+		fmt.Fprintf(w, " filter %s", n.Filter)
+	}
+	w.WriteString("\n")
+	for _, c := range n.Plans {
+		c.describe(w, indent+"  ")
+	}
+}
+
+// statementRecorder keeps, while on, the last arguments of every statement a
+// pool sent, alone or in a batch.
+type statementRecorder struct {
+	mu   sync.Mutex
+	on   bool
+	seen map[string][]any
+}
+
+func (r *statementRecorder) start() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.on, r.seen = true, map[string][]any{}
+}
+
+func (r *statementRecorder) stop() map[string][]any {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.on = false
+	return r.seen
+}
+
+func (r *statementRecorder) record(sql string, args []any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.on {
+		r.seen[sql] = args
+	}
+}
+
+func (r *statementRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	r.record(d.SQL, d.Args)
+	return ctx
+}
+
+func (r *statementRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
+
+func (r *statementRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	return ctx
+}
+
+func (r *statementRecorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.record(d.SQL, d.Args)
+}
+
+func (r *statementRecorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {}
