@@ -33,30 +33,54 @@ type ServerStats struct {
 }
 
 // TableStats is one hot table's phase: pg_stat_all_tables and
-// pg_statio_all_tables deltas, its dead tuples and size (heap and indexes, in
-// 8 kB pages) before and after.
+// pg_statio_all_tables deltas (TableCounters), its dead tuples and size (heap
+// and indexes, in 8 kB pages) before and after.
 type TableStats struct {
-	Table         string  `json:"table"`
-	Inserted      int64   `json:"inserted"`
-	Updated       int64   `json:"updated"`
-	HotUpdated    int64   `json:"hotUpdated"`
-	Deleted       int64   `json:"deleted"`
+	Table string `json:"table"`
+	TableCounters
 	DeadBefore    int64   `json:"deadBefore"`
 	DeadAfter     int64   `json:"deadAfter"`
-	Autovacuums   int64   `json:"autovacuums"`
-	Autoanalyzes  int64   `json:"autoanalyzes"`
-	SeqScans      int64   `json:"seqScans"`
-	SeqTupRead    int64   `json:"seqTuplesRead"`
-	IdxScans      int64   `json:"indexScans"`
-	HeapBlksHit   int64   `json:"heapBlksHit"`
-	HeapBlksRead  int64   `json:"heapBlksRead"`
-	IdxBlksHit    int64   `json:"indexBlksHit"`
-	IdxBlksRead   int64   `json:"indexBlksRead"`
 	PagesBefore   int64   `json:"heapPagesBefore"`
 	PagesAfter    int64   `json:"heapPagesAfter"`
 	IdxPagesAfter int64   `json:"indexPagesAfter"`
 	RelTuples     float64 `json:"relTuplesAfter"` // pg_class.reltuples: what the planner believes
 	RelPages      int64   `json:"relPagesAfter"`
+}
+
+// TableCounters are the cumulative counters of a table, whose phase is the
+// difference of two readings.
+type TableCounters struct {
+	Inserted     int64 `json:"inserted"`
+	Updated      int64 `json:"updated"`
+	HotUpdated   int64 `json:"hotUpdated"`
+	Deleted      int64 `json:"deleted"`
+	Autovacuums  int64 `json:"autovacuums"`
+	Autoanalyzes int64 `json:"autoanalyzes"`
+	SeqScans     int64 `json:"seqScans"`
+	SeqTupRead   int64 `json:"seqTuplesRead"`
+	IdxScans     int64 `json:"indexScans"`
+	HeapBlksHit  int64 `json:"heapBlksHit"`
+	HeapBlksRead int64 `json:"heapBlksRead"`
+	IdxBlksHit   int64 `json:"indexBlksHit"`
+	IdxBlksRead  int64 `json:"indexBlksRead"`
+}
+
+// fields are the counters in the order counterColumns reads them.
+func (c *TableCounters) fields() []*int64 {
+	return []*int64{&c.Inserted, &c.Updated, &c.HotUpdated, &c.Deleted, &c.Autovacuums, &c.Autoanalyzes,
+		&c.SeqScans, &c.SeqTupRead, &c.IdxScans, &c.HeapBlksHit, &c.HeapBlksRead, &c.IdxBlksHit, &c.IdxBlksRead}
+}
+
+const counterColumns = `t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del, t.autovacuum_count, t.autoanalyze_count,
+	coalesce(t.seq_scan, 0), coalesce(t.seq_tup_read, 0), coalesce(t.idx_scan, 0), coalesce(io.heap_blks_hit, 0),
+	coalesce(io.heap_blks_read, 0), coalesce(io.idx_blks_hit, 0), coalesce(io.idx_blks_read, 0)`
+
+// since turns c into what happened after earlier.
+func (c *TableCounters) since(earlier TableCounters) {
+	was := earlier.fields()
+	for i, f := range c.fields() {
+		*f -= *was[i]
+	}
 }
 
 // hotTables are the tables a status update and its delivery write.
@@ -83,26 +107,28 @@ func readServerStats(ctx context.Context, adminURL string) (statsSnapshot, error
 	if snap.bgwriter, err = numericColumns(ctx, conn, "pg_stat_bgwriter"); err != nil {
 		return snap, err
 	}
-	rows, err := conn.Query(ctx, `select t.schemaname || '.' || t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del,
-			t.n_dead_tup, t.autovacuum_count, t.autoanalyze_count, coalesce(t.seq_scan, 0), coalesce(t.seq_tup_read, 0),
-			coalesce(t.idx_scan, 0), coalesce(io.heap_blks_hit, 0), coalesce(io.heap_blks_read, 0),
-			coalesce(io.idx_blks_hit, 0), coalesce(io.idx_blks_read, 0),
-			pg_relation_size(t.relid) / 8192, pg_indexes_size(t.relid) / 8192, c.reltuples, c.relpages
+	rows, err := conn.Query(ctx, `select t.schemaname || '.' || t.relname, t.n_dead_tup, pg_relation_size(t.relid) / 8192,
+			pg_indexes_size(t.relid) / 8192, c.reltuples, c.relpages, `+counterColumns+`
 		from pg_stat_all_tables t join pg_statio_all_tables io using (relid) join pg_class c on c.oid = t.relid
 		where t.schemaname || '.' || t.relname = any($1)`, hotTables)
 	if err != nil {
 		return snap, err
 	}
 	var ts TableStats
-	var pages, idxPages int64
-	_, err = pgx.ForEachRow(rows, []any{&ts.Table, &ts.Inserted, &ts.Updated, &ts.HotUpdated, &ts.Deleted, &ts.DeadAfter,
-		&ts.Autovacuums, &ts.Autoanalyzes, &ts.SeqScans, &ts.SeqTupRead, &ts.IdxScans, &ts.HeapBlksHit, &ts.HeapBlksRead,
-		&ts.IdxBlksHit, &ts.IdxBlksRead, &pages, &idxPages, &ts.RelTuples, &ts.RelPages}, func() error {
-		ts.PagesAfter, ts.IdxPagesAfter = pages, idxPages
+	dest := append([]any{&ts.Table, &ts.DeadAfter, &ts.PagesAfter, &ts.IdxPagesAfter, &ts.RelTuples, &ts.RelPages}, anys(ts.fields())...)
+	_, err = pgx.ForEachRow(rows, dest, func() error {
 		snap.tables[ts.Table] = ts
 		return nil
 	})
 	return snap, err
+}
+
+func anys(ps []*int64) []any {
+	out := make([]any, len(ps))
+	for i, p := range ps {
+		out[i] = p
+	}
+	return out
 }
 
 // numericColumns reads a one-row statistics view as name -> value, whatever
@@ -136,19 +162,7 @@ func serverDelta(a, b statsSnapshot) *ServerStats {
 			continue
 		}
 		before := a.tables[name]
-		after.Inserted -= before.Inserted
-		after.Updated -= before.Updated
-		after.HotUpdated -= before.HotUpdated
-		after.Deleted -= before.Deleted
-		after.Autovacuums -= before.Autovacuums
-		after.Autoanalyzes -= before.Autoanalyzes
-		after.SeqScans -= before.SeqScans
-		after.SeqTupRead -= before.SeqTupRead
-		after.IdxScans -= before.IdxScans
-		after.HeapBlksHit -= before.HeapBlksHit
-		after.HeapBlksRead -= before.HeapBlksRead
-		after.IdxBlksHit -= before.IdxBlksHit
-		after.IdxBlksRead -= before.IdxBlksRead
+		after.since(before.TableCounters)
 		after.DeadBefore, after.PagesBefore = before.DeadAfter, before.PagesAfter
 		d.Tables = append(d.Tables, after)
 	}

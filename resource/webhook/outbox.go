@@ -61,17 +61,16 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 }
 
 // The outbox's statements name one event each by its whole primary key, one
-// statement per event in the same batch. The table is nearly empty after
-// every vacuum and full of dead rows between two, and pgx's prepared
-// statements run PostgreSQL's cached generic plan after five calls on a
-// connection: for a list of ids (`id in ($2, $3)`, `id = any($2)`) that plan,
-// with the few live rows the last vacuum counted, scanned every entry of the
-// workspace in the primary key (the index condition on workspace_id alone, the
-// ids a filter), dead ones included, so each call cost more the longer the
-// writes went on (docs/decisions.md, Webhooks, "The outbox's statements"). An
-// equality on every column of the key is always an index condition; the
-// outbox's storage parameters (migration 0016) keep the heap from shrinking
-// so a plan made on a small table is not a sequential scan of a big one.
+// statement per event in the same batch (docs/decisions.md, "The webhook
+// outbox's plans"). The table is nearly empty after every vacuum and full of
+// dead rows between two, and pgx's prepared statements run PostgreSQL's
+// cached generic plan after five calls on a connection: for a list of ids
+// (`id in ($2, $3)`, `id = any($2)`) that plan, with the few live rows the last
+// vacuum counted, put only workspace_id in the index condition and walked
+// every entry of the workspace, dead ones included, so each call cost more the
+// longer the writes went on. An equality on every column of the key is always
+// an index condition. Migration 0016 keeps the heap from shrinking, so that
+// plan is not a sequential scan made while the heap was a page or two.
 const (
 	loadEventSQL   = "select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id = $2"
 	deleteEventSQL = "delete from events where workspace_id = $1 and id = $2"
