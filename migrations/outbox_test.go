@@ -48,6 +48,7 @@ func TestTheOutboxKeepsItsHeap(t *testing.T) {
 	if len(shards) == 0 {
 		t.Fatal("events has no shards")
 	}
+	t.Logf("%d shards of events on Citus", len(shards))
 	for _, s := range shards {
 		if !s.OK || s.Options != "{vacuum_truncate=false}" {
 			t.Errorf("shard %d of events: %v %s, want {vacuum_truncate=false}", s.ID, s.OK, s.Options)
