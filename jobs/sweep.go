@@ -201,10 +201,12 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 			return err
 		}
 		// The events now name the new job, so the next sweep leaves them to it.
-		// One statement per event, by its whole key, as the fan-out reads and
-		// deletes them (webhook.LoadFanout): a list of ids can be planned as a
-		// scan of the workspace's every outbox entry, dead ones included.
+		// One statement per event, by its whole key and without sequential
+		// scans, as the fan-out reads and deletes them (webhook.LoadFanout): a
+		// list of ids can be planned as a walk over every outbox entry of the
+		// workspace, dead ones included.
 		b := &pgx.Batch{}
+		shard.QueueLocalSetting(b, webhook.KeyLookups)
 		for _, id := range orphans {
 			b.Queue("update events set fanout_job_id = $3 where workspace_id = $1 and id = $2", ws, id, res.Job.ID)
 		}

@@ -1,15 +1,12 @@
--- The outbox keeps its heap (issue 16, docs/decisions.md, Webhooks: "The
--- outbox's statements").
+-- The outbox keeps its heap (issue 16, docs/decisions.md, "The webhook
+-- outbox's plans").
 --
 -- events is an outbox: every row is deleted by the fan-out a moment after it
 -- committed, so each vacuum finds it nearly empty and, by default, truncates
--- its heap back to a few pages. pmapi's statements are prepared and run
--- PostgreSQL's cached generic plan after five calls on a connection; a plan
--- made while the heap had a few pages is a sequential scan, cheaper there than
--- the primary key, and it stays cached while the writes grow the heap to
--- hundreds of pages until the next vacuum invalidates it: every fan-out then
--- read the whole outbox, dead rows included. Without truncation the heap keeps
--- the size its traffic gives it (vacuum makes the space reusable, the free
--- space map hands it to the next inserts), so the planner always sees the
--- table its plans will run on, and the key is the cheaper path.
+-- its heap back to a few pages, which takes an exclusive lock on the table
+-- every write inserts into. The heap then grows again with the next burst,
+-- and plans PostgreSQL cached while it was small (a sequential scan is the
+-- cheapest way to read a page or two) kept scanning it as it grew. Without
+-- truncation the heap keeps the size its traffic gives it: vacuum makes the
+-- space reusable and the free space map hands it to the next inserts.
 alter table events set (vacuum_truncate = false);

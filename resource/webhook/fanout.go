@@ -156,6 +156,7 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 	rep.Deliveries = len(rows)
 
 	queue := func(b *pgx.Batch) {
+		shard.QueueLocalSetting(b, KeyLookups)
 		queueNewDeliveries(b, ws, rows)
 		queueAttempts(b, ws, attempts)
 		for _, id := range resets {

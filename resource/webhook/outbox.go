@@ -30,6 +30,7 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	var evs []Event
 	var subs []Subscription
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		shard.QueueLocalSetting(b, KeyLookups)
 		for _, id := range outboxOrder(ids) {
 			b.Queue(loadEventSQL, ws, id).Query(func(rows pgx.Rows) error {
 				for rows.Next() {
@@ -61,16 +62,20 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 }
 
 // The outbox's statements name one event each by its whole primary key, one
-// statement per event in the same batch (docs/decisions.md, "The webhook
-// outbox's plans"). The table is nearly empty after every vacuum and full of
-// dead rows between two, and pgx's prepared statements run PostgreSQL's
-// cached generic plan after five calls on a connection: for a list of ids
-// (`id in ($2, $3)`, `id = any($2)`) that plan, with the few live rows the last
-// vacuum counted, put only workspace_id in the index condition and walked
-// every entry of the workspace, dead ones included, so each call cost more the
-// longer the writes went on. An equality on every column of the key is always
-// an index condition. Migration 0016 keeps the heap from shrinking, so that
-// plan is not a sequential scan made while the heap was a page or two.
+// statement per event, in batches that turn sequential scans off for their
+// transaction (docs/decisions.md, "The webhook outbox's plans"). The table is
+// nearly empty after every vacuum and full of dead rows between two, and pgx's
+// prepared statements run PostgreSQL's cached generic plan after five calls
+// on a connection, made with the statistics of that moment: for a list of ids
+// (`id in ($2, $3)`, `id = any($2)`) that plan put only workspace_id in the
+// index condition and walked every entry of the workspace, dead ones included;
+// and with the one or two live rows the last vacuum counted, the planner takes
+// a key lookup for pages of dead entries per live row and prefers to read the
+// whole heap. An equality on every column of the key is always an index
+// condition, and without sequential scans it is the only plan left.
+// KeyLookups goes first in every batch of the outbox's statements.
+var KeyLookups = tenant.MustLocalSetting("enable_seqscan", "off")
+
 const (
 	loadEventSQL   = "select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id = $2"
 	deleteEventSQL = "delete from events where workspace_id = $1 and id = $2"
