@@ -73,6 +73,7 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 // a key lookup for pages of dead entries per live row and prefers to read the
 // whole heap. An equality on every column of the key is always an index
 // condition, and without sequential scans it is the only plan left.
+//
 // KeyLookups goes first in every batch of the outbox's statements.
 var KeyLookups = tenant.MustLocalSetting("enable_seqscan", "off")
 
