@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/jsonw"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // Pages of lists: the client asks for limit items and gets nextCursor, an
@@ -116,35 +118,44 @@ func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID,
 	})
 }
 
-// JSONAppender is a stored row that writes its view's JSON itself, byte for
-// byte what encoding/json writes for the view (jsonwtest.Same checks it).
-type JSONAppender[T any] interface {
-	*T
-	AppendJSON(b []byte) []byte
-}
+// AppendRows is a store's list read that writes its rows' JSON into rows
+// itself (storekit.ListJSON), byte for byte what encoding/json writes for
+// their views.
+type AppendRows[F any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f F, rows *jsonw.Rows) error
 
-// ListJSON is List for rows that write their own view (JSONAppender): the
-// page goes from the rows into one pooled buffer, with no views built and no
-// reflection; the document still describes the view (docs/decisions.md,
-// Reads).
-func ListJSON[Q pager, F, T any, P JSONAppender[T]](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
-	id func(T) uuid.UUID) fiber.Handler {
-	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
-		return respondJSON(c, http.StatusOK, func(b []byte) []byte {
-			b = append(b, `{"items":[`...)
-			for i := range rows {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = P(&rows[i]).AppendJSON(b)
+// ListRows is List for a store that writes its rows' JSON (AppendRows): the
+// page goes from PostgreSQL's wire values into one pooled buffer, with no Go
+// value made of a row and no reflection; the document still describes the
+// view (docs/decisions.md, Reads).
+func ListRows[Q pager, F any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list AppendRows[F]) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q, err := DecodeQuery[Q](c)
+		if err != nil {
+			return err
+		}
+		p := q.paging()
+		before, err := p.Before(name)
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) {
+			rows := jsonw.Rows{B: append(b, `{"items":[`...)}
+			if err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1), &rows); err != nil {
+				return b, err
 			}
-			b = append(b, `],"nextCursor":`...)
-			return append(jsonw.StringPtr(b, next), '}')
+			var next *string
+			if last, more := rows.Cut(p.Limit); more {
+				cursor := EncodeCursor(name, last.String())
+				next = &cursor
+			}
+			b = append(rows.B, `],"nextCursor":`...)
+			return append(jsonw.StringPtr(b, next), '}'), nil
 		})
-	})
+	}
 }
 
-// listPage reads the page List and ListJSON serve and hands its rows (at most
+// listPage reads the page List serves and hands its rows (at most
 // the limit) and the next page's cursor to write.
 func listPage[Q pager, F, T any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
 	id func(T) uuid.UUID, write func(c *fiber.Ctx, rows []T, next *string) error) fiber.Handler {

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
@@ -43,13 +44,13 @@ type Filter struct {
 }
 
 // List returns a page of notes, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Note, error) {
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("n", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
 	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.

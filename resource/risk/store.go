@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
@@ -58,7 +59,7 @@ type Filter struct {
 }
 
 // List returns a page of risks, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Risk, error) {
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("r", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Equal("status", f.Status)
@@ -69,7 +70,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.
