@@ -100,3 +100,20 @@ func BenchmarkTime(b *testing.B) {
 		}
 	})
 }
+
+// FuzzTimeMicros: every microsecond of the years 0 to 9999 comes out as
+// Time writes it in UTC (so as encoding/json does).
+func FuzzTimeMicros(f *testing.F) {
+	for _, us := range []int64{0, -1, 1, 1_000_000, 951_782_400_000_000, MinMicros, MaxMicros, 1795590000_120_000, -62135596800_000_001} {
+		f.Add(us)
+	}
+	f.Fuzz(func(t *testing.T, us int64) {
+		if us < MinMicros || us > MaxMicros {
+			us = MinMicros + (us%(MaxMicros-MinMicros)+(MaxMicros-MinMicros))%(MaxMicros-MinMicros)
+		}
+		want := Time(nil, time.UnixMicro(us).UTC())
+		if got := TimeMicros(nil, us); string(got) != string(want) {
+			t.Fatalf("TimeMicros(%d) = %s, Time %s", us, got, want)
+		}
+	})
+}

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unsafe"
 
@@ -206,35 +205,40 @@ func (c *Col) append(b, v []byte) ([]byte, error) {
 		}
 		return b, errWire
 	default:
-		t, err := timestamptz(v)
+		us, err := timestamptz(v)
 		if err != nil {
 			return b, err
 		}
-		if c.write == writeTimeUTC {
-			t = t.UTC()
+		if c.write == writeTime {
+			// RFC 3339 writes any zone at offset zero as UTC does.
+			if t := time.UnixMicro(us); !zeroOffset(t) {
+				return jsonw.Time(b, t), nil
+			}
 		}
-		return jsonw.Time(b, t), nil
+		return jsonw.TimeMicros(b, us), nil
 	}
 }
 
-// secondsAtY2K is PostgreSQL's epoch, 2000-01-01 UTC, in seconds since the
-// Unix epoch.
-const secondsAtY2K = 946684800
+func zeroOffset(t time.Time) bool {
+	_, offset := t.Zone()
+	return offset == 0
+}
+
+// microsecondsAtY2K is PostgreSQL's epoch, 2000-01-01 UTC, in microseconds
+// since the Unix epoch.
+const microsecondsAtY2K = 946684800 * 1_000_000
 
 // timestamptz reads a binary timestamptz (microseconds since 2000-01-01 UTC)
-// into the time.Time pgx would scan. Infinities and years outside 0 to 9999,
-// which time.Time's MarshalJSON refuses, are errors.
-func timestamptz(v []byte) (time.Time, error) {
+// into microseconds since the Unix epoch, the instant pgx would scan.
+// Infinities and years outside 0 to 9999, which time.Time's MarshalJSON
+// refuses, are errors.
+func timestamptz(v []byte) (int64, error) {
 	if len(v) != 8 {
-		return time.Time{}, errWire
+		return 0, errWire
 	}
 	us := int64(binary.BigEndian.Uint64(v))
-	if us == math.MaxInt64 || us == math.MinInt64 {
-		return time.Time{}, errNoJSONTime
+	if us < jsonw.MinMicros-microsecondsAtY2K || us > jsonw.MaxMicros-microsecondsAtY2K {
+		return 0, errNoJSONTime
 	}
-	t := time.Unix(secondsAtY2K+us/1_000_000, us%1_000_000*1_000)
-	if y := t.UTC().Year(); y < 0 || y > 9999 {
-		return time.Time{}, errNoJSONTime
-	}
-	return t, nil
+	return us + microsecondsAtY2K, nil
 }
