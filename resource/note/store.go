@@ -30,9 +30,16 @@ func scan(row pgx.Row) (Note, error) {
 	return n, storekit.Found(err, "note")
 }
 
+const getSQL = "select " + columns + " from notes n where n.workspace_id = $1 and n.id = $2"
+
 // Get returns one note.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Note, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+}
+
+// Detail appends one note's view to b (api.DetailRow).
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
+	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "note", getSQL, ws, id)
 }
 
 // Filter selects notes.

@@ -6,8 +6,8 @@ import (
 )
 
 // viewJSON writes a risk's View from the row columns reads, straight from
-// its wire values (storekit.RowJSON): the list page (api.ListRows;
-// TestRiskJSONIsView).
+// its wire values (storekit.RowJSON): the list page and the detail
+// (api.ListRows, api.DetailRow; TestRiskJSONIsView).
 var viewJSON = storekit.NewRowJSON(
 	storekit.ID("id", "id", IDPrefix), storekit.ID("project_id", "projectId", project.IDPrefix),
 	storekit.Text("title", "title"), storekit.Text("description", "description").OrNull(),

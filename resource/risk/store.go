@@ -39,9 +39,16 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
 	return scan(tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id))
 }
 
+const getSQL = "select " + columns + " from risks r where r.workspace_id = $1 and r.id = $2"
+
 // Get returns one risk.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+}
+
+// Detail appends one risk's view to b (api.DetailRow).
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
+	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "risk", getSQL, ws, id)
 }
 
 // Filter selects risks for a list; a nil ProjectID means the whole workspace.

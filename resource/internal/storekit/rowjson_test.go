@@ -91,12 +91,21 @@ func TestRowJSONRefusesOtherColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, change := range map[string]func(f []pgconn.FieldDescription) []pgconn.FieldDescription{
-		"name":        func(f []pgconn.FieldDescription) []pgconn.FieldDescription { f[2].Name = "other"; return f },
-		"type":        func(f []pgconn.FieldDescription) []pgconn.FieldDescription { f[4].DataTypeOID = pgtype.DateOID; return f },
-		"int as text": func(f []pgconn.FieldDescription) []pgconn.FieldDescription { f[3].DataTypeOID = pgtype.TextOID; return f },
-		"text format": func(f []pgconn.FieldDescription) []pgconn.FieldDescription { f[0].Format = pgtype.TextFormatCode; return f },
-		"one less":    func(f []pgconn.FieldDescription) []pgconn.FieldDescription { return f[:5] },
-		"one more":    func(f []pgconn.FieldDescription) []pgconn.FieldDescription { return append(f, f[0]) },
+		"name": func(f []pgconn.FieldDescription) []pgconn.FieldDescription { f[2].Name = "other"; return f },
+		"type": func(f []pgconn.FieldDescription) []pgconn.FieldDescription {
+			f[4].DataTypeOID = pgtype.DateOID
+			return f
+		},
+		"int as text": func(f []pgconn.FieldDescription) []pgconn.FieldDescription {
+			f[3].DataTypeOID = pgtype.TextOID
+			return f
+		},
+		"text format": func(f []pgconn.FieldDescription) []pgconn.FieldDescription {
+			f[0].Format = pgtype.TextFormatCode
+			return f
+		},
+		"one less": func(f []pgconn.FieldDescription) []pgconn.FieldDescription { return f[:5] },
+		"one more": func(f []pgconn.FieldDescription) []pgconn.FieldDescription { return append(f, f[0]) },
 	} {
 		if err := one.Check(change(one.Fields())); err == nil {
 			t.Errorf("%s: a result of other columns passed", name)
