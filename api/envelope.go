@@ -29,10 +29,11 @@ func respondJSON(c *fiber.Ctx, status int, data func(b []byte) ([]byte, error)) 
 	b, err := data(append((*buf)[:0], `{"success":true,"data":`...))
 	if err == nil {
 		c.Status(status).Response().Header.SetContentType(fiber.MIMEApplicationJSON)
-		// SetBody copies, so the buffer can go back to the pool now.
-		c.Response().SetBody(append(b, '}'))
+		// The buffer becomes the body and the body's last buffer comes back
+		// for the pool, rather than the page being copied (SetBody).
+		b = c.Response().SwapBody(append(b, '}'))
 	}
-	if cap(b) <= 1<<20 {
+	if cap(b) >= 4<<10 && cap(b) <= 1<<20 {
 		*buf = b[:0]
 		bodies.Put(buf)
 	}

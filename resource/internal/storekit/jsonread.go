@@ -16,10 +16,11 @@ import (
 // from its wire values into rows. limit is the statement's LIMIT.
 func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, row *RowJSON, rows *jsonw.Rows, sql string, args ...any) error {
 	from := *rows
-	return shard.Read(ctx, ws, func(b *pgx.Batch) {
-		if shard.Mode() != tenant.SetLocal {
-			shard.QueueLocalSetting(b, genericPlans)
-		}
+	var set *tenant.LocalSetting
+	if shard.Mode() != tenant.SetLocal {
+		set = &genericPlans
+	}
+	return shard.ReadWith(ctx, ws, set, func(b *pgx.Batch) {
 		b.Queue(sql, args...).Query(func(r pgx.Rows) error {
 			// A read sent again (shard.Read after a placement move) starts
 			// the page again.
