@@ -25,17 +25,17 @@ import (
 // server is the running process: shards, directory, River clients and, when the
 // API is on, the Fiber app.
 type server struct {
-	cfg    config
-	log    *slog.Logger
+	cfg config
+	log *slog.Logger
 	// flushLog writes the access lines still waiting (newLoggers).
 	flushLog func()
-	shards *tenant.Shards
-	dir    *tenant.Directory
-	jobs   *jobs.Clients
-	app    *fiber.App
-	auth   *authz.Authenticator
-	oauth  *authz.OAuth
-	placer *tenant.Placer
+	shards   *tenant.Shards
+	dir      *tenant.Directory
+	jobs     *jobs.Clients
+	app      *fiber.App
+	auth     *authz.Authenticator
+	oauth    *authz.OAuth
+	placer   *tenant.Placer
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
