@@ -109,13 +109,39 @@ func (q ListQuery) paging() ListQuery { return q }
 // read, a page of views with the cursor of the next.
 func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
 	id func(T) uuid.UUID, view func(T) V) fiber.Handler {
-	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
-		items := make([]V, len(rows))
-		for i, r := range rows {
-			items[i] = view(r)
+	return func(c *fiber.Ctx) error {
+		f, limit, err := listFilter(c, name, filter)
+		if err != nil {
+			return err
 		}
-		return respond(c, http.StatusOK, PageOf[V]{Items: items, NextCursor: next})
-	})
+		shard, ws := Tenant(c)
+		rows, err := list(c.UserContext(), shard, ws, f)
+		if err != nil {
+			return err
+		}
+		var next *string
+		if len(rows) > limit {
+			rows = rows[:limit]
+			cursor := EncodeCursor(name, id(rows[limit-1]).String())
+			next = &cursor
+		}
+		return respond(c, http.StatusOK, PageOf[V]{Items: Views(rows, view), NextCursor: next})
+	}
+}
+
+// listFilter decodes a list's query and makes the store's filter of it
+// (List), asking for one row more than the page's limit.
+func listFilter[Q pager, F any](c *fiber.Ctx, name string, filter func(q Q, before *uuid.UUID, limit int) F) (f F, limit int, err error) {
+	q, err := DecodeQuery[Q](c)
+	if err != nil {
+		return f, 0, err
+	}
+	p := q.paging()
+	before, err := p.Before(name)
+	if err != nil {
+		return f, 0, err
+	}
+	return filter(q, before, p.Limit+1), p.Limit, nil
 }
 
 // AppendRows is a store's list read that writes its rows' JSON into rows
@@ -129,58 +155,24 @@ type AppendRows[F any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UU
 // view (docs/decisions.md, Reads).
 func ListRows[Q pager, F any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list AppendRows[F]) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		q, err := DecodeQuery[Q](c)
-		if err != nil {
-			return err
-		}
-		p := q.paging()
-		before, err := p.Before(name)
+		f, limit, err := listFilter(c, name, filter)
 		if err != nil {
 			return err
 		}
 		shard, ws := Tenant(c)
 		return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) {
 			rows := jsonw.Rows{B: append(b, `{"items":[`...)}
-			if err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1), &rows); err != nil {
+			if err := list(c.UserContext(), shard, ws, f, &rows); err != nil {
 				return b, err
 			}
 			var next *string
-			if last, more := rows.Cut(p.Limit); more {
+			if last, more := rows.Cut(limit); more {
 				cursor := EncodeCursor(name, last.String())
 				next = &cursor
 			}
 			b = append(rows.B, `],"nextCursor":`...)
 			return append(jsonw.StringPtr(b, next), '}'), nil
 		})
-	}
-}
-
-// listPage reads the page List serves and hands its rows (at most
-// the limit) and the next page's cursor to write.
-func listPage[Q pager, F, T any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
-	id func(T) uuid.UUID, write func(c *fiber.Ctx, rows []T, next *string) error) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		q, err := DecodeQuery[Q](c)
-		if err != nil {
-			return err
-		}
-		p := q.paging()
-		before, err := p.Before(name)
-		if err != nil {
-			return err
-		}
-		shard, ws := Tenant(c)
-		rows, err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1))
-		if err != nil {
-			return err
-		}
-		var next *string
-		if len(rows) > p.Limit {
-			rows = rows[:p.Limit]
-			cursor := EncodeCursor(name, id(rows[p.Limit-1]).String())
-			next = &cursor
-		}
-		return write(c, rows, next)
 	}
 }
 
