@@ -70,7 +70,7 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, set *LocalSetting
 			s.QueueLocalSetting(b, *set)
 		}
 	case set != nil:
-		b.Queue("select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true)", workspace.String(), set.name, set.value)
+		queueSettingWith(b, workspace, *set)
 	default:
 		s.mode.queueSetting(b, workspace)
 	}
