@@ -22,17 +22,20 @@ func respond(c *fiber.Ctx, status int, data any) error {
 var bodies = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // respondJSON writes the success envelope around the JSON data appends, as
-// respond would for the value it describes.
-func respondJSON(c *fiber.Ctx, status int, data func(b []byte) []byte) error {
+// respond would for the value it describes. When data fails, nothing is
+// written and its error goes to the error handler.
+func respondJSON(c *fiber.Ctx, status int, data func(b []byte) ([]byte, error)) error {
 	buf := bodies.Get().(*[]byte)
-	b := append((*buf)[:0], `{"success":true,"data":`...)
-	b = append(data(b), '}')
-	c.Status(status).Response().Header.SetContentType(fiber.MIMEApplicationJSON)
-	// SetBody copies, so the buffer can go back to the pool now.
-	c.Response().SetBody(b)
-	if cap(b) <= 1<<20 {
-		*buf = b
+	b, err := data(append((*buf)[:0], `{"success":true,"data":`...))
+	if err == nil {
+		c.Status(status).Response().Header.SetContentType(fiber.MIMEApplicationJSON)
+		// The buffer becomes the body and the body's last buffer comes back
+		// for the pool, rather than the page being copied (SetBody).
+		b = c.Response().SwapBody(append(b, '}'))
+	}
+	if cap(b) >= 4<<10 && cap(b) <= 1<<20 {
+		*buf = b[:0]
 		bodies.Put(buf)
 	}
-	return nil
+	return err
 }

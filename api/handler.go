@@ -92,15 +92,19 @@ func Detail[T, V any](parse func(string) (uuid.UUID, error), read Do[uuid.UUID, 
 	return Handle(http.StatusOK, func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Query("id")) }, read, view)
 }
 
-// DetailJSON is Detail for a row that writes its own view (JSONAppender, as
-// ListJSON).
-func DetailJSON[T any, P JSONAppender[T]](parse func(string) (uuid.UUID, error), read Do[uuid.UUID, T]) fiber.Handler {
+// AppendRow is a store's read of one row that appends the row's JSON to b
+// itself (storekit.GetJSON), as AppendRows.
+type AppendRow[In any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in In, b []byte) ([]byte, error)
+
+// DetailRow is Detail for a store that writes the row's JSON (AppendRow).
+func DetailRow(parse func(string) (uuid.UUID, error), read AppendRow[uuid.UUID]) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		row, err := readAndDo(c, func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Query("id")) }, read)
+		id, err := parse(c.Query("id"))
 		if err != nil {
 			return err
 		}
-		return respondJSON(c, http.StatusOK, P(&row).AppendJSON)
+		shard, ws := Tenant(c)
+		return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) { return read(c.UserContext(), shard, ws, id, b) })
 	}
 }
 

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"context"
 	"net/http"
 	"slices"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/jsonw"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // Pages of lists: the client asks for limit items and gets nextCursor, an
@@ -107,69 +109,70 @@ func (q ListQuery) paging() ListQuery { return q }
 // read, a page of views with the cursor of the next.
 func List[Q pager, F, T, V any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
 	id func(T) uuid.UUID, view func(T) V) fiber.Handler {
-	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
-		items := make([]V, len(rows))
-		for i, r := range rows {
-			items[i] = view(r)
-		}
-		return respond(c, http.StatusOK, PageOf[V]{Items: items, NextCursor: next})
-	})
-}
-
-// JSONAppender is a stored row that writes its view's JSON itself, byte for
-// byte what encoding/json writes for the view (jsonwtest.Same checks it).
-type JSONAppender[T any] interface {
-	*T
-	AppendJSON(b []byte) []byte
-}
-
-// ListJSON is List for rows that write their own view (JSONAppender): the
-// page goes from the rows into one pooled buffer, with no views built and no
-// reflection; the document still describes the view (docs/decisions.md,
-// Reads).
-func ListJSON[Q pager, F, T any, P JSONAppender[T]](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
-	id func(T) uuid.UUID) fiber.Handler {
-	return listPage(name, filter, list, id, func(c *fiber.Ctx, rows []T, next *string) error {
-		return respondJSON(c, http.StatusOK, func(b []byte) []byte {
-			b = append(b, `{"items":[`...)
-			for i := range rows {
-				if i > 0 {
-					b = append(b, ',')
-				}
-				b = P(&rows[i]).AppendJSON(b)
-			}
-			b = append(b, `],"nextCursor":`...)
-			return append(jsonw.StringPtr(b, next), '}')
-		})
-	})
-}
-
-// listPage reads the page List and ListJSON serve and hands its rows (at most
-// the limit) and the next page's cursor to write.
-func listPage[Q pager, F, T any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list Do[F, []T],
-	id func(T) uuid.UUID, write func(c *fiber.Ctx, rows []T, next *string) error) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		q, err := DecodeQuery[Q](c)
-		if err != nil {
-			return err
-		}
-		p := q.paging()
-		before, err := p.Before(name)
+		f, limit, err := listFilter(c, name, filter)
 		if err != nil {
 			return err
 		}
 		shard, ws := Tenant(c)
-		rows, err := list(c.UserContext(), shard, ws, filter(q, before, p.Limit+1))
+		rows, err := list(c.UserContext(), shard, ws, f)
 		if err != nil {
 			return err
 		}
 		var next *string
-		if len(rows) > p.Limit {
-			rows = rows[:p.Limit]
-			cursor := EncodeCursor(name, id(rows[p.Limit-1]).String())
+		if len(rows) > limit {
+			rows = rows[:limit]
+			cursor := EncodeCursor(name, id(rows[limit-1]).String())
 			next = &cursor
 		}
-		return write(c, rows, next)
+		return respond(c, http.StatusOK, PageOf[V]{Items: Views(rows, view), NextCursor: next})
+	}
+}
+
+// listFilter decodes a list's query and makes the store's filter of it
+// (List), asking for one row more than the page's limit.
+func listFilter[Q pager, F any](c *fiber.Ctx, name string, filter func(q Q, before *uuid.UUID, limit int) F) (f F, limit int, err error) {
+	q, err := DecodeQuery[Q](c)
+	if err != nil {
+		return f, 0, err
+	}
+	p := q.paging()
+	before, err := p.Before(name)
+	if err != nil {
+		return f, 0, err
+	}
+	return filter(q, before, p.Limit+1), p.Limit, nil
+}
+
+// AppendRows is a store's list read that writes its rows' JSON into rows
+// itself (storekit.ListJSON), byte for byte what encoding/json writes for
+// their views.
+type AppendRows[F any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f F, rows *jsonw.Rows) error
+
+// ListRows is List for a store that writes its rows' JSON (AppendRows): the
+// page goes from PostgreSQL's wire values into one pooled buffer, with no Go
+// value made of a row and no reflection; the document still describes the
+// view (docs/decisions.md, Reads).
+func ListRows[Q pager, F any](name string, filter func(q Q, before *uuid.UUID, limit int) F, list AppendRows[F]) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		f, limit, err := listFilter(c, name, filter)
+		if err != nil {
+			return err
+		}
+		shard, ws := Tenant(c)
+		return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) {
+			rows := jsonw.Rows{B: append(b, `{"items":[`...)}
+			if err := list(c.UserContext(), shard, ws, f, &rows); err != nil {
+				return b, err
+			}
+			var next *string
+			if last, more := rows.Cut(limit); more {
+				cursor := EncodeCursor(name, last.String())
+				next = &cursor
+			}
+			b = append(rows.B, `],"nextCursor":`...)
+			return append(jsonw.StringPtr(b, next), '}'), nil
+		})
 	}
 }
 

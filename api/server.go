@@ -1,6 +1,7 @@
 package api
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -25,6 +26,9 @@ type Deps struct {
 	// AdminToken guards /admin/v1; empty turns the admin API off (404).
 	AdminToken string
 	Log        *slog.Logger
+	// AccessLog takes the line of every request; nil means Log. pmapi serve
+	// gives it a buffered writer (observability.LineBuffer).
+	AccessLog *slog.Logger
 	// Ready reports whether every shard is reachable and migrated.
 	Ready func(context.Context) error
 	// SessionTTL is the lifetime of sessions the admin API issues by default.
@@ -130,7 +134,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		TrustedProxies:          d.TrustedProxies,
 	})
 	guardRequests(app)
-	app.Use(withRequestID, accessLog(d.Log), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
+	app.Use(withRequestID, accessLog(cmp.Or(d.AccessLog, d.Log)), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
 		c.Locals(localLog, d.Log)
 		return c.Next()
 	})

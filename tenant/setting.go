@@ -51,6 +51,12 @@ func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID) {
 	b.Queue("select set_config('pmapi.workspace_id', $1, true)", workspace.String())
 }
 
+// queueSettingWith is SetConfig mode's binding of the workspace with set in
+// the same statement (Shard.ReadWith).
+func queueSettingWith(b *pgx.Batch, workspace uuid.UUID, set LocalSetting) {
+	b.Queue("select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true)", workspace.String(), set.name, set.value)
+}
+
 // LocalSetting is a PostgreSQL setting for one transaction, checked so that
 // SetLocal mode may inline it (SET LOCAL takes no parameters).
 type LocalSetting struct{ name, value string }

@@ -2,6 +2,7 @@ package tenant_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -70,51 +71,65 @@ func (s *statements) sent(prefix string) bool {
 	return false
 }
 
-// TestQueueLocalSettingFollowsTheMode: the setting holds for the rest of the
-// Read and not after it, and travels the way the workspace does: SET LOCAL in
-// SetLocal mode (what Citus propagates to its workers), set_config otherwise.
+// TestQueueLocalSettingFollowsTheMode: the setting, queued in a Read or given
+// to ReadWith, holds for the rest of the read and not after it, and travels
+// the way the workspace does: SET LOCAL in SetLocal mode (what Citus
+// propagates to its workers), set_config otherwise, with ReadWith in the
+// workspace's own statement.
 func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 	ctx := context.Background()
 	set := tenant.MustLocalSetting("pg_trgm.word_similarity_threshold", "0.25")
 	for _, mode := range []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal} {
-		t.Run(modeName(mode), func(t *testing.T) {
-			cfg, err := pgxpool.ParseConfig(testdb.Database(t).AppURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sent := &statements{}
-			cfg.MaxConns, cfg.ConnConfig.Tracer = 1, sent
-			pool, err := pgxpool.NewWithConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer pool.Close()
-			shard := tenant.NewShard("default", pool, mode)
-			var inside string
-			err = shard.Read(ctx, uuid.New(), func(b *pgx.Batch) {
-				shard.QueueLocalSetting(b, set)
-				b.Queue("select current_setting('pg_trgm.word_similarity_threshold')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+		for _, with := range []bool{false, true} {
+			t.Run(fmt.Sprint(modeName(mode), " ReadWith ", with), func(t *testing.T) {
+				cfg, err := pgxpool.ParseConfig(testdb.Database(t).AppURL)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent := &statements{}
+				cfg.MaxConns, cfg.ConnConfig.Tracer = 1, sent
+				pool, err := pgxpool.NewWithConfig(ctx, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer pool.Close()
+				shard := tenant.NewShard("default", pool, mode)
+				var inside string
+				read := func(b *pgx.Batch) {
+					if !with {
+						shard.QueueLocalSetting(b, set)
+					}
+					b.Queue("select current_setting('pg_trgm.word_similarity_threshold')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+				}
+				if with {
+					err = shard.ReadWith(ctx, uuid.New(), &set, read)
+				} else {
+					err = shard.Read(ctx, uuid.New(), read)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if inside != "0.25" {
+					t.Errorf("inside the Read the setting is %q", inside)
+				}
+				var after *string
+				if err := pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after); err != nil {
+					t.Fatal(err)
+				}
+				if after != nil && *after == "0.25" {
+					t.Error("the setting outlived its Read")
+				}
+				want := "select set_config("
+				if with {
+					want = "select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true)"
+				}
+				if mode == tenant.SetLocal {
+					want = "set local pg_trgm.word_similarity_threshold = '0.25'"
+				}
+				if !sent.sent(want) {
+					t.Errorf("sent %q; want a statement starting %q", sent.sql, want)
+				}
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if inside != "0.25" {
-				t.Errorf("inside the Read the setting is %q", inside)
-			}
-			var after *string
-			if err := pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after); err != nil {
-				t.Fatal(err)
-			}
-			if after != nil && *after == "0.25" {
-				t.Error("the setting outlived its Read")
-			}
-			want := "select set_config("
-			if mode == tenant.SetLocal {
-				want = "set local pg_trgm.word_similarity_threshold = '0.25'"
-			}
-			if !sent.sent(want) {
-				t.Errorf("sent %q; want a statement starting %q", sent.sql, want)
-			}
-		})
+		}
 	}
 }

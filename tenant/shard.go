@@ -33,8 +33,16 @@ func NewShard(name string, pool *pgxpool.Pool, mode SettingMode) *Shard {
 // accumulate rather than assign). Otherwise, or when the placement still
 // changes after the reruns, the read fails with SERVICE_UNAVAILABLE (503).
 func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
+	return s.ReadWith(ctx, workspace, nil, queue)
+}
+
+// ReadWith is Read with set (when not nil) in force too until the read's
+// transaction ends. In SetConfig mode it goes in the statement that binds
+// the workspace, one statement fewer for pgx and for PostgreSQL than
+// QueueLocalSetting's; in SetLocal mode it is QueueLocalSetting's SET LOCAL.
+func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, set *LocalSetting, queue func(b *pgx.Batch)) error {
 	for attempt := 1; ; attempt++ {
-		delivered, err := s.read(ctx, workspace, queue)
+		delivered, err := s.read(ctx, workspace, set, queue)
 		code, moved := movedCode(err)
 		if !moved {
 			return DBError(err)
@@ -51,13 +59,19 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 
 // read sends one batch and reports whether any of queue's callbacks took a
 // result successfully.
-func (s *Shard) read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) (delivered bool, err error) {
+func (s *Shard) read(ctx context.Context, workspace uuid.UUID, set *LocalSetting, queue func(b *pgx.Batch)) (delivered bool, err error) {
 	b := &pgx.Batch{}
-	if s.mode == SetLocal {
+	switch {
+	case s.mode == SetLocal:
 		// SET LOCAL needs a real transaction block; it still travels in one batch.
 		b.Queue("begin")
 		s.mode.queueSetting(b, workspace)
-	} else {
+		if set != nil {
+			s.QueueLocalSetting(b, *set)
+		}
+	case set != nil:
+		queueSettingWith(b, workspace, *set)
+	default:
 		s.mode.queueSetting(b, workspace)
 	}
 	first := len(b.QueuedQueries)

@@ -240,9 +240,17 @@ func openPlacer(ctx context.Context, c config) (*tenant.Placer, error) {
 	return tenant.NewPlacer(owners), nil
 }
 
-func newLogger(c config) *slog.Logger {
+// accessLogInterval is how long an access line may wait in the buffer
+// (observability.LineBuffer): what a crash can lose.
+const accessLogInterval = 100 * time.Millisecond
+
+// newLoggers makes the process's logger and the access log's, which writes
+// to the same place through a buffer; flush writes what waits there.
+func newLoggers(c config) (log, access *slog.Logger, flush func()) {
 	if c.log != nil {
-		return c.log
+		return c.log, c.log, func() {}
 	}
-	return observability.NewLogger(os.Stdout, c.LogLevel, c.LogFormat)
+	lines := observability.NewLineBuffer(os.Stdout, accessLogInterval)
+	return observability.NewLogger(lines, c.LogLevel, c.LogFormat), observability.NewLogger(lines.Buffered(), c.LogLevel, c.LogFormat),
+		func() { _ = lines.Close() }
 }

@@ -25,22 +25,24 @@ import (
 // server is the running process: shards, directory, River clients and, when the
 // API is on, the Fiber app.
 type server struct {
-	cfg    config
-	log    *slog.Logger
-	shards *tenant.Shards
-	dir    *tenant.Directory
-	jobs   *jobs.Clients
-	app    *fiber.App
-	auth   *authz.Authenticator
-	oauth  *authz.OAuth
-	placer *tenant.Placer
+	cfg config
+	log *slog.Logger
+	// flushLog writes the access lines still waiting (newLoggers).
+	flushLog func()
+	shards   *tenant.Shards
+	dir      *tenant.Directory
+	jobs     *jobs.Clients
+	app      *fiber.App
+	auth     *authz.Authenticator
+	oauth    *authz.OAuth
+	placer   *tenant.Placer
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
 }
 
 func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
-	log := newLogger(cfg)
+	log, accessLog, flushLog := newLoggers(cfg)
 	if withWork {
 		cfg.poolFloor = jobs.PoolConns(cfg.JobWorkers)
 	}
@@ -61,7 +63,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	if cfg.webhookLoopbackHTTP {
 		sender.AllowLoopbackHTTP()
 	}
-	s := &server{cfg: cfg, log: log, shards: shards, dir: tenant.NewDirectory(shards)}
+	s := &server{cfg: cfg, log: log, flushLog: flushLog, shards: shards, dir: tenant.NewDirectory(shards)}
 	log.Info("secret key", "keyId", box.KeyID(), "previousKeys", box.Keys()-1)
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
@@ -113,7 +115,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		if err == nil {
 			s.app, _, err = api.New(api.Deps{
 				RiverUI:   ui,
-				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, Ready: s.ready, SessionTTL: cfg.SessionTTL,
+				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, AccessLog: accessLog, Ready: s.ready, SessionTTL: cfg.SessionTTL,
 				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
 				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 			}, resources)
@@ -201,6 +203,7 @@ func (s *server) stop() {
 		s.placer.Close()
 	}
 	s.shards.Close()
+	s.flushLog()
 }
 
 func runServe(ctx context.Context, args []string, withAPI, withWork bool) error {

@@ -1,8 +1,9 @@
 // Package jsonw appends JSON values to a byte slice exactly as encoding/json
 // writes them (HTML-safe strings, RFC 3339 times with trimmed nanoseconds,
-// null for nil pointers), for the views that write their own JSON on the hot
-// read paths (docs/decisions.md, Reads): no reflection, no MarshalJSON call
-// per time value, no allocation beyond the slice's growth.
+// null for nil pointers), for the rows written straight from PostgreSQL's
+// wire values on the hot read paths (storekit.RowJSON; docs/decisions.md,
+// Reads): no reflection, no MarshalJSON call per time value, no allocation
+// beyond the slice's growth.
 package jsonw
 
 import (
@@ -87,27 +88,8 @@ func Time(b []byte, t time.Time) []byte {
 	return append(b, '"')
 }
 
-// TimePtr appends *t in its own location, or null.
-func TimePtr(b []byte, t *time.Time) []byte {
-	if t == nil {
-		return append(b, "null"...)
-	}
-	return Time(b, *t)
-}
-
-// TimeUTC appends t in UTC, or null.
-func TimeUTC(b []byte, t *time.Time) []byte {
-	if t == nil {
-		return append(b, "null"...)
-	}
-	return Time(b, t.UTC())
-}
-
 // Int appends n.
 func Int(b []byte, n int) []byte { return strconv.AppendInt(b, int64(n), 10) }
-
-// Bool appends v.
-func Bool(b []byte, v bool) []byte { return strconv.AppendBool(b, v) }
 
 // UUID appends id quoted in its canonical text (what uuid.UUID.String gives),
 // or null.

@@ -46,9 +46,9 @@ func (h handlers) operations() []api.Operation {
 	}
 	return route.Set{Tag: "Notes", Base: "/openapi/v1/resource/note/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listNotes",
-			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Note]("notes", listFilter, h.notes.List, func(n Note) uuid.UUID { return n.ID })},
+			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("notes", listFilter, h.notes.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
-			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.notes.Get, ToView)},
+			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.notes.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
 		update(http.MethodPost, "updateNote"),

@@ -1,23 +1,13 @@
 package note
 
 import (
-	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/internal/jsonw"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
-// AppendJSON appends json.Marshal(ToView(*n)) without building the view: the
-// list page writes its notes with it (api.ListJSON; TestNoteJSONIsView).
-func (n *Note) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = pmapi.AppendID(b, IDPrefix, n.ID)
-	b = append(b, `,"projectId":`...)
-	b = pmapi.AppendID(b, project.IDPrefix, n.ProjectID)
-	b = append(b, `,"body":`...)
-	b = jsonw.String(b, n.Body)
-	b = append(b, `,"createdAt":`...)
-	b = jsonw.TimePtr(b, &n.CreatedAt)
-	b = append(b, `,"updatedAt":`...)
-	b = jsonw.TimePtr(b, &n.UpdatedAt)
-	return append(b, '}')
-}
+// viewJSON writes a note's View from the row columns reads, straight from
+// its wire values (storekit.RowJSON): the list page and the detail
+// (api.ListRows, api.DetailRow; TestNoteJSONIsView).
+var viewJSON = storekit.NewRowJSON(
+	storekit.ID("id", "id", IDPrefix), storekit.ID("project_id", "projectId", project.IDPrefix),
+	storekit.Text("body", "body"), storekit.Time("created_at", "createdAt"), storekit.Time("updated_at", "updatedAt"))

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
@@ -29,9 +30,16 @@ func scan(row pgx.Row) (Note, error) {
 	return n, storekit.Found(err, "note")
 }
 
+const getSQL = "select " + columns + " from notes n where n.workspace_id = $1 and n.id = $2"
+
 // Get returns one note.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Note, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from notes n where n.workspace_id = $1 and n.id = $2", ws, id)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+}
+
+// Detail appends one note's view to b (api.DetailRow).
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
+	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "note", getSQL, ws, id)
 }
 
 // Filter selects notes.
@@ -43,13 +51,13 @@ type Filter struct {
 }
 
 // List returns a page of notes, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Note, error) {
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("n", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
 	w.Before(f.Before)
 	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // Create adds a note, emitting note.created.

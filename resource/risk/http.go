@@ -52,9 +52,9 @@ func (h handlers) operations() []api.Operation {
 	}
 	return route.Set{Tag: "Risks", Base: "/openapi/v1/resource/risk/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listRisks",
-			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Risk]("risks", listFilter, h.risks.List, func(r Risk) uuid.UUID { return r.ID })},
+			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("risks", listFilter, h.risks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
-			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.risks.Get, ToView)},
+			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.risks.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createRisk", Idempotent: true,
 			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
 		update(http.MethodPost, "updateRisk"),

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
@@ -38,9 +39,16 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
 	return scan(tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id))
 }
 
+const getSQL = "select " + columns + " from risks r where r.workspace_id = $1 and r.id = $2"
+
 // Get returns one risk.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2", ws, id)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+}
+
+// Detail appends one risk's view to b (api.DetailRow).
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
+	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "risk", getSQL, ws, id)
 }
 
 // Filter selects risks for a list; a nil ProjectID means the whole workspace.
@@ -58,7 +66,7 @@ type Filter struct {
 }
 
 // List returns a page of risks, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Risk, error) {
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("r", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Equal("status", f.Status)
@@ -69,7 +77,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // NewRisk is a validated create.

@@ -92,7 +92,7 @@ func (h handlers) operations() []api.Operation {
 	a := h.analyses
 	return route.Set{Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
 		{Method: http.MethodGet, Path: "", ID: "listRRCA",
-			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Analysis]("rrca", listFilter, a.List, func(x Analysis) uuid.UUID { return x.ID })},
+			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("rrca", listFilter, a.List)},
 		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)", Body: CreateRequest{}, Result: View{},
 			Handler: api.Write(parseCreate, a.Create, ToView)},

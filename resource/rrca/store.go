@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -37,7 +38,7 @@ type Store struct {
 // parameter ($1 wherever columns is used), not a.workspace_id, so Citus routes
 // the statement (and its FOR UPDATE) to one shard.
 const columns = `a.id, a.title, a.problem_statement, a.project_id, a.source_risk_id, a.phase,
-	(select count(*) from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = a.id)::int,
+	(select count(*) from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = a.id)::int as node_count,
 	a.created_at, a.updated_at, a.archived_at`
 
 // fields are where the columns go in an Analysis.
@@ -197,7 +198,7 @@ type Filter struct {
 }
 
 // List returns a page of analyses, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Analysis, error) {
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("a", ws)
 	w.Equal("phase", f.Phase)
 	w.Equal("project_id", f.ProjectID)
@@ -205,7 +206,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // Advance moves the analysis to its next phase when the gate allows it.

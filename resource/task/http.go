@@ -57,9 +57,9 @@ func (h handlers) operations() []api.Operation {
 	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
 	return route.Set{Tag: "Tasks", Base: "/openapi/v1/resource/task/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listTasks",
-			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListJSON[ListQuery, Filter, Task]("tasks", listFilter, h.tasks.List, func(t Task) uuid.UUID { return t.ID })},
+			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("tasks", listFilter, h.tasks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getTask",
-			Summary: "One task", Query: DetailQuery{}, Result: View{}, Handler: api.DetailJSON[Task](ParseID, h.tasks.Get)},
+			Summary: "One task", Query: DetailQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.tasks.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
 			Result: View{}, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},

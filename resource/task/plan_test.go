@@ -6,6 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storetest"
@@ -60,9 +61,9 @@ func TestListKeepsItsPlan(t *testing.T) {
 	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	store := task.Store{Events: event.Discard{}}
 	for range 10 {
-		page, err := store.List(ctx, shard, f.WS, task.Filter{ProjectID: &p.ID, Limit: 51})
-		if err != nil || len(page) != 51 {
-			t.Fatalf("List: %d tasks, %v", len(page), err)
+		var page jsonw.Rows
+		if err := store.List(ctx, shard, f.WS, task.Filter{ProjectID: &p.ID, Limit: 51}, &page); err != nil || page.Len() != 51 {
+			t.Fatalf("List: %d tasks, %v", page.Len(), err)
 		}
 	}
 	var generic, custom int64

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -41,9 +42,16 @@ func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
 	return t, err
 }
 
+const getSQL = "select " + columns + " from tasks t where t.workspace_id = $1 and t.id = $2"
+
 // Get returns one task.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2", ws, id)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+}
+
+// Detail appends one task's view to b (api.DetailRow).
+func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
+	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "task", getSQL, ws, id)
 }
 
 // Filter selects tasks for a list. Time bounds are half-open: an After bound
@@ -63,8 +71,8 @@ type Filter struct {
 	Limit           int
 }
 
-// List returns a page of tasks, newest first.
-func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter) ([]Task, error) {
+// List writes a page of tasks' views, newest first, into rows (api.ListRows).
+func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error {
 	w := storekit.NewWhere("t", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Equal("status", f.Status)
@@ -75,7 +83,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
 	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + storekit.Limit(f.Limit)
-	return storekit.ListFields(ctx, shard, ws, f.Limit, fields, sql, w.Args()...)
+	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
 // Create writes a task, emitting task.created (and task.assigned when it is

@@ -5,8 +5,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -38,37 +38,17 @@ func ToView(t Task) View {
 	}
 }
 
-// AppendJSON appends json.Marshal(ToView(*t)) without building the view: the
-// list page writes its tasks with it (api.ListJSON; TestTaskJSONIsView).
-func (t *Task) AppendJSON(b []byte) []byte {
-	b = append(b, `{"id":`...)
-	b = pmapi.AppendID(b, IDPrefix, t.ID)
-	b = append(b, `,"projectId":`...)
-	b = pmapi.AppendID(b, project.IDPrefix, t.ProjectID)
-	b = append(b, `,"title":`...)
-	b = jsonw.String(b, t.Title)
-	b = append(b, `,"description":`...)
-	b = jsonw.StringPtr(b, t.Description)
-	b = append(b, `,"status":`...)
-	b = jsonw.String(b, t.Status)
-	b = append(b, `,"priority":`...)
-	b = jsonw.Int(b, t.Priority)
-	b = append(b, `,"assigneeId":`...)
-	b = jsonw.UUID(b, t.AssigneeID)
-	b = append(b, `,"reporterId":`...)
-	b = jsonw.UUID(b, t.ReporterID)
-	b = append(b, `,"startDate":`...)
-	b = jsonw.TimeUTC(b, t.StartDate)
-	b = append(b, `,"dueDate":`...)
-	b = jsonw.TimeUTC(b, t.DueDate)
-	b = append(b, `,"createdAt":`...)
-	b = jsonw.TimeUTC(b, &t.CreatedAt)
-	b = append(b, `,"updatedAt":`...)
-	b = jsonw.TimeUTC(b, &t.UpdatedAt)
-	b = append(b, `,"archivedAt":`...)
-	b = jsonw.TimeUTC(b, t.ArchivedAt)
-	return append(b, '}')
-}
+// viewJSON writes a task's View from the row columns reads, straight from
+// its wire values (storekit.RowJSON): the list page and the detail answer
+// (api.ListRows, api.DetailRow; TestTaskJSONIsView).
+var viewJSON = storekit.NewRowJSON(
+	storekit.ID("id", "id", IDPrefix), storekit.ID("project_id", "projectId", project.IDPrefix),
+	storekit.Text("title", "title"), storekit.Text("description", "description").OrNull(),
+	storekit.Text("status", "status"), storekit.Int("priority", "priority"),
+	storekit.UUID("assignee_id", "assigneeId").OrNull(), storekit.UUID("reporter_id", "reporterId").OrNull(),
+	storekit.TimeUTC("start_date", "startDate").OrNull(), storekit.TimeUTC("due_date", "dueDate").OrNull(),
+	storekit.TimeUTC("created_at", "createdAt"), storekit.TimeUTC("updated_at", "updatedAt"),
+	storekit.TimeUTC("archived_at", "archivedAt").OrNull())
 
 func utc(t *time.Time) *time.Time {
 	if t == nil {

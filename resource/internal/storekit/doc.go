@@ -1,6 +1,7 @@
 // Package storekit holds what the resource stores share: reads of one row or
 // of a list in the workspace's read (Get, List, QueueRow, QueueRows,
-// ReadUnder, Found), a transaction that answers its result (Tx), the WHERE
+// ReadUnder, Found), rows written as their views' JSON straight from
+// PostgreSQL's wire values (RowJSON, ListJSON, GetJSON), a transaction that answers its result (Tx), the WHERE
 // clause and keyset of a workspace's list query, LIKE escaping, the check that
 // user ids name users of the workspace, archive and restore (Archival), the
 // runs of a batch (Do, DoAtomic) and the failure of an atomic one, and the ids

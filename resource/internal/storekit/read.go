@@ -33,39 +33,6 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 	})
 }
 
-// Fields names where the columns of a row go in a T, in the statement's
-// column order: the destinations of pgx's Scan.
-type Fields[T any] func(*T) []any
-
-// ListFields is List for a store that names its columns' destinations: one T
-// and one set of destinations serve every row, so a page allocates nothing
-// per row beyond the values pgx makes (strings, nullable columns), where a
-// Scan allocates a row and its destinations each time (docs/decisions.md,
-// Reads). limit is the most rows the statement reads: the slice is made that
-// size once rather than grown through every power of two.
-func ListFields[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, fields Fields[T], sql string, args ...any) ([]T, error) {
-	out := make([]T, 0, max(limit, 0))
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		if shard.Mode() != tenant.SetLocal {
-			shard.QueueLocalSetting(b, genericPlans)
-		}
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			var row T
-			dst := fields(&row)
-			for rows.Next() {
-				if err := rows.Scan(dst...); err != nil {
-					return err
-				}
-				// pgx gives every nullable column a new pointer, so the copy
-				// shares nothing with the next row.
-				out = append(out, row)
-			}
-			return rows.Err()
-		})
-	})
-	return out, err
-}
-
 // genericPlans keeps a list statement on PostgreSQL's generic plan. Left to
 // choose, PostgreSQL compares the generic plan with the custom plans of the
 // first five executions, and for a project much larger than the average one
