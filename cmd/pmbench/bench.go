@@ -245,6 +245,9 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 	if err := b.vacuumTasks(ctx); err != nil {
 		return err
 	}
+	if err := b.seedDeliveryHistory(ctx); err != nil {
+		return err
+	}
 	// Risks one by one (there is no risk batch), 8 at a time.
 	errc := make(chan error, 8)
 	var wg sync.WaitGroup
