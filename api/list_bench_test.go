@@ -73,6 +73,7 @@ func measure(b *testing.B, request func() []byte) {
 		body = request()
 	}
 	b.ReportMetric(float64(cpuTime(b)-before)/float64(b.N), "cpu-ns/op")
+	b.ReportMetric(float64(len(body)), "body-B")
 	if !json.Valid(body) {
 		b.Fatalf("not JSON: %s", body)
 	}

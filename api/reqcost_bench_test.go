@@ -1,0 +1,53 @@
+package api_test
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/observability"
+)
+
+// BenchmarkRequestFixedCost is what every request costs before its own work:
+// "healthz" is fasthttp, Fiber and the global middleware (request id, access
+// line, metrics, recover, query check) around a handler that does nothing;
+// "keyed" adds the key check and the rate limit, ending in a 400 decided
+// before any SQL, so no PostgreSQL time is in either. The access line goes
+// through pmapi serve's own logger and buffer (to io.Discard), not the test
+// harness's growing buffer, whose copying would dominate (docs/decisions.md,
+// Reads):
+//
+//	bin/pmapi devdb exec -- go test -run '^$' -bench RequestFixedCost -benchmem ./api/
+func BenchmarkRequestFixedCost(b *testing.B) {
+	lines := observability.NewLineBuffer(io.Discard, 100*time.Millisecond)
+	b.Cleanup(func() { _ = lines.Close() })
+	env := apitest.New(b, func(d *apitest.Config) {
+		d.RateLimitPerMinute = 1_000_000_000
+		d.AccessLog = observability.NewLogger(lines.Buffered(), slog.LevelInfo, observability.FormatJSON)
+	})
+	tn := env.NewTenant(b)
+	handler := env.App.Handler()
+	run := func(b *testing.B, path string, keyed bool, want int) {
+		var ctx fasthttp.RequestCtx
+		measure(b, func() []byte {
+			ctx.Request.Reset()
+			ctx.Response.Reset()
+			ctx.Request.SetRequestURI(path)
+			if keyed {
+				ctx.Request.Header.Set("Authorization", tn.Key)
+				ctx.Request.Header.Set("X-Client-ID", tn.ClientID)
+			}
+			handler(&ctx)
+			if ctx.Response.StatusCode() != want {
+				b.Fatalf("%d %s", ctx.Response.StatusCode(), ctx.Response.Body())
+			}
+			return ctx.Response.Body()
+		})
+	}
+	b.Run("healthz", func(b *testing.B) { run(b, "/healthz", false, 200) })
+	b.Run("keyed", func(b *testing.B) { run(b, taskBase+"list?limit=abc", true, 400) })
+}
