@@ -39,20 +39,27 @@ func seedText(r *rand.Rand, n int) string {
 	return strings.Join(w, " ")
 }
 
+// superuser connects as the database's superuser, past row-level security,
+// which refuses COPY, for seeding the bench workspace it returns.
+func (b *bench) superuser(ctx context.Context) (*pgx.Conn, uuid.UUID, error) {
+	ws, err := uuid.Parse(b.workspaceID)
+	if err != nil {
+		return nil, ws, err
+	}
+	conn, err := pgx.Connect(ctx, b.cl.db.AdminURL)
+	return conn, ws, err
+}
+
 // bulkTasks copies n tasks into the bench workspace as the database's
 // superuser (past row-level security, which refuses COPY): rows as the API
 // writes them (time-ordered ids, the projects' own, TODO or IN_PROGRESS,
 // a title and a description).
 func (b *bench) bulkTasks(ctx context.Context, n int) error {
-	conn, err := pgx.Connect(ctx, b.cl.db.AdminURL)
+	conn, ws, err := b.superuser(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	ws, err := uuid.Parse(b.workspaceID)
-	if err != nil {
-		return err
-	}
 	projects := make([]uuid.UUID, len(b.projects))
 	for i, p := range b.projects {
 		if projects[i], err = pmapi.ParseID(ids.Project, p, "project"); err != nil {

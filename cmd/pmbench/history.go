@@ -23,15 +23,11 @@ const historyDeliveries = 20_000
 // writes (README, "the foreign key's check"), which a workspace with any
 // history never runs. Rows go in as the superuser, past row-level security.
 func (b *bench) seedDeliveryHistory(ctx context.Context) error {
-	conn, err := pgx.Connect(ctx, b.cl.db.AdminURL)
+	conn, ws, err := b.superuser(ctx)
 	if err != nil {
 		return err
 	}
 	defer conn.Close(ctx)
-	ws, err := uuid.Parse(b.workspaceID)
-	if err != nil {
-		return err
-	}
 	sub := uuid.New()
 	month := time.Now().AddDate(0, -1, 0)
 	if _, err := conn.Exec(ctx, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, status, secret_sealed,
