@@ -141,17 +141,31 @@ func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
 	if err != nil || exists {
 		return name, err
 	}
+	// On Citus a migration's DDL can meet another package's own migrations
+	// (the migrations and pgcluster tests build their databases) in the
+	// catalogs every database shares, and fail with "tuple concurrently
+	// updated"; building the template again from scratch gets past it.
+	for attempt := 1; ; attempt++ {
+		err = buildTemplate(ctx, adminURL, name)
+		if err == nil || attempt == 3 || !strings.Contains(err.Error(), "tuple concurrently updated") {
+			return name, err
+		}
+	}
+}
+
+// buildTemplate migrates a fresh database and freezes it as the template name.
+func buildTemplate(ctx context.Context, adminURL, name string) error {
 	building := name + "_wip"
 	if err := pgcluster.DropDatabase(ctx, adminURL, building); err != nil {
-		return "", err
+		return err
 	}
 	db, err := pgcluster.CreateDatabase(ctx, adminURL, building, "")
 	if err != nil {
-		return "", err
+		return err
 	}
 	ownerURL, err := url.Parse(db.OwnerURL)
 	if err != nil {
-		return "", err
+		return err
 	}
 	if onCitus {
 		// Two shards a worker still put any statement that misses its
@@ -162,16 +176,13 @@ func ensureTemplate(ctx context.Context, adminURL string) (string, error) {
 		ownerURL.RawQuery = q.Encode()
 	}
 	if err := migrations.Up(ctx, ownerURL.String()); err != nil {
-		return "", fmt.Errorf("migrate template: %w", err)
+		return fmt.Errorf("migrate template: %w", err)
 	}
 	// Clones copy the template's catalog, these marks with it.
 	if err := pgcluster.MarkSearchLeakproof(ctx, adminURL, building); err != nil {
-		return "", err
+		return err
 	}
-	if err := pgcluster.FreezeAsTemplate(ctx, adminURL, building, name); err != nil {
-		return "", err
-	}
-	return name, nil
+	return pgcluster.FreezeAsTemplate(ctx, adminURL, building, name)
 }
 
 // citusShardCount is the shards per distributed table of the test template.
