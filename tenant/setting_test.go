@@ -102,7 +102,7 @@ func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 					b.Queue("select current_setting('pg_trgm.word_similarity_threshold')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
 				}
 				if with {
-					err = shard.ReadWith(ctx, uuid.New(), &set, read)
+					err = shard.ReadWith(ctx, uuid.New(), []tenant.LocalSetting{set}, read)
 				} else {
 					err = shard.Read(ctx, uuid.New(), read)
 				}
