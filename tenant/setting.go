@@ -51,10 +51,17 @@ func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID) {
 	b.Queue("select set_config('pmapi.workspace_id', $1, true)", workspace.String())
 }
 
-// queueSettingWith is SetConfig mode's binding of the workspace with set in
-// the same statement (Shard.ReadWith).
-func queueSettingWith(b *pgx.Batch, workspace uuid.UUID, set LocalSetting) {
-	b.Queue("select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true)", workspace.String(), set.name, set.value)
+// queueSettingWith is SetConfig mode's binding of the workspace with sets in
+// force too, all in the workspace's own statement (Shard.ReadWith): each
+// setting queued apart would cost PostgreSQL and pgx a statement more.
+func queueSettingWith(b *pgx.Batch, workspace uuid.UUID, sets []LocalSetting) {
+	sql, args := "select set_config('pmapi.workspace_id', $1, true)", make([]any, 1, 1+2*len(sets))
+	args[0] = workspace.String()
+	for _, set := range sets {
+		sql += fmt.Sprintf(", set_config($%d, $%d, true)", len(args)+1, len(args)+2)
+		args = append(args, set.name, set.value)
+	}
+	b.Queue(sql, args...)
 }
 
 // LocalSetting is a PostgreSQL setting for one transaction, checked so that

@@ -72,13 +72,14 @@ func (s *statements) sent(prefix string) bool {
 }
 
 // TestQueueLocalSettingFollowsTheMode: the setting, queued in a Read or given
-// to ReadWith, holds for the rest of the read and not after it, and travels
-// the way the workspace does: SET LOCAL in SetLocal mode (what Citus
-// propagates to its workers), set_config otherwise, with ReadWith in the
-// workspace's own statement.
+// to ReadWith (with a second one there), holds for the rest of the read and
+// not after it, and travels the way the workspace does: SET LOCAL in SetLocal
+// mode (what Citus propagates to its workers), set_config otherwise, with
+// ReadWith's settings all in the workspace's own statement.
 func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 	ctx := context.Background()
 	set := tenant.MustLocalSetting("pg_trgm.word_similarity_threshold", "0.25")
+	second := tenant.MustLocalSetting("pg_trgm.similarity_threshold", "0.15")
 	for _, mode := range []tenant.SettingMode{tenant.SetConfig, tenant.SetLocal} {
 		for _, with := range []bool{false, true} {
 			t.Run(fmt.Sprint(modeName(mode), " ReadWith ", with), func(t *testing.T) {
@@ -94,23 +95,25 @@ func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 				}
 				defer pool.Close()
 				shard := tenant.NewShard("default", pool, mode)
-				var inside string
+				var inside, insideSecond string
 				read := func(b *pgx.Batch) {
 					if !with {
 						shard.QueueLocalSetting(b, set)
+						shard.QueueLocalSetting(b, second)
 					}
-					b.Queue("select current_setting('pg_trgm.word_similarity_threshold')").QueryRow(func(r pgx.Row) error { return r.Scan(&inside) })
+					b.Queue("select current_setting('pg_trgm.word_similarity_threshold'), current_setting('pg_trgm.similarity_threshold')").
+						QueryRow(func(r pgx.Row) error { return r.Scan(&inside, &insideSecond) })
 				}
 				if with {
-					err = shard.ReadWith(ctx, uuid.New(), &set, read)
+					err = shard.ReadWith(ctx, uuid.New(), []tenant.LocalSetting{set, second}, read)
 				} else {
 					err = shard.Read(ctx, uuid.New(), read)
 				}
 				if err != nil {
 					t.Fatal(err)
 				}
-				if inside != "0.25" {
-					t.Errorf("inside the Read the setting is %q", inside)
+				if inside != "0.25" || insideSecond != "0.15" {
+					t.Errorf("inside the Read the settings are %q and %q", inside, insideSecond)
 				}
 				var after *string
 				if err := pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after); err != nil {
@@ -121,7 +124,7 @@ func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 				}
 				want := "select set_config("
 				if with {
-					want = "select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true)"
+					want = "select set_config('pmapi.workspace_id', $1, true), set_config($2, $3, true), set_config($4, $5, true)"
 				}
 				if mode == tenant.SetLocal {
 					want = "set local pg_trgm.word_similarity_threshold = '0.25'"

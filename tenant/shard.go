@@ -36,13 +36,13 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 	return s.ReadWith(ctx, workspace, nil, queue)
 }
 
-// ReadWith is Read with set (when not nil) in force too until the read's
-// transaction ends. In SetConfig mode it goes in the statement that binds
-// the workspace, one statement fewer for pgx and for PostgreSQL than
-// QueueLocalSetting's; in SetLocal mode it is QueueLocalSetting's SET LOCAL.
-func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, set *LocalSetting, queue func(b *pgx.Batch)) error {
+// ReadWith is Read with sets in force too until the read's transaction
+// ends. In SetConfig mode they go in the statement that binds the workspace,
+// a statement fewer each for pgx and for PostgreSQL than QueueLocalSetting's;
+// in SetLocal mode each is QueueLocalSetting's SET LOCAL.
+func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
 	for attempt := 1; ; attempt++ {
-		delivered, err := s.read(ctx, workspace, set, queue)
+		delivered, err := s.read(ctx, workspace, sets, queue)
 		code, moved := movedCode(err)
 		if !moved {
 			return DBError(err)
@@ -59,18 +59,18 @@ func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, set *LocalSet
 
 // read sends one batch and reports whether any of queue's callbacks took a
 // result successfully.
-func (s *Shard) read(ctx context.Context, workspace uuid.UUID, set *LocalSetting, queue func(b *pgx.Batch)) (delivered bool, err error) {
+func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) (delivered bool, err error) {
 	b := &pgx.Batch{}
 	switch {
 	case s.mode == SetLocal:
 		// SET LOCAL needs a real transaction block; it still travels in one batch.
 		b.Queue("begin")
 		s.mode.queueSetting(b, workspace)
-		if set != nil {
-			s.QueueLocalSetting(b, *set)
+		for _, set := range sets {
+			s.QueueLocalSetting(b, set)
 		}
-	case set != nil:
-		queueSettingWith(b, workspace, *set)
+	case len(sets) > 0:
+		queueSettingWith(b, workspace, sets)
 	default:
 		s.mode.queueSetting(b, workspace)
 	}
@@ -102,6 +102,11 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, set *LocalSetting
 // again after a Citus placement change, which ran none of its statements.
 func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
 	return s.Read(ctx, workspace, queue)
+}
+
+// BatchWith is Batch with sets in force too, the way ReadWith has them.
+func (s *Shard) BatchWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
+	return s.ReadWith(ctx, workspace, sets, queue)
 }
 
 // Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one

@@ -118,3 +118,15 @@ func FuzzTimeMicros(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkString: a task's title and description, plain text with a few
+// marks, as a list page carries fifty of.
+func BenchmarkString(b *testing.B) {
+	s := "Calibrate the torque sensors on line 3 before the supplier audit; " +
+		"check the seals, log each reading, and flag anything over 4% drift to the quality lead."
+	buf := make([]byte, 0, 256)
+	b.SetBytes(int64(len(s)))
+	for b.Loop() {
+		buf = String(buf[:0], s)
+	}
+}

@@ -207,9 +207,26 @@ func startNode(ctx context.Context, bin string, who runAs, dir, pwFile string, d
 			return n, err
 		}
 	}
-	port, err := freePort()
+	// The free port is free when freePort looks, not necessarily when the
+	// server binds it: another cluster starting at the same time (make test
+	// runs packages in parallel) may take it first, and the server then
+	// exits with "could not create any TCP/IP sockets". A new port is tried.
+	for attempt := 1; ; attempt++ {
+		err := n.start(ctx, durable, dir, extra)
+		if err == nil || attempt == 3 || !errors.Is(err, errPortTaken) {
+			return n, err
+		}
+	}
+}
+
+// errPortTaken marks a start that failed because the port was taken.
+var errPortTaken = errors.New("the port was taken before the server bound it")
+
+// start starts the initialised node on a free port.
+func (n *node) start(ctx context.Context, durable bool, dir string, extra []string) error {
+	port, err := pickPort()
 	if err != nil {
-		return n, err
+		return err
 	}
 	n.port = port
 	settings := []string{
@@ -224,13 +241,26 @@ func startNode(ctx context.Context, bin string, who runAs, dir, pwFile string, d
 	}
 	settings = append(settings, extra...)
 	logFile := filepath.Join(dir, "server.log")
-	start := who.command(ctx, filepath.Join(bin, "pg_ctl"), "-D", n.dataDir, "-w", "-t", "120",
+	logged := fileSize(logFile)
+	start := n.who.command(ctx, filepath.Join(n.bin, "pg_ctl"), "-D", n.dataDir, "-w", "-t", "120",
 		"-l", logFile, "-o", strings.Join(settings, " "), "start")
 	if out, err := start.CombinedOutput(); err != nil {
 		tail, _ := os.ReadFile(logFile)
-		return n, fmt.Errorf("pg_ctl start: %v: %s\n%s", err, out, lastLines(string(tail), 20))
+		if int64(len(tail)) >= logged && strings.Contains(string(tail[logged:]), "could not create any TCP/IP sockets") {
+			err = fmt.Errorf("%w: %w", errPortTaken, err)
+		}
+		return fmt.Errorf("pg_ctl start: %w: %s\n%s", err, out, lastLines(string(tail), 20))
 	}
-	return n, nil
+	return nil
+}
+
+// fileSize is path's size, 0 when it does not exist yet.
+func fileSize(path string) int64 {
+	info, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return info.Size()
 }
 
 // stop shuts the node down cleanly when it can. A fast shutdown waits for
@@ -290,6 +320,9 @@ func superuserPassword(base string, who runAs) (string, error) {
 	}
 	return pw, who.own(path)
 }
+
+// pickPort is freePort; a test makes it return a port already taken.
+var pickPort = freePort
 
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -84,7 +84,26 @@ func Discover(ctx context.Context, adminURL string) (Topology, error) {
 // as the extension's owner, with the password from that worker's own table). A
 // restarted persistent cluster has new ports and role passwords, so this runs on
 // every start, not only when a database is made.
+//
+// Citus may end the session that changes pg_dist_node (citus_update_node
+// terminates backends whose locks conflict with the move, and its maintenance
+// daemon reacts to the new metadata), which showed as "conn closed" once in
+// make test-citus; the metadata is read again each time, so a run that lost
+// its connection is simply run again on a new one.
 func syncNodes(ctx context.Context, top Topology, name string) error {
+	for attempt := 1; ; attempt++ {
+		err := syncNodesOnce(ctx, top, name)
+		if err == nil || attempt == 3 || !errors.Is(err, errSessionEnded) {
+			return err
+		}
+	}
+}
+
+// errSessionEnded marks a syncNodesOnce whose coordinator session was closed
+// under it.
+var errSessionEnded = errors.New("the coordinator ended the session")
+
+func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 	want, err := nodeAddresses(top)
 	if err != nil {
 		return err
@@ -146,6 +165,9 @@ func syncNodes(ctx context.Context, top Topology, name string) error {
 			"reset citus.enable_metadata_sync", "select start_metadata_sync_to_all_nodes()")
 		for _, st := range stmts {
 			if _, err := conn.Exec(ctx, st); err != nil {
+				if conn.IsClosed() {
+					err = fmt.Errorf("%w: %w", errSessionEnded, err)
+				}
 				return fmt.Errorf("move the cluster's nodes to their new ports: %w", err)
 			}
 		}

@@ -156,7 +156,6 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 	rep.Deliveries = len(rows)
 
 	queue := func(b *pgx.Batch) {
-		shard.QueueLocalSetting(b, KeyLookups)
 		queueNewDeliveries(b, ws, rows)
 		queueAttempts(b, ws, attempts)
 		for _, id := range resets {
@@ -169,7 +168,7 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		}
 	}
 	if len(changes) == 0 {
-		return rep, batchWithRetries(ctx, func() error { return shard.Batch(ctx, ws, queue) })
+		return rep, batchWithRetries(ctx, func() error { return shard.BatchWith(ctx, ws, recordSettings, queue) })
 	}
 	ids := make([]uuid.UUID, 0, len(changes))
 	for id := range changes {
@@ -185,6 +184,9 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			return err
 		}
 		b := &pgx.Batch{}
+		for _, set := range recordSettings {
+			shard.QueueLocalSetting(b, set)
+		}
 		queue(b)
 		type next struct {
 			sub      Subscription
@@ -247,6 +249,19 @@ func earliest(a, b *time.Time) *time.Time {
 	}
 	return a
 }
+
+// recordSettings hold in the transaction that records a fan-out: the
+// outbox's key lookups, and a commit that does not wait for its WAL to reach
+// the disk. What it records was sent already and its job is still running, so
+// a server crash that loses the commit (at most three times wal_writer_delay
+// of commits) loses nothing that is not done again: the events are still in
+// the outbox, and the job, which River completes in a later, durable commit,
+// runs again or the sweeper queues them anew; their receivers may see those
+// deliveries twice, which at-least-once delivery allows (docs/decisions.md,
+// "A fan-out's record commits without waiting for the disk"). The wait is a
+// disk flush a delivery, about a tenth of PostgreSQL's CPU for one (README,
+// Performance).
+var recordSettings = []tenant.LocalSetting{KeyLookups, tenant.MustLocalSetting("synchronous_commit", "off")}
 
 // batchWithRetries runs a one-round-trip write up to three times: what it
 // records was already sent, and a River retry of the whole job would send it

@@ -29,8 +29,7 @@ type Event struct {
 func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) ([]Event, []Subscription, error) {
 	var evs []Event
 	var subs []Subscription
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		shard.QueueLocalSetting(b, KeyLookups)
+	err := shard.ReadWith(ctx, ws, keyLookups, func(b *pgx.Batch) {
 		for _, id := range outboxOrder(ids) {
 			b.Queue(loadEventSQL, ws, id).Query(func(rows pgx.Rows) error {
 				for rows.Next() {
@@ -74,8 +73,12 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 // whole heap. An equality on every column of the key is always an index
 // condition, and without sequential scans it is the only plan left.
 //
-// KeyLookups goes first in every batch of the outbox's statements.
+// KeyLookups holds in every batch of the outbox's statements: in the
+// workspace's own statement where the batch is sent whole (ReadWith,
+// BatchWith), first in the batch in a transaction.
 var KeyLookups = tenant.MustLocalSetting("enable_seqscan", "off")
+
+var keyLookups = []tenant.LocalSetting{KeyLookups}
 
 const (
 	loadEventSQL   = "select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id = $2"

@@ -16,11 +16,11 @@ import (
 // from its wire values into rows. limit is the statement's LIMIT.
 func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, row *RowJSON, rows *jsonw.Rows, sql string, args ...any) error {
 	from := *rows
-	var set *tenant.LocalSetting
+	var sets []tenant.LocalSetting
 	if shard.Mode() != tenant.SetLocal {
-		set = &genericPlans
+		sets = genericPlans
 	}
-	return shard.ReadWith(ctx, ws, set, func(b *pgx.Batch) {
+	return shard.ReadWith(ctx, ws, sets, func(b *pgx.Batch) {
 		b.Queue(sql, args...).Query(func(r pgx.Rows) error {
 			// A read sent again (shard.Read after a placement move) starts
 			// the page again.

@@ -46,7 +46,7 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 // coordinator's router planner builds the shard's query, and a generic plan
 // of a statement with a correlated subquery (the analyses' node count) cannot
 // be distributed at all ("could not create distributed plan").
-var genericPlans = tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")
+var genericPlans = []tenant.LocalSetting{tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")}
 
 // Get reads one row of the workspace in one round trip (shard.Read).
 func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
