@@ -9,8 +9,6 @@ import (
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -23,11 +21,7 @@ import (
 func TestListKeepsItsPlan(t *testing.T) {
 	testdb.SkipOnCitus(t, "Citus's router planner caches distributed plans its own way")
 	ctx := context.Background()
-	f := storetest.New(t, "task list plan")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p := inProject(t, "task list plan")
 	owner := testdb.OwnerPool(t)
 	tx, err := owner.Begin(ctx)
 	if err != nil {
