@@ -13,6 +13,14 @@ func newTenant(t *testing.T, scopes ...string) *apitest.Tenant {
 	return apitest.Shared(t).NewTenant(t, scopes...)
 }
 
+// twoTenants are two fresh workspaces of the shared server, for a test that
+// shows one never reaches the other's rows.
+func twoTenants(t *testing.T) (a, b *apitest.Tenant) {
+	t.Helper()
+	env := apitest.Shared(t)
+	return env.NewTenant(t), env.NewTenant(t)
+}
+
 // console is a signed-in user of a fresh workspace.
 type console struct {
 	env *apitest.Env

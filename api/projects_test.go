@@ -169,8 +169,7 @@ func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 
 func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	id := createProject(t, a, map[string]any{"name": "secret plans"})["id"].(string)
 	for _, tc := range []struct {
 		method, path string

@@ -178,8 +178,7 @@ func TestRiskListFilters(t *testing.T) {
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	prj := createProject(t, a, map[string]any{"name": "a"})["id"].(string)
 	id := createRisk(t, a, map[string]any{"projectId": prj, "title": "secret"})["id"].(string)
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
