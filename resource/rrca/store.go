@@ -117,14 +117,21 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
 			return a, err
 		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return a, err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return a, err
-		}
-		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
+		return s.written(ctx, tx, shard, ws, id, "rrca.created")
 	})
+}
+
+// written ends a create or an edit of the analysis's text: it rereads the
+// row, queues the similarity run the new text needs and emits typ.
+func (s Store) written(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, typ string) (Analysis, error) {
+	a, err := get(ctx, tx, ws, id, false)
+	if err != nil {
+		return a, err
+	}
+	if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+		return a, err
+	}
+	return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
 }
 
 // Update edits the title or problem statement, queueing a similarity run.
@@ -140,13 +147,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
 			return a, err
 		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return a, err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return a, err
-		}
-		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
+		return s.written(ctx, tx, shard, ws, id, "rrca.updated")
 	})
 }
 
