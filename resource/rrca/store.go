@@ -53,11 +53,7 @@ func scan(row pgx.Row) (Analysis, error) {
 	return a, storekit.Found(err, "analysis")
 }
 
-type querier interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}
-
-func get(ctx context.Context, q querier, ws, id uuid.UUID, lock bool) (Analysis, error) {
+func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (Analysis, error) {
 	sql := "select " + columns + " from rrca_analyses a where a.workspace_id = $1 and a.id = $2"
 	if lock {
 		sql += " for update of a"
@@ -266,12 +262,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 }
 
 var archival = storekit.Archival[Analysis]{Noun: "rrca",
-	Archive: `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
-	Restore: `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
-	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
-		return get(ctx, tx, ws, id, true)
-	},
-	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
-		return get(ctx, tx, ws, id, false)
-	}),
+	Archive:    `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore:    `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Read:       get,
 	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}
