@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/internal/jsonw"
@@ -23,19 +24,11 @@ func TestListKeepsItsPlan(t *testing.T) {
 	ctx := context.Background()
 	f, p := inProject(t, "task list plan")
 	owner := testdb.OwnerPool(t)
-	tx, err := owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
-	if err := testdb.BindWorkspace(t, tx, f.WS.String()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `insert into tasks (workspace_id, id, project_id, title)
-		select $1, gen_random_uuid(), $2, 'task ' || i from generate_series(1, 5000) i`, f.WS, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := testdb.InWorkspace(t, owner, f.WS.String(), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into tasks (workspace_id, id, project_id, title)
+			select $1, gen_random_uuid(), $2, 'task ' || i from generate_series(1, 5000) i`, f.WS, p.ID)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := owner.Exec(ctx, "analyze tasks"); err != nil {
