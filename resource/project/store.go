@@ -88,13 +88,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 
 // NewProject is a validated create.
 type NewProject struct {
-	Name        string
-	Description *string
-	OwnerID     *uuid.UUID
-	RAGStatus   string
-	StartDate   *Date
-	TargetDate  *Date
-	MemberIDs   []uuid.UUID
+	Settings
+	MemberIDs []uuid.UUID
 }
 
 // Create writes a project and its first members, emitting project.created and a
