@@ -238,8 +238,7 @@ func TestActionItemBatch(t *testing.T) {
 
 func TestActionItemsIsolationAndScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	id := createActionItem(t, a, map[string]any{"title": "private"})["id"].(string)
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
 	for _, tc := range []struct {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
 )
@@ -61,17 +62,10 @@ func TestSecretCreatesAreNotReplayed(t *testing.T) {
 // the workspace as the row-level security policies require.
 func storedIdempotentAnswer(t *testing.T, workspace, idemKey string) string {
 	t.Helper()
-	ctx := context.Background()
-	tx, err := testdb.OwnerPool(t).Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx)
-	if err := testdb.BindWorkspace(t, tx, workspace); err != nil {
-		t.Fatal(err)
-	}
 	var stored string
-	err = tx.QueryRow(ctx, "select coalesce(convert_from(response_body, 'UTF8'), '') from idempotency_keys where key = $1", idemKey).Scan(&stored)
+	err := testdb.InWorkspace(t, testdb.OwnerPool(t), workspace, func(tx pgx.Tx) error {
+		return tx.QueryRow(context.Background(), "select coalesce(convert_from(response_body, 'UTF8'), '') from idempotency_keys where key = $1", idemKey).Scan(&stored)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,16 +3,13 @@ package api_test
 import (
 	"slices"
 	"testing"
-
-	"github.com/pmapi/pmapi/api/apitest"
 )
 
 const noteBase = "/openapi/v1/resource/note/"
 
 func TestNotes(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	p1 := createProject(t, a, map[string]any{"name": "one"})["id"].(string)
 	p2 := createProject(t, a, map[string]any{"name": "two"})["id"].(string)
 	n1 := a.Do(t, "POST", noteBase+"create", map[string]any{"projectId": p1, "body": "Kick-off: agreed the welding sequence"})

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
@@ -52,17 +50,7 @@ func TestRegistrationsKeepTheChecklist(t *testing.T) {
 			}
 		}
 		// And the other way round: every tenant table has an owner.
-		rows, err := pool.Query(ctx, `select c.relname from pg_class c
-			where c.relkind = 'r' and c.relrowsecurity and c.relnamespace = 'public'::regnamespace
-			  and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tenant, err := pgx.CollectRows(rows, pgx.RowTo[string])
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, table := range tenant {
+		for _, table := range testdb.TenantTables(t) {
 			if owned[table] == "" && !slices.Contains(platformTables, table) {
 				t.Errorf("tenant table %s belongs to no registration (add it to its resource's Tables)", table)
 			}

@@ -155,31 +155,14 @@ func TestRiskListFilters(t *testing.T) {
 		wantError(t, tn.Get(t, riskBase+"list", bad), 400, "VALIDATION_FAILED")
 	}
 	// Keyset pages while rows arrive.
-	seen := map[string]int{}
-	q := map[string]string{"limit": "1"}
-	for i := 0; i < 10; i++ {
-		r := tn.Get(t, riskBase+"list", q)
-		for _, id := range r.IDs() {
-			seen[id]++
-		}
-		createRisk(t, tn, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", i)})
-		next, ok := r.Data()["nextCursor"].(string)
-		if !ok {
-			break
-		}
-		q["cursor"] = next
-	}
-	for _, id := range []string{a, b, c} {
-		if seen[id] != 1 {
-			t.Errorf("%s seen %d times", id, seen[id])
-		}
-	}
+	pagesWhileRowsArrive(t, tn, riskBase+"list", map[string]string{"limit": "1"}, []string{a, b, c}, func(page int) {
+		createRisk(t, tn, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", page)})
+	})
 }
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	prj := createProject(t, a, map[string]any{"name": "a"})["id"].(string)
 	id := createRisk(t, a, map[string]any{"projectId": prj, "title": "secret"})["id"].(string)
 	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)

@@ -138,8 +138,7 @@ func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 
 func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	p1 := createProject(t, a, map[string]any{"name": "p1"})["id"].(string)
 	x := createRRCA(t, a, map[string]any{"title": "x", "projectId": p1})
 	y := createRRCA(t, a, map[string]any{"title": "y"})

@@ -97,8 +97,7 @@ func cmpFloat(a, b float64) int {
 // another workspace's key with the same filters finds nothing.
 func TestSearchFilters(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	p1 := createProject(t, a, map[string]any{"name": "Line one"})["id"].(string)
 	p2 := createProject(t, a, map[string]any{"name": "Line two"})["id"].(string)
 	t1 := createTask(t, a, map[string]any{"projectId": p1, "title": "Oil the conveyor"})["id"].(string)

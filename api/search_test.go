@@ -64,8 +64,7 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 
 func TestSearchIsolationScopesAndInput(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	createProject(t, a, map[string]any{"name": "Zeppelin hangar"})
 	if ids := searchIDs(t, b, map[string]string{"q": "zeppelin"}); len(ids) != 0 {
 		t.Fatalf("B finds A's project: %v", ids)
@@ -119,8 +118,7 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 // outside 1..200 is refused.
 func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	created := func(r *apitest.Response) string {
 		t.Helper()
 		if r.Status != 201 {

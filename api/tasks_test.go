@@ -277,8 +277,7 @@ func TestTaskValidation(t *testing.T) {
 
 func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	a, b := env.NewTenant(t), env.NewTenant(t)
+	a, b := twoTenants(t)
 	prj := taskProject(t, a)
 	id := createTask(t, a, map[string]any{"projectId": prj, "title": "secret task", "assigneeId": a.UserID})["id"].(string)
 	for _, tc := range []struct {

@@ -39,10 +39,7 @@ func TestTaskSearchBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer owner.Close(ctx)
-	err = pgx.BeginFunc(ctx, owner, func(tx pgx.Tx) error {
-		if err := testdb.BindWorkspace(t, tx, ws.String()); err != nil {
-			return err
-		}
+	err = testdb.InWorkspace(t, owner, ws.String(), func(tx pgx.Tx) error {
 		for _, q := range []struct {
 			sql  string
 			args []any
@@ -72,24 +69,19 @@ func TestTaskSearchBackfill(t *testing.T) {
 	defer app.Close(ctx)
 	read := func(workspace uuid.UUID) map[uuid.UUID]string {
 		got := map[uuid.UUID]string{}
-		err := pgx.BeginFunc(ctx, app, func(tx pgx.Tx) error {
-			if err := testdb.BindWorkspace(t, tx, workspace.String()); err != nil {
-				return err
-			}
+		err := testdb.InWorkspace(t, app, workspace.String(), func(tx pgx.Tx) error {
 			rows, err := tx.Query(ctx, `select id, title || ' / ' || coalesce(description, '-') || ' / ' ||
 				(search_doc @@ to_tsquery('english', 'seven'))::text from task_search where workspace_id = $1`, workspace)
 			if err != nil {
 				return err
 			}
-			for rows.Next() {
-				var id uuid.UUID
-				var s string
-				if err := rows.Scan(&id, &s); err != nil {
-					return err
-				}
+			var id uuid.UUID
+			var s string
+			_, err = pgx.ForEachRow(rows, []any{&id, &s}, func() error {
 				got[id] = s
-			}
-			return rows.Err()
+				return nil
+			})
+			return err
 		})
 		if err != nil {
 			t.Fatal(err)

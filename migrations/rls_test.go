@@ -147,10 +147,7 @@ func seedTwoWorkspaces(t *testing.T, pool *pgxpool.Pool) (a, b uuid.UUID) {
 	ctx := context.Background()
 	a, b = uuid.New(), uuid.New()
 	for _, ws := range []uuid.UUID{a, b} {
-		err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-			if err := testdb.BindWorkspace(t, tx, ws.String()); err != nil {
-				return err
-			}
+		err := testdb.InWorkspace(t, pool, ws.String(), func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, $3, 'U')", ws, uuid.New(), ws.String()+"@example.com")
 			return err
 		})

@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http/httptest"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/pmapi/pmapi/internal/envelope"
 )
 
 // seeder sends the demo content through the real API with the demo key, so the
@@ -34,14 +34,7 @@ func (s seeder) do(ctx context.Context, method, path string, body any) (map[stri
 		return nil, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Data map[string]any `json:"data"`
-	}
-	if resp.StatusCode >= 300 || json.Unmarshal(raw, &env) != nil {
-		return nil, fmt.Errorf("seed %s %s: %d %s", method, path, resp.StatusCode, raw)
-	}
-	return env.Data, nil
+	return envelope.Data(resp, "seed "+method+" "+path)
 }
 
 // seedContent fills an empty demo workspace: two projects with a member, their

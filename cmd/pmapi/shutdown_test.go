@@ -111,10 +111,7 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	}
 	// The change the in-flight request made is committed.
 	var name string
-	err = pgx.BeginFunc(ctx, testdb.AppPool(t), func(tx pgx.Tx) error {
-		if err := testdb.BindWorkspace(t, tx, wsID); err != nil {
-			return err
-		}
+	err = testdb.InWorkspace(t, testdb.AppPool(t), wsID, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, "select name from projects where workspace_id = $1", wsID).Scan(&name)
 	})
 	if err != nil || name != "after" {

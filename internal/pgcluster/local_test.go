@@ -34,15 +34,23 @@ func TestPersistentClusterIsExclusiveAndKeepsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer again.Stop(ctx)
-	conn, err := pgx.Connect(ctx, again.AdminURL)
+	if v, err := kept(again.AdminURL); err != nil || v != "still here" {
+		t.Fatalf("after restart: %q, %v", v, err)
+	}
+}
+
+// kept is the value a restart test wrote into its table kept before the
+// restart.
+func kept(url string) (string, error) {
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
 	if err != nil {
-		t.Fatal(err)
+		return "", err
 	}
 	defer conn.Close(ctx)
 	var v string
-	if err := conn.QueryRow(ctx, "select v from kept").Scan(&v); err != nil || v != "still here" {
-		t.Fatalf("after restart: %q, %v", v, err)
-	}
+	err = conn.QueryRow(ctx, "select v from kept").Scan(&v)
+	return v, err
 }
 
 func runSQL(t *testing.T, url, sql string) {

@@ -3,8 +3,6 @@ package pgcluster
 import (
 	"context"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 )
 
 // TestCrashRestartKeepsCommittedData: after an immediate restart the server
@@ -22,13 +20,7 @@ func TestCrashRestartKeepsCommittedData(t *testing.T) {
 	if err := srv.CrashRestart(ctx); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := pgx.Connect(ctx, srv.AdminURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close(ctx)
-	var v string
-	if err := conn.QueryRow(ctx, "select v from kept").Scan(&v); err != nil || v != "committed" {
+	if v, err := kept(srv.AdminURL); err != nil || v != "committed" {
 		t.Fatalf("after the restart: %q, %v", v, err)
 	}
 	if err := (&Server{AdminURL: srv.AdminURL, Source: "url"}).CrashRestart(ctx); err == nil {

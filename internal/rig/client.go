@@ -5,12 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+
+	"github.com/pmapi/pmapi/internal/envelope"
 )
 
 // Client is a small JSON client for set-up calls: it answers data of the
@@ -43,14 +44,7 @@ func (c Client) Call(ctx context.Context, method, path string, header map[string
 		return nil, err
 	}
 	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var env struct {
-		Data map[string]any `json:"data"`
-	}
-	if resp.StatusCode >= 300 || json.Unmarshal(raw, &env) != nil {
-		return nil, fmt.Errorf("%s %s: %d %s", method, path, resp.StatusCode, raw)
-	}
-	return env.Data, nil
+	return envelope.Data(resp, method+" "+path)
 }
 
 // Tenant is a workspace with a signed-in console user and an app with a key.

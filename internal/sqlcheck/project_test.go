@@ -1,12 +1,9 @@
 package sqlcheck_test
 
 import (
-	"context"
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/sqlcheck"
 	"github.com/pmapi/pmapi/internal/testdb"
@@ -56,16 +53,7 @@ func TestProjectSQL(t *testing.T) {
 
 func TenantTables(t *testing.T) map[string]bool {
 	t.Helper()
-	rows, err := testdb.OwnerPool(t).Query(context.Background(), `select c.relname from pg_class c
-		where c.relkind in ('r', 'p') and c.relrowsecurity and c.relnamespace = 'public'::regnamespace
-		  and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
-	if err != nil {
-		t.Fatal(err)
-	}
+	names := testdb.TenantTables(t)
 	if len(names) < 20 {
 		t.Fatalf("only %d tenant tables: %v", len(names), names)
 	}

@@ -53,3 +53,20 @@ func Conn(tb testing.TB, url string) *pgx.Conn {
 	tb.Cleanup(func() { _ = conn.Close(context.Background()) })
 	return conn
 }
+
+// TenantTables are the migrated schema's tables of tenants' rows: those under
+// row-level security with a workspace_id column.
+func TenantTables(tb testing.TB) []string {
+	tb.Helper()
+	rows, err := OwnerPool(tb).Query(context.Background(), `select c.relname from pg_class c
+		where c.relkind in ('r', 'p') and c.relrowsecurity and c.relnamespace = 'public'::regnamespace
+		  and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	names, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	return names
+}

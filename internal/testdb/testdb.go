@@ -266,6 +266,21 @@ func BindWorkspace(tb testing.TB, tx pgx.Tx, workspace string) error {
 	return err
 }
 
+// InWorkspace runs fn in a transaction of db (a pool, a connection) bound to
+// workspace (BindWorkspace), committed when fn succeeds and rolled back
+// otherwise: a test's own reads and writes under row-level security.
+func InWorkspace(tb testing.TB, db interface {
+	Begin(context.Context) (pgx.Tx, error)
+}, workspace string, fn func(pgx.Tx) error) error {
+	tb.Helper()
+	return pgx.BeginFunc(context.Background(), db, func(tx pgx.Tx) error {
+		if err := BindWorkspace(tb, tx, workspace); err != nil {
+			return err
+		}
+		return fn(tx)
+	})
+}
+
 // AllowMultiShard lifts the multi-shard guard for the rest of tx, for a test's
 // own probe that spans every shard on purpose (row-level security must hide
 // every other workspace's rows on every worker): the guard is there to catch

@@ -69,22 +69,15 @@ const (
 // LogKinds lists every log kind.
 var LogKinds = []string{LogNote, LogProgress, LogBlocker, LogEvidence, LogStatusChange}
 
-// Item is a stored action item.
+// Item is a stored action item: what its create gave, with its id, status
+// and times.
 type Item struct {
-	ID                 uuid.UUID
-	Title              string
-	Description        *string
-	Status             string
-	OwnerHint          *string
-	ProjectID          *uuid.UUID
-	DueDate            *time.Time
-	Source             string
-	SourceRRCAID       *uuid.UUID
-	SourceNodeID       *uuid.UUID
-	SourceSuggestionID *uuid.UUID
-	CreatedAt          time.Time
-	UpdatedAt          time.Time
-	ArchivedAt         *time.Time
+	ID uuid.UUID
+	NewItem
+	Status     string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ArchivedAt *time.Time
 }
 
 // Log is one execution log entry.

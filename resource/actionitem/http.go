@@ -17,22 +17,17 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// The scopes of action items.
-const (
-	ScopeRead  = "action-items:read"
-	ScopeWrite = "action-items:write"
-)
+// routes are the action items' operations.
+var routes = route.For("action-item", "action-items", "Action items")
 
 // Resource registers action items with the server.
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "action-item", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"action_items", "execution_logs"},
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
+	return routes.Resource(api.Resource{
+		Tables: []string{"action_items", "execution_logs"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
 		Cascade: &facet.Cascade{Table: "action_items", Event: "action-item.deleted", IDPrefix: IDPrefix, IDField: "actionItemId",
 			Remove: s.RemoveInProject},
-		TagDoc:     "Action items: tracked follow-ups (OPEN, IN_PROGRESS, DONE, CANCELLED) with an append-only execution log; made by hand, by an RRCA's corrective actions or by an applied look-across suggestion.",
-		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
-	}
+		TagDoc: "Action items: tracked follow-ups (OPEN, IN_PROGRESS, DONE, CANCELLED) with an append-only execution log; made by hand, by an RRCA's corrective actions or by an applied look-across suggestion.",
+	}, handlers{s}.operations)
 }
 
 // ListQuery documents and decodes the action-item list's parameters.
@@ -83,10 +78,10 @@ func (BatchOp) SchemaName() string { return "ActionItemBatchOp" }
 
 type handlers struct{ items Store }
 
-func (h handlers) operations() []api.Operation {
+func (h handlers) operations(api.Catalog) []api.Operation {
 	idBody := IDRequest{}
 	batch := api.Batch[Op, Outcome]{Kinds: OpKinds, Parse: h.parseOp, Do: h.items.Do, DoAtomic: h.items.DoAtomic, View: outcomeView}
-	return route.Set{Tag: "Action items", Base: "/openapi/v1/resource/action-item/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listActionItems",
 			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getActionItem",
@@ -110,7 +105,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Handler: api.Handle(http.StatusCreated, readLog, h.addLog, ToLogView)},
 		{Method: http.MethodGet, Path: "{actionItemId}/logs", ID: "listActionItemLogs",
 			Summary: "The execution log, oldest first", Query: LogsQuery{}, Result: LogList{}, Handler: h.listLogs},
-	})
+	}
 }
 
 func (h handlers) list(c *fiber.Ctx) error {

@@ -13,21 +13,16 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// The scopes of notes.
-const (
-	ScopeRead  = "notes:read"
-	ScopeWrite = "notes:write"
-)
+// routes are the notes' operations.
+var routes = route.For("note", "notes", "Notes")
 
 // Resource registers notes with the server.
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "note", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"notes"},
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade:    &facet.Cascade{Table: "notes", Event: "note.deleted", IDPrefix: IDPrefix, IDField: "noteId", Remove: RemoveInProject},
-		TagDoc:     "Notes: free-text notes on a project.",
-		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
-	}
+	return routes.Resource(api.Resource{
+		Tables: []string{"notes"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade: &facet.Cascade{Table: "notes", Event: "note.deleted", IDPrefix: IDPrefix, IDField: "noteId", Remove: RemoveInProject},
+		TagDoc:  "Notes: free-text notes on a project.",
+	}, handlers{s}.operations)
 }
 
 // ListQuery documents and decodes the note list's parameters.
@@ -39,23 +34,19 @@ type ListQuery struct {
 
 type handlers struct{ notes Store }
 
-func (h handlers) operations() []api.Operation {
-	update := func(method, id string) api.Operation {
-		return api.Operation{Method: method, Path: "update", ID: id,
-			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(parseUpdate, h.notes.Update, ToView)}
-	}
-	return route.Set{Tag: "Notes", Base: "/openapi/v1/resource/note/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+func (h handlers) operations(api.Catalog) []api.Operation {
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listNotes",
 			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("notes", listFilter, h.notes.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
 			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.notes.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
-		update(http.MethodPost, "updateNote"),
-		update(http.MethodPatch, "patchNote"),
+		{Method: route.PostAndPatch, Path: "update", ID: "updateNote",
+			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(parseUpdate, h.notes.Update, ToView)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteNote",
 			Summary: "Delete a note (emits note.deleted)", Body: IDRequest{}, Result: Deleted{}, Handler: api.Write(parseIDRequest, h.delete, api.AsIs)},
-	})
+	}
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

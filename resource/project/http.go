@@ -14,24 +14,19 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// The scopes of projects.
-const (
-	ScopeRead  = "projects:read"
-	ScopeWrite = "projects:write"
-)
+// routes are the projects' operations.
+var routes = route.For("project", "projects", "Projects")
 
 // Resource registers projects with the server. A project delete removes the
 // rows of every registered cascade (Catalog.Cascade).
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "project", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"projects", "project_members"},
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
+	return routes.Resource(api.Resource{
+		Tables: []string{"projects", "project_members"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
 		TagDoc: "Projects: the container of tasks, risks, notes and analyses, with members and a RAG status; archive, restore, and delete (permanent, archived projects only).",
-		Operations: func(cat api.Catalog) []api.Operation {
-			s.Children = cat.Cascade
-			return handlers{s}.operations()
-		},
-	}
+	}, func(cat api.Catalog) []api.Operation {
+		s.Children = cat.Cascade
+		return handlers{s}.operations(cat)
+	})
 }
 
 // ListQuery documents and decodes the project list's parameters.
@@ -66,8 +61,8 @@ func (Members) SchemaName() string { return "ProjectMembers" }
 
 type handlers struct{ projects Store }
 
-func (h handlers) operations() []api.Operation {
-	return route.Set{Tag: "Projects", Base: "/openapi/v1/resource/project/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+func (h handlers) operations(api.Catalog) []api.Operation {
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listProjects",
 			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Handler: api.List("projects", listFilter, h.projects.List, func(p Project) uuid.UUID { return p.ID }, ToView)},
 		{Method: http.MethodGet, Path: "detail", ID: "getProject",
@@ -93,7 +88,7 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: "member/remove", ID: "removeProjectMember",
 			Summary: "Remove a member (emits project.member_removed)", Body: MemberRequest{}, Result: View{},
 			Handler: api.Write(parseMember, api.On(h.projects.RemoveMember), ToView)},
-	})
+	}
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

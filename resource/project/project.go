@@ -32,19 +32,25 @@ const (
 	RoleViewer = "VIEWER"
 )
 
-// Project is a stored project.
-type Project struct {
-	ID          uuid.UUID
+// Settings are a project's own fields, the ones a create sets and an update
+// changes: a Project and a NewProject both hold them.
+type Settings struct {
 	Name        string
 	Description *string
 	OwnerID     *uuid.UUID
 	RAGStatus   string
 	StartDate   *Date
 	TargetDate  *Date
-	Members     []Member
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	ArchivedAt  *time.Time
+}
+
+// Project is a stored project.
+type Project struct {
+	ID uuid.UUID
+	Settings
+	Members    []Member
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	ArchivedAt *time.Time
 }
 
 // Member is a user's place in a project.

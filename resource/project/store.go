@@ -51,9 +51,7 @@ func scan(row pgx.Row) (Project, error) {
 	return p, nil
 }
 
-func get(ctx context.Context, q interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}, ws, id uuid.UUID, lock bool) (Project, error) {
+func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (Project, error) {
 	sql := "select " + columns + " from projects p where p.workspace_id = $1 and p.id = $2"
 	if lock {
 		sql += " for update"
@@ -90,13 +88,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 
 // NewProject is a validated create.
 type NewProject struct {
-	Name        string
-	Description *string
-	OwnerID     *uuid.UUID
-	RAGStatus   string
-	StartDate   *Date
-	TargetDate  *Date
-	MemberIDs   []uuid.UUID
+	Settings
+	MemberIDs []uuid.UUID
 }
 
 // Create writes a project and its first members, emitting project.created and a
@@ -176,14 +169,9 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 }
 
 var archival = storekit.Archival[Project]{Noun: "project",
-	Archive: `update projects set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
-	Restore: `update projects set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
-	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
-		return get(ctx, tx, ws, id, true)
-	},
-	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Project, error) {
-		return get(ctx, tx, ws, id, false)
-	}),
+	Archive:    `update projects set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore:    `update projects set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Read:       get,
 	ArchivedAt: func(p Project) *time.Time { return p.ArchivedAt }, View: func(p Project) any { return ToView(p) }}
 
 // Delete removes an archived project and everything in it, emitting the deleted

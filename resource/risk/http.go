@@ -12,21 +12,16 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/route"
 )
 
-// The scopes of risks.
-const (
-	ScopeRead  = "risks:read"
-	ScopeWrite = "risks:write"
-)
+// routes are the risks' operations.
+var routes = route.For("risk", "risks", "Risks")
 
 // Resource registers risks with the server.
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "risk", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"risks"},
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade:    &facet.Cascade{Table: "risks", Event: "risk.deleted", IDPrefix: IDPrefix, IDField: "riskId", Remove: RemoveInProject},
-		TagDoc:     "Risks: a project's issue register entries (OPEN, MITIGATING, RESOLVED) with severity and owner.",
-		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
-	}
+	return routes.Resource(api.Resource{
+		Tables: []string{"risks"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade: &facet.Cascade{Table: "risks", Event: "risk.deleted", IDPrefix: IDPrefix, IDField: "riskId", Remove: RemoveInProject},
+		TagDoc:  "Risks: a project's issue register entries (OPEN, MITIGATING, RESOLVED) with severity and owner.",
+	}, handlers{s}.operations)
 }
 
 // ListQuery documents and decodes the risk list's parameters.
@@ -44,26 +39,22 @@ type ListQuery struct {
 
 type handlers struct{ risks Store }
 
-func (h handlers) operations() []api.Operation {
-	update := func(method, id string) api.Operation {
-		return api.Operation{Method: method, Path: "update", ID: id, Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
-			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
-			Result: View{}, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)}
-	}
-	return route.Set{Tag: "Risks", Base: "/openapi/v1/resource/risk/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+func (h handlers) operations(api.Catalog) []api.Operation {
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listRisks",
 			Summary: "Risks, newest first; without projectId, the whole workspace's", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("risks", listFilter, h.risks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
 			Summary: "One risk", Query: api.IDQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.risks.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createRisk", Idempotent: true,
 			Summary: "Register a risk (status OPEN)", Body: CreateRequest{}, Result: View{}, Handler: api.Write(parseCreate, h.risks.Create, ToView)},
-		update(http.MethodPost, "updateRisk"),
-		update(http.MethodPatch, "patchRisk"),
+		{Method: route.PostAndPatch, Path: "update", ID: "updateRisk", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)", Body: UpdateRequest{},
+			Result: View{}, Handler: api.WriteOn(ParseUpdate, h.risks.Update, ToView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveRisk",
 			Summary: "Archive a risk", Body: IDRequest{}, Result: View{}, Handler: api.Write(parseIDRequest, api.With(true, h.risks.SetArchived), ToView)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreRisk",
 			Summary: "Restore an archived risk", Body: IDRequest{}, Result: View{}, Handler: api.Write(parseIDRequest, api.With(false, h.risks.SetArchived), ToView)},
-	})
+	}
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

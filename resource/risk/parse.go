@@ -12,14 +12,8 @@ import (
 // one names no project (404).
 func ParseCreate(req CreateRequest) (NewRisk, error) {
 	in := NewRisk{Description: req.Description, Severity: "MEDIUM"}
-	if err := validate.Required("projectId", req.ProjectID); err != nil {
-		return in, err
-	}
 	var err error
-	if in.Title, err = ValidTitle(req.Title); err != nil {
-		return in, err
-	}
-	if err := ValidDescription(req.Description); err != nil {
+	if in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription); err != nil {
 		return in, err
 	}
 	if req.Severity != "" {

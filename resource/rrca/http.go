@@ -29,22 +29,17 @@ type ListQuery struct {
 	IncludeArchived bool       `query:"includeArchived"`
 }
 
-// The scopes of analyses.
-const (
-	ScopeRead  = "rrca:read"
-	ScopeWrite = "rrca:write"
-)
+// routes are the analyses' operations, REST-shaped under one base.
+var routes = route.Set{Name: "rrca", Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca", Read: "rrca:read", Write: "rrca:write"}
 
 // Resource registers root-cause analyses with the server. Corrective actions
 // and look-across applies create action items through items.
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "rrca", Scopes: []string{ScopeRead, ScopeWrite}, Tables: Tables,
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade:    &facet.Cascade{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: IDPrefix, IDField: "rrcaId", Remove: RemoveInProject},
-		TagDoc:     "Rapid root-cause analyses: phases DEFINE to CLOSED with gates, a cause tree, corrective actions, similar analyses, 5-why and look-across suggestions.",
-		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
-	}
+	return routes.Resource(api.Resource{
+		Tables: Tables, Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade: &facet.Cascade{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: IDPrefix, IDField: "rrcaId", Remove: RemoveInProject},
+		TagDoc:  "Rapid root-cause analyses: phases DEFINE to CLOSED with gates, a cause tree, corrective actions, similar analyses, 5-why and look-across suggestions.",
+	}, handlers{s}.operations)
 }
 
 type handlers struct{ analyses Store }
@@ -86,11 +81,11 @@ func (ApplyRequest) SchemaName() string { return "ApplyRequest" }
 // SchemaName keeps the document's name of the type it was in package api.
 func (RejectRequest) SchemaName() string { return "RejectRequest" }
 
-func (h handlers) operations() []api.Operation {
+func (h handlers) operations(api.Catalog) []api.Operation {
 	const one = "/{rrcaId}"
 	analysis := api.PathID("rrcaId", ParseID)
 	a := h.analyses
-	return route.Set{Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "", ID: "listRRCA",
 			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("rrca", listFilter, a.List)},
 		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
@@ -140,7 +135,7 @@ func (h handlers) operations() []api.Operation {
 			Body:    ApplyRequest{}, Result: Applied{}, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
 		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
-	})
+	}
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

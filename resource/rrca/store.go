@@ -53,11 +53,7 @@ func scan(row pgx.Row) (Analysis, error) {
 	return a, storekit.Found(err, "analysis")
 }
 
-type querier interface {
-	QueryRow(context.Context, string, ...any) pgx.Row
-}
-
-func get(ctx context.Context, q querier, ws, id uuid.UUID, lock bool) (Analysis, error) {
+func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (Analysis, error) {
 	sql := "select " + columns + " from rrca_analyses a where a.workspace_id = $1 and a.id = $2"
 	if lock {
 		sql += " for update of a"
@@ -117,14 +113,21 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
 			return a, err
 		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return a, err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return a, err
-		}
-		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.created", Data: ToView(a)})
+		return s.written(ctx, tx, shard, ws, id, "rrca.created")
 	})
+}
+
+// written ends a create or an edit of the analysis's text: it rereads the
+// row, queues the similarity run the new text needs and emits typ.
+func (s Store) written(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, typ string) (Analysis, error) {
+	a, err := get(ctx, tx, ws, id, false)
+	if err != nil {
+		return a, err
+	}
+	if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+		return a, err
+	}
+	return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
 }
 
 // Update edits the title or problem statement, queueing a similarity run.
@@ -140,13 +143,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
 			return a, err
 		}
-		if a, err = get(ctx, tx, ws, id, false); err != nil {
-			return a, err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
-			return a, err
-		}
-		return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.updated", Data: ToView(a)})
+		return s.written(ctx, tx, shard, ws, id, "rrca.updated")
 	})
 }
 
@@ -265,12 +262,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 }
 
 var archival = storekit.Archival[Analysis]{Noun: "rrca",
-	Archive: `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
-	Restore: `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
-	Lock: func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
-		return get(ctx, tx, ws, id, true)
-	},
-	Apply: storekit.Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Analysis, error) {
-		return get(ctx, tx, ws, id, false)
-	}),
+	Archive:    `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
+	Restore:    `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	Read:       get,
 	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}

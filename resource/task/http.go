@@ -13,21 +13,16 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/route"
 )
 
-// The scopes of tasks.
-const (
-	ScopeRead  = "tasks:read"
-	ScopeWrite = "tasks:write"
-)
+// routes are the tasks' operations.
+var routes = route.For("task", "tasks", "Tasks")
 
 // Resource registers tasks with the server.
 func Resource(s Store) api.Resource {
-	return api.Resource{
-		Name: "task", Scopes: []string{ScopeRead, ScopeWrite}, Tables: []string{"tasks", "task_search"},
-		Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade:    &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
-		TagDoc:     "Tasks of a project, moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",
-		Operations: func(api.Catalog) []api.Operation { return handlers{s}.operations() },
-	}
+	return routes.Resource(api.Resource{
+		Tables: []string{"tasks", "task_search"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
+		Cascade: &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
+		TagDoc:  "Tasks of a project, moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",
+	}, handlers{s}.operations)
 }
 
 // ListQuery documents and decodes the task list's parameters; all are optional.
@@ -51,11 +46,9 @@ type DetailQuery struct {
 
 type handlers struct{ tasks Store }
 
-func (h handlers) operations() []api.Operation {
-	update := "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
-		"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served."
+func (h handlers) operations(api.Catalog) []api.Operation {
 	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
-	return route.Set{Tag: "Tasks", Base: "/openapi/v1/resource/task/", Read: ScopeRead, Write: ScopeWrite}.Ops([]api.Operation{
+	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listTasks",
 			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("tasks", listFilter, h.tasks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getTask",
@@ -63,10 +56,10 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
 			Result: View{}, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
-		{Method: http.MethodPost, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
-		{Method: http.MethodPatch, Path: "update", ID: "patchTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
-			Summary: update, Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
+		{Method: route.PostAndPatch, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
+				"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.",
+			Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveTask",
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
 			Result: View{}, Handler: api.Write(parseIDRequest, api.With(true, h.tasks.SetArchived), ToView)},
@@ -77,7 +70,7 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
 				"answers with the failing operation's status and code, details.index and details.results",
 			Body: BatchRequest{}, Result: BatchResponse{}, Handler: batch.Handler},
-	})
+	}
 }
 
 func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {

@@ -12,8 +12,6 @@ import (
 
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 )
 
@@ -24,11 +22,7 @@ import (
 // writer reads, in its order, types and formats.
 func TestListJSONIsGetsView(t *testing.T) {
 	ctx := context.Background()
-	f := storetest.New(t, "task list json")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p := inProject(t, "task list json")
 	user := uuid.New()
 	if err := f.Shard.Tx(ctx, f.WS, func(tx pgx.Tx) error {
 		_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, 'u@example.com', 'U')", f.WS, user)

@@ -18,14 +18,8 @@ type Has = func(field string) bool
 // projectId is a bad request; a malformed one names no project (404).
 func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 	in := NewTask{Description: req.Description, Priority: DefaultPriority, StartDate: micro(req.StartDate), DueDate: micro(req.DueDate)}
-	if err := validate.Required("projectId", req.ProjectID); err != nil {
-		return in, err
-	}
 	var err error
-	if in.Title, err = ValidTitle(req.Title); err != nil {
-		return in, err
-	}
-	if err := ValidDescription(req.Description); err != nil {
+	if in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription); err != nil {
 		return in, err
 	}
 	if req.Priority != nil {

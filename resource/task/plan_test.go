@@ -4,13 +4,12 @@ import (
 	"context"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -23,25 +22,13 @@ import (
 func TestListKeepsItsPlan(t *testing.T) {
 	testdb.SkipOnCitus(t, "Citus's router planner caches distributed plans its own way")
 	ctx := context.Background()
-	f := storetest.New(t, "task list plan")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p := inProject(t, "task list plan")
 	owner := testdb.OwnerPool(t)
-	tx, err := owner.Begin(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tx.Rollback(ctx) //nolint:errcheck // after Commit it does nothing
-	if err := testdb.BindWorkspace(t, tx, f.WS.String()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := tx.Exec(ctx, `insert into tasks (workspace_id, id, project_id, title)
-		select $1, gen_random_uuid(), $2, 'task ' || i from generate_series(1, 5000) i`, f.WS, p.ID); err != nil {
-		t.Fatal(err)
-	}
-	if err := tx.Commit(ctx); err != nil {
+	if err := testdb.InWorkspace(t, owner, f.WS.String(), func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into tasks (workspace_id, id, project_id, title)
+			select $1, gen_random_uuid(), $2, 'task ' || i from generate_series(1, 5000) i`, f.WS, p.ID)
+		return err
+	}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := owner.Exec(ctx, "analyze tasks"); err != nil {

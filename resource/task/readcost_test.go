@@ -12,8 +12,6 @@ import (
 
 	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -43,11 +41,7 @@ func backendCPU(tb testing.TB, conn *pgx.Conn) float64 {
 //	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- go test -run '^$' -bench BackendCPUPerRead -benchtime 20000x ./resource/task/
 func BenchmarkBackendCPUPerRead(b *testing.B) {
 	ctx := context.Background()
-	f := storetest.New(b, "read cost")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, p := inProject(b, "read cost")
 	tk, err := task.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, task.NewTask{ProjectID: p.ID, Title: "read me", Priority: 3})
 	if err != nil {
 		b.Fatal(err)

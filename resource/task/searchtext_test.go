@@ -10,7 +10,6 @@ import (
 
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 )
 
@@ -44,11 +43,7 @@ func readSearchRow(t *testing.T, f storetest.Fixture, ws, id uuid.UUID) (searchR
 // goes with its task and no other workspace sees it.
 func TestTaskSearchTextFollowsTheTextAlone(t *testing.T) {
 	ctx := context.Background()
-	f := storetest.New(t, "task search text")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p := inProject(t, "task search text")
 	tasks := task.Store{Events: event.Discard{}}
 	desc := "on line seven"
 	tk, err := tasks.Create(ctx, f.Shard, f.WS, task.NewTask{ProjectID: p.ID, Title: "Calibrate the torque wrench", Description: &desc, Priority: 3})

@@ -9,9 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storetest"
-	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/task"
 )
 
@@ -19,11 +17,7 @@ func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
 
 func TestRolledBackTaskChangeLeavesNoRowEventOrJob(t *testing.T) {
 	ctx := context.Background()
-	f := storetest.New(t, "task rollback")
-	p, err := project.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, project.NewProject{Name: "p", RAGStatus: project.Green})
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, p := inProject(t, "task rollback")
 	counts := func() (tasks, events, jobsQueued int, status string) {
 		events, jobsQueued = f.Written(t, func(b *pgx.Batch) {
 			b.Queue("select count(*), coalesce(min(status), '') from tasks where workspace_id = $1", f.WS).

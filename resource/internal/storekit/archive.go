@@ -26,6 +26,10 @@ type Archival[T any] struct {
 	Lock func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error)
 	// Apply runs one of the statements and answers the row after it.
 	Apply func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error)
+	// Read, for a resource that reads its row with one function whether
+	// locking or not, stands for both: Lock is Read for update, and Apply
+	// runs a statement that returns nothing and Reads the row after it.
+	Read func(ctx context.Context, q Querier, ws, id uuid.UUID, forUpdate bool) (T, error)
 	// ArchivedAt is the row's stamp.
 	ArchivedAt func(T) *time.Time
 	View       func(T) any
@@ -33,6 +37,14 @@ type Archival[T any] struct {
 
 // Set archives or restores the row inside tx, emitting with events.
 func (a Archival[T]) Set(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, events event.Emitter, ws, id uuid.UUID, archived bool) (T, error) {
+	if a.Read != nil {
+		a.Lock = func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error) {
+			return a.Read(ctx, tx, ws, id, true)
+		}
+		a.Apply = Reread(func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error) {
+			return a.Read(ctx, tx, ws, id, false)
+		})
+	}
 	cur, err := a.Lock(ctx, tx, ws, id)
 	if err != nil || (a.ArchivedAt(cur) != nil) == archived {
 		return cur, err

@@ -48,6 +48,12 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 // be distributed at all ("could not create distributed plan").
 var genericPlans = []tenant.LocalSetting{tenant.MustLocalSetting("plan_cache_mode", "force_generic_plan")}
 
+// Querier reads a row on a pool or in a transaction, so one read function
+// serves a plain read and a read for update inside a change.
+type Querier interface {
+	QueryRow(ctx context.Context, sql string, args ...any) pgx.Row
+}
+
 // Get reads one row of the workspace in one round trip (shard.Read).
 func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
 	var v T

@@ -52,6 +52,21 @@ func noNUL(field, s string) error {
 	return nil
 }
 
+// InProject checks, in the order a create answers its first error, the
+// fields a project's titled child (a task, a risk) opens with: projectId is
+// required (read later, Required), then the title and the description pass
+// the resource's own checks. It answers the title as checkTitle gives it.
+func InProject(projectID, title string, desc *string, checkTitle func(string) (string, error), checkDesc func(*string) error) (string, error) {
+	if err := Required("projectId", projectID); err != nil {
+		return "", err
+	}
+	title, err := checkTitle(title)
+	if err != nil {
+		return "", err
+	}
+	return title, checkDesc(desc)
+}
+
 // Title trims a title and checks it holds 1 to max characters.
 func Title(s string, max int) (string, error) {
 	s = strings.TrimSpace(s)

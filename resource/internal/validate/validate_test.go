@@ -116,3 +116,22 @@ func TestRequired(t *testing.T) {
 	check(t, "given", Required("taskId", "tsk_x"), true, "")
 	check(t, "left out", Required("taskId", ""), false, "taskId")
 }
+
+// TestInProjectAnswersTheFirstErrorInOrder: projectId, then the title, then
+// the description, so a create's 400 names the same field whichever resource
+// it is.
+func TestInProjectAnswersTheFirstErrorInOrder(t *testing.T) {
+	t.Parallel()
+	title := func(s string) (string, error) { return Title(s, 5) }
+	desc := func(d *string) error { return Description(d, 3) }
+	long := "long"
+	_, err := InProject("", "", &long, title, desc)
+	check(t, "all bad", err, false, "projectId")
+	_, err = InProject("prj_x", "", &long, title, desc)
+	check(t, "bad title and description", err, false, "title")
+	_, err = InProject("prj_x", "ab", &long, title, desc)
+	check(t, "bad description", err, false, "description")
+	if got, err := InProject("prj_x", " ab ", nil, title, desc); err != nil || got != "ab" {
+		t.Errorf("good: %q %v; want the trimmed title", got, err)
+	}
+}
