@@ -89,9 +89,9 @@ type FanoutReport struct {
 }
 
 // RecordFanout writes a fan-out run in one transaction: every delivery with
-// its state and, in its attempt log, the attempt made, the events' removal from the outbox (a
-// delete leaves their index entries alone, where marking them rewrote every
-// row with its payload and indexed it again), and what the
+// its state and, in its attempt log, the attempt made; the events' removal
+// from the outbox (a delete leaves their index entries alone, where marking
+// them rewrote every row with its payload and indexed it again); and what the
 // outcomes did to each subscription's circuit and retry job. When every
 // attempt succeeded and nothing waits (the common case) that is one round
 // trip; otherwise the subscriptions concerned are locked and read first, since
