@@ -57,7 +57,7 @@ func probes(t *testing.T, sub string) int {
 // retries were an hour away.
 func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	rcv := newReceiver(t, 500, 500, 500, 200)
-	_, tn := healthEnv(t, rcv)
+	env, tn := healthEnv(t, rcv)
 	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
 	opened := testutil.ToFloat64(webhook.CircuitTransitions("OPEN"))
 	closed := testutil.ToFloat64(webhook.CircuitTransitions("CLOSED"))
@@ -107,6 +107,19 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	}
 	if testutil.ToFloat64(webhook.CircuitTransitions("OPEN")) <= opened || testutil.ToFloat64(webhook.CircuitTransitions("CLOSED")) <= closed {
 		t.Error("the transitions counter did not count the opening and the closing")
+	}
+	// Every request is in an attempt log, the probe's too, and each in its
+	// delivery's row (nothing in webhook_attempts).
+	logged := 0
+	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items() {
+		_, log := attemptLog(t, tn, d["id"].(string))
+		if len(log) != int(d["attempts"].(float64)) {
+			t.Errorf("delivery %v made %v attempts and logs %d", d["id"], d["attempts"], len(log))
+		}
+		logged += len(log)
+	}
+	if logged != 7 || attemptRows(t, env, tn) != 0 {
+		t.Errorf("%d attempts logged in the deliveries' rows, %d in webhook_attempts; want the 7 requests in the rows", logged, attemptRows(t, env, tn))
 	}
 }
 

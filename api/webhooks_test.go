@@ -32,6 +32,7 @@ type receiver struct {
 	mu       sync.Mutex
 	got      []received
 	statuses []int
+	answer   []byte // the body of every answer; {"ok":true} when nil
 }
 
 type received struct {
@@ -51,12 +52,16 @@ func newReceiver(t testing.TB, statuses ...int) *receiver {
 		if n := len(r.got); len(r.statuses) > 0 {
 			status = r.statuses[min(n, len(r.statuses))-1]
 		}
+		answer := r.answer
 		r.mu.Unlock()
+		if answer == nil {
+			answer = []byte(`{"ok":true}`)
+		}
 		if status >= 300 && status < 400 {
 			w.Header().Set("Location", "https://169.254.169.254/latest/meta-data/")
 		}
 		w.WriteHeader(status)
-		_, _ = w.Write([]byte(`{"ok":true}`))
+		_, _ = w.Write(answer)
 	}))
 	t.Cleanup(r.srv.Close)
 	// Trust the receiver's certificate through the CA-file path, as an operator

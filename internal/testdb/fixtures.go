@@ -2,6 +2,10 @@ package testdb
 
 import (
 	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -69,4 +73,22 @@ func TenantTables(tb testing.TB) []string {
 		tb.Fatalf("testdb: %v", err)
 	}
 	return names
+}
+
+// BackendCPU is the CPU seconds the connection's server process has used,
+// from /proc; it skips the test when the server is not on this machine.
+func BackendCPU(tb testing.TB, conn *pgx.Conn) float64 {
+	tb.Helper()
+	var pid int
+	if err := conn.QueryRow(context.Background(), "select pg_backend_pid()").Scan(&pid); err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		tb.Skipf("the database server is not on this machine: %v", err)
+	}
+	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
+	utime, _ := strconv.ParseFloat(f[11], 64)
+	stime, _ := strconv.ParseFloat(f[12], 64)
+	return (utime + stime) / 100 // USER_HZ
 }

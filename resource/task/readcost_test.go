@@ -2,10 +2,6 @@ package task_test
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
@@ -15,24 +11,6 @@ import (
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
-
-// backendCPU is the CPU seconds the connection's server process has used,
-// from /proc (the test cluster runs on this machine).
-func backendCPU(tb testing.TB, conn *pgx.Conn) float64 {
-	tb.Helper()
-	var pid int
-	if err := conn.QueryRow(context.Background(), "select pg_backend_pid()").Scan(&pid); err != nil {
-		tb.Fatal(err)
-	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		tb.Skipf("the database server is not on this machine: %v", err)
-	}
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
-}
 
 // BenchmarkBackendCPUPerRead splits what PostgreSQL spends on a task read
 // (README, Performance) by reading the backend's own CPU time around b.N
@@ -98,13 +76,13 @@ func BenchmarkBackendCPUPerRead(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
-			cpu0 := backendCPU(b, c)
+			cpu0 := testdb.BackendCPU(b, c)
 			for b.Loop() {
 				if err := s.read(c); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric((backendCPU(b, c)-cpu0)/float64(b.N)*1e6, "backend-µs/op")
+			b.ReportMetric((testdb.BackendCPU(b, c)-cpu0)/float64(b.N)*1e6, "backend-µs/op")
 		})
 	}
 }

@@ -68,10 +68,12 @@ func ToDeliveryView(d Delivery) DeliveryView {
 const deliveryColumns = `d.id, d.subscription_id, d.client_id, d.event_id, d.occurred_at, d.event_type, d.data, d.status, d.attempts,
 	d.next_attempt_at, d.last_status, d.replay_of, d.created_at, d.completed_at`
 
-func scanDelivery(row pgx.Row) (Delivery, error) {
+// scanDelivery scans deliveryColumns and then, into more, the columns a
+// statement selects after them.
+func scanDelivery(row pgx.Row, more ...any) (Delivery, error) {
 	var d Delivery
-	err := row.Scan(&d.ID, &d.SubscriptionID, &d.ClientID, &d.EventID, &d.OccurredAt, &d.EventType, &d.Data, &d.Status, &d.Attempts,
-		&d.NextAttemptAt, &d.LastStatus, &d.ReplayOf, &d.CreatedAt, &d.CompletedAt)
+	err := row.Scan(append([]any{&d.ID, &d.SubscriptionID, &d.ClientID, &d.EventID, &d.OccurredAt, &d.EventType, &d.Data, &d.Status, &d.Attempts,
+		&d.NextAttemptAt, &d.LastStatus, &d.ReplayOf, &d.CreatedAt, &d.CompletedAt}, more...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, pmapi.NotFound("delivery")
 	}
@@ -130,28 +132,34 @@ func (st Store) Deliveries(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	return out, err
 }
 
-// Detail returns one of the app's deliveries with its attempt log.
+// deliveryDetailSQL reads one of the app's deliveries with its attempt log:
+// the row's own (attempt_log) and, for a delivery written before it (migration
+// 0017), the attempts kept in webhook_attempts, in the log's form; one
+// statement on one shard, the subquery naming the workspace parameter itself.
+const deliveryDetailSQL = `select ` + deliveryColumns + `, d.attempt_log,
+	(select jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'outcome', a.outcome, 'statusCode', a.status_code,
+		'latencyMs', a.latency_ms, 'responseSnippet', a.response_snippet, 'error', a.error) order by a.id)
+		from webhook_attempts a where a.workspace_id = $1 and a.delivery_id = $3)
+	from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3`
+
+// Detail returns one of the app's deliveries with its attempt log, oldest
+// first: attempts kept in webhook_attempts (before migration 0017) come
+// before those in the row's log, which began after them.
 func (st Store) Detail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Delivery, []AttemptView, error) {
 	var d Delivery
 	var attempts []AttemptView
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3", ws, clientID, id).
-			QueryRow(func(r pgx.Row) error {
-				var err error
-				d, err = scanDelivery(r)
+		b.Queue(deliveryDetailSQL, ws, clientID, id).QueryRow(func(r pgx.Row) error {
+			var log, old []byte
+			var err error
+			if d, err = scanDelivery(r, &log, &old); err != nil {
 				return err
-			})
-		b.Queue(`select a.attempt, a.at, a.outcome, a.status_code, a.latency_ms, a.response_snippet, a.error from webhook_attempts a
-			join webhook_deliveries d on d.workspace_id = a.workspace_id and d.id = a.delivery_id
-			where a.workspace_id = $1 and d.client_id = $2 and a.delivery_id = $3 order by a.id`, ws, clientID, id).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var a AttemptView
-				if err := rows.Scan(&a.Attempt, &a.At, &a.Outcome, &a.StatusCode, &a.LatencyMS, &a.ResponseSnippet, &a.Error); err != nil {
-					return err
-				}
-				attempts = append(attempts, a)
 			}
-			return rows.Err()
+			if attempts, err = readLog(nil, old); err != nil {
+				return err
+			}
+			attempts, err = readLog(attempts, log)
+			return err
 		})
 	})
 	return d, attempts, err
@@ -274,8 +282,5 @@ func (st Store) RecordTest(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 		v.Status = StatusDead
 	}
 	a := []Attempt{{Delivery: d.ID, Number: 1, At: s.At, Result: s.Result, Verdict: v}}
-	return shard.Batch(ctx, ws, func(b *pgx.Batch) {
-		queueAttempts(b, ws, a)
-		queueMoves(b, ws, a)
-	})
+	return shard.Batch(ctx, ws, func(b *pgx.Batch) { queueMoves(b, ws, a) })
 }

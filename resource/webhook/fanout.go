@@ -89,9 +89,9 @@ type FanoutReport struct {
 }
 
 // RecordFanout writes a fan-out run in one transaction: every delivery with
-// its state, the attempts made, the events' removal from the outbox (a
-// delete leaves their index entries alone, where marking them rewrote every
-// row with its payload and indexed it again), and what the
+// its state and, in its attempt log, the attempt made; the events' removal
+// from the outbox (a delete leaves their index entries alone, where marking
+// them rewrote every row with its payload and indexed it again); and what the
 // outcomes did to each subscription's circuit and retry job. When every
 // attempt succeeded and nothing waits (the common case) that is one round
 // trip; otherwise the subscriptions concerned are locked and read first, since
@@ -99,8 +99,7 @@ type FanoutReport struct {
 func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, events []uuid.UUID, runs []Fanned, schedule []time.Duration) (FanoutReport, error) {
 	now := time.Now()
 	var rep FanoutReport
-	var rows []Delivery
-	var attempts []Attempt
+	var rows []newDelivery
 	type change struct {
 		oks     []bool
 		waiting *time.Time // the earliest next attempt among its waiting deliveries
@@ -120,7 +119,7 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 				}
 				d.Status, d.NextAttemptAt = StatusPending, &at
 				ch.waiting = earliest(ch.waiting, &at)
-				rows = append(rows, d)
+				rows = append(rows, newDelivery{Delivery: d})
 				continue
 			}
 			v := Judge(1, s.Result, schedule, s.At)
@@ -140,7 +139,7 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 				ch.disable = v.Disable
 			}
 			ch.oks = append(ch.oks, s.Result.OK())
-			rows, attempts = append(rows, d), append(attempts, a)
+			rows = append(rows, newDelivery{Delivery: d, first: &a})
 		}
 		failed := false
 		for _, ok := range ch.oks {
@@ -157,7 +156,6 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 
 	queue := func(b *pgx.Batch) {
 		queueNewDeliveries(b, ws, rows)
-		queueAttempts(b, ws, attempts)
 		for _, id := range resets {
 			// A streak ends; a circuit that opened meanwhile waits for its probe.
 			b.Queue(`update webhook_subscriptions set consecutive_failures = 0, failing_since = null

@@ -65,7 +65,7 @@ func (f fixture) deliveries(t *testing.T) []stored {
 	var out []stored
 	err := f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
 		b.Queue(`select d.status, d.attempts, d.event_id, d.next_attempt_at, d.occurred_at, d.subscription_id, d.replay_of,
-				(select count(*) from webhook_attempts a where a.workspace_id = $1 and a.delivery_id = d.id)
+				coalesce(jsonb_array_length(d.attempt_log), 0)
 			from webhook_deliveries d where d.workspace_id = $1 order by d.id`, f.ws).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var s stored

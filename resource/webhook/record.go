@@ -11,7 +11,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -44,7 +43,7 @@ func (a Attempt) completedAt() *time.Time {
 	return nil
 }
 
-// rowsPerInsert bounds one multi-row INSERT (at most 13 parameters a row)
+// rowsPerInsert bounds one multi-row INSERT (at most 14 parameters a row)
 // well under PostgreSQL's 65,535 parameters.
 const rowsPerInsert = 1000
 
@@ -76,38 +75,28 @@ func valuesSQL(head string, cols, n int) string {
 	return sql.(string)
 }
 
-// queueAttempts logs attempts.
-func queueAttempts(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
-	queueInserts(b, ws, `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms,
-			response_snippet, error) values`, 9, attempts, func(a Attempt) []any {
-		r := a.Result
-		var code *int
-		if r.Status != 0 {
-			code = &r.Status
-		}
-		var errText, snippet *string
-		if r.Err != nil {
-			s := r.Err.Error()
-			errText = &s
-		}
-		if r.Snippet != "" {
-			snippet = &r.Snippet
-		}
-		return []any{pmapi.NewID(), a.Delivery, a.Number, a.At, a.outcome(), code,
-			float64(r.Latency.Microseconds()) / 1000, snippet, errText}
-	})
+// newDelivery is a delivery a fan-out run writes, with the attempt it made
+// (nil when it was not sent).
+type newDelivery struct {
+	Delivery
+	first *Attempt
 }
 
 // queueNewDeliveries inserts deliveries with their state as their first run
-// left it. A fan-out run again after its first run committed finds its events
-// gone and writes nothing; one that ran at the same time (a rescued job whose
-// first run was only slow) collides on the deliveries' keys, which fails its
-// whole write: nothing is recorded twice.
-func queueNewDeliveries(b *pgx.Batch, ws uuid.UUID, ds []Delivery) {
+// left it, a sent one's attempt in its attempt log: one row and one statement
+// a delivery. A fan-out run again after its first run committed finds its
+// events gone and writes nothing; one that ran at the same time (a rescued job
+// whose first run was only slow) collides on the deliveries' keys, which fails
+// its whole write: nothing is recorded twice.
+func queueNewDeliveries(b *pgx.Batch, ws uuid.UUID, ds []newDelivery) {
 	queueInserts(b, ws, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
-			data, status, attempts, last_status, next_attempt_at, completed_at) values`, 12, ds, func(d Delivery) []any {
+			data, status, attempts, last_status, next_attempt_at, completed_at, attempt_log) values`, 13, ds, func(d newDelivery) []any {
+		var log []byte
+		if d.first != nil {
+			log = d.first.logJSON()
+		}
 		return []any{d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
-			d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt}
+			d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt, log}
 	})
 }
 
@@ -127,25 +116,32 @@ func queueInserts[T any](b *pgx.Batch, ws uuid.UUID, head string, cols int, rows
 	}
 }
 
-// moveDeliveriesSQL moves several stored deliveries by their attempts in one
-// statement that reads no other relation (Citus cannot keep an UPDATE ... FROM
-// on one shard once its plan goes generic): rows match by = any($2) and find
-// their new values in the jsonb map $3 keyed by id, times as epoch
-// microseconds through to_timestamp, which is immutable where a cast from
-// text is not. A delivery cancelled meanwhile stays cancelled.
-const moveDeliveriesSQL = `update webhook_deliveries d set status = $3::jsonb -> d.id::text ->> 's',
-	attempts = ($3::jsonb -> d.id::text ->> 'a')::integer,
-	last_status = ($3::jsonb -> d.id::text ->> 'l')::integer,
-	next_attempt_at = to_timestamp(($3::jsonb -> d.id::text ->> 'n')::double precision / 1e6),
-	completed_at = to_timestamp(($3::jsonb -> d.id::text ->> 'c')::double precision / 1e6)
-	where d.workspace_id = $1 and d.id = any($2) and d.status in ('PENDING', 'RETRYING')`
+// moveDeliveriesSQL records attempts of stored deliveries in one statement
+// that reads no other relation (Citus cannot keep an UPDATE ... FROM on one
+// shard once its plan goes generic): rows match by = any($2) and find what to
+// write in the jsonb map $3 keyed by id, times as epoch microseconds through
+// to_timestamp, which is immutable where a cast from text is not. Each
+// attempt joins its delivery's attempt log ('g'), which a delivery from
+// before the log has as NULL; the state moves only while the delivery waits:
+// a delivery cancelled meanwhile stays cancelled, with the attempt that was
+// made logged all the same.
+const moveDeliveriesSQL = `update webhook_deliveries d set attempt_log = coalesce(d.attempt_log, '[]'::jsonb) || ($3::jsonb -> d.id::text -> 'g'),
+	status = case when d.status in ('PENDING', 'RETRYING') then $3::jsonb -> d.id::text ->> 's' else d.status end,
+	attempts = case when d.status in ('PENDING', 'RETRYING') then ($3::jsonb -> d.id::text ->> 'a')::integer else d.attempts end,
+	last_status = case when d.status in ('PENDING', 'RETRYING') then ($3::jsonb -> d.id::text ->> 'l')::integer else d.last_status end,
+	next_attempt_at = case when d.status in ('PENDING', 'RETRYING')
+		then to_timestamp(($3::jsonb -> d.id::text ->> 'n')::double precision / 1e6) else d.next_attempt_at end,
+	completed_at = case when d.status in ('PENDING', 'RETRYING')
+		then to_timestamp(($3::jsonb -> d.id::text ->> 'c')::double precision / 1e6) else d.completed_at end
+	where d.workspace_id = $1 and d.id = any($2)`
 
 type move struct {
-	Status     string `json:"s"`
-	Attempts   int    `json:"a"`
-	LastStatus *int   `json:"l"`
-	Next       *int64 `json:"n"`
-	Completed  *int64 `json:"c"`
+	Status     string   `json:"s"`
+	Attempts   int      `json:"a"`
+	LastStatus *int     `json:"l"`
+	Next       *int64   `json:"n"`
+	Completed  *int64   `json:"c"`
+	Log        []logged `json:"g"`
 }
 
 func micros(t *time.Time) *int64 {
@@ -156,7 +152,8 @@ func micros(t *time.Time) *int64 {
 	return &v
 }
 
-// queueMoves records what attempts made of stored deliveries.
+// queueMoves records attempts of stored deliveries: each joins its
+// delivery's attempt log and moves its state.
 func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 	if len(attempts) == 0 {
 		return
@@ -165,7 +162,8 @@ func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 	moves := make(map[string]move, len(attempts))
 	for i, a := range attempts {
 		ids[i] = a.Delivery
-		m := move{Status: a.Verdict.Status, Attempts: a.Number, Next: micros(a.Verdict.NextAt), Completed: micros(a.completedAt())}
+		m := move{Status: a.Verdict.Status, Attempts: a.Number, Next: micros(a.Verdict.NextAt), Completed: micros(a.completedAt()),
+			Log: []logged{a.logged()}}
 		if a.Result.Status != 0 {
 			m.LastStatus = &a.Result.Status
 		}

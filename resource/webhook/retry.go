@@ -106,7 +106,6 @@ func (st Store) RecordRetry(ctx context.Context, shard *tenant.Shard, ws, subID 
 			disable = "every delivery failed for 5 days"
 		}
 		b := &pgx.Batch{}
-		queueAttempts(b, ws, attempts)
 		queueMoves(b, ws, attempts)
 		if h != sub.Health {
 			queueHealth(b, ws, sub.ID, h)

@@ -1,0 +1,18 @@
+-- A delivery's attempt log rides in its row (issue 16, docs/decisions.md,
+-- "The attempt log in the delivery row").
+--
+-- attempt_log is a JSON array of the delivery's attempts, oldest first, each
+-- {attempt, at, outcome, statusCode, latencyMs, responseSnippet, error} (a null
+-- field is left out): the fan-out writes a delivery sent at once with its
+-- first attempt in the one INSERT, and every later attempt is appended by the
+-- UPDATE that moves the delivery. A delivery sent at once is then one row and
+-- one statement, where it was two of each plus the attempt's foreign-key
+-- check. NULL is a delivery no attempt was written into: not attempted yet, or
+-- written before this migration, whose attempts stay in webhook_attempts. That
+-- table is kept (no new rows go there) and the delivery detail reads both; no
+-- backfill, since the owner is bound by row-level security too and a migration
+-- sees no workspace.
+--
+-- One DDL statement: Citus propagates it to every shard of the distributed
+-- table. Adding a nullable column without a default rewrites nothing.
+alter table webhook_deliveries add column attempt_log jsonb;
