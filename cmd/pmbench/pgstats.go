@@ -85,7 +85,7 @@ func (c *TableCounters) since(earlier TableCounters) {
 
 // hotTables are the tables a status update and its delivery write.
 var hotTables = []string{"public.events", "public.tasks", "public.task_search", migrations.RiverSchema + ".river_job",
-	"public.webhook_deliveries", "public.webhook_attempts"}
+	"public.webhook_deliveries"}
 
 type statsSnapshot struct {
 	wal, bgwriter map[string]float64

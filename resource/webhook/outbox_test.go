@@ -30,19 +30,7 @@ func TestOutboxStatementsVisitOnlyTheirRows(t *testing.T) {
 	testdb.SkipOnCitus(t, "it reads PostgreSQL's own plans of the statements; Citus plans each routed statement on a worker")
 	ctx := context.Background()
 	db := testdb.Database(t)
-	rec := &statementRecorder{}
-	cfg, err := tenant.PoolConfig(db.AppURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.ConnConfig.Tracer = rec
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(pool.Close)
-	f := newFixture(t)
-	f.shard = tenant.NewShard("default", pool, testdb.TenantSetting(t))
+	f, rec := recordedFixture(t)
 	admin := testdb.Conn(t, db.AdminURL)
 	vacuum := func() {
 		t.Helper()
@@ -199,6 +187,25 @@ func (n planNode) describe(w *strings.Builder, indent string) {
 	for _, c := range n.Plans {
 		c.describe(w, indent+"  ")
 	}
+}
+
+// recordedFixture is a fixture whose store's every statement passes rec.
+func recordedFixture(t *testing.T) (fixture, *statementRecorder) {
+	t.Helper()
+	rec := &statementRecorder{}
+	cfg, err := tenant.PoolConfig(testdb.Database(t).AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = rec
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	f := newFixture(t)
+	f.shard = tenant.NewShard("default", pool, testdb.TenantSetting(t))
+	return f, rec
 }
 
 // statementRecorder keeps, while on, the last arguments of every statement a

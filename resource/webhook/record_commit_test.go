@@ -1,16 +1,11 @@
 package webhook_test
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/pmapi/pmapi/internal/testdb"
 	"github.com/pmapi/pmapi/resource/webhook"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestAFanoutsRecordCommitsWithoutWaitingForTheDisk: the transaction that
@@ -25,20 +20,7 @@ func TestAFanoutsRecordCommitsWithoutWaitingForTheDisk(t *testing.T) {
 		answer *webhook.Result
 	}{{"every attempt succeeded", &ok204}, {"an attempt failed", &failed}} {
 		t.Run(tc.name, func(t *testing.T) {
-			ctx := context.Background()
-			rec := &statementRecorder{}
-			cfg, err := tenant.PoolConfig(testdb.Database(t).AppURL)
-			if err != nil {
-				t.Fatal(err)
-			}
-			cfg.ConnConfig.Tracer = rec
-			pool, err := pgxpool.NewWithConfig(ctx, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(pool.Close)
-			f := newFixture(t)
-			f.shard = tenant.NewShard("default", pool, testdb.TenantSetting(t))
+			f, rec := recordedFixture(t)
 			f.subscriptions(t, 1)
 			ev := f.event(t, "test.ping")
 			rec.start()
