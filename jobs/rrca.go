@@ -2,7 +2,6 @@ package jobs
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -108,17 +107,10 @@ func (w *SimilarityWorker) Work(ctx context.Context, job *river.Job[SimilarityAr
 }
 
 func (w *SimilarityWorker) updatedAt(ctx context.Context, shard *tenant.Shard, a SimilarityArgs) (time.Time, error) {
-	var at time.Time
-	err := shard.Read(ctx, a.WorkspaceID, func(b *pgx.Batch) {
-		b.Queue("select updated_at from rrca_analyses where workspace_id = $1 and id = $2", a.WorkspaceID, a.RRCAID).
-			QueryRow(func(r pgx.Row) error {
-				err := r.Scan(&at)
-				if errors.Is(err, pgx.ErrNoRows) {
-					return river.JobCancel(fmt.Errorf("analysis %s no longer exists", a.RRCAID))
-				}
-				return err
-			})
-	})
+	at, err := w.Store.UpdatedAt(ctx, shard, a.WorkspaceID, a.RRCAID)
+	if err != nil && pmapi.ErrorCode(err) == pmapi.CodeNotFound {
+		return at, river.JobCancel(fmt.Errorf("analysis %s no longer exists", a.RRCAID))
+	}
 	return at, err
 }
 

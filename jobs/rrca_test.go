@@ -2,13 +2,16 @@ package jobs_test
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/rrca"
 	"github.com/pmapi/pmapi/tenant"
@@ -62,5 +65,33 @@ func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 	}
 	if failures > 0 {
 		t.Errorf("%d of %d recomputations failed", failures, 30*len(ids))
+	}
+}
+
+// TestTheSimilarityJobOfAGoneAnalysisIsCancelled: the worker computes an
+// analysis that exists, and cancels (never retries) the job of one that does
+// not, without reading rrca's table itself (rrca.Store.UpdatedAt).
+func TestTheSimilarityJobOfAGoneAnalysisIsCancelled(t *testing.T) {
+	ctx := context.Background()
+	dir, shard := testdb.Directory(t)
+	w, err := dir.Create(ctx, "similar-gone", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := rrca.Store{Events: event.Discard{}, Jobs: noRRCAJobs{}}
+	a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: "Seal leak on press 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker := &jobs.SimilarityWorker{Directory: dir, Store: store}
+	run := func(id uuid.UUID) error {
+		return worker.Work(ctx, &river.Job[jobs.SimilarityArgs]{Args: jobs.SimilarityArgs{WorkspaceID: w.ID, RRCAID: id}})
+	}
+	if err := run(a.ID); err != nil {
+		t.Errorf("the job of an existing analysis: %v", err)
+	}
+	var cancel *river.JobCancelError
+	if err := run(uuid.New()); !errors.As(err, &cancel) {
+		t.Errorf("the job of a gone analysis returned %v, want a JobCancel", err)
 	}
 }

@@ -146,7 +146,7 @@ type NewItem struct {
 // CreateTx writes an item inside tx, emitting action-item.created.
 func (s Store) CreateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewItem) (Item, error) {
 	if in.ProjectID != nil {
-		if err := storekit.ProjectExists(ctx, tx, ws, *in.ProjectID); err != nil {
+		if err := project.Exists(ctx, tx, ws, *in.ProjectID); err != nil {
 			return Item{}, err
 		}
 	}
@@ -221,7 +221,7 @@ func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 	if _, err := getTx(ctx, tx, ws, id); err != nil {
 		return Item{}, err
 	}
-	if err := storekit.ProjectExists(ctx, tx, ws, projectID); err != nil {
+	if err := project.Exists(ctx, tx, ws, projectID); err != nil {
 		return Item{}, err
 	}
 	it, err := scan(tx.QueryRow(ctx, `update action_items a set project_id = $3, updated_at = now()

@@ -92,7 +92,7 @@ type NewRisk struct {
 // Create registers a risk (status OPEN), emitting risk.created.
 func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewRisk) (Risk, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
-		if err := storekit.ProjectExists(ctx, tx, ws, in.ProjectID); err != nil {
+		if err := project.Exists(ctx, tx, ws, in.ProjectID); err != nil {
 			return r, err
 		}
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {

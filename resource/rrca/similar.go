@@ -9,6 +9,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -21,6 +22,18 @@ const docSQL = `a.title || ' ' || a.problem_statement || ' ' || coalesce((select
 
 // minSimilar is the score below which two analyses are not called similar.
 const minSimilar = 0.05
+
+// UpdatedAt is when the analysis last changed, for the similarity job to
+// tell whether a change came while it computed; an analysis that is gone is
+// not found.
+func (s Store) UpdatedAt(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (time.Time, error) {
+	var at time.Time
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select updated_at from rrca_analyses where workspace_id = $1 and id = $2", ws, id).
+			QueryRow(func(r pgx.Row) error { return storekit.Found(r.Scan(&at), "analysis") })
+	})
+	return at, err
+}
 
 // RecomputeSimilar scores the analysis against every other live analysis of the
 // workspace and stores the pairs in both directions (the score is symmetric), so

@@ -14,6 +14,8 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
+	"github.com/pmapi/pmapi/resource/project"
+	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -79,32 +81,28 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			problem = *in.ProblemStatement
 		}
 		if in.SourceRiskID != nil {
-			var title string
-			var desc *string
-			var project uuid.UUID
-			err := tx.QueryRow(ctx, "select title, description, project_id from risks where workspace_id = $1 and id = $2", ws, *in.SourceRiskID).
-				Scan(&title, &desc, &project)
-			if err := storekit.Found(err, "risk"); err != nil {
+			src, err := risk.SourceOf(ctx, tx, ws, *in.SourceRiskID)
+			if err != nil {
 				return a, err
 			}
 			if in.Title == "" {
-				in.Title = title
+				in.Title = src.Title
 			}
 			if in.ProblemStatement == nil {
-				problem = title
-				if desc != nil && *desc != "" {
-					problem += "\n\n" + *desc
+				problem = src.Title
+				if src.Description != nil && *src.Description != "" {
+					problem += "\n\n" + *src.Description
 				}
 			}
 			if in.ProjectID == nil {
-				in.ProjectID = &project
+				in.ProjectID = &src.ProjectID
 			}
 		}
 		if in.Title == "" {
 			return a, pmapi.Invalid("title", "title is required (or give sourceRiskId)")
 		}
 		if in.ProjectID != nil {
-			if err := storekit.ProjectExists(ctx, tx, ws, *in.ProjectID); err != nil {
+			if err := project.Exists(ctx, tx, ws, *in.ProjectID); err != nil {
 				return a, err
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -93,11 +94,7 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 }
 
 func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, in NewTask) (Task, error) {
-	// The key-share lock makes a concurrent project delete wait for this insert
-	// (and then remove the task with its event) instead of racing it.
-	var one int
-	err := tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, in.ProjectID).Scan(&one)
-	if err := storekit.Found(err, "project"); err != nil {
+	if err := project.Hold(ctx, tx, ws, in.ProjectID); err != nil {
 		return Task{}, err
 	}
 	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {

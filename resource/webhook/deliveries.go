@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -68,6 +69,9 @@ func ToDeliveryView(d Delivery) DeliveryView {
 const deliveryColumns = `d.id, d.subscription_id, d.client_id, d.event_id, d.occurred_at, d.event_type, d.data, d.status, d.attempts,
 	d.next_attempt_at, d.last_status, d.replay_of, d.created_at, d.completed_at`
 
+// scanDeliveryRow scans deliveryColumns alone, as a storekit.Scan.
+func scanDeliveryRow(row pgx.Row) (Delivery, error) { return scanDelivery(row) }
+
 // scanDelivery scans deliveryColumns and then, into more, the columns a
 // statement selects after them.
 func scanDelivery(row pgx.Row, more ...any) (Delivery, error) {
@@ -118,16 +122,7 @@ func (st Store) Deliveries(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	sql := fmt.Sprintf("select %s from webhook_deliveries d where %s order by d.id desc limit $%d", deliveryColumns, strings.Join(where, " and "), len(args))
 	var out []Delivery
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(sql, args...).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				d, err := scanDelivery(rows)
-				if err != nil {
-					return err
-				}
-				out = append(out, d)
-			}
-			return rows.Err()
-		})
+		storekit.QueueRows(b, &out, scanDeliveryRow, sql, args...)
 	})
 	return out, err
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -45,17 +46,7 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 				return rows.Err()
 			})
 		}
-		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.status = 'ACTIVE' order by s.id", ws).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					s, err := scanSub(rows)
-					if err != nil {
-						return err
-					}
-					subs = append(subs, s)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRows(b, &subs, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.status = 'ACTIVE' order by s.id", ws)
 	})
 	return evs, subs, err
 }

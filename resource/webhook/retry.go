@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -25,24 +26,9 @@ func (st Store) LoadRetry(ctx context.Context, shard *tenant.Shard, ws, sub uuid
 	var s Subscription
 	var due []Delivery
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2", ws, sub).
-			QueryRow(func(r pgx.Row) error {
-				var err error
-				s, err = scanSub(r)
-				return err
-			})
-		b.Queue(`select `+deliveryColumns+` from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
-			and d.status in ('PENDING', 'RETRYING') and d.next_attempt_at <= now() order by d.id limit $3`, ws, sub, limit).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					d, err := scanDelivery(rows)
-					if err != nil {
-						return err
-					}
-					due = append(due, d)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRow(b, &s, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2", ws, sub)
+		storekit.QueueRows(b, &due, scanDeliveryRow, `select `+deliveryColumns+` from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
+			and d.status in ('PENDING', 'RETRYING') and d.next_attempt_at <= now() order by d.id limit $3`, ws, sub, limit)
 	})
 	return s, due, err
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -144,17 +145,7 @@ func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 	found := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID).
-			Query(func(rows pgx.Rows) error {
-				for rows.Next() {
-					s, err := scanSub(rows)
-					if err != nil {
-						return err
-					}
-					out = append(out, s)
-				}
-				return rows.Err()
-			})
+		storekit.QueueRows(b, &out, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID)
 	})
 	if err == nil && !found {
 		return nil, pmapi.NotFound("app")

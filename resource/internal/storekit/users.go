@@ -64,16 +64,3 @@ func CheckUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fields ...UserFiel
 	}
 	return nil
 }
-
-// ProjectExists refuses a project id that names no project of the workspace
-// (404, as a malformed one).
-func ProjectExists(ctx context.Context, tx pgx.Tx, ws uuid.UUID, id uuid.UUID) error {
-	var ok bool
-	if err := tx.QueryRow(ctx, "select exists(select 1 from projects where workspace_id = $1 and id = $2)", ws, id).Scan(&ok); err != nil {
-		return err
-	}
-	if !ok {
-		return pmapi.NotFound("project")
-	}
-	return nil
-}
