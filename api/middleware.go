@@ -29,7 +29,7 @@ var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,128}$`)
 func withRequestID(c *fiber.Ctx) error {
 	id := c.Get(headerRequestID)
 	if !saneRequestID.MatchString(id) {
-		id = "req_" + pmapi.RandomBase62(20)
+		id = newRequestID()
 	}
 	c.Locals(localRequestID, id)
 	c.Set(headerRequestID, id)
@@ -42,7 +42,7 @@ func requestID(c *fiber.Ctx) string {
 	if id, ok := c.Locals(localRequestID).(string); ok {
 		return id
 	}
-	id := "req_" + pmapi.RandomBase62(20)
+	id := newRequestID()
 	c.Locals(localRequestID, id)
 	c.Set(headerRequestID, id)
 	return id
