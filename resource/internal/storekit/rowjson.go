@@ -155,8 +155,9 @@ var (
 )
 
 // Append appends the row's JSON object, read from one row's values of a
-// result Check accepted.
-func (r *RowJSON) Append(b []byte, values [][]byte) ([]byte, error) {
+// result Check accepted; dates carries the last date written from one row
+// to the next (a page's).
+func (r *RowJSON) Append(b []byte, values [][]byte, dates *jsonw.Dates) ([]byte, error) {
 	if len(values) != len(r.cols) {
 		return b, errWire
 	}
@@ -172,14 +173,14 @@ func (r *RowJSON) Append(b []byte, values [][]byte) ([]byte, error) {
 			continue
 		}
 		var err error
-		if b, err = c.append(b, v); err != nil {
+		if b, err = c.append(b, v, dates); err != nil {
 			return b, fmt.Errorf("%w: %s", err, c.column)
 		}
 	}
 	return append(b, '}'), nil
 }
 
-func (c *Col) append(b, v []byte) ([]byte, error) {
+func (c *Col) append(b, v []byte, dates *jsonw.Dates) ([]byte, error) {
 	switch c.write {
 	case writeID, writeUUID:
 		if len(v) != 16 {
@@ -215,7 +216,7 @@ func (c *Col) append(b, v []byte) ([]byte, error) {
 				return jsonw.Time(b, t), nil
 			}
 		}
-		return jsonw.TimeMicros(b, us), nil
+		return dates.TimeMicros(b, us), nil
 	}
 }
 
