@@ -6,23 +6,29 @@ package jsonw
 // resource/internal/storekit). us must lie in the years 0 to 9999
 // (MinMicros, MaxMicros), which is all Time's JSON can hold.
 func TimeMicros(b []byte, us int64) []byte {
-	var d Dates
+	var d Date
 	return d.TimeMicros(b, us)
 }
 
-// Dates writes times as TimeMicros does, remembering the last day's date:
-// the times of a page's rows fall on few days (a row's created and updated
-// times, tasks made the same week), and the civil date was a third of a
-// time's CPU (BenchmarkRowJSON in resource/internal/storekit). One per page
-// or goroutine; the zero value is ready.
-type Dates struct {
+// A Date writes times as TimeMicros does, remembering the last one's date:
+// a column's times on a page fall on few days (tasks made the same week,
+// updated the same day), and the civil date was a third of a time's CPU
+// (BenchmarkRowJSON in resource/internal/storekit). The zero value is ready.
+type Date struct {
 	day  int64
 	date [10]byte // "YYYY-MM-DD" of day
 	set  bool
 }
 
+// Dates are a page's Dates, one a time column (Column).
+type Dates [8]Date
+
+// Column is the Date of a page's i-th time column; columns past the eighth
+// share.
+func (d *Dates) Column(i int) *Date { return &d[i%len(d)] }
+
 // TimeMicros is the package's TimeMicros, through d.
-func (d *Dates) TimeMicros(b []byte, us int64) []byte {
+func (d *Date) TimeMicros(b []byte, us int64) []byte {
 	secs := floorDiv(us, 1_000_000)
 	frac := us - secs*1_000_000
 	days := floorDiv(secs, 86400)

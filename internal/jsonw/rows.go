@@ -11,7 +11,7 @@ type Rows struct {
 	n    int
 	last int          // where the last object (its comma included) starts
 	keys [2]uuid.UUID // the keys of the last object and of the one before
-	// Dates is the page's times' last date (Dates.TimeMicros).
+	// Dates are the page's time columns' last dates (RowJSON.Append).
 	Dates Dates
 }
 

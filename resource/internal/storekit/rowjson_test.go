@@ -138,10 +138,14 @@ func BenchmarkRowJSON(b *testing.B) {
 		TimeUTC("start_date", "startDate"), TimeUTC("due_date", "dueDate"), TimeUTC("created_at", "createdAt"), TimeUTC("updated_at", "updatedAt"),
 		TimeUTC("archived_at", "archivedAt").OrNull())
 	id := uuid.Must(uuid.NewV7())
-	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], uint64(time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC).UnixMicro()-946684800_000_000))
+	// A task's times as a page has them: start and due on their own days,
+	// created and updated on a third.
+	ts := func(t time.Time) []byte {
+		return binary.BigEndian.AppendUint64(nil, uint64(t.UnixMicro()-946684800_000_000))
+	}
 	values := [][]byte{id[:], id[:], []byte("Replace the worn coupling 17"), []byte("Check the alignment and the run-in"), []byte("IN_PROGRESS"),
-		{0, 3}, id[:], id[:], ts[:], ts[:], ts[:], ts[:], nil}
+		{0, 3}, id[:], id[:], ts(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)), ts(time.Date(2026, 12, 1, 17, 0, 0, 500_000_000, time.UTC)),
+		ts(time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC)), ts(time.Date(2026, 11, 25, 9, 13, 4, 987_654_000, time.UTC)), nil}
 	buf := make([]byte, 0, 1024)
 	var dates jsonw.Dates // a page's: its rows' times mostly on one day
 	b.ReportAllocs()
