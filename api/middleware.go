@@ -116,16 +116,7 @@ func logRequest(ctx context.Context, log *slog.Logger, attrs []slog.Attr) {
 		l := accessLines.Get().(*observability.JSONLine)
 		defer accessLines.Put(l)
 		l.Start(time.Now(), slog.LevelInfo, "request")
-		for _, a := range attrs {
-			switch a.Value.Kind() {
-			case slog.KindInt64:
-				l.Int(a.Key, int(a.Value.Int64()))
-			case slog.KindFloat64:
-				l.Float(a.Key, a.Value.Float64())
-			default:
-				l.String(a.Key, a.Value.String())
-			}
-		}
+		l.Attrs(attrs)
 		if line, same := l.End(); same {
 			_ = lw.WriteLine(line)
 			return

@@ -1,6 +1,7 @@
 package observability
 
 import (
+	"context"
 	"io"
 	"log/slog"
 	"math"
@@ -19,34 +20,33 @@ type LineWriter interface {
 	WriteLine(line []byte) error
 }
 
-// jsonHandler is slog's JSON handler plus WriteLine; both write through one
+// jsonHandler is slog's JSON handler plus WriteLine; both write under one
 // lock, so lines never interleave on a writer that is not safe for
-// concurrent use. A handler made from it by WithAttrs or WithGroup is slog's
-// own, and takes no lines.
+// concurrent use. (slog formats a record before taking its own lock; here
+// its other lines are formatted under this one too, which only the rare
+// lines that are not the access log's wait for.) A handler made from it by
+// WithAttrs or WithGroup is slog's own, and takes no lines.
 type jsonHandler struct {
 	*slog.JSONHandler
-	w *lockedWriter
+	w  io.Writer
+	mu *sync.Mutex
 }
 
 func newJSONHandler(w io.Writer, opts *slog.HandlerOptions) jsonHandler {
-	lw := &lockedWriter{w: w}
-	return jsonHandler{JSONHandler: slog.NewJSONHandler(lw, opts), w: lw}
+	return jsonHandler{JSONHandler: slog.NewJSONHandler(w, opts), w: w, mu: new(sync.Mutex)}
+}
+
+func (h jsonHandler) Handle(ctx context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.JSONHandler.Handle(ctx, r)
 }
 
 func (h jsonHandler) WriteLine(line []byte) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	_, err := h.w.Write(line)
 	return err
-}
-
-type lockedWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (l *lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 // A JSONLine writes one record byte for byte as slog's JSON handler does
@@ -95,6 +95,21 @@ func (l *JSONLine) Float(key string, f float64) {
 		return
 	}
 	l.B = strconv.AppendFloat(l.B, f, 'f', -1, 64)
+}
+
+// Attrs adds attributes: strings, integers and floats (any other kind is
+// written as its String, quoted).
+func (l *JSONLine) Attrs(attrs []slog.Attr) {
+	for _, a := range attrs {
+		switch a.Value.Kind() {
+		case slog.KindInt64:
+			l.Int(a.Key, int(a.Value.Int64()))
+		case slog.KindFloat64:
+			l.Float(a.Key, a.Value.Float64())
+		default:
+			l.String(a.Key, a.Value.String())
+		}
+	}
 }
 
 // End closes the record with its newline and tells whether it is slog's.

@@ -3,7 +3,9 @@ package observability
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"sync"
 	"testing"
 	"time"
 )
@@ -48,16 +50,7 @@ func TestJSONLineIsSlogs(t *testing.T) {
 
 func writeLine(l *JSONLine, at time.Time, attrs []slog.Attr) ([]byte, bool) {
 	l.Start(at, slog.LevelInfo, "request")
-	for _, a := range attrs {
-		switch a.Value.Kind() {
-		case slog.KindInt64:
-			l.Int(a.Key, int(a.Value.Int64()))
-		case slog.KindFloat64:
-			l.Float(a.Key, a.Value.Float64())
-		default:
-			l.String(a.Key, a.Value.String())
-		}
-	}
+	l.Attrs(attrs)
 	return l.End()
 }
 
@@ -93,5 +86,35 @@ func TestJSONLoggerTakesLines(t *testing.T) {
 	}
 	if _, ok := NewLogger(&out, slog.LevelInfo, FormatText).Handler().(LineWriter); ok {
 		t.Error("the text logger takes JSON lines")
+	}
+}
+
+// Records and lines written at once from many goroutines come out whole,
+// even on a writer that is not safe for concurrent use.
+func TestJSONLoggerLinesWhole(t *testing.T) {
+	var out bytes.Buffer
+	log := NewLogger(&out, slog.LevelInfo, FormatJSON)
+	lw := log.Handler().(LineWriter)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for range 200 {
+				if g%2 == 0 {
+					log.Info("record", "g", g)
+				} else if err := lw.WriteLine([]byte("{\"msg\":\"line\"}\n")); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n"))
+	for _, l := range lines {
+		if !json.Valid(l) {
+			t.Fatalf("a broken line: %q", l)
+		}
+	}
+	if len(lines) != 800 {
+		t.Errorf("%d lines, want 800", len(lines))
 	}
 }
