@@ -8,7 +8,8 @@ import (
 	"github.com/oklog/ulid/v2"
 )
 
-const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+// Base62 is the alphabet of RandomBase62 and of request ids.
+const Base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
 // RandomBase62 returns n characters drawn uniformly from the base62 alphabet with
 // crypto/rand (rejection sampling keeps the draw unbiased).
@@ -23,7 +24,7 @@ func RandomBase62(n int) string {
 		for _, c := range buf {
 			// 248 = 4*62: values above it would favour the first characters.
 			if c < 248 {
-				b.WriteByte(base62[c%62])
+				b.WriteByte(Base62[c%62])
 				if b.Len() == n {
 					break
 				}
@@ -45,7 +46,7 @@ func LooksLikeClientID(s string) bool {
 		return false
 	}
 	for i := len(ClientIDPrefix); i < len(s); i++ {
-		if strings.IndexByte(base62, s[i]) < 0 {
+		if strings.IndexByte(Base62, s[i]) < 0 {
 			return false
 		}
 	}

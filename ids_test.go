@@ -26,7 +26,7 @@ func TestNewClientIDFormat(t *testing.T) {
 
 func TestRandomBase62UsesWholeAlphabet(t *testing.T) {
 	s := RandomBase62(20000)
-	for _, c := range base62 {
+	for _, c := range Base62 {
 		if !strings.ContainsRune(s, c) {
 			t.Errorf("character %q never drawn in 20000", c)
 		}

@@ -13,13 +13,14 @@ import (
 
 // BenchmarkTaskListRequest serves a full page of 50 tasks (every field set)
 // through the Fiber app's handler as pmapi serve runs it: the middleware, the
-// key, the store's one round trip, the page's JSON. No network, so ns/op is
-// the server's own work plus waiting for PostgreSQL, and allocs/op is all the
-// server's (docs/decisions.md, Reads):
+// key, the store's one round trip, the page's JSON, the access line into
+// serve's logger. No network, so ns/op is the server's own work plus waiting
+// for PostgreSQL, and allocs/op is all the server's (docs/decisions.md,
+// Reads):
 //
 //	bin/pmapi devdb exec -- go test -run '^$' -bench TaskListRequest -benchmem ./api/
 func BenchmarkTaskListRequest(b *testing.B) {
-	env := apitest.New(b, func(d *apitest.Config) { d.RateLimitPerMinute = 1_000_000_000 })
+	env := apitest.New(b, asServe(b))
 	tn := env.NewTenant(b)
 	project := tn.Created(b, "/openapi/v1/resource/project/create", map[string]any{"name": "bench"})["id"].(string)
 	for i := range 51 {

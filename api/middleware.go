@@ -1,15 +1,18 @@
 package api
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"regexp"
 	"runtime/debug"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/observability"
 )
 
 // Keys of values that middleware hands to later handlers and to the access log.
@@ -29,7 +32,7 @@ var saneRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{8,128}$`)
 func withRequestID(c *fiber.Ctx) error {
 	id := c.Get(headerRequestID)
 	if !saneRequestID.MatchString(id) {
-		id = "req_" + pmapi.RandomBase62(20)
+		id = newRequestID()
 	}
 	c.Locals(localRequestID, id)
 	c.Set(headerRequestID, id)
@@ -42,7 +45,7 @@ func requestID(c *fiber.Ctx) string {
 	if id, ok := c.Locals(localRequestID).(string); ok {
 		return id
 	}
-	id := "req_" + pmapi.RandomBase62(20)
+	id := newRequestID()
 	c.Locals(localRequestID, id)
 	c.Set(headerRequestID, id)
 	return id
@@ -79,8 +82,8 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		route, status := routeOf(c), c.Response().StatusCode()
 		code, _ := c.Locals(localErrorCode).(string)
 		observeRequest(route, c.Method(), status, code, elapsed.Seconds())
-		// LogAttrs with typed attributes, not Info's key-value pairs: the same
-		// line without boxing each value (docs/decisions.md, Reads).
+		// Typed attributes, not key-value pairs: the same line without boxing
+		// each value (docs/decisions.md, Reads).
 		var buf [8]slog.Attr
 		attrs := append(buf[:0],
 			slog.String("requestId", requestID(c)),
@@ -98,10 +101,32 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		if code != "" {
 			attrs = append(attrs, slog.String("code", code))
 		}
-		log.LogAttrs(c.UserContext(), slog.LevelInfo, "request", attrs...)
+		logRequest(c.UserContext(), log, attrs)
 		return nil
 	}
 }
+
+// logRequest writes the access line. Into the JSON logger pmapi serve makes,
+// it writes the line itself (observability.JSONLine, the same bytes as
+// slog's), which costs about a fifth of slog's walk over the attributes
+// (BenchmarkRequestFixedCost; docs/decisions.md, Reads); any other logger,
+// or a value slog would escape, takes slog's way.
+func logRequest(ctx context.Context, log *slog.Logger, attrs []slog.Attr) {
+	if lw, ok := log.Handler().(observability.LineWriter); ok && lw.Enabled(ctx, slog.LevelInfo) {
+		l := accessLines.Get().(*observability.JSONLine)
+		defer accessLines.Put(l)
+		l.Start(time.Now(), slog.LevelInfo, "request")
+		l.Attrs(attrs)
+		if line, same := l.End(); same {
+			_ = lw.WriteLine(line)
+			return
+		}
+	}
+	log.LogAttrs(ctx, slog.LevelInfo, "request", attrs...)
+}
+
+// accessLines are the access log's lines being written (JSONLine), reused.
+var accessLines = sync.Pool{New: func() any { return &observability.JSONLine{B: make([]byte, 0, 512)} }}
 
 // routeOf is the route template (never the raw path, which carries ids).
 func routeOf(c *fiber.Ctx) string {

@@ -23,12 +23,7 @@ import (
 //
 //	bin/pmapi devdb exec -- go test -run '^$' -bench RequestFixedCost -benchmem ./api/
 func BenchmarkRequestFixedCost(b *testing.B) {
-	lines := observability.NewLineBuffer(io.Discard, 100*time.Millisecond)
-	b.Cleanup(func() { _ = lines.Close() })
-	env := apitest.New(b, func(d *apitest.Config) {
-		d.RateLimitPerMinute = 1_000_000_000
-		d.AccessLog = observability.NewLogger(lines.Buffered(), slog.LevelInfo, observability.FormatJSON)
-	})
+	env := apitest.New(b, asServe(b))
 	tn := env.NewTenant(b)
 	handler := env.App.Handler()
 	run := func(b *testing.B, path string, keyed bool, want int) {
@@ -50,4 +45,16 @@ func BenchmarkRequestFixedCost(b *testing.B) {
 	}
 	b.Run("healthz", func(b *testing.B) { run(b, "/healthz", false, 200) })
 	b.Run("keyed", func(b *testing.B) { run(b, taskBase+"list?limit=abc", true, 400) })
+}
+
+// asServe configures an app for a benchmark as pmapi serve runs: no rate
+// limit in the way, and the access line through serve's own logger and 100
+// ms buffer (to io.Discard).
+func asServe(b *testing.B) func(d *apitest.Config) {
+	lines := observability.NewLineBuffer(io.Discard, 100*time.Millisecond)
+	b.Cleanup(func() { _ = lines.Close() })
+	return func(d *apitest.Config) {
+		d.RateLimitPerMinute = 1_000_000_000
+		d.AccessLog = observability.NewLogger(lines.Buffered(), slog.LevelInfo, observability.FormatJSON)
+	}
 }

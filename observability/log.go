@@ -59,7 +59,7 @@ func NewLogger(w io.Writer, level slog.Level, format Format) *slog.Logger {
 	if format == FormatText {
 		return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: shortTime}))
 	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level}))
+	return slog.New(newJSONHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
 func shortTime(groups []string, a slog.Attr) slog.Attr {

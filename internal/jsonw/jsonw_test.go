@@ -103,7 +103,8 @@ func BenchmarkTime(b *testing.B) {
 }
 
 // FuzzTimeMicros: every microsecond of the years 0 to 9999 comes out as
-// Time writes it in UTC (so as encoding/json does).
+// Time writes it in UTC (so as encoding/json does), alone and through a
+// Date that remembers another day's date.
 func FuzzTimeMicros(f *testing.F) {
 	for _, us := range []int64{0, -1, 1, 1_000_000, 951_782_400_000_000, MinMicros, MaxMicros, 1795590000_120_000, -62135596800_000_001} {
 		f.Add(us)
@@ -115,6 +116,17 @@ func FuzzTimeMicros(f *testing.F) {
 		want := Time(nil, time.UnixMicro(us).UTC())
 		if got := TimeMicros(nil, us); string(got) != string(want) {
 			t.Fatalf("TimeMicros(%d) = %s, Time %s", us, got, want)
+		}
+		// Through one Date: the same day again, then hours and days
+		// away, each against the date it remembers.
+		var d Date
+		for _, v := range []int64{us, us + 1, us + 3_600_000_000*7, us - 86_400_000_000, us + 40*86_400_000_000, us} {
+			if v < MinMicros || v > MaxMicros {
+				continue
+			}
+			if got, want := d.TimeMicros(nil, v), Time(nil, time.UnixMicro(v).UTC()); string(got) != string(want) {
+				t.Fatalf("Date.TimeMicros(%d) = %s, Time %s", v, got, want)
+			}
 		}
 	})
 }

@@ -6,18 +6,42 @@ package jsonw
 // resource/internal/storekit). us must lie in the years 0 to 9999
 // (MinMicros, MaxMicros), which is all Time's JSON can hold.
 func TimeMicros(b []byte, us int64) []byte {
+	var d Date
+	return d.TimeMicros(b, us)
+}
+
+// A Date writes times as TimeMicros does, remembering the last one's date:
+// a column's times on a page fall on few days (tasks made the same week,
+// updated the same day), and the civil date was a third of a time's CPU
+// (BenchmarkRowJSON in resource/internal/storekit). The zero value is ready.
+type Date struct {
+	day  int64
+	date [10]byte // "YYYY-MM-DD" of day
+	set  bool
+}
+
+// Dates are a page's Dates, one a time column (Column).
+type Dates [8]Date
+
+// Column is the Date of a page's i-th time column; columns past the eighth
+// share.
+func (d *Dates) Column(i int) *Date { return &d[i%len(d)] }
+
+// TimeMicros is the package's TimeMicros, through d.
+func (d *Date) TimeMicros(b []byte, us int64) []byte {
 	secs := floorDiv(us, 1_000_000)
 	frac := us - secs*1_000_000
 	days := floorDiv(secs, 86400)
 	clock := secs - days*86400
-	y, m, d := civil(days)
+	if !d.set || d.day != days {
+		y, m, dd := civil(days)
+		c, yy := y/100, y%100
+		d.date = [10]byte{pairs[2*c], pairs[2*c+1], pairs[2*yy], pairs[2*yy+1], '-',
+			pairs[2*m], pairs[2*m+1], '-', pairs[2*dd], pairs[2*dd+1]}
+		d.day, d.set = days, true
+	}
 	b = append(b, '"')
-	b = append2(b, y/100)
-	b = append2(b, y%100)
-	b = append(b, '-')
-	b = append2(b, m)
-	b = append(b, '-')
-	b = append2(b, d)
+	b = append(b, d.date[:]...)
 	b = append(b, 'T')
 	b = append2(b, int(clock/3600))
 	b = append(b, ':')

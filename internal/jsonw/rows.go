@@ -11,6 +11,8 @@ type Rows struct {
 	n    int
 	last int          // where the last object (its comma included) starts
 	keys [2]uuid.UUID // the keys of the last object and of the one before
+	// Dates are the page's time columns' last dates (RowJSON.Append).
+	Dates Dates
 }
 
 // Start begins the next object, of the row keyed key: the caller appends

@@ -27,7 +27,7 @@ func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int,
 			*rows = from
 			return eachJSON(r, row, limit, func(key uuid.UUID, values [][]byte) (err error) {
 				rows.Start(key)
-				rows.B, err = row.Append(rows.B, values)
+				rows.B, err = row.Append(rows.B, values, &rows.Dates)
 				return err
 			})
 		})
@@ -38,11 +38,12 @@ func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int,
 // row from its wire values, to b; no row is noun's not-found.
 func GetJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, row *RowJSON, b []byte, noun, sql string, args ...any) ([]byte, error) {
 	out, found := b, false
+	var dates jsonw.Dates
 	err := shard.Read(ctx, ws, func(batch *pgx.Batch) {
 		batch.Queue(sql, args...).Query(func(r pgx.Rows) error {
 			out, found = b, false
 			return eachJSON(r, row, 1, func(_ uuid.UUID, values [][]byte) (err error) {
-				out, err = row.Append(out, values)
+				out, err = row.Append(out, values, &dates)
 				found = true
 				return err
 			})

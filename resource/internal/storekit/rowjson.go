@@ -35,6 +35,7 @@ type Col struct {
 	write  writer
 	prefix string // an ID's
 	null   bool
+	slot   int // a time's: its place among the view's times (jsonw.Dates)
 }
 
 type writer uint8
@@ -93,7 +94,11 @@ func NewRowJSON(cols ...Col) *RowJSON {
 		panic("storekit: a RowJSON starts with its row's uuid key")
 	}
 	r := &RowJSON{cols: make([]Col, len(cols))}
+	times := 0
 	for i, c := range cols {
+		if c.write == writeTime || c.write == writeTimeUTC {
+			c.slot, times = times, times+1
+		}
 		sep := ","
 		if i == 0 {
 			sep = "{"
@@ -155,8 +160,9 @@ var (
 )
 
 // Append appends the row's JSON object, read from one row's values of a
-// result Check accepted.
-func (r *RowJSON) Append(b []byte, values [][]byte) ([]byte, error) {
+// result Check accepted; dates carries each time column's last date from
+// one row to the next (a page's).
+func (r *RowJSON) Append(b []byte, values [][]byte, dates *jsonw.Dates) ([]byte, error) {
 	if len(values) != len(r.cols) {
 		return b, errWire
 	}
@@ -172,14 +178,14 @@ func (r *RowJSON) Append(b []byte, values [][]byte) ([]byte, error) {
 			continue
 		}
 		var err error
-		if b, err = c.append(b, v); err != nil {
+		if b, err = c.append(b, v, dates); err != nil {
 			return b, fmt.Errorf("%w: %s", err, c.column)
 		}
 	}
 	return append(b, '}'), nil
 }
 
-func (c *Col) append(b, v []byte) ([]byte, error) {
+func (c *Col) append(b, v []byte, dates *jsonw.Dates) ([]byte, error) {
 	switch c.write {
 	case writeID, writeUUID:
 		if len(v) != 16 {
@@ -215,7 +221,7 @@ func (c *Col) append(b, v []byte) ([]byte, error) {
 				return jsonw.Time(b, t), nil
 			}
 		}
-		return jsonw.TimeMicros(b, us), nil
+		return dates.Column(c.slot).TimeMicros(b, us), nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/internal/jsonw"
 )
 
 // one is a RowJSON of every kind of column, each nullable.
@@ -36,7 +37,7 @@ func FuzzRowJSON(f *testing.F) {
 		if null {
 			values = [][]byte{id, nil, nil, nil, nil, nil}
 		}
-		got, err := one.Append(nil, values)
+		got, err := one.Append(nil, values, new(jsonw.Dates))
 
 		var tm pgtype.Timestamptz
 		scanErr := m.Scan(pgtype.TimestamptzOID, pgtype.BinaryFormatCode, ts[:], &tm)
@@ -118,13 +119,13 @@ func TestRowJSONRefusesOtherColumns(t *testing.T) {
 	}
 	id := make([]byte, 16)
 	strict := NewRowJSON(ID("id", "id", "x_"), Text("s", "s"))
-	if _, err := strict.Append(nil, [][]byte{id, nil}); err == nil {
+	if _, err := strict.Append(nil, [][]byte{id, nil}, new(jsonw.Dates)); err == nil {
 		t.Error("NULL in a column without OrNull was written")
 	}
-	if _, err := one.Append(nil, [][]byte{id, id[:15], nil, nil, nil, nil}); err == nil {
+	if _, err := one.Append(nil, [][]byte{id, id[:15], nil, nil, nil, nil}, new(jsonw.Dates)); err == nil {
 		t.Error("a 15-byte uuid was written")
 	}
-	if _, err := one.Append(nil, [][]byte{id, nil, nil, []byte{1, 2, 3}, nil, nil}); err == nil {
+	if _, err := one.Append(nil, [][]byte{id, nil, nil, []byte{1, 2, 3}, nil, nil}, new(jsonw.Dates)); err == nil {
 		t.Error("a 3-byte integer was written")
 	}
 }
@@ -137,15 +138,20 @@ func BenchmarkRowJSON(b *testing.B) {
 		TimeUTC("start_date", "startDate"), TimeUTC("due_date", "dueDate"), TimeUTC("created_at", "createdAt"), TimeUTC("updated_at", "updatedAt"),
 		TimeUTC("archived_at", "archivedAt").OrNull())
 	id := uuid.Must(uuid.NewV7())
-	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], uint64(time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC).UnixMicro()-946684800_000_000))
+	// A task's times as a page has them: start and due on their own days,
+	// created and updated on a third.
+	ts := func(t time.Time) []byte {
+		return binary.BigEndian.AppendUint64(nil, uint64(t.UnixMicro()-946684800_000_000))
+	}
 	values := [][]byte{id[:], id[:], []byte("Replace the worn coupling 17"), []byte("Check the alignment and the run-in"), []byte("IN_PROGRESS"),
-		{0, 3}, id[:], id[:], ts[:], ts[:], ts[:], ts[:], nil}
+		{0, 3}, id[:], id[:], ts(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)), ts(time.Date(2026, 12, 1, 17, 0, 0, 500_000_000, time.UTC)),
+		ts(time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC)), ts(time.Date(2026, 11, 25, 9, 13, 4, 987_654_000, time.UTC)), nil}
 	buf := make([]byte, 0, 1024)
+	var dates jsonw.Dates // a page's: its rows' times mostly on one day
 	b.ReportAllocs()
 	for b.Loop() {
 		var err error
-		if buf, err = row.Append(buf[:0], values); err != nil {
+		if buf, err = row.Append(buf[:0], values, &dates); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	pgxuuid "github.com/vgarvardt/pgx-google-uuid/v5"
 
+	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 )
 
@@ -26,6 +27,7 @@ func Same[T, V any](tb testing.TB, w *storekit.RowJSON, rows []T, values func(T)
 	if err := w.Check(fields); err != nil {
 		tb.Fatal(err)
 	}
+	var dates jsonw.Dates // the rows' times through one, as a page's are
 	for i, row := range rows {
 		vals := values(row)
 		if len(vals) != len(fields) {
@@ -40,7 +42,7 @@ func Same[T, V any](tb testing.TB, w *storekit.RowJSON, rows []T, values func(T)
 			}
 			wire[j] = b
 		}
-		got, err := w.Append(nil, wire)
+		got, err := w.Append(nil, wire, &dates)
 		if err != nil {
 			tb.Fatalf("row %d: %v", i, err)
 		}
