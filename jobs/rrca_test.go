@@ -26,6 +26,18 @@ func (noRRCAJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uui
 	return nil
 }
 
+// analysesWorkspace is a new workspace of the test database's directory and
+// an analysis store that emits and queues nothing.
+func analysesWorkspace(t *testing.T) (*tenant.Directory, *tenant.Shard, tenant.Workspace, rrca.Store) {
+	t.Helper()
+	dir, shard := testdb.Directory(t)
+	w, err := dir.Create(context.Background(), "analyses", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, shard, w, rrca.Store{Events: event.Discard{}, Jobs: noRRCAJobs{}}
+}
+
 // TestSimilarityJobsOfSimilarAnalysesNeverCollide: the jobs of two similar
 // analyses write the same pair of rows (the score is symmetric, each writes
 // both directions). Run side by side, as workers run them, every one
@@ -33,12 +45,7 @@ func (noRRCAJobs) Suggest(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uui
 // and River's retry (before the upsert about a third of these failed).
 func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 	ctx := context.Background()
-	dir, shard := testdb.Directory(t)
-	w, err := dir.Create(ctx, "similar", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := rrca.Store{Events: event.Discard{}, Jobs: noRRCAJobs{}}
+	_, shard, w, store := analysesWorkspace(t)
 	problem := "Hydraulic seal leaks on press line after the nightly cleaning cycle"
 	var ids []uuid.UUID
 	for _, title := range []string{"Seal leak on press 4", "Seal leak on press 7", "Seal leak on press 9", "Seal leak on press 2", "Seal leak on press 5", "Seal leak on press 1"} {
@@ -73,12 +80,7 @@ func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 // not, without reading rrca's table itself (rrca.Store.UpdatedAt).
 func TestTheSimilarityJobOfAGoneAnalysisIsCancelled(t *testing.T) {
 	ctx := context.Background()
-	dir, shard := testdb.Directory(t)
-	w, err := dir.Create(ctx, "similar-gone", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := rrca.Store{Events: event.Discard{}, Jobs: noRRCAJobs{}}
+	dir, shard, w, store := analysesWorkspace(t)
 	a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: "Seal leak on press 4"})
 	if err != nil {
 		t.Fatal(err)
