@@ -97,17 +97,20 @@ func (l *JSONLine) Float(key string, f float64) {
 	l.B = strconv.AppendFloat(l.B, f, 'f', -1, 64)
 }
 
-// Attrs adds attributes: strings, integers and floats (any other kind is
-// written as its String, quoted).
+// Attrs adds attributes: strings, integers and floats. Any other kind
+// (a bool, a duration, a time, a group) slog writes in its own form, so it
+// makes the line not OK and the record goes through slog.
 func (l *JSONLine) Attrs(attrs []slog.Attr) {
 	for _, a := range attrs {
 		switch a.Value.Kind() {
+		case slog.KindString:
+			l.String(a.Key, a.Value.String())
 		case slog.KindInt64:
 			l.Int(a.Key, int(a.Value.Int64()))
 		case slog.KindFloat64:
 			l.Float(a.Key, a.Value.Float64())
 		default:
-			l.String(a.Key, a.Value.String())
+			l.ok = false
 		}
 	}
 }

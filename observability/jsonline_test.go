@@ -39,6 +39,8 @@ func TestJSONLineIsSlogs(t *testing.T) {
 		{slog.String("requestId", `a"b`)}, {slog.String("route", `a\b`)}, {slog.String("m", "tab\there")},
 		{slog.String("m", "é")}, {slog.String("m", "\x7f")}, {slog.String(`k"`, "v")},
 		{slog.Float64("latencyMs", 1e-7)}, {slog.Float64("latencyMs", 1e21)},
+		{slog.Bool("cached", true)}, {slog.Duration("took", time.Millisecond)}, {slog.Time("at", times[0])},
+		{slog.Group("g", slog.String("k", "v"))}, {slog.Any("list", []int{1})},
 	}
 	for _, attrs := range escaped {
 		var l JSONLine
