@@ -13,8 +13,7 @@ import (
 // that names no project of the workspace (404, as a malformed one): the
 // other resources ask here rather than read the projects table themselves.
 func Exists(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
-	var one int
-	return storekit.Found(tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2", ws, id).Scan(&one), "project")
+	return find(ctx, tx, "select 1 from projects where workspace_id = $1 and id = $2", ws, id)
 }
 
 // Hold is Exists that also holds the project until tx ends (a key-share
@@ -22,6 +21,10 @@ func Exists(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
 // child to it, and then removes the child with its event, instead of racing
 // it.
 func Hold(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) error {
+	return find(ctx, tx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, id)
+}
+
+func find(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) error {
 	var one int
-	return storekit.Found(tx.QueryRow(ctx, "select 1 from projects where workspace_id = $1 and id = $2 for key share", ws, id).Scan(&one), "project")
+	return storekit.Found(tx.QueryRow(ctx, sql, ws, id).Scan(&one), "project")
 }
