@@ -41,6 +41,22 @@ type Search struct {
 	Live string
 }
 
+// From is the source's tables and their workspace condition, for a FROM
+// clause that goes on with more conditions (it ends in "and"): Table as r
+// and, when the text lives beside it, its Docs table as d, each row read by
+// its key. Search and rrca's suggestions compose their statements with it, so
+// both reach a source's rows the same way. OFFSET 0 keeps the lookup by key a
+// subquery run per Docs row: as a plain join, at 100,000 tasks the planner
+// read every task for a hash join with a search's few hundred hits (7.9 ms
+// of PostgreSQL a search against 2.7 ms).
+func (s Search) From() string {
+	if s.Docs == "" {
+		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
+	}
+	return pgx.Identifier{s.Docs}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{s.Table}.Sanitize() +
+		" r where r.workspace_id = $1 and r.id = d.id offset 0) r where d.workspace_id = $1 and"
+}
+
 // Cascade is a resource that lives in a project and goes when the project is
 // deleted. The project store emits Event for each row removed, with the row's
 // id under IDField and the project's id under projectId.
