@@ -1,7 +1,8 @@
 // Package facet holds what a resource tells the features that span every
-// resource about itself: how search reads its table (Search) and how a project
-// delete reaches its rows (Cascade). It is a leaf, so the API core can gather
-// these from every registration without importing any resource package.
+// resource about itself: how search (and rrca's suggestions) read its table
+// (Search) and how a project delete reaches its rows (Cascade). It is a leaf,
+// so the API core can gather these from every registration without importing
+// any resource package.
 package facet
 
 import (
