@@ -54,15 +54,17 @@ func (s Sources) prefix(typ string) string {
 
 // candidates is one select a candidate source, each row (type, id,
 // project_id, title, doc) with doc the text compared, joined by union all
-// after first (rrca's own rows, of the same columns) when it is not "".
-func (s Sources) candidates(first string) string {
+// and followed by own (rrca's own rows, of the same columns) when it is not
+// "": analyses last, as before the sources, so that rows of equal score come
+// in the same order.
+func (s Sources) candidates(own string) string {
 	parts := make([]string, 0, len(s.Candidates)+1)
-	if first != "" {
-		parts = append(parts, first)
-	}
 	for _, c := range s.Candidates {
 		parts = append(parts, "select '"+c.Type+"'::text as type, r.id, "+c.ProjectID+" as project_id, "+c.Title+" as title, ("+
 			c.Title+") || ' ' || ("+c.Body+") as doc from "+c.From()+" "+c.Live)
+	}
+	if own != "" {
+		parts = append(parts, own)
 	}
 	return strings.Join(parts, " union all ")
 }
