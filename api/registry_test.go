@@ -21,18 +21,6 @@ import (
 var platformTables = []string{"users", "sessions", "apps", "api_keys", "idempotency_keys", "events",
 	"oauth_grants", "oauth_device_codes", "oauth_refresh_tokens"}
 
-// readsAcross are the statements that still read another resource's table,
-// by table and reading package; docs/architecture.md names them as debts.
-// rrca's 5-why and look-across suggestions rank risks, tasks and analyses of
-// the workspace in one statement (and by project), and an analysis's
-// corrective actions show their action item's status by a join.
-var readsAcross = map[string][]string{
-	"risks":        {"rrca"},
-	"tasks":        {"rrca"},
-	"projects":     {"rrca"},
-	"action_items": {"rrca"},
-}
-
 // ownerDir is the package directory of registration r: its name without
 // dashes ("action-item" is resource/actionitem).
 func ownerDir(r api.Resource) string { return strings.ReplaceAll(r.Name, "-", "") }
@@ -115,7 +103,7 @@ func TestRegistrationsKeepTheChecklist(t *testing.T) {
 		for _, r := range env.Server.Resources() {
 			for _, table := range r.Tables {
 				for _, dir := range sqlNaming(t, table) {
-					if filepath.Base(dir) != filepath.Base(ownerDir(r)) && !slices.Contains(readsAcross[table], filepath.Base(dir)) {
+					if filepath.Base(dir) != filepath.Base(ownerDir(r)) {
 						t.Errorf("%s (of %s) is named in the SQL of %s; each package runs only its own tables' SQL", table, r.Name, dir)
 					}
 				}

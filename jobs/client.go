@@ -43,6 +43,10 @@ type Options struct {
 	Workers int
 	// Engine makes 5-why and look-across suggestions; nil is the deterministic one.
 	Engine suggest.Engine
+	// RRCASources are the other resources' rows suggestion runs read
+	// (cmd/pmapi passes resource/registry.RRCASources); without them every
+	// run fails, saying so.
+	RRCASources rrca.Sources
 	// Box opens webhook signing secrets (required to deliver webhooks).
 	Box *seal.Box
 	// Sender posts deliveries; nil builds the production one (no loopback).
@@ -137,7 +141,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		river.AddWorker(workers, &RetryWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &DeliverWorker{Shard: shard, Webhooks: hooks})
 		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log})
-		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}}
+		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}, Sources: opts.RRCASources}
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{

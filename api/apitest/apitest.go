@@ -417,7 +417,7 @@ func (e *Env) ValidateError(t testing.TB, raw []byte) {
 // River's second.
 func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	t.Helper()
-	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender, PollInterval: 50 * time.Millisecond}
+	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender, PollInterval: 50 * time.Millisecond, RRCASources: registry.RRCASources()}
 	for _, f := range opts {
 		f(&o)
 	}

@@ -82,7 +82,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	}
 	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, RiverLog: cfg.riverLog, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter,
 		Schedule: cfg.RetrySchedule, Breaker: cfg.Breaker, CompletedRetention: cfg.JobRetention, Workers: cfg.JobWorkers,
-		FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps()}); err != nil {
+		FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps(), RRCASources: registry.RRCASources()}); err != nil {
 		shards.Close()
 		return nil, err
 	}

@@ -1,7 +1,8 @@
 // Package facet holds what a resource tells the features that span every
-// resource about itself: how search reads its table (Search) and how a project
-// delete reaches its rows (Cascade). It is a leaf, so the API core can gather
-// these from every registration without importing any resource package.
+// resource about itself: how search (and rrca's suggestions) read its table
+// (Search) and how a project delete reaches its rows (Cascade). It is a leaf,
+// so the API core can gather these from every registration without importing
+// any resource package.
 package facet
 
 import (
@@ -39,6 +40,22 @@ type Search struct {
 	Statuses []string
 	// Live is the condition for rows that are not archived or deleted.
 	Live string
+}
+
+// From is the source's tables and their workspace condition, for a FROM
+// clause that goes on with more conditions (it ends in "and"): Table as r
+// and, when the text lives beside it, its Docs table as d, each row read by
+// its key. Search and rrca's suggestions compose their statements with it, so
+// both reach a source's rows the same way. OFFSET 0 keeps the lookup by key a
+// subquery run per Docs row: as a plain join, at 100,000 tasks the planner
+// read every task for a hash join with a search's few hundred hits (7.9 ms
+// of PostgreSQL a search against 2.7 ms).
+func (s Search) From() string {
+	if s.Docs == "" {
+		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
+	}
+	return pgx.Identifier{s.Docs}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{s.Table}.Sanitize() +
+		" r where r.workspace_id = $1 and r.id = d.id offset 0) r where d.workspace_id = $1 and"
 }
 
 // Cascade is a resource that lives in a project and goes when the project is

@@ -16,6 +16,7 @@ import (
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/note"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
@@ -85,13 +86,22 @@ func Resources(d Deps) ([]api.Resource, error) {
 		task.Resource(task.Store{Events: d.Events}),
 		risk.Resource(risk.Store{Events: d.Events}),
 		actionitem.Resource(items),
-		rrca.Resource(rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: items}),
+		rrca.Resource(rrca.Store{Events: d.Events, Jobs: d.RRCAJobs, ActionItems: items, Sources: RRCASources()}),
 		note.Resource(note.Store{Events: d.Events}),
 		webhook.Resource(webhook.HTTPDeps{Store: webhook.Store{Events: d.Events, Jobs: d.WebhookJobs, Box: d.SecretBox},
 			Sender: d.WebhookSender, Attempt: d.WebhookAttempt, Resolver: d.Resolver, AllowLoopback: d.WebhookAllowLoopback,
 			LoopbackHTTP: d.WebhookLoopbackHTTP}),
 		search.Resource(),
 	}, nil
+}
+
+// RRCASources are the other resources' rows analyses read, as each resource
+// describes itself to search: risks and tasks as suggestion candidates, in
+// that order, projects for look-across's grouping and action items for
+// corrective actions. cmd/pmapi hands the workers the same (jobs.Options).
+func RRCASources() rrca.Sources {
+	return rrca.Sources{Candidates: []facet.Search{risk.SearchSource, task.SearchSource},
+		Projects: project.SearchSource, ActionItems: actionitem.SearchSource}
 }
 
 // noJobs queues nothing: for in-process tools (pmapi admin) that never touch

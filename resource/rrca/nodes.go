@@ -187,6 +187,9 @@ func (s Store) AddCorrective(ctx context.Context, shard *tenant.Shard, ws, id uu
 // Correctives lists an analysis's corrective actions with their items' status.
 func (s Store) Correctives(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]CorrectiveAction, error) {
 	var cas []CorrectiveAction
-	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) { queueCorrective(b, ws, id, &cas) })
+	if err := s.Sources.check(); err != nil {
+		return nil, err
+	}
+	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) { s.Sources.queueCorrective(b, ws, id, &cas) })
 	return cas, err
 }

@@ -14,9 +14,7 @@ import (
 	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
-	"github.com/pmapi/pmapi/resource/risk"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
-	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -121,13 +119,8 @@ func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.
 	})
 }
 
-// candidatePrefix is the id prefix of each type of candidate row.
-var candidatePrefix = map[string]string{"rrca": IDPrefix, "risk": risk.IDPrefix, "task": task.IDPrefix, "node": NodeIDPrefix}
-
-func candidateID(typ string, id uuid.UUID) string { return pmapi.FormatID(candidatePrefix[typ], id) }
-
 // candidateRows reads (type, id, title, score) candidate rows.
-func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
+func (s Sources) candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 	var out []suggest.Candidate
 	for rows.Next() {
 		var c suggest.Candidate
@@ -135,7 +128,7 @@ func candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score); err != nil {
 			return nil, err
 		}
-		c.ID = candidateID(c.Type, id)
+		c.ID = pmapi.FormatID(s.prefix(c.Type), id)
 		out = append(out, c)
 	}
 	return out, rows.Err()
@@ -179,21 +172,19 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		if len(in.Chain) > 0 {
 			focus = in.Chain[len(in.Chain)-1] + ". " + in.Problem
 		}
-		rows, err = tx.Query(ctx, `
-			select 'node', n.id, n.text, s.score * case n.kind when 'ROOT_CAUSE' then 1.2 when 'WHY' then 1.1 else 1 end
+		// The candidates: the nodes of similar analyses, then the sources'
+		// rows that match the focus.
+		sql := `select 'node'::text, n.id, n.text, s.score * case n.kind when 'ROOT_CAUSE' then 1.2 when 'WHY' then 1.1 else 1 end
 			from rrca_similar s join rrca_nodes n on n.workspace_id = s.workspace_id and n.rrca_id = s.similar_id
-			where s.workspace_id = $1 and s.rrca_id = $2 and s.similar_id <> $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')
-			union all
-			select 'risk', r.id, r.title, rrca_text_similarity($3, r.title || ' ' || coalesce(r.description, ''))
-			from risks r where r.workspace_id = $1 and r.archived_at is null
-			union all
-			select 'task', t.id, t.title, rrca_text_similarity($3, t.title || ' ' || coalesce(t.description, ''))
-			from tasks t where t.workspace_id = $1 and t.archived_at is null
-			order by 4 desc limit 50`, ws, a.ID, focus)
+			where s.workspace_id = $1 and s.rrca_id = $2 and s.similar_id <> $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')`
+		if len(s.Sources.Candidates) > 0 {
+			sql += ` union all select c.type, c.id, c.title, rrca_text_similarity($3, c.doc) from (` + s.Sources.candidates("") + `) c`
+		}
+		rows, err = tx.Query(ctx, sql+` order by 4 desc limit 50`, ws, a.ID, focus)
 		if err != nil {
 			return err
 		}
-		if in.Candidates, err = candidateRows(rows); err != nil {
+		if in.Candidates, err = s.Sources.candidateRows(rows); err != nil {
 			return err
 		}
 		picks, err := engine.FiveWhy(ctx, in)
@@ -214,6 +205,9 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 // the engine and writes its answer; the run is then READY and
 // rrca.suggestions_ready emitted, or, when do fails, nothing is written.
 func (s Store) work(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, do func(pgx.Tx, Analysis) error) error {
+	if err := s.Sources.check(); err != nil {
+		return err
+	}
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		a, err := get(ctx, tx, ws, run.RRCAID, true)
 		if err != nil {
@@ -269,8 +263,7 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		if len(in.RootCauses) == 0 {
 			in.RootCauses = []string{a.Title + ". " + a.ProblemStatement}
 		}
-		in.Actions, err = texts(ctx, tx, `select coalesce(i.title, c.title) from corrective_actions c
-			left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+		in.Actions, err = texts(ctx, tx, `select coalesce(i.title, c.title) from corrective_actions c `+s.Sources.itemJoin()+`
 			where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, a.ID)
 		if err != nil {
 			return err
@@ -279,19 +272,14 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		for _, rc := range in.RootCauses {
 			mechanism += rc + " "
 		}
-		rows, err := tx.Query(ctx, `with items as (
-				select 'risk' as type, r.id, r.project_id, r.title, r.title || ' ' || coalesce(r.description, '') as doc
-				from risks r where r.workspace_id = $1 and r.archived_at is null
-				union all
-				select 'task', t.id, t.project_id, t.title, t.title || ' ' || coalesce(t.description, '')
-				from tasks t where t.workspace_id = $1 and t.archived_at is null
-				union all
-				select 'rrca', x.id, x.project_id, x.title, x.title || ' ' || x.problem_statement
-				from rrca_analyses x where x.workspace_id = $1 and x.archived_at is null and x.id <> $2
-			)
+		// The candidates of every other live project: the sources' rows and
+		// the other analyses.
+		rows, err := tx.Query(ctx, `with items as (`+s.Sources.candidates(`select 'rrca'::text as type, x.id, x.project_id, x.title,
+				x.title || ' ' || x.problem_statement as doc
+				from rrca_analyses x where x.workspace_id = $1 and x.archived_at is null and x.id <> $2`)+`)
 			select p.id, p.name, i.type, i.id, i.title, rrca_text_similarity($3, i.doc)
-			from items i join projects p on p.workspace_id = $1 and p.id = i.project_id
-			where p.archived_at is null and p.id is distinct from $4
+			from items i join `+s.Sources.liveProjects()+` p on p.id = i.project_id
+			where p.id is distinct from $4
 			order by p.id, 6 desc`, ws, a.ID, mechanism, a.ProjectID)
 		if err != nil {
 			return err
@@ -305,7 +293,7 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			if err := rows.Scan(&pid, &name, &c.Type, &id, &c.Title, &c.Score); err != nil {
 				return err
 			}
-			c.ID = candidateID(c.Type, id)
+			c.ID = pmapi.FormatID(s.Sources.prefix(c.Type), id)
 			pc := byProject[pid]
 			if pc == nil {
 				pc = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}

@@ -34,6 +34,9 @@ type Store struct {
 	Events      event.Emitter
 	Jobs        Jobs
 	ActionItems actionitem.Store
+	// Sources are the other resources' rows analyses read (suggestion
+	// candidates, project names, corrective actions' items).
+	Sources Sources
 }
 
 // columns reads an analysis with its node count. The count names the workspace
@@ -156,9 +159,12 @@ type Full struct {
 // one round trip.
 func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Full, error) {
 	var f Full
+	if err := s.Sources.check(); err != nil {
+		return f, err
+	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		storekit.QueueRow(b, &f.Analysis, scan, "select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id)
-		queueCorrective(b, ws, id, &f.Correctives)
+		s.Sources.queueCorrective(b, ws, id, &f.Correctives)
 		storekit.QueueRows(b, &f.History, func(row pgx.Row) (p PhaseChange, err error) {
 			err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
 			return p, err
@@ -167,12 +173,14 @@ func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 	return f, err
 }
 
-func queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]CorrectiveAction) {
+// queueCorrective reads an analysis's corrective actions with their items'
+// status.
+func (s Sources) queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]CorrectiveAction) {
 	storekit.QueueRows(b, out, func(row pgx.Row) (c CorrectiveAction, err error) {
 		err = row.Scan(&c.ID, &c.RRCAID, &c.NodeID, &c.ActionItemID, &c.Title, &c.ItemStatus, &c.CreatedAt)
 		return c, err
 	}, `select c.id, c.rrca_id, c.node_id, c.action_item_id, c.title, i.status, c.created_at
-		from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+		from corrective_actions c `+s.itemJoin()+`
 		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, id)
 }
 
@@ -206,6 +214,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 
 // Advance moves the analysis to its next phase when the gate allows it.
 func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, to, actor string) (Analysis, error) {
+	if err := s.Sources.check(); err != nil {
+		return Analysis{}, err
+	}
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
@@ -216,7 +227,7 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 			(select count(*) from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind = 'ROOT_CAUSE')::int,
 			(select count(*) from corrective_actions where workspace_id = $1 and rrca_id = $2)::int,
 			coalesce((select array_agg(coalesce('act_' || c.action_item_id::text, 'cac_' || c.id::text) order by c.id)
-				from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+				from corrective_actions c `+s.Sources.itemJoin()+`
 				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status not in ('DONE', 'CANCELLED'))), '{}')`,
 			ws, id).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
 		if err != nil {
