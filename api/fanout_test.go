@@ -46,7 +46,7 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	if n, evs := fanouts(); n != jobsBefore+1 || evs != 3 {
 		t.Fatalf("%d fan-out jobs naming %d events for one transaction of three events, want one naming all three", n-jobsBefore, evs)
 	}
-	apitest.Eventually(t, 20*time.Second, "three deliveries", func() bool { return len(rcv.requests()) >= 3 })
+	apitest.Eventually(t, apitest.JobWait, "three deliveries", func() bool { return len(rcv.requests()) >= 3 })
 	var got []string
 	for _, r := range rcv.requests() {
 		got = append(got, r.header.Get("X-Service-Event"))
@@ -58,7 +58,7 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 
 	// The receiver has its deliveries before the fan-out's transaction, which
 	// records them and consumes the events, commits.
-	apitest.Eventually(t, 20*time.Second, "the outbox emptied by the fan-out", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "the outbox emptied by the fan-out", func() bool {
 		var left int
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 			b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
@@ -79,7 +79,7 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	apitest.Eventually(t, 20*time.Second, "the legacy job's delivery", func() bool { return len(rcv.requests()) == 4 })
+	apitest.Eventually(t, apitest.JobWait, "the legacy job's delivery", func() bool { return len(rcv.requests()) == 4 })
 	time.Sleep(200 * time.Millisecond)
 	if n := len(rcv.requests()); n != 4 {
 		t.Errorf("%d deliveries in all, want 4", n)

@@ -612,7 +612,7 @@ func (s *isoRun) setup() {
 		c := isoCtx{s: s, op: "setup", w: w, x: w}
 		for a, runs := range w.runs5 {
 			for _, run := range runs {
-				apitest.Eventually(s.t, 30*time.Second, "5-why run", func() bool {
+				apitest.Eventually(s.t, apitest.JobWait, "5-why run", func() bool {
 					r := c.get(isoRRCA+"/"+a+"/5why/suggestions/"+run, nil)
 					for _, n := range r.Data()["nodes"].([]any) {
 						w.addNode(a, "WHY_SUGGESTION", n.(map[string]any)["id"].(string))
@@ -623,7 +623,7 @@ func (s *isoRun) setup() {
 		}
 		for a, runs := range w.rla {
 			for _, run := range runs {
-				apitest.Eventually(s.t, 30*time.Second, "look-across run", func() bool {
+				apitest.Eventually(s.t, apitest.JobWait, "look-across run", func() bool {
 					return c.get(isoRRCA+"/"+a+"/look-across/runs/"+run, nil).Str("status") != "PENDING"
 				})
 			}
@@ -632,7 +632,7 @@ func (s *isoRun) setup() {
 				w.add("proposed", a+"/"+it["id"].(string))
 			}
 		}
-		apitest.Eventually(s.t, 30*time.Second, "deliveries", func() bool {
+		apitest.Eventually(s.t, apitest.JobWait, "deliveries", func() bool {
 			for _, id := range c.get("/openapi/v1/webhooks/deliveries", map[string]string{"limit": "200"}).IDs() {
 				if !slices.Contains(w.live["delivery"], id) {
 					w.add("delivery", id)

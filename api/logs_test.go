@@ -48,7 +48,7 @@ func TestRequestAndJobLogLines(t *testing.T) {
 	reqID := got.Header.Get("X-Request-Id")
 
 	var line map[string]any
-	apitest.Eventually(t, 20*time.Second, "job log line", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "job log line", func() bool {
 		for _, l := range logLines(t, env) {
 			if l["msg"] == "job" && l["kind"] == "event.fanout" && l["jobId"] != nil {
 				return true

@@ -251,7 +251,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		}
 	}
 
-	apitest.Eventually(t, 60*time.Second, "a task.created delivery for every acknowledged write", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "a task.created delivery for every acknowledged write", func() bool {
 		got := map[string]bool{}
 		for _, req := range rcv.requests() {
 			var b struct{ Data struct{ ID string } }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/pmapi/pmapi/api/apitest"
 )
@@ -157,7 +156,7 @@ func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
 	tn := env.NewTenant(t)
 	id := createRRCA(t, tn, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})
 	var last *apitest.Response
-	apitest.Eventually(t, 20*time.Second, "the similarity job", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "the similarity job", func() bool {
 		last = tn.Get(t, rrcaBase+"/"+id+"/similar", nil)
 		return last.Data()["pending"] == false
 	})

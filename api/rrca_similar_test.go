@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
-	"time"
 
 	"github.com/pmapi/pmapi/api/apitest"
 )
@@ -58,7 +57,7 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 	hits := 0
 	for _, a := range c.Analyses {
 		var top string
-		apitest.Eventually(t, 60*time.Second, "similar of "+a.Key, func() bool {
+		apitest.Eventually(t, apitest.JobWait, "similar of "+a.Key, func() bool {
 			r := tn.Get(t, rrcaBase+"/"+ids[a.Key]+"/similar", map[string]string{"limit": "3"})
 			if r.Data()["pending"] == true || len(r.Items()) == 0 {
 				return false

@@ -11,7 +11,7 @@ import (
 func waitRun(t *testing.T, tn *apitest.Tenant, path string) *apitest.Response {
 	t.Helper()
 	var r *apitest.Response
-	apitest.Eventually(t, 30*time.Second, "run READY", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "run READY", func() bool {
 		r = tn.Get(t, path, nil)
 		return r.Str("status") == "READY" || r.Str("status") == "FAILED"
 	})
@@ -38,7 +38,7 @@ func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
 	id := createRRCA(t, tn, map[string]any{"title": "Oil leaking from press cylinder seal", "problemStatement": "Hydraulic oil leaks at the press seal every night", "projectId": p1})
 	why := addNode(t, tn, id, "WHY", "The seal is damaged", "")
 	deeper := addNode(t, tn, id, "WHY", "The seal was pinched when fitted", why)
-	apitest.Eventually(t, 30*time.Second, "similar computed", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "similar computed", func() bool {
 		r := tn.Get(t, rrcaBase+"/"+id+"/similar", nil)
 		return r.Data()["pending"] == false && len(r.Items()) > 0
 	})
@@ -76,7 +76,7 @@ func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
 			t.Fatalf("delete suggestion: %s", r.Raw)
 		}
 	}
-	apitest.Eventually(t, 20*time.Second, "rrca.suggestions_ready delivered", func() bool { return len(rcv.requests()) >= 1 })
+	apitest.Eventually(t, apitest.JobWait, "rrca.suggestions_ready delivered", func() bool { return len(rcv.requests()) >= 1 })
 	time.Sleep(200 * time.Millisecond)
 	if n := len(rcv.requests()); n != 1 {
 		t.Errorf("%d rrca.suggestions_ready events, want 1", n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/internal/testdb"
@@ -248,7 +247,7 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	twin := createRRCA(t, tn, map[string]any{"title": "Press seal leaking oil", "problemStatement": "Hydraulic oil leaks from the seal of press 3 at night"})
 	other := createRRCA(t, tn, map[string]any{"title": "Invoice printed twice", "problemStatement": "Customers receive duplicate invoices from billing"})
 	var items []map[string]any
-	apitest.Eventually(t, 20*time.Second, "similar computed", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "similar computed", func() bool {
 		r := tn.Get(t, rrcaBase+"/"+leak+"/similar", nil)
 		items = r.Items()
 		return r.Data()["pending"] == false && len(items) > 0

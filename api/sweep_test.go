@@ -45,7 +45,7 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.SweepEvery, o.SweepAfter = 300*time.Millisecond, 200*time.Millisecond
 	})
-	apitest.Eventually(t, 30*time.Second, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })
+	apitest.Eventually(t, apitest.JobWait, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })
 	time.Sleep(time.Second) // a few more sweeps: none may deliver anything again
 	seen := map[string]int{}
 	for _, r := range rcv.requests() {

@@ -52,7 +52,7 @@ func attemptRows(t *testing.T, env *apitest.Env, tn *apitest.Tenant) int {
 func deliveredOnce(t *testing.T, tn *apitest.Tenant, attempts int) string {
 	t.Helper()
 	var id string
-	apitest.Eventually(t, 30*time.Second, "the delivery SUCCEEDED", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "the delivery SUCCEEDED", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		if len(items) == 1 && items[0]["status"] == "SUCCEEDED" && items[0]["attempts"] == float64(attempts) {
 			id = items[0]["id"].(string)
@@ -106,7 +106,7 @@ func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
 	if rep.Status != 201 {
 		t.Fatalf("replay: %d %s", rep.Status, rep.Raw)
 	}
-	apitest.Eventually(t, 20*time.Second, "the replay SUCCEEDED", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "the replay SUCCEEDED", func() bool {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil).Str("status") == "SUCCEEDED"
 	})
 	if _, replayed := attemptLog(t, tn, rep.Str("id")); len(replayed) != 1 || replayed[0]["attempt"] != float64(1) || replayed[0]["outcome"] != "succeeded" {
@@ -185,7 +185,7 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 		t.Fatalf("replay: %d %s", rep.Status, rep.Raw)
 	}
 	waitingID := pmapi.FormatID(webhook.DeliveryPrefix, waiting)
-	apitest.Eventually(t, 20*time.Second, "the old delivery's retry", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "the old delivery's retry", func() bool {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+waitingID, nil).Str("status") == "SUCCEEDED"
 	})
 	_, log := attemptLog(t, tn, waitingID)

@@ -76,9 +76,9 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	}
 	for i := 1; i <= 3; i++ {
 		createProject(t, tn, map[string]any{"name": "fails"})
-		apitest.Eventually(t, 20*time.Second, "the failed attempt", func() bool { return len(rcv.requests()) == i })
+		apitest.Eventually(t, apitest.JobWait, "the failed attempt", func() bool { return len(rcv.requests()) == i })
 	}
-	apitest.Eventually(t, 10*time.Second, "OPEN", func() bool { return view()["circuit"] == "OPEN" })
+	apitest.Eventually(t, apitest.JobWait, "OPEN", func() bool { return view()["circuit"] == "OPEN" })
 	if v := view(); v["circuitOpenedAt"] == nil {
 		t.Errorf("an open circuit without its time: %v", v)
 	}
@@ -88,7 +88,7 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	createProject(t, tn, map[string]any{"name": "waits"})
 	// The probe goes a second after opening (the scheduler may take a few
 	// more): then the probe and the four waiting deliveries arrive.
-	apitest.Eventually(t, 30*time.Second, "CLOSED after the probe", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "CLOSED after the probe", func() bool {
 		return view()["circuit"] == "CLOSED" && len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 4
 	})
 	if n := len(rcv.requests()); n != 7 {
@@ -137,7 +137,7 @@ func TestMaxPerSecondPacesDeliveries(t *testing.T) {
 	for range 6 {
 		createProject(t, tn, map[string]any{"name": "burst"})
 	}
-	apitest.Eventually(t, 30*time.Second, "six deliveries", func() bool { return len(rcv.requests()) == 6 })
+	apitest.Eventually(t, apitest.JobWait, "six deliveries", func() bool { return len(rcv.requests()) == 6 })
 	times := rcv.times()
 	for i := 1; i < len(times); i++ {
 		if gap := times[i].Sub(times[i-1]); gap < 240*time.Millisecond {

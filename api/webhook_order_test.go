@@ -52,7 +52,7 @@ func TestATransactionsEventsArriveInOrder(t *testing.T) {
 		t.Helper()
 		rcv.setStatuses(200)
 		do()
-		apitest.Eventually(t, 20*time.Second, what, func() bool { return len(rcv.requests()) >= len(want) })
+		apitest.Eventually(t, apitest.JobWait, what, func() bool { return len(rcv.requests()) >= len(want) })
 		time.Sleep(200 * time.Millisecond)
 		got := bodies(t, rcv)
 		var types []string
@@ -102,7 +102,7 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 	first, _ := subscribe(t, tn, rcv.srv.URL+"/a", "project.created")
 	subscribe(t, tn, rcv.srv.URL+"/b", "project.created")
 	createProject(t, tn, map[string]any{"name": "twice"})
-	apitest.Eventually(t, 20*time.Second, "two deliveries", func() bool { return len(rcv.requests()) == 2 })
+	apitest.Eventually(t, apitest.JobWait, "two deliveries", func() bool { return len(rcv.requests()) == 2 })
 	got := bodies(t, rcv)
 	if got[0].ID == got[1].ID || got[0].EventID != got[1].EventID || !strings.HasPrefix(got[0].EventID, "evn_") ||
 		!got[0].OccurredAt.Equal(got[1].OccurredAt) || time.Since(got[0].OccurredAt) > time.Minute {
@@ -122,7 +122,7 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 	if rep.Status != 201 || rep.Str("eventId") != event {
 		t.Fatalf("replay: %s", rep.Raw)
 	}
-	apitest.Eventually(t, 20*time.Second, "the replay", func() bool { return len(rcv.requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "the replay", func() bool { return len(rcv.requests()) == 1 })
 	if b := bodies(t, rcv)[0]; b.ID != rep.Str("id") || b.EventID != event || !b.OccurredAt.Equal(when) {
 		t.Errorf("the replay's body %+v: want its own id with event %s at %v", b, event, when)
 	}

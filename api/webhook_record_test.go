@@ -3,7 +3,6 @@ package api_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -45,13 +44,13 @@ func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
 
 	// 500, then 200 on the retry: the streak starts and ends.
 	emit()
-	apitest.Eventually(t, 20*time.Second, "the retry's success", func() bool { _, _, n := sub(); return n == 1 })
+	apitest.Eventually(t, apitest.JobWait, "the retry's success", func() bool { _, _, n := sub(); return n == 1 })
 	v1, failing, _ := sub()
 	if failing {
 		t.Fatal("failing_since still set after a success")
 	}
 	emit()
-	apitest.Eventually(t, 20*time.Second, "the second success", func() bool { _, _, n := sub(); return n == 2 })
+	apitest.Eventually(t, apitest.JobWait, "the second success", func() bool { _, _, n := sub(); return n == 2 })
 	if v2, _, _ := sub(); v2 != v1 {
 		t.Errorf("a success rewrote a healthy subscription (xmin %s, then %s)", v1, v2)
 	}

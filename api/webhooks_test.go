@@ -143,7 +143,7 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 	if r := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
 		t.Fatalf("update: %s", r.Raw)
 	}
-	apitest.Eventually(t, 20*time.Second, "delivery", func() bool { return len(rcv.requests()) > 0 })
+	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool { return len(rcv.requests()) > 0 })
 	time.Sleep(300 * time.Millisecond) // anything else that was going to arrive has arrived
 	reqs := rcv.requests()
 	if len(reqs) != 1 {
@@ -201,7 +201,7 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 	}
 	// The delivery is listed for the app, SUCCEEDED after one attempt.
 	var list *apitest.Response
-	apitest.Eventually(t, 10*time.Second, "SUCCEEDED", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "SUCCEEDED", func() bool {
 		list = tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"})
 		return len(list.Items()) == 1
 	})
@@ -218,7 +218,7 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 	deadBefore := testutil.ToFloat64(deadCounter())
 	createProject(t, tn, map[string]any{"name": "fails"})
 	var d map[string]any
-	apitest.Eventually(t, 60*time.Second, "DEAD", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "DEAD", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": sub}).Items()
 		if len(items) == 0 {
 			return false
@@ -246,7 +246,7 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 	if rep.Status != 201 || rep.Str("replayOf") != d["id"] || rep.Str("id") == d["id"] {
 		t.Fatalf("replay: %d %s", rep.Status, rep.Raw)
 	}
-	apitest.Eventually(t, 20*time.Second, "replay delivered", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "replay delivered", func() bool {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil).Str("status") == "SUCCEEDED"
 	})
 	var body map[string]any
@@ -264,7 +264,7 @@ func TestWebhookSucceedsOnTheThirdAttempt(t *testing.T) {
 	_, tn := webhookEnv(t, rcv, true)
 	subscribe(t, tn, rcv.srv.URL, "project.created")
 	createProject(t, tn, map[string]any{"name": "x"})
-	apitest.Eventually(t, 30*time.Second, "SUCCEEDED", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "SUCCEEDED", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		return len(items) == 1 && items[0]["status"] == "SUCCEEDED" && items[0]["attempts"] == float64(3)
 	})
@@ -280,7 +280,7 @@ func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
 	_ = env
 	sub, secret := subscribe(t, tn, rcv.srv.URL, "project.created")
 	createProject(t, tn, map[string]any{"name": "a"})
-	apitest.Eventually(t, 20*time.Second, "first attempt", func() bool { return len(rcv.requests()) >= 1 })
+	apitest.Eventually(t, apitest.JobWait, "first attempt", func() bool { return len(rcv.requests()) >= 1 })
 	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub, nil)
 	if del.Status != 200 || del.Str("status") != "DISABLED" {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
@@ -317,7 +317,7 @@ func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *receive
 func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 	tn, rcv, sub, watcher := failingEndpoint(t, 410)
 	createProject(t, tn, map[string]any{"name": "gone"})
-	apitest.Eventually(t, 20*time.Second, "disabled on 410", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "disabled on 410", func() bool {
 		for _, it := range tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items() {
 			if it["id"] == sub && it["status"] == "DISABLED" {
 				return true
@@ -325,7 +325,7 @@ func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 		}
 		return false
 	})
-	apitest.Eventually(t, 20*time.Second, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
 	if b := bodies(t, watcher); b[0].Type != "webhook.disabled" || b[0].Data["reason"] != "the endpoint answered 410 Gone" || len(rcv.requests()) != 1 {
 		t.Errorf("410: disabled event %+v, %d requests", b[0], len(rcv.requests()))
 	}
@@ -425,7 +425,7 @@ func TestWebhookSSRFGuard(t *testing.T) {
 	// A real delivery through River: the attempt fails as blocked and is logged so.
 	createProject(t, tn2, map[string]any{"name": "blocked"})
 	var attempt map[string]any
-	apitest.Eventually(t, 20*time.Second, "blocked attempt logged", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "blocked attempt logged", func() bool {
 		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"eventType": "project.created"}).Items()
 		if len(items) == 0 {
 			return false
@@ -448,7 +448,7 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 	subscribe(t, tn, rcv.srv.URL, "project.created")
 	createProject(t, tn, map[string]any{"name": "x"})
 	var id string
-	apitest.Eventually(t, 20*time.Second, "delivery", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		if len(items) == 1 {
 			id = items[0]["id"].(string)
@@ -486,7 +486,7 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	tn, rcv, sub, watcher := failingEndpoint(t, 500)
 	createProject(t, tn, map[string]any{"name": "one"})
-	apitest.Eventually(t, 30*time.Second, "first delivery dead", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "first delivery dead", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		return len(items) == 1 && items[0]["status"] == "DEAD"
 	})
@@ -495,10 +495,10 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	createProject(t, tn, map[string]any{"name": "two"})
-	apitest.Eventually(t, 30*time.Second, "auto-disabled", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "auto-disabled", func() bool {
 		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items()[0]["status"] == "DISABLED"
 	})
-	apitest.Eventually(t, 20*time.Second, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
 	if ev := bodies(t, watcher); ev[0].Data["reason"] != "every delivery failed for 5 days" {
 		t.Fatalf("webhook.disabled events %+v", ev)
 	}
@@ -509,7 +509,7 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	if rep.Status != 201 || rep.Data()["count"] != float64(2) {
 		t.Fatalf("bulk replay: %d %s", rep.Status, rep.Raw)
 	}
-	apitest.Eventually(t, 30*time.Second, "replays delivered", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "replays delivered", func() bool {
 		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED", "subscriptionId": sub}).Items()) == 2
 	})
 }
@@ -525,7 +525,7 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
 	createProject(t, tn, map[string]any{"name": "two"})
 	createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})
-	apitest.Eventually(t, 20*time.Second, "three deliveries SUCCEEDED", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "three deliveries SUCCEEDED", func() bool {
 		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 3
 	})
 	count := func(q map[string]string) int {
@@ -593,7 +593,7 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 		t.Fatalf("enable: %d %s", en.Status, en.Raw)
 	}
 	createProject(t, tn, map[string]any{"name": "after enable"})
-	apitest.Eventually(t, 20*time.Second, "delivery after enable", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "delivery after enable", func() bool {
 		return count(map[string]string{"subscriptionId": projects, "status": "SUCCEEDED"}) == 3
 	})
 	stranger := env.NewTenant(t)
@@ -613,7 +613,7 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	subscribe(t, tn, rcv.srv.URL, "project.created")
 	createProject(t, tn, map[string]any{"name": "x"})
 	var d map[string]any
-	apitest.Eventually(t, 20*time.Second, "RETRYING", func() bool {
+	apitest.Eventually(t, apitest.JobWait, "RETRYING", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "RETRYING"}).Items()
 		if len(items) == 1 {
 			d = items[0]

@@ -436,6 +436,14 @@ func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 }
 
 // Eventually polls check every 50 ms until it returns true or within passes.
+// JobWait is how long a test waits for background work (deliveries,
+// retries, suggestion runs). River moves a job scheduled for later (a retry,
+// a probe) into the queue only when its scheduler runs, every 5 s (a fixed
+// interval), so a chain of five retries alone can take 25 s, and a loaded
+// two-core CI machine took 31 s where 30 s was allowed. A passing test stops
+// waiting as soon as its condition holds.
+const JobWait = 90 * time.Second
+
 func Eventually(t testing.TB, within time.Duration, what string, check func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
