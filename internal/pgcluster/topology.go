@@ -7,9 +7,12 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // Topology is where a server's databases live: one PostgreSQL server, or a
@@ -90,18 +93,43 @@ func Discover(ctx context.Context, adminURL string) (Topology, error) {
 // daemon reacts to the new metadata), which showed as "conn closed" once in
 // make test-citus; the metadata is read again each time, so a run that lost
 // its connection is simply run again on a new one.
+//
+// Reaching a worker can also fail for a moment: make test-citus once saw
+// "failure on connection marked as essential" from citus_add_node while four
+// test packages set up their databases on the same three nodes, and the
+// package failed before any test ran. Citus rolls the join back, so after a
+// pause the run goes again and joins what is still missing.
 func syncNodes(ctx context.Context, top Topology, name string) error {
 	for attempt := 1; ; attempt++ {
 		err := syncNodesOnce(ctx, top, name)
-		if err == nil || attempt == 3 || !errors.Is(err, errSessionEnded) {
+		if err == nil || attempt == 3 || !errors.Is(err, errSessionEnded) && !errors.Is(err, errNodeUnreachable) {
 			return err
+		}
+		if errors.Is(err, errNodeUnreachable) {
+			select {
+			case <-ctx.Done():
+				return err
+			case <-time.After(time.Duration(attempt) * time.Second):
+			}
 		}
 	}
 }
 
-// errSessionEnded marks a syncNodesOnce whose coordinator session was closed
-// under it.
-var errSessionEnded = errors.New("the coordinator ended the session")
+var (
+	// errSessionEnded marks a syncNodesOnce whose coordinator session was
+	// closed under it.
+	errSessionEnded = errors.New("the coordinator ended the session")
+	// errNodeUnreachable marks a join or a move that failed on Citus's
+	// connection to a node (isEssentialConnectionFailure).
+	errNodeUnreachable = errors.New("the coordinator could not reach a node")
+)
+
+// isEssentialConnectionFailure tells Citus's error for a metadata connection
+// to a node that failed (its message names no cause; citusdata/citus#5515).
+func isEssentialConnectionFailure(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == "XX000" && strings.HasPrefix(pgErr.Message, "failure on connection marked as essential")
+}
 
 func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 	want, err := nodeAddresses(top)
@@ -167,6 +195,8 @@ func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 			if _, err := conn.Exec(ctx, st); err != nil {
 				if conn.IsClosed() {
 					err = fmt.Errorf("%w: %w", errSessionEnded, err)
+				} else if isEssentialConnectionFailure(err) {
+					err = fmt.Errorf("%w: %w", errNodeUnreachable, err)
 				}
 				return fmt.Errorf("move the cluster's nodes to their new ports: %w", err)
 			}
@@ -174,6 +204,9 @@ func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 	}
 	for _, w := range want[min(len(known), len(want)):] {
 		if _, err := conn.Exec(ctx, "select citus_add_node($1, $2)", w.host, w.port); err != nil {
+			if isEssentialConnectionFailure(err) {
+				err = fmt.Errorf("%w: %w", errNodeUnreachable, err)
+			}
 			return fmt.Errorf("join worker %s:%d: %w", w.host, w.port, err)
 		}
 	}
