@@ -292,8 +292,10 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		waits = sampleWaits(context.Background(), b.cl.db.AdminURL, b.cl.db.Name)
 	}
 	api0, work0, self0, pg0 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	apiSys0, pgSys0 := systemSeconds(b.serve.Pid()), b.cl.postgresSystemCPU()
 	r := f()
 	api1, work1, self1, pg1 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
+	apiSys1, pgSys1 := systemSeconds(b.serve.Pid()), b.cl.postgresSystemCPU()
 	sampled := waits.finish()
 	server1, err := b.serverStats()
 	if serverErr == nil {
@@ -322,12 +324,14 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	if ok := r.Requests - r.Errors; ok > 0 {
 		s.Statements = perUnit(stmts, ok)
 		s.APICPUPer1k = (api1 - api0) / float64(ok) * 1000
+		s.APISystemCPUPer1k = (apiSys1 - apiSys0) / float64(ok) * 1000
 		s.WorkerCPUPer1k = (work1 - work0) / float64(ok) * 1000
 		s.PmbenchCPUPer1k = (self1 - self0) / float64(ok) * 1000
 		if b.cl.local() {
 			for i := range pg1 {
 				node := (pg1[i] - pg0[i]) / float64(ok) * 1000
 				s.PostgresCPUPer1k += node
+				s.PostgresSystemCPUPer1k += (pgSys1[i] - pgSys0[i]) / float64(ok) * 1000
 				if b.citus {
 					s.PostgresNodesCPUPer1k = append(s.PostgresNodesCPUPer1k, node)
 				}
@@ -399,6 +403,7 @@ func (b *bench) profile(wg *sync.WaitGroup, phase, process, addr string) {
 func (b *bench) ratio(s *Scenario, ref string, r pgbenchResult) {
 	s.Reference, s.RefValue = ref, r.TPS
 	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = r.PostgresCPUPer1k, r.ClientCPUPer1k
+	s.RefPostgresSystemCPUPer1k = r.PostgresSystemCPUPer1k
 	if r.TPS > 0 {
 		s.Ratio = s.RPS / r.TPS
 	}

@@ -48,6 +48,17 @@ func cpuSeconds(pid int) float64 {
 	return ticks(f, 11, 12)
 }
 
+// systemSeconds is the part of cpuSeconds the kernel spent for the process:
+// its system calls, and on loopback TCP the receiving side's network stack
+// that a send runs (README, Performance: where a list page's CPU goes).
+func systemSeconds(pid int) float64 {
+	f := procStat(pid)
+	if f == nil {
+		return 0
+	}
+	return ticks(f, 12)
+}
+
 // selfCPUSeconds is the user and system CPU time pmbench itself (the load
 // generator and the webhook receiver) has used.
 func selfCPUSeconds() float64 {
@@ -87,13 +98,25 @@ func postmasterPID(ctx context.Context, adminURL string) int {
 // backend that exits between two readings moves from the second sum to the
 // first without being lost.
 func postgresCPUSeconds(postmaster int) float64 {
+	return postgresTicks(postmaster, []int{11, 12}, []int{13, 14})
+}
+
+// postgresSystemSeconds is the system part of postgresCPUSeconds.
+func postgresSystemSeconds(postmaster int) float64 {
+	return postgresTicks(postmaster, []int{12}, []int{14})
+}
+
+// postgresTicks sums the /proc/PID/stat fields own of the postmaster and its
+// live children, and reaped (the same times of its reaped children) of the
+// postmaster.
+func postgresTicks(postmaster int, own, reaped []int) float64 {
 	f := procStat(postmaster)
 	if f == nil {
 		return 0
 	}
-	total := ticks(f, 11, 12, 13, 14)
+	total := ticks(f, append(own, reaped...)...)
 	for _, c := range childrenOf(postmaster) {
-		total += ticks(c, 11, 12)
+		total += ticks(c, own...)
 	}
 	return total
 }

@@ -178,11 +178,16 @@ func provision(ctx context.Context, srv *pgcluster.Server, shards int) (*cluster
 
 // postgresCPU is the CPU time of each node's cluster (postgresCPUSeconds),
 // the coordinator first.
-func (c *cluster) postgresCPU() []float64 {
+func (c *cluster) postgresCPU() []float64 { return c.eachNode(postgresCPUSeconds) }
+
+// postgresSystemCPU is the system part of postgresCPU.
+func (c *cluster) postgresSystemCPU() []float64 { return c.eachNode(postgresSystemSeconds) }
+
+func (c *cluster) eachNode(seconds func(postmaster int) float64) []float64 {
 	out := make([]float64, len(c.postmasters))
 	for i, pm := range c.postmasters {
 		if pm != 0 {
-			out[i] = postgresCPUSeconds(pm)
+			out[i] = seconds(pm)
 		}
 	}
 	return out

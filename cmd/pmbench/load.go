@@ -240,10 +240,11 @@ var (
 // pgbenchResult is one pgbench run: its rate and, per 1,000 transactions, the
 // CPU seconds PostgreSQL and pgbench itself used.
 type pgbenchResult struct {
-	TPS                 float64
-	PostgresCPUPer1k    float64
-	ClientCPUPer1k      float64
-	transactionsCounted int
+	TPS                    float64
+	PostgresCPUPer1k       float64
+	PostgresSystemCPUPer1k float64
+	ClientCPUPer1k         float64
+	transactionsCounted    int
 }
 
 // run is one pgbench run; script is "select-only" (-S) or "tpcb-like". A run
@@ -270,10 +271,11 @@ func (p pgbench) runOnce(ctx context.Context, script string, clients int, dur ti
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+2*time.Minute)
 	defer cancel()
-	pg0 := postgresCPUSeconds(p.postmaster)
+	pg0, pgSys0 := postgresCPUSeconds(p.postmaster), postgresSystemSeconds(p.postmaster)
 	cmd := exec.CommandContext(ctx, p.bin, append(args, p.url)...)
 	out, err := cmd.CombinedOutput()
 	pg1 := settledPostgresCPUSeconds(p.postmaster)
+	pgSys1 := postgresSystemSeconds(p.postmaster)
 	if err != nil {
 		return res, fmt.Errorf("pgbench %s: %v\n%s", script, err, out)
 	}
@@ -290,6 +292,7 @@ func (p pgbench) runOnce(ctx context.Context, script string, clients int, dur ti
 	if n := float64(res.transactionsCounted); n > 0 {
 		if p.postmaster != 0 {
 			res.PostgresCPUPer1k = (pg1 - pg0) / n * 1000
+			res.PostgresSystemCPUPer1k = (pgSys1 - pgSys0) / n * 1000
 		}
 		st := cmd.ProcessState
 		res.ClientCPUPer1k = (st.UserTime() + st.SystemTime()).Seconds() / n * 1000

@@ -192,12 +192,19 @@ type Scenario struct {
 	APICPUPer1k     float64 `json:"apiCpuSecondsPer1000"`
 	WorkerCPUPer1k  float64 `json:"workerCpuSecondsPer1000"`
 	PmbenchCPUPer1k float64 `json:"pmbenchCpuSecondsPer1000"`
+	// The system (kernel) part of APICPUPer1k and of PostgresCPUPer1k: on
+	// one machine a send over loopback TCP runs the receiver's network stack
+	// too, so this part is the transport's more than either party's code.
+	APISystemCPUPer1k      float64 `json:"apiSystemCpuSecondsPer1000"`
+	PostgresSystemCPUPer1k float64 `json:"postgresSystemCpuSecondsPer1000,omitempty"`
 	// The whole PostgreSQL cluster's CPU seconds per 1,000 requests (0 when
 	// the server is not on this machine), and the reference's: PostgreSQL's
 	// and pgbench's own per 1,000 transactions.
 	PostgresCPUPer1k    float64 `json:"postgresCpuSecondsPer1000,omitempty"`
 	RefPostgresCPUPer1k float64 `json:"referencePostgresCpuSecondsPer1000,omitempty"`
-	RefClientCPUPer1k   float64 `json:"referenceClientCpuSecondsPer1000,omitempty"`
+	// RefPostgresSystemCPUPer1k is the system part of RefPostgresCPUPer1k.
+	RefPostgresSystemCPUPer1k float64 `json:"referencePostgresSystemCpuSecondsPer1000,omitempty"`
+	RefClientCPUPer1k         float64 `json:"referenceClientCpuSecondsPer1000,omitempty"`
 	// On Citus: PostgresCPUPer1k per node (the coordinator first; their sum
 	// is PostgresCPUPer1k), and how often the logs of pmapi serve and work
 	// mentioned the multi-shard guard's error during the phase.
@@ -326,6 +333,15 @@ func printTable(w io.Writer, rep *Report) {
 			num(s.RefPostgresCPUPer1k*1000, "%.0f"), num(s.RefClientCPUPer1k*1000, "%.0f"), num(refTotal*1000, "%.0f"))
 	}
 	tw.Flush()
+	fmt.Fprintln(w, "\nOf which system (kernel) time, CPU microseconds per request: user = total - system")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "scenario\tpmapi serve system\tuser\tpostgres system\tuser\t\treference: postgres system\tuser\t")
+	for _, s := range rep.Scenarios {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t\t%s\t%s\t\n", s.Name, s.APISystemCPUPer1k*1000, (s.APICPUPer1k-s.APISystemCPUPer1k)*1000,
+			num(s.PostgresSystemCPUPer1k*1000, "%.0f"), userPart(s.PostgresCPUPer1k, s.PostgresSystemCPUPer1k),
+			num(s.RefPostgresSystemCPUPer1k*1000, "%.0f"), userPart(s.RefPostgresCPUPer1k, s.RefPostgresSystemCPUPer1k))
+	}
+	tw.Flush()
 	for _, s := range rep.Scenarios {
 		if s.Deliveries > 0 || strings.HasPrefix(s.Name, "deliver") {
 			fmt.Fprintf(w, "%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
@@ -355,6 +371,15 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// userPart is total less its system part, in microseconds, or "-" when
+// there is no total.
+func userPart(total, system float64) string {
+	if total == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0f", (total-system)*1000)
 }
 
 func num(v float64, f string) string {
