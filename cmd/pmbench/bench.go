@@ -402,8 +402,7 @@ func (b *bench) profile(wg *sync.WaitGroup, phase, process, addr string) {
 
 func (b *bench) ratio(s *Scenario, ref string, r pgbenchResult) {
 	s.Reference, s.RefValue = ref, r.TPS
-	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = r.PostgresCPUPer1k, r.ClientCPUPer1k
-	s.RefPostgresSystemCPUPer1k = r.PostgresSystemCPUPer1k
+	s.referenceCPU(r)
 	if r.TPS > 0 {
 		s.Ratio = s.RPS / r.TPS
 	}
@@ -647,9 +646,15 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 	}
 	s.TpcbTPS = tpcb.TPS
 	s.RatioTpcb = s.DeliveriesPerS / tpcb.TPS
-	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = tpcb.PostgresCPUPer1k, tpcb.ClientCPUPer1k
+	s.referenceCPU(tpcb)
 	s.Reference, s.RefValue, s.Ratio = "pgbench tpcb-like (deliveries/s)", tpcb.TPS, s.RatioTpcb
 	return s, nil
+}
+
+// referenceCPU sets s's reference CPU figures from its pgbench run.
+func (s *Scenario) referenceCPU(r pgbenchResult) {
+	s.RefPostgresCPUPer1k, s.RefClientCPUPer1k = r.PostgresCPUPer1k, r.ClientCPUPer1k
+	s.RefPostgresSystemCPUPer1k = r.PostgresSystemCPUPer1k
 }
 
 // fillDeliveries sets the delivery figures of s from the receiver.
