@@ -139,8 +139,17 @@ func TestTxRunsAgainAfterAConflict(t *testing.T) {
 				t.Errorf("a side of the deadlock failed: %v", err)
 			}
 		}
-		if n := runs.Load(); n != 3 {
-			t.Errorf("%d runs, want 3 (the deadlock's victim ran twice)", n)
+		// A victim ran again. On one server that is exactly one side (3
+		// runs); on Citus the worker's deadlock detector and the
+		// coordinator's distributed one can each cancel a run, so a fourth
+		// run happens (make test-citus saw it once). No side runs more than
+		// Tx's three times.
+		most := int32(3)
+		if testdb.OnCitus(t) {
+			most = 6
+		}
+		if n := runs.Load(); n < 3 || n > most {
+			t.Errorf("%d runs, want 3 (the deadlock's victim ran twice), or on Citus up to 6", n)
 		}
 	})
 }

@@ -295,6 +295,14 @@ func AllowMultiShard(tb testing.TB, tx pgx.Tx) error {
 	return err
 }
 
+// OnCitus tells whether the package's database is on a Citus cluster, for
+// a test whose expectation differs there only in degree.
+func OnCitus(tb testing.TB) bool {
+	tb.Helper()
+	Database(tb)
+	return onCitus
+}
+
 // SkipOnCitus skips a test that cannot mean the same on a Citus cluster; why
 // says what it depends on. Keep these few: the point of the Citus run is that
 // the suite passes there.
