@@ -47,8 +47,9 @@ func Allowed(from string) []string { return transitions.Allowed(from) }
 // CheckTransition refuses a move outside the table (a same-state move included).
 func CheckTransition(from, to string) error { return transitions.Check(from, to) }
 
-// Closed reports whether an item counts as finished (RRCA's VERIFY gate).
-func Closed(status string) bool { return status == Done || status == Cancelled }
+// ClosedStatuses are the statuses of an item that counts as finished (RRCA's
+// VERIFY gate).
+var ClosedStatuses = []string{Done, Cancelled}
 
 // Sources.
 const (

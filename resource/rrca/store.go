@@ -228,8 +228,8 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 			(select count(*) from corrective_actions where workspace_id = $1 and rrca_id = $2)::int,
 			coalesce((select array_agg(coalesce('act_' || c.action_item_id::text, 'cac_' || c.id::text) order by c.id)
 				from corrective_actions c `+s.Sources.itemJoin()+`
-				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status not in ('DONE', 'CANCELLED'))), '{}')`,
-			ws, id).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
+				where c.workspace_id = $1 and c.rrca_id = $2 and (i.status is null or i.status <> all($3))), '{}')`,
+			ws, id, actionitem.ClosedStatuses).Scan(&f.RootCauses, &f.CorrectiveActions, &f.OpenActionItems)
 		if err != nil {
 			return a, err
 		}
