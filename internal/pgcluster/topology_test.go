@@ -3,6 +3,7 @@ package pgcluster
 import (
 	"errors"
 	"fmt"
+	"io"
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -26,6 +27,27 @@ func TestOnlyAFailedEssentialConnectionIsRetried(t *testing.T) {
 	} {
 		if got := isEssentialConnectionFailure(c.err); got != c.want {
 			t.Errorf("%v: retried %v, want %v", c.err, got, c.want)
+		}
+	}
+}
+
+// TestASyncRunsAgainOnlyAfterALostConnectionOrNode: a lost session or
+// connection, or a node Citus could not reach, gives the sync another run;
+// an error of a statement does not.
+func TestASyncRunsAgainOnlyAfterALostConnectionOrNode(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{io.ErrUnexpectedEOF, true},
+		{fmt.Errorf("read: %w", io.ErrUnexpectedEOF), true},
+		{fmt.Errorf("%w: conn closed", errSessionEnded), true},
+		{fmt.Errorf("join worker: %w: %w", errNodeUnreachable, errors.New("x")), true},
+		{&pgconn.PgError{Code: "42P01", Message: `relation "pg_dist_node" does not exist`}, false},
+		{errors.New("no such host"), false},
+	} {
+		if got := syncAgain(c.err); got != c.want {
+			t.Errorf("%v: again %v, want %v", c.err, got, c.want)
 		}
 	}
 }
