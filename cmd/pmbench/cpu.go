@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,52 +10,27 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/pmapi/pmapi/internal/procstat"
 )
-
-// procStat reads the fields of /proc/PID/stat after the command name: [1] is
-// the parent's pid; [11], [12] are the process's user and system time and
-// [13], [14] those of its waited-for children, in USER_HZ (which Linux fixes
-// at 100 for /proc).
-func procStat(pid int) []string {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return nil
-	}
-	s := string(b)
-	f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:])
-	if len(f) < 15 {
-		return nil
-	}
-	return f
-}
-
-func ticks(f []string, i ...int) float64 {
-	var sum float64
-	for _, k := range i {
-		v, _ := strconv.ParseFloat(f[k], 64)
-		sum += v
-	}
-	return sum / 100
-}
 
 // cpuSeconds is the user and system time of one process.
 func cpuSeconds(pid int) float64 {
-	f := procStat(pid)
+	f := procstat.Fields(pid)
 	if f == nil {
 		return 0
 	}
-	return ticks(f, 11, 12)
+	return procstat.Seconds(f, procstat.User, procstat.System)
 }
 
 // systemSeconds is the part of cpuSeconds the kernel spent for the process:
 // its system calls, and on loopback TCP the receiving side's network stack
 // that a send runs (README, Performance: where a list page's CPU goes).
 func systemSeconds(pid int) float64 {
-	f := procStat(pid)
+	f := procstat.Fields(pid)
 	if f == nil {
 		return 0
 	}
-	return ticks(f, 12)
+	return procstat.Seconds(f, procstat.System)
 }
 
 // selfCPUSeconds is the user and system CPU time pmbench itself (the load
@@ -86,7 +60,7 @@ func postmasterPID(ctx context.Context, adminURL string) int {
 		return 0
 	}
 	pid, _ := strconv.Atoi(strings.TrimSpace(strings.SplitN(string(b), "\n", 2)[0]))
-	if procStat(pid) == nil {
+	if procstat.Fields(pid) == nil {
 		return 0
 	}
 	return pid
@@ -98,25 +72,25 @@ func postmasterPID(ctx context.Context, adminURL string) int {
 // backend that exits between two readings moves from the second sum to the
 // first without being lost.
 func postgresCPUSeconds(postmaster int) float64 {
-	return postgresTicks(postmaster, []int{11, 12}, []int{13, 14})
+	return postgresTicks(postmaster, []int{procstat.User, procstat.System}, []int{procstat.ChildrenUser, procstat.ChildrenSystem})
 }
 
 // postgresSystemSeconds is the system part of postgresCPUSeconds.
 func postgresSystemSeconds(postmaster int) float64 {
-	return postgresTicks(postmaster, []int{12}, []int{14})
+	return postgresTicks(postmaster, []int{procstat.System}, []int{procstat.ChildrenSystem})
 }
 
 // postgresTicks sums the /proc/PID/stat fields own of the postmaster and its
 // live children, and reaped (the same times of its reaped children) of the
 // postmaster.
 func postgresTicks(postmaster int, own, reaped []int) float64 {
-	f := procStat(postmaster)
+	f := procstat.Fields(postmaster)
 	if f == nil {
 		return 0
 	}
-	total := ticks(f, append(own, reaped...)...)
+	total := procstat.Seconds(f, append(own, reaped...)...)
 	for _, c := range childrenOf(postmaster) {
-		total += ticks(c, own...)
+		total += procstat.Seconds(c, own...)
 	}
 	return total
 }
@@ -128,7 +102,7 @@ func childrenOf(parent int) [][]string {
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		if pid, err := strconv.Atoi(d.Name()); err == nil && pid != parent {
-			if c := procStat(pid); c != nil && c[1] == want {
+			if c := procstat.Fields(pid); c != nil && c[procstat.Parent] == want {
 				out = append(out, c)
 			}
 		}

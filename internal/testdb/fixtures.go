@@ -2,15 +2,12 @@ package testdb
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pmapi/pmapi/internal/procstat"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -83,12 +80,9 @@ func BackendCPU(tb testing.TB, conn *pgx.Conn) float64 {
 	if err := conn.QueryRow(context.Background(), "select pg_backend_pid()").Scan(&pid); err != nil {
 		tb.Fatal(err)
 	}
-	raw, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		tb.Skipf("the database server is not on this machine: %v", err)
+	f := procstat.Fields(pid)
+	if f == nil {
+		tb.Skipf("the database server's process %d is not on this machine", pid)
 	}
-	f := strings.Fields(string(raw[strings.LastIndexByte(string(raw), ')')+2:]))
-	utime, _ := strconv.ParseFloat(f[11], 64)
-	stime, _ := strconv.ParseFloat(f[12], 64)
-	return (utime + stime) / 100 // USER_HZ
+	return procstat.Seconds(f, procstat.User, procstat.System)
 }
