@@ -435,7 +435,6 @@ func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	})
 }
 
-// Eventually polls check every 50 ms until it returns true or within passes.
 // JobWait is how long a test waits for background work (deliveries,
 // retries, suggestion runs). River moves a job scheduled for later (a retry,
 // a probe) into the queue only when its scheduler runs, every 5 s (a fixed
@@ -444,6 +443,7 @@ func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 // waiting as soon as its condition holds.
 const JobWait = 90 * time.Second
 
+// Eventually polls check every 50 ms until it returns true or within passes.
 func Eventually(t testing.TB, within time.Duration, what string, check func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(within)
