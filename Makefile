@@ -36,11 +36,12 @@ test-citus: build tools
 
 # Load test of a release build against same-run references (pgbench, a raw
 # HTTP client); QUICK=1 runs each scenario a few seconds. JSON in bench/results/;
-# PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase; CITUS=1
+# PROFILE=dir adds CPU profiles of pmapi for every closed-loop phase; PERF=dir
+# records them with perf(1) (root) and splits each party's kernel time; CITUS=1
 # then runs read-detail and write on a three-node Citus cluster and compares;
 # STATEMENTS=1 reports pg_stat_statements per write and per delivery.
 bench: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements) $(if $(TASKS),-tasks $(TASKS))
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(PERF),-perf $(PERF)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements) $(if $(TASKS),-tasks $(TASKS))
 
 # Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
 # and of the worker twice and an immediate PostgreSQL restart while clients

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,6 +136,14 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		serveEnv[len(serveEnv)-1] = "PMAPI_METRICS_ADDR=" + b.serveDebug
 		workEnv[len(workEnv)-1] = "PMAPI_METRICS_ADDR=" + b.workDebug
 		if err := os.MkdirAll(o.ProfileDir, 0o755); err != nil {
+			return b, err
+		}
+	}
+	if o.PerfDir != "" {
+		if _, err := exec.LookPath("perf"); err != nil {
+			return b, fmt.Errorf("-perf needs perf(1) (linux-perf): %w", err)
+		}
+		if err := os.MkdirAll(o.PerfDir, 0o755); err != nil {
 			return b, err
 		}
 	}
@@ -291,11 +300,19 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	if b.o.Statements && !b.citus {
 		waits = sampleWaits(context.Background(), b.cl.db.AdminURL, b.cl.db.Name)
 	}
+	var rec *perfRecording
+	if b.o.PerfDir != "" && mode == "closed-loop" && !b.citus {
+		var err error
+		if rec, err = startPerf(b.o.PerfDir, name); err != nil {
+			fmt.Fprintf(b.o.Log, "pmbench: %s: %v\n", name, err)
+		}
+	}
 	api0, work0, self0, pg0 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	apiSys0, pgSys0 := systemSeconds(b.serve.Pid()), b.cl.postgresSystemCPU()
 	r := f()
 	api1, work1, self1, pg1 := cpuSeconds(b.serve.Pid()), cpuSeconds(b.work.Pid()), selfCPUSeconds(), b.cl.postgresCPU()
 	apiSys1, pgSys1 := systemSeconds(b.serve.Pid()), b.cl.postgresSystemCPU()
+	perf := b.kernelSplit(name, rec)
 	sampled := waits.finish()
 	server1, err := b.serverStats()
 	if serverErr == nil {
@@ -313,7 +330,7 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 		fmt.Fprintf(b.o.Log, "pmbench: %s: server statistics: %v\n", name, serverErr)
 	}
 	s := Scenario{Name: name, Mode: mode, Requests: r.Requests, Errors: r.Errors, Non2xx: r.Non2xx, FirstError: r.FirstErr,
-		Seconds: r.Elapsed.Seconds(), RPS: r.rps(), statementRows: stmts,
+		Seconds: r.Elapsed.Seconds(), RPS: r.rps(), statementRows: stmts, Perf: perf,
 		P50ms: quantile(r.Latencies, 0.50), P99ms: quantile(r.Latencies, 0.99), P999ms: quantile(r.Latencies, 0.999)}
 	if serverErr == nil && !b.citus {
 		s.Server = serverDelta(server0, server1)
@@ -366,6 +383,30 @@ func (b *bench) label() string {
 		return "citus: "
 	}
 	return ""
+}
+
+// kernelSplit stops a phase's perf recording and splits it by party: pmapi
+// serve, the cluster's processes (the postmaster and its children, which
+// for the read phases are the pool's backends throughout) and pmbench. A
+// failure is logged, never fatal, as a profile's is.
+func (b *bench) kernelSplit(phase string, rec *perfRecording) *PerfSplit {
+	if rec == nil {
+		return nil
+	}
+	split := &PerfSplit{}
+	parties := map[int]*KernelSplit{b.serve.Pid(): &split.Serve, os.Getpid(): &split.Pmbench}
+	pm := b.cl.postmasters[0]
+	parties[pm] = &split.Postgres
+	eachChild(pm, func(pid int, _ []string) { parties[pid] = &split.Postgres })
+	err := rec.stop()
+	if err == nil {
+		err = rec.split(parties)
+	}
+	if err != nil {
+		fmt.Fprintf(b.o.Log, "pmbench: %s: %v\n", phase, err)
+		return nil
+	}
+	return split
 }
 
 // profile fetches a CPU profile of one process over the phase's length into

@@ -98,16 +98,22 @@ func postgresTicks(postmaster int, own, reaped []int) float64 {
 // childrenOf returns the /proc/PID/stat fields of parent's live children.
 func childrenOf(parent int) [][]string {
 	var out [][]string
+	eachChild(parent, func(_ int, stat []string) { out = append(out, stat) })
+	return out
+}
+
+// eachChild calls f with the pid and /proc/PID/stat fields of each of
+// parent's live children.
+func eachChild(parent int, f func(pid int, stat []string)) {
 	want := strconv.Itoa(parent)
 	dirs, _ := os.ReadDir("/proc")
 	for _, d := range dirs {
 		if pid, err := strconv.Atoi(d.Name()); err == nil && pid != parent {
 			if c := procstat.Fields(pid); c != nil && c[procstat.Parent] == want {
-				out = append(out, c)
+				f(pid, c)
 			}
 		}
 	}
-	return out
 }
 
 // settledPostgresCPUSeconds is postgresCPUSeconds once the backends of clients

@@ -50,6 +50,10 @@ type options struct {
 	// ProfileDir, when set, gets a CPU profile of `pmapi serve` (and of
 	// `pmapi work` in the deliver phase) for every closed-loop phase.
 	ProfileDir string
+	// PerfDir, when set, gets a `perf record` of the whole machine for every
+	// closed-loop phase on the single node, and the report splits each
+	// party's kernel time by what it was for (perf.go).
+	PerfDir string
 	// Citus adds the Citus phase; CitusShards is citus.shard_count for its
 	// migrations (0: Citus's default, 32).
 	Citus       bool
@@ -74,6 +78,7 @@ func main() {
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
 	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
+	flag.StringVar(&o.PerfDir, "perf", "", "record each closed-loop phase with perf(1) here (root) and split each party's kernel time: its own, and the receive path it ran for its peers")
 	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
 	flag.BoolVar(&o.Statements, "statements", false, "load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)")
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
@@ -205,6 +210,9 @@ type Scenario struct {
 	// RefPostgresSystemCPUPer1k is the system part of RefPostgresCPUPer1k.
 	RefPostgresSystemCPUPer1k float64 `json:"referencePostgresSystemCpuSecondsPer1000,omitempty"`
 	RefClientCPUPer1k         float64 `json:"referenceClientCpuSecondsPer1000,omitempty"`
+	// Perf is what -perf sampled of each party: how much of its CPU was in
+	// the kernel, and of that in the receive path it ran for its peers.
+	Perf *PerfSplit `json:"perf,omitempty"`
 	// On Citus: PostgresCPUPer1k per node (the coordinator first; their sum
 	// is PostgresCPUPer1k), and how often the logs of pmapi serve and work
 	// mentioned the multi-shard guard's error during the phase.
@@ -342,6 +350,7 @@ func printTable(w io.Writer, rep *Report) {
 			num(s.RefPostgresSystemCPUPer1k*1000, "%.0f"), userPart(s.RefPostgresCPUPer1k, s.RefPostgresSystemCPUPer1k))
 	}
 	tw.Flush()
+	printKernelSplit(w, rep.Scenarios)
 	for _, s := range rep.Scenarios {
 		if s.Deliveries > 0 || strings.HasPrefix(s.Name, "deliver") {
 			fmt.Fprintf(w, "%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",

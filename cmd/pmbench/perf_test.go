@@ -1,0 +1,57 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// perfScript is `perf script -F pid,ip,sym,dso` as perf 6 writes it: a
+// serve send that ran the receiver's stack, a serve sample in Go code, a
+// backend asleep in epoll_wait, a sample of a process of no party, and a
+// backend sample perf could not unwind.
+const perfScript = `101 
+	ffffffff81c01234 tcp_v4_rcv ([kernel.kallsyms])
+	ffffffff81c00001 net_rx_action ([kernel.kallsyms])
+	ffffffff81c00002 __local_bh_enable_ip ([kernel.kallsyms])
+	ffffffff81c00003 tcp_sendmsg ([kernel.kallsyms])
+	ffffffff81000130 entry_SYSCALL_64_after_hwframe ([kernel.kallsyms])
+	          4c2a86 [unknown] (/tmp/pmapi)
+
+101 
+	          8e2562 [unknown] (/tmp/pmapi)
+	          a2e5ab [unknown] (/tmp/pmapi)
+
+202 
+	ffffffff813a2413 finish_task_switch.isra.0 ([kernel.kallsyms])
+	ffffffff817302b8 do_epoll_wait ([kernel.kallsyms])
+	          108ef3 epoll_wait (/usr/lib/x86_64-linux-gnu/libc.so.6)
+	          344815 secure_read (/usr/lib/postgresql/15/bin/postgres)
+
+999 
+	ffffffff81c00001 net_rx_action ([kernel.kallsyms])
+
+202 
+
+`
+
+func TestKernelSplitCountsEachPartysKernelAndReceivePathSamples(t *testing.T) {
+	var serve, pg KernelSplit
+	if err := countSamples(strings.NewReader(perfScript), map[int]*KernelSplit{101: &serve, 202: &pg}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (KernelSplit{Samples: 2, Kernel: 1, ReceivePath: 1}); serve != want {
+		t.Errorf("serve: %+v, want %+v", serve, want)
+	}
+	if want := (KernelSplit{Samples: 2, Kernel: 1}); pg != want {
+		t.Errorf("postgres: %+v, want %+v", pg, want)
+	}
+	if got := serve.share(80, serve.ReceivePath); got != 40 {
+		t.Errorf("half of serve's samples are its peers' receive path: %v of 80 µs, want 40", got)
+	}
+}
+
+func TestKernelSplitRefusesWhatIsNotPerfScriptOutput(t *testing.T) {
+	if err := countSamples(strings.NewReader("perf: not a sample\n"), map[int]*KernelSplit{}); err == nil {
+		t.Fatal("a line with no process id was read as a sample")
+	}
+}
