@@ -86,9 +86,10 @@ func plainPrefix(s string) int {
 			uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
 		// A byte of a word is zero exactly where haszero's high bit is set;
 		// "below 0x20" is a zero after subtracting, and a high bit set means
-		// the byte is not ASCII.
-		special := x&highs | haszero(x^(ones*'"')) | haszero(x^(ones*'\\')) | haszero(x^(ones*'<')) |
-			haszero(x^(ones*'>')) | haszero(x^(ones*'&')) | (x-ones*0x20)&^x&highs
+		// the byte is not ASCII. '"' and '&' differ only in bit 0x04, '<'
+		// and '>' only in 0x02, so clearing that bit tests both at once.
+		special := x&highs | haszero(x^(ones*'\\')) | haszero((x^(ones*'"'))&^(ones*0x04)) |
+			haszero((x^(ones*'<'))&^(ones*0x02)) | (x-ones*0x20)&^x&highs
 		if special != 0 {
 			return n + bits.TrailingZeros64(special)/8
 		}

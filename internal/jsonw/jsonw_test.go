@@ -23,6 +23,24 @@ func FuzzString(f *testing.F) {
 	})
 }
 
+// TestEveryByteInEveryPlaceOfAWord: plainPrefix judges eight bytes at once
+// and tests pairs of specials ('"' and '&', '<' and '>') with one mask, so
+// each byte value is tried at each place of two words, among plain text,
+// against encoding/json: a neighbour of a special (';', '=', '?', '$')
+// taken for one, or a special missed, fails here.
+func TestEveryByteInEveryPlaceOfAWord(t *testing.T) {
+	for c := range 256 {
+		for at := range 16 {
+			b := []byte("plain words, too")
+			b[at] = byte(c)
+			want, _ := json.Marshal(string(b))
+			if got := String(nil, string(b)); string(got) != string(want) {
+				t.Fatalf("String(%q) = %s, encoding/json %s", b, got, want)
+			}
+		}
+	}
+}
+
 // FuzzTime: every time, in UTC and at an offset, comes out as its
 // MarshalJSON writes it.
 func FuzzTime(f *testing.F) {
