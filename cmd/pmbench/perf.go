@@ -102,8 +102,9 @@ func (p *perfRecording) split(parties map[int]*KernelSplit) error {
 }
 
 // countSamples reads `perf script -F pid,ip,sym,dso` output: a sample is a
-// line with its process id, then its call chain a frame a line (leaf first,
-// each indented, ending with its object in parentheses), then a blank line.
+// line with its process id (right-aligned, so a short one starts with
+// spaces), then its call chain a frame a line (leaf first, each after a tab,
+// ending with its object in parentheses), then a blank line.
 func countSamples(r io.Reader, parties map[int]*KernelSplit) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
@@ -128,7 +129,7 @@ func countSamples(r io.Reader, parties map[int]*KernelSplit) error {
 		switch {
 		case strings.TrimSpace(line) == "":
 			flush()
-		case line[0] != ' ' && line[0] != '\t':
+		case line[0] != '\t':
 			flush()
 			pid, err := strconv.Atoi(strings.TrimSpace(line))
 			if err != nil {

@@ -8,8 +8,9 @@ import (
 // perfScript is `perf script -F pid,ip,sym,dso` as perf 6 writes it: a
 // serve send that ran the receiver's stack, a serve sample in Go code, a
 // backend asleep in epoll_wait, a sample of a process of no party, and a
-// backend sample perf could not unwind.
-const perfScript = `101 
+// backend sample perf could not unwind. perf right-aligns process ids in
+// five places, so a short one starts with a space.
+const perfScript = `  101 
 	ffffffff81c01234 tcp_v4_rcv ([kernel.kallsyms])
 	ffffffff81c00001 net_rx_action ([kernel.kallsyms])
 	ffffffff81c00002 __local_bh_enable_ip ([kernel.kallsyms])
@@ -17,20 +18,20 @@ const perfScript = `101
 	ffffffff81000130 entry_SYSCALL_64_after_hwframe ([kernel.kallsyms])
 	          4c2a86 [unknown] (/tmp/pmapi)
 
-101 
+  101 
 	          8e2562 [unknown] (/tmp/pmapi)
 	          a2e5ab [unknown] (/tmp/pmapi)
 
-202 
+  202 
 	ffffffff813a2413 finish_task_switch.isra.0 ([kernel.kallsyms])
 	ffffffff817302b8 do_epoll_wait ([kernel.kallsyms])
 	          108ef3 epoll_wait (/usr/lib/x86_64-linux-gnu/libc.so.6)
 	          344815 secure_read (/usr/lib/postgresql/15/bin/postgres)
 
-999 
+  999 
 	ffffffff81c00001 net_rx_action ([kernel.kallsyms])
 
-202 
+  202 
 
 `
 
