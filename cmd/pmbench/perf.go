@@ -65,12 +65,15 @@ type KernelSplit struct {
 	ReceivePath int `json:"receivePathSamples"`
 }
 
-// share scales a party's CPU per request by a part of its samples.
-func (k KernelSplit) share(cpuPer1k float64, part int) float64 {
+// perRequest is the party's kernel time and, of it, its peers' receive path,
+// in µs per request: perf's shares of the CPU the party was measured to
+// spend (seconds per 1,000 requests, as a Scenario holds it).
+func (k KernelSplit) perRequest(cpuPer1k float64) (kernel, receivePath float64) {
 	if k.Samples == 0 {
-		return 0
+		return 0, 0
 	}
-	return cpuPer1k * float64(part) / float64(k.Samples)
+	perSample := cpuPer1k * 1000 / float64(k.Samples)
+	return perSample * float64(k.Kernel), perSample * float64(k.ReceivePath)
 }
 
 // PerfSplit is a phase's KernelSplit of pmapi serve, the PostgreSQL cluster
@@ -95,6 +98,9 @@ func (p *perfRecording) split(parties map[int]*KernelSplit) error {
 		return fmt.Errorf("perf script: %w", err)
 	}
 	countErr := countSamples(out, parties)
+	// perf script blocks on a full pipe if counting stopped early, and Wait
+	// would wait for it for ever.
+	_, _ = io.Copy(io.Discard, out)
 	if err := cmd.Wait(); err != nil {
 		return fmt.Errorf("perf script: %w: %s", err, strings.TrimSpace(stderr.String()))
 	}
@@ -167,11 +173,10 @@ func printKernelSplit(w io.Writer, scenarios []Scenario) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tpmapi serve kernel\trx\tpostgres kernel\trx\tpmbench kernel\trx\t")
 	for _, s := range rows {
-		p := s.Perf
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", s.Name,
-			p.Serve.share(s.APICPUPer1k*1000, p.Serve.Kernel), p.Serve.share(s.APICPUPer1k*1000, p.Serve.ReceivePath),
-			p.Postgres.share(s.PostgresCPUPer1k*1000, p.Postgres.Kernel), p.Postgres.share(s.PostgresCPUPer1k*1000, p.Postgres.ReceivePath),
-			p.Pmbench.share(s.PmbenchCPUPer1k*1000, p.Pmbench.Kernel), p.Pmbench.share(s.PmbenchCPUPer1k*1000, p.Pmbench.ReceivePath))
+		serve, serveRx := s.Perf.Serve.perRequest(s.APICPUPer1k)
+		pg, pgRx := s.Perf.Postgres.perRequest(s.PostgresCPUPer1k)
+		self, selfRx := s.Perf.Pmbench.perRequest(s.PmbenchCPUPer1k)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t%.0f\t\n", s.Name, serve, serveRx, pg, pgRx, self, selfRx)
 	}
 	tw.Flush()
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,13 +47,32 @@ func TestKernelSplitCountsEachPartysKernelAndReceivePathSamples(t *testing.T) {
 	if want := (KernelSplit{Samples: 2, Kernel: 1}); pg != want {
 		t.Errorf("postgres: %+v, want %+v", pg, want)
 	}
-	if got := serve.share(80, serve.ReceivePath); got != 40 {
-		t.Errorf("half of serve's samples are its peers' receive path: %v of 80 µs, want 40", got)
+	if kernel, rx := serve.perRequest(0.080); kernel != 40 || rx != 40 {
+		t.Errorf("half of serve's samples are in the kernel, all of those its peers' receive path: %v and %v of 80 µs, want 40 and 40", kernel, rx)
 	}
 }
 
 func TestKernelSplitRefusesWhatIsNotPerfScriptOutput(t *testing.T) {
 	if err := countSamples(strings.NewReader("perf: not a sample\n"), map[int]*KernelSplit{}); err == nil {
 		t.Fatal("a line with no process id was read as a sample")
+	}
+}
+
+func TestKernelSplitTableScalesEachPartysOwnCPU(t *testing.T) {
+	var out strings.Builder
+	printKernelSplit(&out, []Scenario{
+		{Name: "read-detail"}, // not recorded: no row
+		{Name: "read-list", APICPUPer1k: 0.060, PostgresCPUPer1k: 0.050, PmbenchCPUPer1k: 0.040, Perf: &PerfSplit{
+			Serve:    KernelSplit{Samples: 60, Kernel: 24, ReceivePath: 10},
+			Postgres: KernelSplit{Samples: 50, Kernel: 15, ReceivePath: 4},
+			Pmbench:  KernelSplit{Samples: 20, Kernel: 8, ReceivePath: 1},
+		}},
+	})
+	got := strings.Fields(out.String()[strings.Index(out.String(), "read-list"):])
+	if want := []string{"read-list", "24", "10", "15", "4", "16", "2"}; !slices.Equal(got, want) {
+		t.Errorf("row %q, want %q\n%s", got, want, out.String())
+	}
+	if strings.Contains(out.String(), "read-detail") {
+		t.Errorf("a phase perf did not record has a row:\n%s", out.String())
 	}
 }
