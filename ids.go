@@ -95,3 +95,72 @@ func ParseID(prefix, s, what string) (uuid.UUID, error) {
 	}
 	return uuid.UUID(u), nil
 }
+
+// The prefixes of the resources' ids. They are written here, in the leaf every
+// package imports, so a package names another's ids without importing it
+// (action items name the analysis, node and suggestion they came from, and the
+// analysis package imports action items), and the API core reads a query
+// parameter given as an id by the noun it is tagged with (`id:"project"`).
+// Each resource package re-exports its own as IDPrefix.
+const (
+	ProjectIDPrefix          = "prj_"
+	TaskIDPrefix             = "tsk_"
+	RiskIDPrefix             = "rsk_"
+	NoteIDPrefix             = "not_"
+	ActionItemIDPrefix       = "act_"
+	ActionItemLogIDPrefix    = "log_"
+	RRCAIDPrefix             = "rca_"
+	RRCANodeIDPrefix         = "nod_"
+	CorrectiveActionIDPrefix = "cac_"
+	SuggestionIDPrefix       = "lac_"
+	SuggestionRunIDPrefix    = "run_"
+)
+
+// idPrefixByNoun names each resource's prefix by the noun its errors use
+// ("project not found", "projectId must be a project id (prj_...)").
+var idPrefixByNoun = map[string]string{
+	"project":     ProjectIDPrefix,
+	"task":        TaskIDPrefix,
+	"risk":        RiskIDPrefix,
+	"note":        NoteIDPrefix,
+	"action item": ActionItemIDPrefix,
+	"analysis":    RRCAIDPrefix,
+}
+
+// IDPrefixOf is the prefix of the ids of noun, and whether noun names one.
+func IDPrefixOf(noun string) (string, bool) {
+	p, ok := idPrefixByNoun[noun]
+	return p, ok
+}
+
+// FormatOptionalID renders an optional id: nil stays nil.
+func FormatOptionalID(prefix string, id *uuid.UUID) *string {
+	if id == nil {
+		return nil
+	}
+	s := FormatID(prefix, *id)
+	return &s
+}
+
+// FormatOptionalUserID renders an optional user id: user ids are plain UUIDs,
+// not prefixed; nil stays nil.
+func FormatOptionalUserID(id *uuid.UUID) *string {
+	if id == nil {
+		return nil
+	}
+	s := id.String()
+	return &s
+}
+
+// ParseOptionalID reads an optional id with parse (a resource's ParseID): nil
+// stays nil.
+func ParseOptionalID(parse func(string) (uuid.UUID, error), s *string) (*uuid.UUID, error) {
+	if s == nil {
+		return nil, nil
+	}
+	id, err := parse(*s)
+	if err != nil {
+		return nil, err
+	}
+	return &id, nil
+}

@@ -3,6 +3,8 @@ package pmapi
 import (
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 )
 
 func TestNewClientIDFormat(t *testing.T) {
@@ -73,5 +75,16 @@ func TestFormatAndParseID(t *testing.T) {
 	later := FormatID("key_", NewID())
 	if later <= s {
 		t.Errorf("ids are not time-ordered: %s then %s", s, later)
+	}
+}
+
+func TestFormatOptionalUserIDKeepsThePlainUUID(t *testing.T) {
+	t.Parallel()
+	if FormatOptionalUserID(nil) != nil {
+		t.Error("no user must stay null")
+	}
+	id := uuid.MustParse("0f8d3a52-5c1e-4c7a-9a55-2b1f6f3e7d10")
+	if got := FormatOptionalUserID(&id); got == nil || *got != "0f8d3a52-5c1e-4c7a-9a55-2b1f6f3e7d10" {
+		t.Errorf("FormatOptionalUserID = %v; want the UUID as written", got)
 	}
 }

@@ -204,7 +204,7 @@ func (s *Server) adminPlaceWorkspace(c *fiber.Ctx) error {
 		if err != nil {
 			return tenant.Workspace{}, err
 		}
-		return s.Directory.Place(ctx, id, req.Shard)
+		return s.Directory.Place(ctx, id, req.Shard, authz.HasUsers)
 	})
 }
 

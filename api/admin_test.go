@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 var clientIDFormat = regexp.MustCompile(`^pm_cli_[0-9A-Za-z]{20}$`)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func TestAppLifecycle(t *testing.T) {

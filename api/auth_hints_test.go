@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestKeyAsBearerAndChallenges: an API key is accepted bare or after Bearer

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // urlsOf fetches the RFC 8414 metadata and starts a device authorization over

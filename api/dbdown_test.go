@@ -8,8 +8,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/tenant"
 )
 

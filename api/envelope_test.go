@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func TestRequestIDEchoedWhenSane(t *testing.T) {

@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // specEventTypes is the event table of docs/webhooks.md plus the <resource>.<verb> events

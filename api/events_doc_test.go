@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestEventPayloadsMatchTheDocument records events of every resource through

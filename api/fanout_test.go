@@ -10,10 +10,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/api/apitest"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/tenant"
 )
 

@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // fuzzBody drives one endpoint of the real app with arbitrary request bodies:

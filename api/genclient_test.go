@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 var (

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // newTenant is a workspace of the test's own with a key carrying scopes

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestEveryCreateHonoursIdempotencyKey holds the rule of docs/decisions.md

@@ -6,8 +6,9 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/pmapi/pmapi/api/apitest"
-	"github.com/pmapi/pmapi/internal/testdb"
+
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestSecretCreatesAreNotReplayed: the spec shows app secrets, API keys and

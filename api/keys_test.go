@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/api/idempotency"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func TestSecretsAppearOnce(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestReadyzAnswersForTheShards checks /readyz without credentials: 200 while

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)

@@ -15,7 +15,7 @@ import (
 	"github.com/lestrrat-go/jwx/v3/jws"
 	"golang.org/x/oauth2"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // oauthEnv serves the app on loopback with a 1-second polling interval.

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/api/apitest"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestDocumentMatchesRouter holds the router and the document equal: every route

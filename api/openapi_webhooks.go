@@ -6,7 +6,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/event"
 )
 
 // webhooks describes every event type as a Path Item under x-webhooks (the

@@ -14,7 +14,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // ListQuery documents the paging parameters every list shares.
@@ -190,7 +189,7 @@ func decodeParam(dst reflect.Value, f *queryField, raw string) error {
 // bare UUID.
 func queryIDKind(name string, tag reflect.StructTag) (noun, prefix string, err error) {
 	if noun := tag.Get("id"); noun != "" {
-		prefix, ok := ids.Of(noun)
+		prefix, ok := pmapi.IDPrefixOf(noun)
 		if !ok {
 			return "", "", fmt.Errorf("api: query parameter %s is tagged id:%q, which resource/ids does not know", name, noun)
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/ids"
 )
 
 func TestQueryIDsTakeTheirPrefixFromTheirNoun(t *testing.T) {
@@ -23,13 +22,13 @@ func TestQueryIDsTakeTheirPrefixFromTheirNoun(t *testing.T) {
 		err := decodeQueryInto(reflect.ValueOf(&q).Elem(), func(name string) (string, bool) { v, ok := params[name]; return v, ok })
 		return q, err
 	}
-	q, err := decode(map[string]string{"projectId": pmapi.FormatID(ids.Project, id)})
+	q, err := decode(map[string]string{"projectId": pmapi.FormatID(pmapi.ProjectIDPrefix, id)})
 	if err != nil || q.ProjectID == nil || *q.ProjectID != id {
 		t.Fatalf("a project id: %v, %v", q.ProjectID, err)
 	}
 	for param, raw := range map[string]string{
-		"projectId": pmapi.FormatID(ids.Task, id), // another resource's id
-		"ownerId":   pmapi.FormatID(ids.Project, id),
+		"projectId": pmapi.FormatID(pmapi.TaskIDPrefix, id), // another resource's id
+		"ownerId":   pmapi.FormatID(pmapi.ProjectIDPrefix, id),
 	} {
 		_, err := decode(map[string]string{param: raw})
 		if e := pmapi.AsError(err); err == nil || e.Code != pmapi.CodeValidation || e.Details["field"] != param {

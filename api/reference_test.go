@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestReferencePageIsServedStrictly: /docs is a page whose scripts all come

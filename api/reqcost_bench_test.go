@@ -8,7 +8,7 @@ import (
 
 	"github.com/valyala/fasthttp"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/observability"
 )
 

@@ -5,8 +5,8 @@ import (
 	"sort"
 
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/facet"
 )
 
 // Resource is everything one resource brings to the server, in one value: its

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func wantField(t *testing.T, r *apitest.Response, status int, code, field string) {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // walk reads a list one item a page, following nextCursor, and returns the

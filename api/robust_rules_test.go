@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestRootCauseStaysPastAnalyze: once an analysis has left ANALYZE, whose gate

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // corpus is committed test data: 30 analyses over 5 projects, in 15 planted

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func waitRun(t *testing.T, tn *apitest.Tenant, path string) *apitest.Response {

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 const rrcaBase = "/openapi/v1/resource/rrca"

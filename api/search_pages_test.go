@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestSearchRanksWordsAbovePrefixesAboveTrigrams is issue 18's case: q=seal

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 const searchPath = "/openapi/v1/resource/search"

@@ -3,7 +3,7 @@ package api_test
 import (
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // specActionItemAndRRCAOperations are the 26 operations of docs/decisions.md's action-item and RRCA sections

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func batchResults(t *testing.T, r *apitest.Response) []map[string]any {

@@ -19,7 +19,7 @@ import (
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/webhook"
 )

@@ -10,7 +10,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // BenchmarkResponseWrite is how fasthttp writes an answer (headers and body

@@ -296,3 +296,18 @@ func appActive(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string, ot
 	}
 	return false, nil
 }
+
+// QueueAppExists queues on a read's batch the check that the workspace has the
+// app clientID; its answer lands in *exists.
+func QueueAppExists(b *pgx.Batch, ws uuid.UUID, clientID string, exists *bool) {
+	b.Queue(appExistsSQL, ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(exists) })
+}
+
+// AppExists tells, in tx, whether the workspace has the app clientID.
+func AppExists(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error) {
+	var ok bool
+	err := tx.QueryRow(ctx, appExistsSQL, ws, clientID).Scan(&ok)
+	return ok, err
+}
+
+const appExistsSQL = "select exists(select 1 from apps where workspace_id = $1 and client_id = $2)"

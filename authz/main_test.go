@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }

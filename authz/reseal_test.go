@@ -18,7 +18,7 @@ import (
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestResealSigningKeys: keys sealed under the old key (one retired key in

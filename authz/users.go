@@ -156,3 +156,32 @@ func FindUserByEmail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ema
 	}
 	return u, err
 }
+
+// KnownUsers returns which of ids are users of workspace ws, read in tx.
+func KnownUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	rows, err := tx.Query(ctx, "select id from users where workspace_id = $1 and id = any($2)", ws, ids)
+	if err != nil {
+		return nil, err
+	}
+	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, err
+	}
+	known := make(map[uuid.UUID]bool, len(found))
+	for _, id := range found {
+		known[id] = true
+	}
+	return known, nil
+}
+
+// HasUsers tells whether workspace ws has any user on shard: a workspace
+// that has none holds no data there yet (tenant.Directory.Place).
+func HasUsers(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (bool, error) {
+	var has bool
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select exists(select 1 from users where workspace_id = $1)", ws).QueryRow(func(row pgx.Row) error {
+			return row.Scan(&has)
+		})
+	})
+	return has, err
+}

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 )
 

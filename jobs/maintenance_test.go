@@ -12,7 +12,7 @@ import (
 
 	"github.com/pmapi/pmapi/api/idempotency"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 )
 

@@ -11,7 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/tenant"
 )

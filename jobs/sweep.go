@@ -154,32 +154,14 @@ var liveStates = []rivertype.JobState{
 }
 
 func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *river.Client[pgx.Tx], ws uuid.UUID) (int, error) {
-	type unfanned struct {
-		id  uuid.UUID
-		job *int64
-	}
-	var found []unfanned
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(`select id, fanout_job_id from events where workspace_id = $1 and fanned_out_at is null
-			and occurred_at < now() - make_interval(secs => $2) order by occurred_at limit $3`,
-			ws, w.After.Seconds(), sweepBatch).Query(func(rows pgx.Rows) error {
-			for rows.Next() {
-				var u unfanned
-				if err := rows.Scan(&u.id, &u.job); err != nil {
-					return err
-				}
-				found = append(found, u)
-			}
-			return rows.Err()
-		})
-	})
+	found, err := w.Webhooks.Unfanned(ctx, shard, ws, w.After, sweepBatch)
 	if err != nil || len(found) == 0 {
 		return 0, err
 	}
 	var jobIDs []int64
 	for _, u := range found {
-		if u.job != nil {
-			jobIDs = append(jobIDs, *u.job)
+		if u.Job != nil {
+			jobIDs = append(jobIDs, *u.Job)
 		}
 	}
 	alive, err := live(ctx, client, jobIDs)
@@ -188,8 +170,8 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 	}
 	var orphans []uuid.UUID
 	for _, u := range found {
-		if u.job == nil || !alive[*u.job] {
-			orphans = append(orphans, u.id)
+		if u.Job == nil || !alive[*u.Job] {
+			orphans = append(orphans, u.ID)
 		}
 	}
 	if len(orphans) == 0 {
@@ -200,17 +182,7 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 		if err != nil {
 			return err
 		}
-		// The events now name the new job, so the next sweep leaves them to it.
-		// One statement per event, by its whole key and without sequential
-		// scans, as the fan-out reads and deletes them (webhook.LoadFanout): a
-		// list of ids can be planned as a walk over every outbox entry of the
-		// workspace, dead ones included.
-		b := &pgx.Batch{}
-		shard.QueueLocalSetting(b, webhook.KeyLookups)
-		for _, id := range orphans {
-			b.Queue("update events set fanout_job_id = $3 where workspace_id = $1 and id = $2", ws, id, res.Job.ID)
-		}
-		return tx.SendBatch(ctx, b).Close()
+		return webhook.Reassign(ctx, tx, shard, ws, orphans, res.Job.ID)
 	})
 	return len(orphans), err
 }

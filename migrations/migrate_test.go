@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/migrations"
 )
 

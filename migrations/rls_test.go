@@ -12,7 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 const policyExpr = "(workspace_id = (NULLIF(current_setting('pmapi.workspace_id'::text, true), ''::text))::uuid)"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/oapi-codegen/nullable"
 
-	"github.com/pmapi/pmapi/api/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	pmapisdk "github.com/pmapi/pmapi/sdk"
 )
 

@@ -178,10 +178,14 @@ func (d *Directory) SetStatus(ctx context.Context, id uuid.UUID, status string) 
 	return w, err
 }
 
+// HoldsData tells whether workspace ws has rows on shard.
+type HoldsData func(ctx context.Context, shard *Shard, ws uuid.UUID) (bool, error)
+
 // Place moves a workspace's directory entry to another shard. Rows are not copied
-// between databases, so placement is refused while the workspace has users on its
-// current shard: move the data first (pg_dump of its rows), then place it.
-func (d *Directory) Place(ctx context.Context, id uuid.UUID, shard string) (Workspace, error) {
+// between databases, so placement is refused while holdsData finds the
+// workspace's rows on its current shard (authz.HasUsers: a workspace with data
+// has users): move the data first (pg_dump of its rows), then place it.
+func (d *Directory) Place(ctx context.Context, id uuid.UUID, shard string, holdsData HoldsData) (Workspace, error) {
 	target, err := d.shards.Get(shard)
 	if err != nil {
 		return Workspace{}, pmapi.Invalid("shard", "shard %q is not configured", shard)
@@ -197,12 +201,7 @@ func (d *Directory) Place(ctx context.Context, id uuid.UUID, shard string) (Work
 	if err != nil {
 		return Workspace{}, err
 	}
-	var hasData bool
-	err = current.Read(ctx, id, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from users where workspace_id = $1)", id).QueryRow(func(row pgx.Row) error {
-			return row.Scan(&hasData)
-		})
-	})
+	hasData, err := holdsData(ctx, current, id)
 	if err != nil {
 		return Workspace{}, err
 	}

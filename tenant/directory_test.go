@@ -9,7 +9,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -73,7 +73,7 @@ func TestPlaceRefusesAWorkspaceWithData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	moved, err := dir.Place(ctx, empty.ID, "east")
+	moved, err := dir.Place(ctx, empty.ID, "east", authz.HasUsers)
 	if err != nil || moved.Shard != "east" {
 		t.Fatalf("placing an empty workspace: %v, shard %s", err, moved.Shard)
 	}
@@ -85,7 +85,7 @@ func TestPlaceRefusesAWorkspaceWithData(t *testing.T) {
 	if _, err := authz.CreateUser(ctx, shard, full.ID, "f@example.com", "F"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dir.Place(ctx, full.ID, "east"); pmapi.ErrorCode(err) != pmapi.CodeConflict {
+	if _, err := dir.Place(ctx, full.ID, "east", authz.HasUsers); pmapi.ErrorCode(err) != pmapi.CodeConflict {
 		t.Fatalf("placing a workspace with users: %v, want CONFLICT", err)
 	}
 }

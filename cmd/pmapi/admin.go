@@ -15,8 +15,8 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/tenant"
 )

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // deploymentSecret is the PMAPI_SECRET_KEY of every process this package's

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 func TestPublicURLAndTrustedProxiesSettings(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/internal/pgcluster"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestDevOnCitusServesWhatItPrints runs `pmapi dev --citus --ephemeral` on the

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestDevServesWhatItPrints runs `pmapi dev --ephemeral` as a new user would and

@@ -11,7 +11,7 @@ import (
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestDevKeepsItsCredentials: a restart on the same data prints the session,

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 )
 

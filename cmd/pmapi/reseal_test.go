@@ -24,7 +24,7 @@ import (
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )

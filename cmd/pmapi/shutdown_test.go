@@ -15,7 +15,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 // TestSIGTERMFinishesInFlightRequests runs a real `pmapi serve` process, holds a

@@ -13,7 +13,6 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/madeup"
-	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // apiSeedTasks is how many tasks the API's batch endpoint creates; the rest of
@@ -62,7 +61,7 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 	defer conn.Close(ctx)
 	projects := make([]uuid.UUID, len(b.projects))
 	for i, p := range b.projects {
-		if projects[i], err = pmapi.ParseID(ids.Project, p, "project"); err != nil {
+		if projects[i], err = pmapi.ParseID(pmapi.ProjectIDPrefix, p, "project"); err != nil {
 			return err
 		}
 	}
@@ -80,7 +79,7 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 		title = strings.ToUpper(title[:1]) + title[1:]
 		rows = append(rows, []any{ws, id, projects[i%len(projects)], title, &desc, statuses[i%2], 1 + i%5, now, now})
 		docs = append(docs, []any{ws, id, title, &desc})
-		b.tasks = append(b.tasks, pmapi.FormatID(ids.Task, id))
+		b.tasks = append(b.tasks, pmapi.FormatID(pmapi.TaskIDPrefix, id))
 		b.statuses = append(b.statuses, statuses[i%2])
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"tasks"},

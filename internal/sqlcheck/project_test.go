@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/internal/sqlcheck"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }

@@ -10,15 +10,14 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // Id prefixes (resource/ids).
 const (
-	IDPrefix    = ids.ActionItem
-	LogIDPrefix = ids.ActionItemLog
+	IDPrefix    = pmapi.ActionItemIDPrefix
+	LogIDPrefix = pmapi.ActionItemLogIDPrefix
 )
 
 // Statuses.

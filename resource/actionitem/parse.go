@@ -1,7 +1,7 @@
 package actionitem
 
 import (
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -19,7 +19,7 @@ func ParseCreate(req CreateRequest) (NewItem, error) {
 	if err := ValidOwnerHint(req.OwnerHint); err != nil {
 		return in, err
 	}
-	in.ProjectID, err = ids.Parse(project.ParseID, req.ProjectID)
+	in.ProjectID, err = pmapi.ParseOptionalID(project.ParseID, req.ProjectID)
 	return in, err
 }
 

@@ -9,8 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
@@ -255,7 +254,7 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
-		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: ids.Format(project.IDPrefix, cur.ProjectID)}})
+		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatOptionalID(project.IDPrefix, cur.ProjectID)}})
 }
 
 func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -33,10 +32,10 @@ func ToView(i Item) View {
 		ID: pmapi.FormatID(IDPrefix, i.ID), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
 		DueDate: i.DueDate, Source: i.Source, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, ArchivedAt: i.ArchivedAt,
 	}
-	v.ProjectID = ids.Format(project.IDPrefix, i.ProjectID)
-	v.SourceRRCAID = ids.Format(ids.RRCA, i.SourceRRCAID)
-	v.SourceNodeID = ids.Format(ids.RRCANode, i.SourceNodeID)
-	v.SourceSuggestionID = ids.Format(ids.Suggestion, i.SourceSuggestionID)
+	v.ProjectID = pmapi.FormatOptionalID(project.IDPrefix, i.ProjectID)
+	v.SourceRRCAID = pmapi.FormatOptionalID(pmapi.RRCAIDPrefix, i.SourceRRCAID)
+	v.SourceNodeID = pmapi.FormatOptionalID(pmapi.RRCANodeIDPrefix, i.SourceNodeID)
+	v.SourceSuggestionID = pmapi.FormatOptionalID(pmapi.SuggestionIDPrefix, i.SourceSuggestionID)
 	return v
 }
 

@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"

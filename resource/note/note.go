@@ -8,13 +8,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts note ids in the API.
-const IDPrefix = ids.Note
+const IDPrefix = pmapi.NoteIDPrefix
 
 // Note is a stored note.
 type Note struct {

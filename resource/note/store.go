@@ -7,8 +7,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"

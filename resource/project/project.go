@@ -10,13 +10,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts project ids in the API.
-const IDPrefix = ids.Project
+const IDPrefix = pmapi.ProjectIDPrefix
 
 // RAG statuses: the traffic-light health of a project.
 const (

@@ -12,8 +12,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/tenant"

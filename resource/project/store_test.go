@@ -8,8 +8,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
+	"github.com/pmapi/pmapi/internal/testkit/storetest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/project"
 )
 

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/ids"
 )
 
 // View is a project in the API and in event payloads.
@@ -27,7 +26,7 @@ type View struct {
 func ToView(p Project) View {
 	v := View{
 		ID: pmapi.FormatID(IDPrefix, p.ID), Name: p.Name, Description: p.Description, RAGStatus: p.RAGStatus,
-		OwnerID: ids.FormatUser(p.OwnerID), StartDate: p.StartDate, TargetDate: p.TargetDate, Members: p.Members,
+		OwnerID: pmapi.FormatOptionalUserID(p.OwnerID), StartDate: p.StartDate, TargetDate: p.TargetDate, Members: p.Members,
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, ArchivedAt: p.ArchivedAt,
 	}
 	if v.Members == nil {

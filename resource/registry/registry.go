@@ -13,10 +13,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/internal/seal"
 	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/facet"
 	"github.com/pmapi/pmapi/resource/note"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"

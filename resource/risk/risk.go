@@ -9,13 +9,12 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts risk ids in the API.
-const IDPrefix = ids.Risk
+const IDPrefix = pmapi.RiskIDPrefix
 
 // Statuses.
 const (

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
@@ -26,7 +25,7 @@ type View struct {
 // ToView converts a stored risk.
 func ToView(r Risk) View {
 	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID(project.IDPrefix, r.ProjectID), Title: r.Title, Description: r.Description,
-		Severity: r.Severity, Status: r.Status, OwnerID: ids.FormatUser(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
+		Severity: r.Severity, Status: r.Status, OwnerID: pmapi.FormatOptionalUserID(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
 }
 
 // List is a page of risks.

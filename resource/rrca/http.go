@@ -10,9 +10,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
@@ -159,10 +158,10 @@ func parseCreate(req CreateRequest, _ func(string) bool) (NewAnalysis, error) {
 		}
 		in.ProblemStatement = req.ProblemStatement
 	}
-	if in.ProjectID, err = ids.Parse(project.ParseID, req.ProjectID); err != nil {
+	if in.ProjectID, err = pmapi.ParseOptionalID(project.ParseID, req.ProjectID); err != nil {
 		return in, err
 	}
-	in.SourceRiskID, err = ids.Parse(risk.ParseID, req.SourceRiskID)
+	in.SourceRiskID, err = pmapi.ParseOptionalID(risk.ParseID, req.SourceRiskID)
 	return in, err
 }
 

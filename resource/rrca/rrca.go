@@ -13,18 +13,17 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
-	"github.com/pmapi/pmapi/resource/ids"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // Id prefixes (resource/ids).
 const (
-	IDPrefix           = ids.RRCA
-	NodeIDPrefix       = ids.RRCANode
-	CorrectivePrefix   = ids.Corrective
-	SuggestionIDPrefix = ids.Suggestion
-	RunIDPrefix        = ids.Run
+	IDPrefix           = pmapi.RRCAIDPrefix
+	NodeIDPrefix       = pmapi.RRCANodeIDPrefix
+	CorrectivePrefix   = pmapi.CorrectiveActionIDPrefix
+	SuggestionIDPrefix = pmapi.SuggestionIDPrefix
+	RunIDPrefix        = pmapi.SuggestionRunIDPrefix
 )
 
 // Phases, in order.

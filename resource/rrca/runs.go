@@ -10,8 +10,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/rrca/suggest"

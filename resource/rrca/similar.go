@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
@@ -118,7 +117,7 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 				if err := rows.Scan(&rid, &it.Title, &pid, &it.Phase, &it.Score, &it.ComputedAt); err != nil {
 					return err
 				}
-				it.RRCAID, it.ProjectID = pmapi.FormatID(IDPrefix, rid), ids.Format(project.IDPrefix, pid)
+				it.RRCAID, it.ProjectID = pmapi.FormatID(IDPrefix, rid), pmapi.FormatOptionalID(project.IDPrefix, pid)
 				out.Items = append(out.Items, it)
 			}
 			return rows.Err()

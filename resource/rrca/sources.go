@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
 )
 
 // Sources are what analyses read of other resources' rows, each described as

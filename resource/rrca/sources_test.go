@@ -11,10 +11,10 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/storetest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/resource/risk"

@@ -6,7 +6,6 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/actionitem"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
 )
@@ -29,7 +28,7 @@ type View struct {
 func ToView(a Analysis) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, a.ID), Title: a.Title, ProblemStatement: a.ProblemStatement,
-		ProjectID: ids.Format(project.IDPrefix, a.ProjectID), SourceRiskID: ids.Format(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
+		ProjectID: pmapi.FormatOptionalID(project.IDPrefix, a.ProjectID), SourceRiskID: pmapi.FormatOptionalID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
 		NodeCount: a.NodeCount, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ArchivedAt: a.ArchivedAt,
 	}
 }
@@ -63,8 +62,8 @@ type NodeView struct {
 
 // ToNodeView converts a node.
 func ToNodeView(n Node) NodeView {
-	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: ids.Format(NodeIDPrefix, n.ParentID),
-		Kind: n.Kind, Text: n.Text, SuggestionRunID: ids.Format(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
+	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: pmapi.FormatOptionalID(NodeIDPrefix, n.ParentID),
+		Kind: n.Kind, Text: n.Text, SuggestionRunID: pmapi.FormatOptionalID(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
 }
 
 // NodeList is an analysis's nodes (a tree through parentId), oldest first.
@@ -86,7 +85,7 @@ type CorrectiveActionView struct {
 // ToCorrectiveView converts a corrective action.
 func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 	return CorrectiveActionView{ID: pmapi.FormatID(CorrectivePrefix, c.ID), RRCAID: pmapi.FormatID(IDPrefix, c.RRCAID),
-		NodeID: ids.Format(NodeIDPrefix, c.NodeID), ActionItemID: ids.Format(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
+		NodeID: pmapi.FormatOptionalID(NodeIDPrefix, c.NodeID), ActionItemID: pmapi.FormatOptionalID(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
 		Title: c.Title, CreatedAt: c.CreatedAt}
 }
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/search"
 )
 

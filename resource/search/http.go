@@ -11,7 +11,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
 )
 
 // Resource registers the search operation. It owns no table and no scope:

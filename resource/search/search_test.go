@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/search"
 	"github.com/pmapi/pmapi/tenant"

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/resource/facet"
+	"github.com/pmapi/pmapi/facet"
 )
 
 // headline marks matches in a snippet.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/storetest"
 	"github.com/pmapi/pmapi/resource/project"
 )
 

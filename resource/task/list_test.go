@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/task"
 )
 

@@ -7,9 +7,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
-	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )

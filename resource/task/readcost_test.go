@@ -6,8 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/task"
 	"github.com/pmapi/pmapi/tenant"
 )

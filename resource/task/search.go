@@ -1,6 +1,6 @@
 package task
 
-import "github.com/pmapi/pmapi/resource/facet"
+import "github.com/pmapi/pmapi/facet"
 
 // SearchSource makes tasks findable by title and description, which search
 // reads from task_search (the store keeps it in step, migration 0015).

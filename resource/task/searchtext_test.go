@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/internal/storetest"
+	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/storetest"
 	"github.com/pmapi/pmapi/resource/task"
 )
 

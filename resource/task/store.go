@@ -8,9 +8,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
-	"github.com/pmapi/pmapi/resource/event"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/tenant"
@@ -174,7 +173,7 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 }
 
 func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
-	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: ids.FormatUser(from), To: ids.FormatUser(to)}
+	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: pmapi.FormatOptionalUserID(from), To: pmapi.FormatOptionalUserID(to)}
 }
 
 // SetArchived archives (true) or restores (false) a task. Doing it twice is

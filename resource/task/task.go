@@ -9,12 +9,11 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/validate"
 )
 
 // IDPrefix starts task ids in the API.
-const IDPrefix = ids.Task
+const IDPrefix = pmapi.TaskIDPrefix
 
 // Statuses of a task.
 const (

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/ids"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/project"
 )
@@ -32,7 +31,7 @@ func ToView(t Task) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, t.ID), ProjectID: pmapi.FormatID(project.IDPrefix, t.ProjectID),
 		Title: t.Title, Description: t.Description, Status: t.Status, Priority: t.Priority,
-		AssigneeID: ids.FormatUser(t.AssigneeID), ReporterID: ids.FormatUser(t.ReporterID),
+		AssigneeID: pmapi.FormatOptionalUserID(t.AssigneeID), ReporterID: pmapi.FormatOptionalUserID(t.ReporterID),
 		StartDate: utc(t.StartDate), DueDate: utc(t.DueDate),
 		CreatedAt: t.CreatedAt.UTC(), UpdatedAt: t.UpdatedAt.UTC(), ArchivedAt: utc(t.ArchivedAt),
 	}

@@ -3,7 +3,10 @@ package webhook
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -81,4 +84,97 @@ func outboxOrder(ids []uuid.UUID) []uuid.UUID {
 	out := slices.Clone(ids)
 	slices.SortFunc(out, func(a, b uuid.UUID) int { return bytes.Compare(a[:], b[:]) })
 	return slices.Compact(out)
+}
+
+// Outgoing is an event as its change's transaction writes it to the outbox:
+// its id, type and payload as JSON.
+type Outgoing struct {
+	ID   uuid.UUID
+	Type string
+	Data []byte
+}
+
+// InsertOutbox writes events as outbox rows of workspace ws in tx, each naming
+// fanoutJob, the River job that will fan them out: the sweeper tells by that
+// id whether an event that waits still has a job coming (Unfanned).
+//
+// Multi-row VALUES, never INSERT ... SELECT: on Citus the latter ships its
+// rows with COPY, which row-level security refuses. One statement per chunk,
+// and nearly always one chunk: this runs in every writing request.
+func InsertOutbox(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fanoutJob int64, events []Outgoing) error {
+	for start := 0; start < len(events); start += maxEventsPerInsert {
+		end := min(start+maxEventsPerInsert, len(events))
+		args := make([]any, 0, 2+3*(end-start))
+		args = append(args, ws, fanoutJob)
+		for _, ev := range events[start:end] {
+			args = append(args, ev.ID, ev.Type, ev.Data)
+		}
+		if _, err := tx.Exec(ctx, insertEvents(end-start), args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxEventsPerInsert keeps a statement's parameters (3 an event) far below
+// PostgreSQL's 65,535; a project delete emits an event per child.
+const maxEventsPerInsert = 1000
+
+var insertEventsSQL sync.Map // row count -> statement
+
+// insertEvents is the statement that inserts n events of one workspace ($1)
+// and one fan-out job ($2).
+func insertEvents(n int) string {
+	if sql, ok := insertEventsSQL.Load(n); ok {
+		return sql.(string)
+	}
+	var b strings.Builder
+	b.WriteString("insert into events (workspace_id, fanout_job_id, id, type, data, occurred_at) values ")
+	for i := range n {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		// clock_timestamp(), not the transaction's start: the row lock the
+		// change took is held by now, so a later change to the same record
+		// gets a later time even when its transaction began first, and the
+		// events of one transaction get increasing times in their order.
+		fmt.Fprintf(&b, "($1, $2, $%d, $%d, $%d, clock_timestamp())", 3+3*i, 4+3*i, 5+3*i)
+	}
+	sql, _ := insertEventsSQL.LoadOrStore(n, b.String())
+	return sql.(string)
+}
+
+// Waiting is an outbox event not fanned out yet, and the job it names
+// (nil for one written before events named their job).
+type Waiting struct {
+	ID  uuid.UUID
+	Job *int64
+}
+
+// Unfanned reads up to limit of the workspace's events that still wait for
+// their fan-out longer than after since they were written, oldest first.
+func (st Store) Unfanned(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after time.Duration, limit int) ([]Waiting, error) {
+	var found []Waiting
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &found, func(row pgx.Row) (Waiting, error) {
+			var w Waiting
+			return w, row.Scan(&w.ID, &w.Job)
+		}, `select id, fanout_job_id from events where workspace_id = $1 and fanned_out_at is null
+			and occurred_at < now() - make_interval(secs => $2) order by occurred_at limit $3`, ws, after.Seconds(), limit)
+	})
+	return found, err
+}
+
+// Reassign makes the events ids name fanoutJob, a job queued again in tx for
+// them, so the next sweep leaves them to it. One statement per event, by its
+// whole key and without sequential scans, as the fan-out reads and deletes
+// them (LoadFanout): a list of ids can be planned as a walk over every outbox
+// entry of the workspace, dead ones included.
+func Reassign(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID, fanoutJob int64) error {
+	b := &pgx.Batch{}
+	shard.QueueLocalSetting(b, KeyLookups)
+	for _, id := range ids {
+		b.Queue("update events set fanout_job_id = $3 where workspace_id = $1 and id = $2", ws, id, fanoutJob)
+	}
+	return tx.SendBatch(ctx, b).Close()
 }

@@ -13,9 +13,9 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )

@@ -9,8 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/resource/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -124,14 +125,13 @@ func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 	secret, id := NewSecret(), pmapi.NewID()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var ok bool
-		if err := tx.QueryRow(ctx, "select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).Scan(&ok); err != nil {
+		ok, err := authz.AppExists(ctx, tx, ws, clientID)
+		if err != nil {
 			return err
 		}
 		if !ok {
 			return pmapi.NotFound("app")
 		}
-		var err error
 		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
 			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns, ws, id, clientID, url, events, st.Box.Seal(secret, secretAt(ws, id, colSecret)), secret[:12], perSecond))
 		return err
@@ -144,7 +144,7 @@ func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 	var out []Subscription
 	found := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		authz.QueueAppExists(b, ws, clientID, &found)
 		storekit.QueueRows(b, &out, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID)
 	})
 	if err == nil && !found {

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/api"
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/event"
 )
 
 // Id prefixes: subscriptions, deliveries (the webhook body's id) and events

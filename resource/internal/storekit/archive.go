@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/tenant"
 )
 

@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/authz"
 )
 
 // UserField is a request field holding user ids.
@@ -39,17 +40,9 @@ func CheckUsers(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fields ...UserFiel
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := tx.Query(ctx, "select id from users where workspace_id = $1 and id = any($2)", ws, ids)
+	known, err := authz.KnownUsers(ctx, tx, ws, ids)
 	if err != nil {
 		return err
-	}
-	found, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-	if err != nil {
-		return err
-	}
-	known := make(map[uuid.UUID]bool, len(found))
-	for _, id := range found {
-		known[id] = true
 	}
 	for _, f := range fields {
 		for _, id := range f.IDs {

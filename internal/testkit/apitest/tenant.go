@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/pmapi/pmapi/resource/event"
+	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/resource/registry"
 )
 

@@ -30,7 +30,7 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/internal/seal"
-	"github.com/pmapi/pmapi/internal/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/resource/webhook"
