@@ -7,7 +7,7 @@ import (
 )
 
 // specEventTypes is the event table of docs/webhooks.md plus the <resource>.<verb> events
-// issue 4 names for the other changes of projects, tasks, risks and notes.
+// of the other changes of projects, tasks, risks and notes (DESIGN.md section 6).
 var specEventTypes = []string{
 	"note.created", "note.updated", "note.deleted",
 	"action-item.created", "action-item.updated", "action-item.deleted",

@@ -9,7 +9,8 @@ import (
 func FuzzActionItemCreate(f *testing.F) {
 	seeds := append([]string{
 		`{"title":"Add torque check","ownerHint":"Night shift","dueDate":"2026-12-01T09:00:00Z"}`,
-		`{"title":"x","dueDate":"tomorrow"}`, `{"title":"x","dueDate":"9999-12-31T23:00:00-05:00"}`, // issue 17: a 500 `{"title":"x","projectId":"prj_nope"}`, `{"title":"x","projectId":null,"description":null}`,
+		`{"title":"x","dueDate":"tomorrow"}`, `{"title":"x","dueDate":"9999-12-31T23:00:00-05:00"}`, // once a 500
+		`{"title":"x","projectId":"prj_nope"}`, `{"title":"x","projectId":null,"description":null}`,
 	}, commonSeeds...)
 	fuzzBody(f, "POST", aiBase+"create", seeds, nil)
 }

@@ -58,7 +58,7 @@ func FuzzProjectCreate(f *testing.F) {
 		`{"name":"Line 4"}`,
 		`{"name":"x","ragStatus":"RED","startDate":"2026-01-01","targetDate":"2025-01-01"}`,
 		`{"name":"x","startDate":"2026-13-45"}`,
-		`{"name":"x","startDate":"0000-01-01"}`, // issue 17: PostgreSQL's 22008, a 500
+		`{"name":"x","startDate":"0000-01-01"}`, // PostgreSQL's 22008 once reached the client as a 500
 		`{"name":"a\ud800b"}`, "{\"name\":\"a\xffb\"}",
 		`{"name":"x","ownerId":"not-a-uuid","memberIds":["00000000-0000-0000-0000-000000000000"]}`,
 		`{"name":"x","memberIds":null,"description":null}`,

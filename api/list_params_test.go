@@ -7,7 +7,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-// TestListsRefuseForeignCursorsAndBadPages holds every list of issue 4 to the
+// TestListsRefuseForeignCursorsAndBadPages holds every list to the
 // page rules: a cursor minted by another list, a made-up cursor and a limit
 // outside 1..200 are 400 VALIDATION_FAILED naming the parameter.
 func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {

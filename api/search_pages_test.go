@@ -8,8 +8,8 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-// TestSearchRanksWordsAbovePrefixesAboveTrigrams is issue 18's case: q=seal
-// over tasks and risks found "Supplier delay on torque sensors" by trigram
+// TestSearchRanksWordsAbovePrefixesAboveTrigrams: q=seal over tasks and risks
+// once found "Supplier delay on torque sensors" by trigram
 // similarity with the snippet "late". A whole-word match comes first, a word
 // that starts with the query next, and the sensors risk not at all.
 func TestSearchRanksWordsAbovePrefixesAboveTrigrams(t *testing.T) {

@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
 # What one task status update costs PostgreSQL, with and without each part of
-# the tasks table's indexes and its stored search column (issue 16, README
-# "What a status update costs"). Run under a throwaway cluster:
+# the tasks table's indexes and its stored search column (docs/performance.md). Run under a throwaway cluster:
 #
 #   make build && bin/pmapi devdb exec -- bench/writecost.sh [seconds] [rounds]
 #

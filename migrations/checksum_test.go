@@ -106,6 +106,31 @@ func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 	}
 }
 
+// TestUpAcceptsAFileWhoseCommentsAloneWereReworded: a database that applied
+// 0016 before its comment was reworded recorded the earlier text's checksum;
+// the statements are the same, so Up goes on and status shows no change.
+func TestUpAcceptsAFileWhoseCommentsAloneWereReworded(t *testing.T) {
+	ctx := context.Background()
+	db := testdb.ExtraDatabase(t)
+	owner := testdb.Pool(t, db.OwnerURL)
+	const earlier = "1edd5e2f0c7ee07ac71ad83c321955c4e9047a04739c19b359e7f3aad4fca6ea"
+	if _, err := owner.Exec(ctx, "update schema_migrations set checksum = $1 where version = 16", earlier); err != nil {
+		t.Fatal(err)
+	}
+	if err := migrations.Up(ctx, db.OwnerURL); err != nil {
+		t.Fatalf("Up over the earlier wording of 0016: %v", err)
+	}
+	lines, err := migrations.Status(ctx, db.OwnerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range lines {
+		if l.Source == "pmapi" && l.Changed {
+			t.Errorf("status of %d %s: changed", l.Version, l.Name)
+		}
+	}
+}
+
 // TestUpAddsChecksumsToAnOlderLedger: a database migrated before checksums
 // existed has no column; status still reads it, and the next Up adds the
 // column and fills it in from the files.

@@ -219,7 +219,7 @@ func Status(ctx context.Context, dbURL string) ([]StatusLine, error) {
 			line.Applied, line.AppliedAt, line.Checksum = true, r.AppliedAt, r.Checksum
 			// An unfilled checksum is not a change: the next `migrate up`
 			// records the file's.
-			line.Changed = r.Name != m.Name || (r.Checksum != "" && r.Checksum != m.Checksum())
+			line.Changed = r.Name != m.Name || (r.Checksum != "" && !m.matches(r.Checksum))
 		}
 		out = append(out, line)
 	}

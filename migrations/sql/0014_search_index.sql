@@ -1,4 +1,4 @@
--- Search at database speed (issue 18, docs/decisions.md "Search").
+-- Search at database speed (docs/decisions.md "Search").
 --
 -- Every searchable table gets its text as a stored tsvector (search_doc: the
 -- title weighted A, the longer text B), computed once on write instead of on

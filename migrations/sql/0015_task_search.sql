@@ -1,4 +1,4 @@
--- A task's searchable text moves out of its hot row (issue 16, docs/decisions.md
+-- A task's searchable text moves out of its hot row (docs/decisions.md,
 -- "Search text beside the row").
 --
 -- tasks_status indexes the status, so no status change is a HOT update: each

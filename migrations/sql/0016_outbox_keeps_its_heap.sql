@@ -1,5 +1,5 @@
--- The outbox keeps its heap (issue 16, docs/decisions.md, "The webhook
--- outbox's plans").
+-- The outbox keeps its heap (docs/decisions.md, "The webhook outbox's
+-- plans").
 --
 -- events is an outbox: every row is deleted by the fan-out a moment after it
 -- committed, so each vacuum finds it nearly empty and, by default, truncates

@@ -1,5 +1,5 @@
--- A delivery's attempt log rides in its row (issue 16, docs/decisions.md,
--- "The attempt log in the delivery row").
+-- A delivery's attempt log rides in its row (docs/decisions.md, "The
+-- attempt log in the delivery row").
 --
 -- attempt_log is a JSON array of the delivery's attempts, oldest first, each
 -- {attempt, at, outcome, statusCode, latencyMs, responseSnippet, error} (a null

@@ -59,7 +59,7 @@ func ValidQuery(q string) (string, error) {
 // 0.3 admits a typo, a few missing last letters, or another form of a word
 // that stemming keeps apart ("failures", "failing"). Plain word_similarity,
 // which compares with any run of characters, matched "seal" with "Supplier
-// delay on torque sensors" (issue 18); whole words score "sensors" 0.18.
+// delay on torque sensors"; whole words score "sensors" 0.18.
 const minSimilarity = 0.3
 
 // trigramThreshold makes pg_trgm's <<% operator (which the trigram indexes

@@ -30,7 +30,7 @@ var (
 		"2001:3::/32", "2001:4:112::/48", "2001:10::/28", "2001:20::/28", "2001:30::/28", "2001:db8::/32",
 		"2002::/16", "2620:4f:8000::/48", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10",
 	}
-	// reported are the addresses issue 17 found accepted, zones included,
+	// reported are addresses an earlier guard accepted, zones included,
 	// and the rest of IPv6 outside global unicast (IPv4-compatible forms,
 	// unassigned space, site-local, multicast).
 	reported = []string{
