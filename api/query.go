@@ -79,7 +79,7 @@ func decodeQueryInto(v reflect.Value, get func(string) (string, bool)) error {
 
 // A queryField is a query parameter's field with its tags read: once per
 // type, not per request, where reading them was about 1.4 µs of a list page
-// in pmapi serve (README, List pages in the API).
+// in pmapi serve (docs/performance.md, "Where a list page's CPU goes").
 type queryField struct {
 	index        []int // the field's, through embedded structs
 	kind         reflect.Kind

@@ -12,7 +12,7 @@ import (
 // global source: seeded from the OS, per thread, no lock), not crypto/rand's
 // getrandom: a request id is neither a secret nor a credential, only unique,
 // and crypto/rand plus the string's two allocations were 0.7 µs of a list
-// page in pmapi serve (README, List pages in the API). Random, not a
+// page in pmapi serve (docs/performance.md, "Where a list page's CPU goes"). Random, not a
 // process prefix with a counter, so an id tells a client nothing about how
 // many requests others made between two of its own.
 func newRequestID() string {

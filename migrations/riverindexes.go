@@ -13,7 +13,7 @@ import (
 // they serve JobList's Metadata filter and searches in the River UI, which
 // pmapi does not need. Every job row version enters both, and a webhook takes a
 // job per writing transaction, each inserted, fetched and completed: dropping
-// them cut River's insert to about half its time (README, Performance).
+// them cut River's insert to about half its time (docs/performance.md).
 // River's reindexer is told to leave them out (jobs.NewClients).
 var riverGIN = []struct{ name, column string }{
 	{"river_job_args_index", "args"},

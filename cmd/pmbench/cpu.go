@@ -24,7 +24,7 @@ func cpuSeconds(pid int) float64 {
 
 // systemSeconds is the part of cpuSeconds the kernel spent for the process:
 // its system calls, and on loopback TCP the receiving side's network stack
-// that a send runs (README, Performance: where a list page's CPU goes).
+// that a send runs (docs/performance.md, "Where a list page's CPU goes").
 func systemSeconds(pid int) float64 {
 	f := procstat.Fields(pid)
 	if f == nil {

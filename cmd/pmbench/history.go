@@ -21,7 +21,7 @@ const historyDeliveries = 20_000
 // connection caches the plans PostgreSQL makes for such a table: before 0017
 // the attempts' foreign-key check into it walked the workspace's deliveries
 // by a secondary index, one more index page for every 200 deliveries the
-// phase wrote (README, "the foreign key's check"), which a workspace with any
+// phase wrote (docs/performance.md, "The foreign key check and the seeded history"), which a workspace with any
 // history never runs. The bench measures a workspace in service, not the
 // first minutes of a new installation. Rows go in as the superuser, past
 // row-level security.

@@ -76,7 +76,7 @@ func String(b []byte, s string) []byte {
 // plainPrefix is how many bytes s starts with that String copies as they are
 // (printable ASCII other than " \\ < > &), judged eight at a time: titles and
 // descriptions are mostly such bytes, and a page's strings were a tenth of
-// the list's CPU a byte at a time (README, Performance).
+// the list's CPU a byte at a time (docs/performance.md).
 func plainPrefix(s string) int {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	n := 0

@@ -5,7 +5,7 @@
 -- writes a new entry into every index of tasks, and PostgreSQL 15 computes a
 -- stored generated column again on every UPDATE. With 0014's search_doc and
 -- trigram GIN indexes on tasks a status update cost PostgreSQL four and a half
--- times the CPU of one without them (README, "What a status update costs").
+-- times the CPU of one without them (docs/performance.md, "What a status update costs").
 -- task_search holds a copy of the title and description, their stored
 -- tsvector and the trigram indexes; the task store writes it only when the
 -- text changes, so a status change touches none of them. It is keyed like

@@ -13,7 +13,7 @@ import (
 )
 
 // BenchmarkBackendCPUPerRead splits what PostgreSQL spends on a task read
-// (README, Performance) by reading the backend's own CPU time around b.N
+// (docs/performance.md) by reading the backend's own CPU time around b.N
 // reads of one task, one step of pmapi's read added at a time:
 //
 //	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- go test -run '^$' -bench BackendCPUPerRead -benchtime 20000x ./resource/task/

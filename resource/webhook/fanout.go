@@ -257,8 +257,8 @@ func earliest(a, b *time.Time) *time.Time {
 // runs again or the sweeper queues them anew; their receivers may see those
 // deliveries twice, which at-least-once delivery allows (docs/decisions.md,
 // "A fan-out's record commits without waiting for the disk"). The wait is a
-// disk flush a delivery, about a tenth of PostgreSQL's CPU for one (README,
-// Performance).
+// disk flush a delivery, about a tenth of PostgreSQL's CPU for one
+// (docs/performance.md).
 var recordSettings = []tenant.LocalSetting{KeyLookups, tenant.MustLocalSetting("synchronous_commit", "off")}
 
 // batchWithRetries runs a one-round-trip write up to three times: what it

@@ -38,7 +38,7 @@ func QueueRows[T any](b *pgx.Batch, into *[]T, scan Scan[T], sql string, args ..
 // first five executions, and for a project much larger than the average one
 // (or, with LIMIT as a parameter, any project of more than about 500 rows) it
 // judges the generic plan dearer and plans every execution anew: about 70 µs
-// of its CPU a page at 100,000 tasks (README, Reads at 100,000 tasks;
+// of its CPU a page at 100,000 tasks (docs/decisions/reads.md, "A list keeps one plan";
 // TestListKeepsItsPlan). A keyset page of equality filters has one good plan
 // whatever the values, the index that ends in id, and its statement (with
 // the limit in its text, Limit) is planned once per connection. The setting
