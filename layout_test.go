@@ -163,3 +163,29 @@ func TestImportsFollowTheLayers(t *testing.T) {
 		}
 	}
 }
+
+// issueNumber is a reference to a tracker's issue: the word, then a number
+// (with or without "#"). The product speaks of itself, and the history of
+// how it got here lives in git.
+var issueNumber = regexp.MustCompile(`(?i)\bissues? ?#?[0-9]+`)
+
+// TestNoIssueNumbers looks through every file git tracks (code, tests,
+// migrations, docs) for an issue number.
+func TestNoIssueNumbers(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("git", "ls-files", "-z").Output()
+	if err != nil {
+		t.Skipf("not a git checkout: %v", err)
+	}
+	for name := range strings.SplitSeq(strings.TrimRight(string(out), "\x00"), "\x00") {
+		text, err := os.ReadFile(name)
+		if err != nil || bytes.IndexByte(text, 0) >= 0 {
+			continue // gone from the work tree, or binary
+		}
+		for i, line := range strings.Split(string(text), "\n") {
+			if m := issueNumber.FindString(line); m != "" {
+				t.Errorf("%s:%d names %q", name, i+1, m)
+			}
+		}
+	}
+}
