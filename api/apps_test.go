@@ -47,11 +47,11 @@ func TestAppLifecycle(t *testing.T) {
 	})
 	t.Run("scopes replaced; unknown ones refused", func(t *testing.T) {
 		got := c.do(t, "PATCH", "/openapi/v1/apps/"+clientID+"/scopes", map[string]any{"scopes": []string{"risks:write"}})
-		if got.Status != 200 || strings.Join(toStrings(got.Data()["scopes"]), ",") != "risks:write" {
+		if got.Status != 200 || strings.Join(apitest.Strings(got.Data()["scopes"]), ",") != "risks:write" {
 			t.Fatalf("%d %s", got.Status, got.Raw)
 		}
 		bad := c.do(t, "PATCH", "/openapi/v1/apps/"+clientID+"/scopes", map[string]any{"scopes": []string{"risks:delete"}})
-		wantError(t, bad, 400, "VALIDATION_FAILED")
+		apitest.WantError(t, bad, 400, "VALIDATION_FAILED")
 	})
 	t.Run("rotate secret", func(t *testing.T) {
 		got := c.do(t, "POST", "/openapi/v1/apps/"+clientID+"/secret/rotate", nil)
@@ -60,19 +60,11 @@ func TestAppLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("bad input", func(t *testing.T) {
-		wantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}), 400, "VALIDATION_FAILED")
-		wantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x", "scopes": []string{"nope:read"}}), 400, "VALIDATION_FAILED")
-		wantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x"}), 400, "VALIDATION_FAILED")
-		wantError(t, c.do(t, "PATCH", "/openapi/v1/apps/"+clientID, map[string]any{"status": "PAUSED"}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x", "scopes": []string{"nope:read"}}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x"}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "PATCH", "/openapi/v1/apps/"+clientID, map[string]any{"status": "PAUSED"}), 400, "VALIDATION_FAILED")
 	})
-}
-
-func toStrings(v any) []string {
-	var out []string
-	for _, x := range v.([]any) {
-		out = append(out, x.(string))
-	}
-	return out
 }
 
 func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
@@ -100,7 +92,7 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 	} {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			r := b.do(t, tc.method, tc.path, tc.body)
-			wantError(t, r, 404, "NOT_FOUND")
+			apitest.WantError(t, r, 404, "NOT_FOUND")
 			if strings.Contains(string(r.Raw), appA.ClientID[7:]) && tc.method == "GET" && strings.Contains(string(r.Raw), "tasks:read") {
 				t.Errorf("404 leaks the app: %s", r.Raw)
 			}
@@ -114,10 +106,10 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 	})
 	t.Run("creating an app in A's workspace with B's session", func(t *testing.T) {
 		r := b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": a.ID, "name": "intruder", "scopes": []string{}})
-		wantError(t, r, 404, "NOT_FOUND")
+		apitest.WantError(t, r, 404, "NOT_FOUND")
 		// A workspace that does not exist answers the same.
 		r = b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": "0193a6c4-0000-7000-8000-000000000000", "name": "intruder", "scopes": []string{}})
-		wantError(t, r, 404, "NOT_FOUND")
+		apitest.WantError(t, r, 404, "NOT_FOUND")
 	})
 	t.Run("A's key still works after all of B's attempts", func(t *testing.T) {
 		if r := me(t, env, appA.ClientID, keyA.Value); r.Status != 200 {
@@ -141,9 +133,9 @@ func TestDeleteAppRemovesOrDisables(t *testing.T) {
 		if r.Status != 200 || r.Data()["deleted"] != true || r.Str("status") != "DELETED" {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		wantError(t, c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil), 404, "NOT_FOUND")
+		apitest.WantError(t, c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil), 404, "NOT_FOUND")
 		// Its revoked key is kept for audit but can never authenticate.
-		wantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
+		apitest.WantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
 	})
 	t.Run("active key: disabled, and its keys get 403", func(t *testing.T) {
 		a := c.createApp(t, "tasks:read")
@@ -159,7 +151,7 @@ func TestDeleteAppRemovesOrDisables(t *testing.T) {
 		if got.Str("status") != "DISABLED" || got.Data()["disabledAt"] == nil {
 			t.Errorf("after disable: %s", got.Raw)
 		}
-		wantError(t, me(t, env, a.ClientID, k.Value), 403, "APP_DISABLED")
+		apitest.WantError(t, me(t, env, a.ClientID, k.Value), 403, "APP_DISABLED")
 		// Re-enabling restores the key.
 		c.do(t, "PATCH", "/openapi/v1/apps/"+a.ClientID, map[string]any{"status": "ACTIVE"})
 		if r := me(t, env, a.ClientID, k.Value); r.Status != 200 {
@@ -186,6 +178,6 @@ func TestDeleteAppRemovesOrDisables(t *testing.T) {
 		if r.Status != 200 || r.Data()["deleted"] != true || r.Str("status") != "DELETED" {
 			t.Fatalf("delete with only a disabled webhook: %d %s", r.Status, r.Raw)
 		}
-		wantError(t, c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil), 404, "NOT_FOUND")
+		apitest.WantError(t, c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID, nil), 404, "NOT_FOUND")
 	})
 }

@@ -11,8 +11,8 @@ import (
 // nothing, restoring clears it (once), and a later archive stamps anew.
 func TestArchiveAndRestoreAreIdempotent(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "Line 4"})["id"].(string)
 	type resource struct {
 		name, event      string
 		archive, restore func() *apitest.Response
@@ -21,17 +21,17 @@ func TestArchiveAndRestoreAreIdempotent(t *testing.T) {
 	post := func(path string, body map[string]any) func() *apitest.Response {
 		return func() *apitest.Response { return tn.Do(t, "POST", path, body) }
 	}
-	other := createProject(t, tn, map[string]any{"name": "Archived"})["id"].(string)
-	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
-	risk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
-	item := createActionItem(t, tn, map[string]any{"title": "a"})["id"].(string)
-	analysis := createRRCA(t, tn, map[string]any{"title": "x"})
+	other := tn.CreateProject(t, map[string]any{"name": "Archived"})["id"].(string)
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
+	risk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
+	item := tn.CreateActionItem(t, map[string]any{"title": "a"})["id"].(string)
+	analysis := tn.CreateRRCA(t, map[string]any{"title": "x"})
 	for _, r := range []resource{
-		{"project", "project", post(projectBase+"archive", idBody("id", other)), post(projectBase+"restore", idBody("id", other))},
-		{"task", "task", post(taskBase+"archive", idBody("taskId", task)), post(taskBase+"restore", idBody("taskId", task))},
-		{"risk", "risk", post(riskBase+"archive", idBody("riskId", risk)), post(riskBase+"restore", idBody("riskId", risk))},
-		{"action item", "action-item", post(aiBase+"archive", idBody("actionItemId", item)), post(aiBase+"restore", idBody("actionItemId", item))},
-		{"analysis", "rrca", post(rrcaBase+"/"+analysis+"/archive", nil), post(rrcaBase+"/"+analysis+"/restore", nil)},
+		{"project", "project", post(apitest.ProjectBase+"archive", idBody("id", other)), post(apitest.ProjectBase+"restore", idBody("id", other))},
+		{"task", "task", post(apitest.TaskBase+"archive", idBody("taskId", task)), post(apitest.TaskBase+"restore", idBody("taskId", task))},
+		{"risk", "risk", post(apitest.RiskBase+"archive", idBody("riskId", risk)), post(apitest.RiskBase+"restore", idBody("riskId", risk))},
+		{"action item", "action-item", post(apitest.ActionItemBase+"archive", idBody("actionItemId", item)), post(apitest.ActionItemBase+"restore", idBody("actionItemId", item))},
+		{"analysis", "rrca", post(apitest.RRCABase+"/"+analysis+"/archive", nil), post(apitest.RRCABase+"/"+analysis+"/restore", nil)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			count := func(what string) int { return len(tn.EventsOf(t, r.event+"."+what)) }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/tenant"
@@ -35,10 +36,10 @@ import (
 //	bin/pmapi devdb exec -- go test -run '^$' -bench WebhookDelivery -benchtime 2000x ./api/
 func BenchmarkWebhookDelivery(b *testing.B) {
 	ctx := context.Background()
-	rcv := newReceiver(b)
-	env := reaching(b, rcv, true)
+	rcv := apitest.NewReceiver(b)
+	env := apitest.Reaching(b, rcv, true)
 	// The backlog is queued before any worker runs, as a burst of writes leaves it.
-	ws, shard, emitter := emitterFor(b, env, env.NewTenant(b), rcv, "task.updated")
+	ws, shard, emitter := apitest.EmitterFor(b, env, env.NewTenant(b), rcv, "task.updated")
 	var wg sync.WaitGroup
 	next := make(chan int)
 	for range 4 {
@@ -92,9 +93,9 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	if err := workers.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	for deadline := start.Add(5 * time.Minute); len(rcv.requests()) < b.N; time.Sleep(5 * time.Millisecond) {
+	for deadline := start.Add(5 * time.Minute); len(rcv.Requests()) < b.N; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d delivered in 5 minutes", len(rcv.requests()), b.N)
+			b.Fatalf("%d of %d delivered in 5 minutes", len(rcv.Requests()), b.N)
 		}
 	}
 	elapsed := time.Since(start)

@@ -77,7 +77,7 @@ func TestGeneratedClientDrivesTheServer(t *testing.T) {
 	}
 	// The scenario's changes are really there.
 	var tasks []map[string]any
-	raw, _ := json.Marshal(tn.Get(t, taskBase+"list", nil).Data()["items"])
+	raw, _ := json.Marshal(tn.Get(t, apitest.TaskBase+"list", nil).Data()["items"])
 	_ = json.Unmarshal(raw, &tasks)
 	if len(tasks) != 1 || tasks[0]["status"] != "DONE" {
 		t.Errorf("after the scenario: %s", raw)

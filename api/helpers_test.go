@@ -1,59 +1,10 @@
 package api_test
 
 import (
-	"maps"
 	"testing"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
-
-// newTenant is a workspace of the test's own with a key carrying scopes
-// (every scope when none are given), on the package's shared app.
-func newTenant(t *testing.T, scopes ...string) *apitest.Tenant {
-	t.Helper()
-	return apitest.Shared(t).NewTenant(t, scopes...)
-}
-
-// twoTenants are two fresh workspaces of the shared server, for a test that
-// shows one never reaches the other's rows.
-func twoTenants(t *testing.T) (a, b *apitest.Tenant) {
-	t.Helper()
-	env := apitest.Shared(t)
-	return env.NewTenant(t), env.NewTenant(t)
-}
-
-// pagesWhileRowsArrive walks the list at path page by page from query (a
-// limit, filters), calling arrive after each page: rows inserted between page
-// requests must not shift the pages. It fails t unless each of want is seen
-// exactly once, and answers the ids in page order.
-func pagesWhileRowsArrive(t *testing.T, tn *apitest.Tenant, path string, query map[string]string, want []string, arrive func(page int)) []string {
-	t.Helper()
-	seen := map[string]int{}
-	var order []string
-	q := maps.Clone(query)
-	for page := 0; ; page++ {
-		if page > 20 {
-			t.Fatal("paging does not end")
-		}
-		r := tn.Get(t, path, q)
-		for _, id := range r.IDs() {
-			seen[id]++
-			order = append(order, id)
-		}
-		arrive(page)
-		next, ok := r.Data()["nextCursor"].(string)
-		if !ok {
-			break
-		}
-		q["cursor"] = next
-	}
-	for _, id := range want {
-		if seen[id] != 1 {
-			t.Errorf("%s seen %d times", id, seen[id])
-		}
-	}
-	return order
-}
 
 // console is a signed-in user of a fresh workspace.
 type console struct {
@@ -113,11 +64,4 @@ func me(t *testing.T, env *apitest.Env, clientID, authorization string) *apitest
 		h["Authorization"] = authorization
 	}
 	return env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/me", Header: h})
-}
-
-func wantError(t *testing.T, r *apitest.Response, status int, code string) {
-	t.Helper()
-	if r.Status != status || r.ErrorCode() != code {
-		t.Fatalf("got %d %s, want %d %s: %s", r.Status, r.ErrorCode(), status, code, r.Raw)
-	}
 }

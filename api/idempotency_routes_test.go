@@ -37,9 +37,9 @@ func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
-	id := tn.Do(t, "POST", aiBase+"create", map[string]any{"title": "Check torque"}).Str("id")
+	id := tn.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"title": "Check torque"}).Str("id")
 	send := func(body map[string]any) *apitest.Response {
-		return env.Do(t, apitest.Request{Method: "POST", Path: aiBase + id + "/log", Body: body,
+		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.ActionItemBase + id + "/log", Body: body,
 			Header: map[string]string{"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Idempotency-Key": "log-1"}})
 	}
 	body := map[string]any{"kind": "NOTE", "message": "torque checked on line 4"}
@@ -51,8 +51,8 @@ func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
 	if again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || again.Str("id") != first.Str("id") {
 		t.Fatalf("replay: %d %s", again.Status, again.Raw)
 	}
-	if n := len(tn.Get(t, aiBase+id+"/logs", map[string]string{"kind": "NOTE"}).Items()); n != 1 {
+	if n := len(tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "NOTE"}).Items()); n != 1 {
 		t.Errorf("%d NOTE entries after a replayed append, want 1", n)
 	}
-	wantError(t, send(map[string]any{"kind": "NOTE", "message": "something else"}), 422, "IDEMPOTENCY_KEY_REUSED")
+	apitest.WantError(t, send(map[string]any{"kind": "NOTE", "message": "something else"}), 422, "IDEMPOTENCY_KEY_REUSED")
 }

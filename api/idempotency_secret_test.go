@@ -44,8 +44,8 @@ func TestSecretCreatesAreNotReplayed(t *testing.T) {
 				t.Fatalf("first answer lacks %s or %s: %s", tc.secretField, tc.idField, first.Raw)
 			}
 			again := send()
-			wantError(t, again, 409, "CONFLICT")
-			if again.Header.Get("Idempotent-Replayed") != "true" || errorDetails(again)["id"] != id {
+			apitest.WantError(t, again, 409, "CONFLICT")
+			if again.Header.Get("Idempotent-Replayed") != "true" || again.ErrorDetails()["id"] != id {
 				t.Errorf("replay: %v %s; want Idempotent-Replayed and details.id %s", again.Header, again.Raw, id)
 			}
 			if strings.Contains(string(again.Raw), secret) {

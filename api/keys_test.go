@@ -91,7 +91,7 @@ func TestCredentialErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			wantError(t, me(t, env, tc.clientID, tc.auth), tc.status, tc.code)
+			apitest.WantError(t, me(t, env, tc.clientID, tc.auth), tc.status, tc.code)
 		})
 	}
 	t.Run("good key", func(t *testing.T) {
@@ -113,17 +113,17 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
 	r := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:read", "tasks:write"}})
-	wantError(t, r, 400, "SCOPE_NOT_ALLOWED")
-	if got := strings.Join(toStrings(r.Body["error"].(map[string]any)["details"].(map[string]any)["notAllowed"]), ","); got != "tasks:write" {
+	apitest.WantError(t, r, 400, "SCOPE_NOT_ALLOWED")
+	if got := strings.Join(apitest.Strings(r.Body["error"].(map[string]any)["details"].(map[string]any)["notAllowed"]), ","); got != "tasks:write" {
 		t.Errorf("details.notAllowed = %s", got)
 	}
 	list := c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID+"/keys", nil)
 	if n := len(list.Data()["items"].([]any)); n != 0 {
 		t.Errorf("a refused key was created anyway: %d keys", n)
 	}
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:fly"}}), 400, "VALIDATION_FAILED")
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "yesterday"}), 400, "VALIDATION_FAILED")
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "2001-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:fly"}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "yesterday"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "2001-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
 }
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
@@ -132,11 +132,11 @@ func TestEffectiveScopesFollowTheApp(t *testing.T) {
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read", "projects:read"}})
-	if got := strings.Join(toStrings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read,tasks:read" {
+	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read,tasks:read" {
 		t.Fatalf("scopes %s", got)
 	}
 	c.do(t, "PATCH", "/openapi/v1/apps/"+a.ClientID+"/scopes", map[string]any{"scopes": []string{"projects:read"}})
-	if got := strings.Join(toStrings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read" {
+	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read" {
 		t.Fatalf("after narrowing the app, effective scopes are %s", got)
 	}
 }
@@ -159,7 +159,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 	if r.Status != 200 || r.Data()["revokedAt"] == nil || r.Str("status") != "REVOKED" {
 		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
 	}
-	wantError(t, me(t, one, a.ClientID, k.Value), 401, "INVALID_TOKEN")
+	apitest.WantError(t, me(t, one, a.ClientID, k.Value), 401, "INVALID_TOKEN")
 	for {
 		got := me(t, two, a.ClientID, k.Value)
 		if got.Status == 401 && got.ErrorCode() == "INVALID_TOKEN" {
@@ -176,7 +176,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 	if !strings.Contains(string(list.Raw), `"REVOKED"`) {
 		t.Errorf("revoked key not listed: %s", list.Raw)
 	}
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", nil), 409, "CONFLICT")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", nil), 409, "CONFLICT")
 }
 
 func TestRegenerate(t *testing.T) {
@@ -192,7 +192,7 @@ func TestRegenerate(t *testing.T) {
 		if r.Status != 201 || r.Str("id") != k.ID || r.Str("apiKey") == k.Value || r.Data()["previousValidUntil"] != nil {
 			t.Fatalf("%d %s", r.Status, r.Raw)
 		}
-		wantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
+		apitest.WantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
 		if got := me(t, env, a.ClientID, r.Str("apiKey")); got.Status != 200 || got.Str("keyId") != k.ID {
 			t.Fatalf("new value: %d %s", got.Status, got.Raw)
 		}
@@ -210,14 +210,14 @@ func TestRegenerate(t *testing.T) {
 			t.Fatalf("new value: %d %s", got.Status, got.Raw)
 		}
 		time.Sleep(2100 * time.Millisecond)
-		wantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
+		apitest.WantError(t, me(t, env, a.ClientID, k.Value), 401, "INVALID_TOKEN")
 		if got := me(t, env, a.ClientID, r.Str("apiKey")); got.Status != 200 {
 			t.Fatalf("new value after grace: %d", got.Status)
 		}
 	})
 	t.Run("grace above a day is refused", func(t *testing.T) {
 		k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
-		wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/regenerate", map[string]any{"graceSeconds": 86401}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/regenerate", map[string]any{"graceSeconds": 86401}), 400, "VALIDATION_FAILED")
 		if got := me(t, env, a.ClientID, k.Value); got.Status != 200 {
 			t.Fatalf("a refused regenerate changed the key: %d", got.Status)
 		}
@@ -241,18 +241,18 @@ func TestRenewAndExpiry(t *testing.T) {
 	if got, _ := time.Parse(time.RFC3339, r.Str("expiresAt")); !got.Equal(at) {
 		t.Fatalf("explicit renew: %s", r.Raw)
 	}
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", map[string]any{"expiresAt": "2000-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", map[string]any{"expiresAt": "2000-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
 
 	// A key that expired comes back when renewed.
 	short := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Second).Format(time.RFC3339Nano)})
 	time.Sleep(1100 * time.Millisecond)
-	wantError(t, me(t, env, a.ClientID, short.Value), 401, "TOKEN_EXPIRED")
+	apitest.WantError(t, me(t, env, a.ClientID, short.Value), 401, "TOKEN_EXPIRED")
 	c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+short.ID+"/renew", nil)
 	if got := me(t, env, a.ClientID, short.Value); got.Status != 200 {
 		t.Fatalf("renewed key: %d %s", got.Status, got.Raw)
 	}
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/key_00000000000000000000000000/renew", nil), 404, "NOT_FOUND")
-	wantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/nonsense/renew", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/key_00000000000000000000000000/renew", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/nonsense/renew", nil), 404, "NOT_FOUND")
 }
 
 func TestLastUsedAtIsFlushedInBatches(t *testing.T) {
@@ -311,7 +311,7 @@ func TestRateLimit(t *testing.T) {
 	}
 	me(t, env, a.ClientID, k.Value)
 	third := me(t, env, a.ClientID, k.Value)
-	wantError(t, third, 429, "RATE_LIMITED")
+	apitest.WantError(t, third, 429, "RATE_LIMITED")
 	if third.Header.Get("Retry-After") == "" || third.Header.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(third.Header.Get("RateLimit"), "r=0") {
 		t.Errorf("429 headers: %v", third.Header)
 	}
@@ -324,7 +324,7 @@ func TestRateLimit(t *testing.T) {
 	}
 	both := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
 		Header: env.Admin(), Body: map[string]any{"perMinute": 3, "rateLimitPerMinute": 4}})
-	wantError(t, both, 400, "VALIDATION_FAILED")
+	apitest.WantError(t, both, 400, "VALIDATION_FAILED")
 	// Another key is not affected by this one's bucket.
 	other := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	if got := me(t, env, a.ClientID, other.Value); got.Status != 200 {
@@ -348,8 +348,8 @@ func TestIdempotencyKey(t *testing.T) {
 	}
 	// The app's secret is shown once: the replay names the app, without it.
 	again := send(body, "create-app-1")
-	wantError(t, again, 409, "CONFLICT")
-	if again.Header.Get("Idempotent-Replayed") != "true" || errorDetails(again)["id"] != first.Str("clientId") ||
+	apitest.WantError(t, again, 409, "CONFLICT")
+	if again.Header.Get("Idempotent-Replayed") != "true" || again.ErrorDetails()["id"] != first.Str("clientId") ||
 		strings.Contains(string(again.Raw), first.Str("secret")) {
 		t.Fatalf("replay: %d %v %s", again.Status, again.Header, again.Raw)
 	}
@@ -357,14 +357,14 @@ func TestIdempotencyKey(t *testing.T) {
 	if n := len(list.Data()["items"].([]any)); n != 1 {
 		t.Errorf("%d apps after a replayed create, want 1", n)
 	}
-	wantError(t, send(map[string]any{"workspaceId": c.ID, "name": "other", "scopes": []string{}}, "create-app-1"), 422, "IDEMPOTENCY_KEY_REUSED")
+	apitest.WantError(t, send(map[string]any{"workspaceId": c.ID, "name": "other", "scopes": []string{}}, "create-app-1"), 422, "IDEMPOTENCY_KEY_REUSED")
 	// A failed validation is remembered too, as Stripe does.
 	bad := map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}
-	wantError(t, send(bad, "bad-1"), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, send(bad, "bad-1"), 400, "VALIDATION_FAILED")
 	if r := send(bad, "bad-1"); r.Header.Get("Idempotent-Replayed") != "true" {
 		t.Errorf("replayed 400 lacks the header")
 	}
-	wantError(t, send(body, strings.Repeat("x", 256)), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, send(body, strings.Repeat("x", 256)), 400, "VALIDATION_FAILED")
 
 	// A first request still running (its record claimed, not finished): 409.
 	res, err := env.Directory.Resolve(context.Background(), c.ConsoleClientID)
@@ -378,5 +378,5 @@ func TestIdempotencyKey(t *testing.T) {
 	if outcome, _, err := idempotency.Begin(context.Background(), scope, "in-flight-1", h[:]); err != nil || outcome != idempotency.Proceed {
 		t.Fatalf("claim: %v %v", outcome, err)
 	}
-	wantError(t, send(running, "in-flight-1"), 409, "CONFLICT")
+	apitest.WantError(t, send(running, "in-flight-1"), 409, "CONFLICT")
 }

@@ -12,15 +12,15 @@ import (
 // outside 1..200 are 400 VALIDATION_FAILED naming the parameter.
 func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
-	createProject(t, tn, map[string]any{"name": "two"})
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "one"})["id"].(string)
+	tn.CreateProject(t, map[string]any{"name": "two"})
 	for i := 0; i < 2; i++ {
-		createTask(t, tn, map[string]any{"projectId": prj, "title": fmt.Sprint("t", i)})
-		createRisk(t, tn, map[string]any{"projectId": prj, "title": fmt.Sprint("r", i)})
-		tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": fmt.Sprint("n", i)})
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprint("t", i)})
+		tn.CreateRisk(t, map[string]any{"projectId": prj, "title": fmt.Sprint("r", i)})
+		tn.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": fmt.Sprint("n", i)})
 	}
-	lists := []string{projectBase + "list", taskBase + "list", riskBase + "list", noteBase + "list"}
+	lists := []string{apitest.ProjectBase + "list", apitest.TaskBase + "list", apitest.RiskBase + "list", apitest.NoteBase + "list"}
 	cursors := map[string]string{}
 	for _, l := range lists {
 		cur, ok := tn.Get(t, l, map[string]string{"limit": "1"}).Data()["nextCursor"].(string)
@@ -43,14 +43,14 @@ func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {
 				continue
 			}
 			r := tn.Get(t, l, map[string]string{"cursor": cursors[other]})
-			wantError(t, r, 400, "VALIDATION_FAILED")
+			apitest.WantError(t, r, 400, "VALIDATION_FAILED")
 			if f := field(r); f != "cursor" {
 				t.Errorf("%s with a cursor of %s: details.field %v", l, other, f)
 			}
 		}
 		for _, q := range []map[string]string{{"cursor": "zzz"}, {"limit": "0"}, {"limit": "201"}, {"limit": "-1"}} {
 			r := tn.Get(t, l, q)
-			wantError(t, r, 400, "VALIDATION_FAILED")
+			apitest.WantError(t, r, 400, "VALIDATION_FAILED")
 			for name := range q {
 				if f := field(r); f != name {
 					t.Errorf("%s %v: details.field %v", l, q, f)

@@ -39,12 +39,12 @@ func TestRequestAndJobLogLines(t *testing.T) {
 	env.StartWorkers(t, func(o *jobs.Options) { o.Log = slog.New(slog.NewJSONHandler(env.Logs, nil)) })
 	tn := env.NewTenant(t)
 	const marker = "body text that must not be logged"
-	r := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": marker})
+	r := tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": marker})
 	if r.Status != 201 {
 		t.Fatalf("create: %s", r.Raw)
 	}
-	id := createActionItem(t, tn, map[string]any{"title": "x"})["id"].(string)
-	got := tn.Get(t, aiBase+id+"/logs", nil)
+	id := tn.CreateActionItem(t, map[string]any{"title": "x"})["id"].(string)
+	got := tn.Get(t, apitest.ActionItemBase+id+"/logs", nil)
 	reqID := got.Header.Get("X-Request-Id")
 
 	var line map[string]any
@@ -90,8 +90,8 @@ func TestAccessLineIsSlogs(t *testing.T) {
 		d.AccessLog = observability.NewLogger(&out, slog.LevelInfo, observability.FormatJSON)
 	})
 	tn := env.NewTenant(t)
-	tn.Get(t, taskBase+"list", map[string]string{"limit": "5"})
-	tn.Get(t, taskBase+"list", map[string]string{"limit": "abc"})
+	tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "5"})
+	tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "abc"})
 	env.Do(t, apitest.Request{Method: "GET", Path: "/no/such/route", Header: map[string]string{"X-Request-Id": "caller.id:1-2_3"}})
 	env.Do(t, apitest.Request{Method: "GET", Path: "/healthz"})
 

@@ -25,7 +25,7 @@ func TestReadyzAnswersForTheShards(t *testing.T) {
 	}
 	failure = errors.New("shard eu-2: migration 0042_x is not applied; run pmapi migrate up")
 	notReady := env.Do(t, apitest.Request{Method: "GET", Path: "/readyz"})
-	wantError(t, notReady, 503, "SERVICE_UNAVAILABLE")
+	apitest.WantError(t, notReady, 503, "SERVICE_UNAVAILABLE")
 	// Every 503 says when to come back (a placement switch-over answers the same).
 	if ra := notReady.Header.Get("Retry-After"); ra != "2" {
 		t.Errorf("Retry-After %q on a 503, want 2", ra)

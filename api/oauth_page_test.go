@@ -182,14 +182,14 @@ func FuzzOAuthToken(f *testing.F) {
 		`{"grant_type":"refresh_token","refresh_token":"pmr_x","client_id":"$ID","scope":"nonsense:x"}`,
 		`{"grant_type":"password","client_id":"$ID","client_secret":"pm_sec_x"}`,
 		`{"grant_type":7,"client_id":["$ID"]}`,
-	}, commonSeeds...)
-	fuzzBody(f, "POST", "/openapi/v1/oauth/token", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
+	}, apitest.CommonSeeds...)
+	apitest.FuzzBody(f, "POST", "/openapi/v1/oauth/token", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
 }
 
 func FuzzOAuthDeviceCode(f *testing.F) {
 	seeds := append([]string{
 		`{"client_id":"$ID"}`, `{"client_id":"$ID","scope":"tasks:read projects:read"}`, `{"client_id":"$ID","scope":"   "}`,
 		`{"client_id":"$ID","client_secret":""}`, `{"client_id":"pm_cli_\u0000"}`,
-	}, commonSeeds...)
-	fuzzBody(f, "POST", "/openapi/v1/oauth/device/code", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
+	}, apitest.CommonSeeds...)
+	apitest.FuzzBody(f, "POST", "/openapi/v1/oauth/device/code", seeds, func(t testing.TB, tn *apitest.Tenant) string { return tn.ClientID })
 }

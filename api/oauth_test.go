@@ -62,8 +62,8 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 		t.Run(style.name, func(t *testing.T) {
 			t.Parallel()
 			env, base, tn := oauthEnv(t, 30*time.Second)
-			prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
-			createTask(t, tn, map[string]any{"projectId": prj, "title": "visible through OAuth"})
+			prj := tn.CreateProject(t, map[string]any{"name": "P"})["id"].(string)
+			tn.CreateTask(t, map[string]any{"projectId": prj, "title": "visible through OAuth"})
 			conf := oauthConfig(base, tn.ClientID, style.style, "tasks:read")
 			ctx := context.Background()
 			da, err := conf.DeviceAuth(ctx)
@@ -347,7 +347,7 @@ func TestOAuthTenantIsolation(t *testing.T) {
 		t.Errorf("unknown code: %d", r.Status)
 	}
 	tok := obtain(t, env, a)
-	createProject(t, b, map[string]any{"name": "B's secret"})
+	b.CreateProject(t, map[string]any{"name": "B's secret"})
 	// A's token with B's client id, and with A's client id on B's data.
 	if s, _ := bearerGet(t, env, b.ClientID, tok["access_token"].(string), "/openapi/v1/resource/project/list"); s != 401 {
 		t.Errorf("A's token with B's client id: %d", s)

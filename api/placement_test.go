@@ -53,7 +53,7 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 		for _, req := range placementCalls(tn.WorkspaceID) {
 			req.Header = env.Admin()
 			r := env.Do(t, req)
-			if r.Status != 409 || r.ErrorCode() != "CONFLICT" || errorDetails(r)["requires"] != requires {
+			if r.Status != 409 || r.ErrorCode() != "CONFLICT" || r.ErrorDetails()["requires"] != requires {
 				t.Errorf("%s %s: %d %s, want 409 CONFLICT requiring %s", req.Method, req.Path, r.Status, r.Raw, requires)
 			}
 		}
@@ -72,7 +72,7 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 	}
 	r = withOwner.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: withOwner.Admin(),
 		Body: map[string]any{"node": " "}})
-	if r.Status != 400 || errorDetails(r)["field"] != "node" {
+	if r.Status != 400 || r.ErrorDetails()["field"] != "node" {
 		t.Errorf("empty node: %d %s, want 400 naming node", r.Status, r.Raw)
 	}
 }
@@ -89,18 +89,18 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	}
 	ctx := context.Background()
 	owner := testdb.OwnerPool(t)
-	rcv := newReceiver(t)
+	rcv := apitest.NewReceiver(t)
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := reaching(t, rcv, true, func(d *apitest.Config) {
+	env := apitest.Reaching(t, rcv, true, func(d *apitest.Config) {
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
 	env.StartWorkers(t)
 	tn := env.NewTenant(t)
 	neighbour := env.NewTenant(t)
-	subscribe(t, tn, rcv.srv.URL, "task.created")
-	prj := createProject(t, tn, map[string]any{"name": "moving"})["id"].(string)
+	tn.Subscribe(t, rcv.URL, "task.created")
+	prj := tn.CreateProject(t, map[string]any{"name": "moving"})["id"].(string)
 	placement := func(ws string) map[string]any {
 		t.Helper()
 		r := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + ws + "/placement", Header: env.Admin()})
@@ -153,7 +153,7 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	go func() { // the writer
 		defer wg.Done()
 		for i := 0; load.Err() == nil; i++ {
-			status, raw, err := call("POST", taskBase+"create", map[string]any{"projectId": prj, "title": fmt.Sprintf("task %d", i)})
+			status, raw, err := call("POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": fmt.Sprintf("task %d", i)})
 			mu.Lock()
 			if err != nil || status != 201 {
 				failures = append(failures, fmt.Sprintf("create: %d %v %s", status, err, raw))
@@ -253,9 +253,9 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 
 	apitest.Eventually(t, apitest.JobWait, "a task.created delivery for every acknowledged write", func() bool {
 		got := map[string]bool{}
-		for _, req := range rcv.requests() {
+		for _, req := range rcv.Requests() {
 			var b struct{ Data struct{ ID string } }
-			if json.Unmarshal(req.body, &b) == nil {
+			if json.Unmarshal(req.Body, &b) == nil {
 				got[b.Data.ID] = true
 			}
 		}

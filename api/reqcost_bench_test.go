@@ -44,7 +44,7 @@ func BenchmarkRequestFixedCost(b *testing.B) {
 		})
 	}
 	b.Run("healthz", func(b *testing.B) { run(b, "/healthz", false, 200) })
-	b.Run("keyed", func(b *testing.B) { run(b, taskBase+"list?limit=abc", true, 400) })
+	b.Run("keyed", func(b *testing.B) { run(b, apitest.TaskBase+"list?limit=abc", true, 400) })
 }
 
 // asServe configures an app for a benchmark as pmapi serve runs: no rate

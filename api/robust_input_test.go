@@ -14,7 +14,7 @@ import (
 
 func wantField(t *testing.T, r *apitest.Response, status int, code, field string) {
 	t.Helper()
-	wantError(t, r, status, code)
+	apitest.WantError(t, r, status, code)
 	if got := r.Body["error"].(map[string]any)["details"].(map[string]any)["field"]; got != field {
 		t.Fatalf("details.field %v, want %s: %s", got, field, r.Raw)
 	}
@@ -25,17 +25,17 @@ func wantField(t *testing.T, r *apitest.Response, status int, code, field string
 // each is 400 naming the field, and nothing is written.
 func TestDatesOutsideYears1To9999(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "dates"})["id"].(string)
-	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
-	rca := createRRCA(t, tn, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
-	root := addNode(t, tn, rca, "ROOT_CAUSE", "r", "")
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "dates"})["id"].(string)
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
+	rca := tn.CreateRRCA(t, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
+	root := tn.AddNode(t, rca, "ROOT_CAUSE", "r", "")
 	for _, bad := range []string{"0000-01-01T00:00:00+14:00", "9999-12-31T23:00:00-05:00", "0000-06-01T00:00:00Z"} {
-		wantField(t, tn.Do(t, "POST", taskBase+"create", map[string]any{"projectId": prj, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
-		wantField(t, tn.Do(t, "POST", taskBase+"create", map[string]any{"projectId": prj, "title": "x", "startDate": bad}), 400, "VALIDATION_FAILED", "startDate")
-		wantField(t, tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "x", "startDate": bad}), 400, "VALIDATION_FAILED", "startDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
 		for _, atomic := range []bool{true, false} {
-			r := tn.Do(t, "POST", taskBase+"batch", map[string]any{"atomic": atomic, "operations": []any{
+			r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": atomic, "operations": []any{
 				map[string]any{"op": "create", "projectId": prj, "title": "ok"},
 				map[string]any{"op": "create", "projectId": prj, "title": "x", "dueDate": bad},
 			}})
@@ -43,26 +43,26 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 				t.Errorf("batch (atomic %v) with dueDate %s: %d %s", atomic, bad, r.Status, r.Raw)
 			}
 		}
-		wantField(t, tn.Do(t, "POST", aiBase+"create", map[string]any{"title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
-		wantField(t, tn.Do(t, "POST", rrcaBase+"/"+rca+"/corrective-actions", map[string]any{"nodeId": root, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.RRCABase+"/"+rca+"/corrective-actions", map[string]any{"nodeId": root, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
 	}
-	wantField(t, tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "startDate": "0000-01-01"}), 400, "VALIDATION_FAILED", "startDate")
-	wantField(t, tn.Do(t, "POST", projectBase+"update", map[string]any{"id": prj, "targetDate": "0000-12-31"}), 400, "VALIDATION_FAILED", "targetDate")
-	if n := len(tn.Get(t, projectBase+"list", nil).Items()); n != 1 {
+	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "startDate": "0000-01-01"}), 400, "VALIDATION_FAILED", "startDate")
+	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": prj, "targetDate": "0000-12-31"}), 400, "VALIDATION_FAILED", "targetDate")
+	if n := len(tn.Get(t, apitest.ProjectBase+"list", nil).Items()); n != 1 {
 		t.Errorf("%d projects, want only the first", n)
 	}
 	// The non-atomic batches each wrote their valid "ok" task; nothing else.
-	for _, it := range tn.Get(t, taskBase+"list", map[string]string{"projectId": prj}).Items() {
+	for _, it := range tn.Get(t, apitest.TaskBase+"list", map[string]string{"projectId": prj}).Items() {
 		if it["title"] == "x" || it["dueDate"] != nil {
 			t.Errorf("a refused task was written: %v", it)
 		}
 	}
-	if n := len(tn.Get(t, aiBase+"list", nil).Items()); n != 0 {
+	if n := len(tn.Get(t, apitest.ActionItemBase+"list", nil).Items()); n != 0 {
 		t.Errorf("%d action items written", n)
 	}
 	// The edges themselves are fine.
 	for _, ok := range []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
-		if r := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "dueDate": ok}); r.Status != 201 {
+		if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "dueDate": ok}); r.Status != 201 {
 			t.Errorf("dueDate %s: %d %s", ok, r.Status, r.Raw)
 		}
 	}
@@ -73,16 +73,16 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 // without a Content-Type are read as JSON (docs/decisions.md).
 func TestBodyMustBeDeclaredJSON(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
+	tn := apitest.NewTenant(t)
 	env := apitest.Shared(t)
 	send := func(contentType string) *apitest.Response {
-		return env.Do(t, apitest.Request{Method: "POST", Path: projectBase + "create", Body: `{"name":"typed"}`,
+		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.ProjectBase + "create", Body: `{"name":"typed"}`,
 			Header: map[string]string{"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Content-Type": contentType}})
 	}
 	for _, ct := range []string{"application/xml", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "application/jsonx", "json", ";;"} {
-		wantError(t, send(ct), 415, "UNSUPPORTED_MEDIA_TYPE")
+		apitest.WantError(t, send(ct), 415, "UNSUPPORTED_MEDIA_TYPE")
 	}
-	if n := len(tn.Get(t, projectBase+"list", nil).Items()); n != 0 {
+	if n := len(tn.Get(t, apitest.ProjectBase+"list", nil).Items()); n != 0 {
 		t.Fatalf("a refused body created %d projects", n)
 	}
 	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", ""} {
@@ -97,7 +97,7 @@ func TestBodyMustBeDeclaredJSON(t *testing.T) {
 // U+FFFD; a surrogate pair and a literal backslash-u are text like any other.
 func TestTextMustBeUnicode(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
+	tn := apitest.NewTenant(t)
 	for name, body := range map[string]string{
 		"invalid UTF-8":      "{\"name\":\"a\xff\xfeb\"}",
 		"truncated sequence": "{\"name\":\"caf\xc3\"}",
@@ -112,12 +112,12 @@ func TestTextMustBeUnicode(t *testing.T) {
 		if name == "nested" {
 			field = "description"
 		}
-		r := tn.Do(t, "POST", projectBase+"create", body)
+		r := tn.Do(t, "POST", apitest.ProjectBase+"create", body)
 		if r.Status != 400 || !strings.Contains(string(r.Raw), `"field":"`+field+`"`) {
 			t.Errorf("%s: %d %s", name, r.Status, r.Raw)
 		}
 	}
-	if n := len(tn.Get(t, projectBase+"list", nil).Items()); n != 0 {
+	if n := len(tn.Get(t, apitest.ProjectBase+"list", nil).Items()); n != 0 {
 		t.Fatalf("refused text created %d projects", n)
 	}
 	for body, want := range map[string]string{
@@ -125,7 +125,7 @@ func TestTextMustBeUnicode(t *testing.T) {
 		`{"name":"back\\ud800slash"}`:   `back\ud800slash`,
 		`{"name":"caf\u00e9"}`:          "café",
 	} {
-		r := tn.Do(t, "POST", projectBase+"create", body)
+		r := tn.Do(t, "POST", apitest.ProjectBase+"create", body)
 		if r.Status != 201 || r.Str("name") != want {
 			t.Errorf("%s: %d %s, want name %q", body, r.Status, r.Raw, want)
 		}
@@ -136,22 +136,22 @@ func TestTextMustBeUnicode(t *testing.T) {
 // given twice are 400 naming it; an empty text filter stays "no filter".
 func TestQueryParametersAreSingleAndFilled(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
+	tn := apitest.NewTenant(t)
 	for path, field := range map[string]string{
-		taskBase + "list?limit=":                   "limit",
-		taskBase + "list?limit=1&limit=2":          "limit",
-		taskBase + "list?limit=5&limit=5":          "limit",
-		taskBase + "list?status=TODO&status=DONE":  "status",
-		taskBase + "list?includeArchived=":         "includeArchived",
-		taskBase + "list?dueAfter=":                "dueAfter",
-		taskBase + "list?projectId=":               "projectId",
-		projectBase + "detail?id=a&id=b":           "id",
-		"/openapi/v1/resource/search?q=a&q=b":      "q",
-		rrcaBase + "?limit=2&phase=DEFINE&limit=3": "limit",
+		apitest.TaskBase + "list?limit=":                   "limit",
+		apitest.TaskBase + "list?limit=1&limit=2":          "limit",
+		apitest.TaskBase + "list?limit=5&limit=5":          "limit",
+		apitest.TaskBase + "list?status=TODO&status=DONE":  "status",
+		apitest.TaskBase + "list?includeArchived=":         "includeArchived",
+		apitest.TaskBase + "list?dueAfter=":                "dueAfter",
+		apitest.TaskBase + "list?projectId=":               "projectId",
+		apitest.ProjectBase + "detail?id=a&id=b":           "id",
+		"/openapi/v1/resource/search?q=a&q=b":              "q",
+		apitest.RRCABase + "?limit=2&phase=DEFINE&limit=3": "limit",
 	} {
 		wantField(t, tn.Do(t, "GET", path, nil), 400, "VALIDATION_FAILED", field)
 	}
-	for _, path := range []string{taskBase + "list?q=", taskBase + "list?status=&cursor=", taskBase + "list?limit=3"} {
+	for _, path := range []string{apitest.TaskBase + "list?q=", apitest.TaskBase + "list?status=&cursor=", apitest.TaskBase + "list?limit=3"} {
 		if r := tn.Do(t, "GET", path, nil); r.Status != 200 {
 			t.Errorf("%s: %d %s", path, r.Status, r.Raw)
 		}
@@ -165,14 +165,14 @@ func TestUnknownMethodGetsTheEnvelope(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	for _, m := range []string{"FOO", "PROPFIND", "BREW"} {
-		r := env.Do(t, apitest.Request{Method: m, Path: projectBase + "list"})
-		wantError(t, r, 501, "NOT_IMPLEMENTED")
+		r := env.Do(t, apitest.Request{Method: m, Path: apitest.ProjectBase + "list"})
+		apitest.WantError(t, r, 501, "NOT_IMPLEMENTED")
 		if !strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") || r.Header.Get("X-Request-Id") == "" {
 			t.Errorf("%s: headers %v", m, r.Header)
 		}
 	}
 	// A known method on a route without it stays 405.
-	wantError(t, env.Do(t, apitest.Request{Method: "DELETE", Path: projectBase + "list"}), 405, "METHOD_NOT_ALLOWED")
+	apitest.WantError(t, env.Do(t, apitest.Request{Method: "DELETE", Path: apitest.ProjectBase + "list"}), 405, "METHOD_NOT_ALLOWED")
 }
 
 // TestContentLengthWithTransferEncodingIsRefused sends, on a real socket, a
@@ -192,7 +192,7 @@ func TestContentLengthWithTransferEncodingIsRefused(t *testing.T) {
 		}
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 		smuggled := "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-		_, err = io.WriteString(conn, "POST "+projectBase+"create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+headers+
+		_, err = io.WriteString(conn, "POST "+apitest.ProjectBase+"create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+headers+
 			"\r\n2\r\n{}\r\n0\r\n\r\n"+smuggled)
 		if err != nil {
 			t.Fatal(err)

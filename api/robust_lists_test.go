@@ -69,9 +69,9 @@ func TestChildListsPage(t *testing.T) {
 			Body: map[string]any{"email": fmt.Sprintf("m%d@%s.example.com", i, tn.WorkspaceID[:8]), "name": "Member"}})
 		users = append(users, u.Str("id"))
 	}
-	prj := createProject(t, tn, map[string]any{"name": "paged", "memberIds": users})["id"].(string)
+	prj := tn.CreateProject(t, map[string]any{"name": "paged", "memberIds": users})["id"].(string)
 	wantAll(t, "members", walk(t, func(q string) *apitest.Response {
-		return tn.Do(t, "GET", projectBase+"members?projectId="+prj+"&"+q, nil)
+		return tn.Do(t, "GET", apitest.ProjectBase+"members?projectId="+prj+"&"+q, nil)
 	}, "userId"), users...)
 
 	var hooks []string
@@ -83,31 +83,35 @@ func TestChildListsPage(t *testing.T) {
 		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?"+q, nil)
 	}, "id"), hooks...)
 
-	id := createRRCA(t, tn, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
-	problem := addNode(t, tn, id, "PROBLEM", "Oil", "")
-	why := addNode(t, tn, id, "WHY", "Seal", problem)
-	root := addNode(t, tn, id, "ROOT_CAUSE", "Torque", why)
-	wantAll(t, "nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?"+q, nil) }, "id"), problem, why, root)
-	wantAll(t, "WHY nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?kind=WHY&"+q, nil) }, "id"), why)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
+	problem := tn.AddNode(t, id, "PROBLEM", "Oil", "")
+	why := tn.AddNode(t, id, "WHY", "Seal", problem)
+	root := tn.AddNode(t, id, "ROOT_CAUSE", "Torque", why)
+	wantAll(t, "nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?"+q, nil) }, "id"), problem, why, root)
+	wantAll(t, "WHY nodes", walk(t, func(q string) *apitest.Response {
+		return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?kind=WHY&"+q, nil)
+	}, "id"), why)
 
 	var cas []string
 	for i := range 3 {
-		r := tn.Do(t, "POST", rrcaBase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": fmt.Sprintf("fix %d", i)})
+		r := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": fmt.Sprintf("fix %d", i)})
 		cas = append(cas, r.Str("correctiveAction.id"))
 	}
 	wantAll(t, "corrective actions", walk(t, func(q string) *apitest.Response {
-		return tn.Do(t, "GET", rrcaBase+"/"+id+"/corrective-actions?"+q, nil)
+		return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/corrective-actions?"+q, nil)
 	}, "id"), cas...)
 
 	// No worker runs here: the look-across list is empty, and still a page.
-	wantAll(t, "look-across", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", rrcaBase+"/"+id+"/look-across?"+q, nil) }, "id"))
+	wantAll(t, "look-across", walk(t, func(q string) *apitest.Response {
+		return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/look-across?"+q, nil)
+	}, "id"))
 
-	nodesCursor := tn.Do(t, "GET", rrcaBase+"/"+id+"/nodes?limit=1", nil).Data()["nextCursor"].(string)
+	nodesCursor := tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?limit=1", nil).Data()["nextCursor"].(string)
 	for _, path := range []string{
-		rrcaBase + "/" + id + "/corrective-actions?cursor=" + nodesCursor,
-		projectBase + "members?projectId=" + prj + "&cursor=" + nodesCursor,
-		rrcaBase + "/" + id + "/nodes?limit=0",
-		rrcaBase + "/" + id + "/look-across?limit=201",
+		apitest.RRCABase + "/" + id + "/corrective-actions?cursor=" + nodesCursor,
+		apitest.ProjectBase + "members?projectId=" + prj + "&cursor=" + nodesCursor,
+		apitest.RRCABase + "/" + id + "/nodes?limit=0",
+		apitest.RRCABase + "/" + id + "/look-across?limit=201",
 	} {
 		if r := tn.Do(t, "GET", path, nil); r.Status != 400 || !strings.Contains(string(r.Raw), "VALIDATION_FAILED") {
 			t.Errorf("%s: %d %s", path, r.Status, r.Raw)
@@ -120,13 +124,13 @@ func TestChildListsPage(t *testing.T) {
 	// Another workspace pages none of these lists: 404, and nothing of them.
 	other := env.NewTenant(t)
 	for _, path := range []string{
-		projectBase + "members?projectId=" + prj + "&limit=1",
-		rrcaBase + "/" + id + "/nodes?limit=1",
-		rrcaBase + "/" + id + "/corrective-actions?limit=1",
-		rrcaBase + "/" + id + "/look-across?limit=1",
+		apitest.ProjectBase + "members?projectId=" + prj + "&limit=1",
+		apitest.RRCABase + "/" + id + "/nodes?limit=1",
+		apitest.RRCABase + "/" + id + "/corrective-actions?limit=1",
+		apitest.RRCABase + "/" + id + "/look-across?limit=1",
 	} {
 		r := other.Do(t, "GET", path, nil)
-		wantError(t, r, 404, "NOT_FOUND")
+		apitest.WantError(t, r, 404, "NOT_FOUND")
 		for _, leak := range append([]string{why, root, cas[0]}, users[1:]...) {
 			if strings.Contains(string(r.Raw), leak) {
 				t.Errorf("%s answered another workspace with %s: %s", path, leak, r.Raw)
@@ -136,31 +140,5 @@ func TestChildListsPage(t *testing.T) {
 	r := other.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks?limit=1", nil)
 	if r.Status != 404 || strings.Contains(string(r.Raw), hooks[0]) {
 		t.Errorf("another workspace's console paged this app's webhooks: %d %s", r.Status, r.Raw)
-	}
-}
-
-// TestSimilarTellsComputedEmptyFromNever: an analysis alone in its workspace
-// has nothing similar; once its similarity job ran, computedAt says when, so
-// an empty list reads "computed, none", and before it, null says "never".
-// Not parallel: its workers would run the other tests' jobs (and empty their
-// outbox) while they count events.
-func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
-	// The shared app runs no workers: there the job never runs.
-	idle := newTenant(t)
-	never := idle.Get(t, rrcaBase+"/"+createRRCA(t, idle, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
-	if never.Data()["computedAt"] != nil || never.Data()["pending"] != true {
-		t.Fatalf("never computed: %s", never.Raw)
-	}
-	env := apitest.New(t)
-	env.StartWorkers(t)
-	tn := env.NewTenant(t)
-	id := createRRCA(t, tn, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})
-	var last *apitest.Response
-	apitest.Eventually(t, apitest.JobWait, "the similarity job", func() bool {
-		last = tn.Get(t, rrcaBase+"/"+id+"/similar", nil)
-		return last.Data()["pending"] == false
-	})
-	if len(last.Items()) != 0 || last.Data()["computedAt"] == nil {
-		t.Fatalf("computed, nothing similar: %s", last.Raw)
 	}
 }

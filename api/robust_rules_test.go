@@ -11,52 +11,6 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-// TestRootCauseStaysPastAnalyze: once an analysis has left ANALYZE, whose gate
-// needed a ROOT_CAUSE, deleting the node whose subtree holds its last one
-// (the WHY above it, or the ROOT_CAUSE itself) is 409 GATE_NOT_MET and
-// removes nothing; with a second ROOT_CAUSE elsewhere the delete goes ahead.
-func TestRootCauseStaysPastAnalyze(t *testing.T) {
-	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
-	id := createRRCA(t, tn, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
-	advance(tn, t, id)
-	advance(tn, t, id)
-	problem := addNode(t, tn, id, "PROBLEM", "Oil on the floor", "")
-	why := addNode(t, tn, id, "WHY", "Seal leaks", problem)
-	root := addNode(t, tn, id, "ROOT_CAUSE", "Seal not torqued", why)
-	// In ANALYZE the tree is still being built: a delete is fine.
-	extra := addNode(t, tn, id, "WHY", "spare", problem)
-	if r := tn.Do(t, "DELETE", rrcaBase+"/"+id+"/nodes/"+addNode(t, tn, id, "ROOT_CAUSE", "early guess", extra), nil); r.Status != 200 {
-		t.Fatalf("delete in ANALYZE: %d %s", r.Status, r.Raw)
-	}
-	advance(tn, t, id)
-	ca := tn.Do(t, "POST", rrcaBase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": "Torque check"})
-	item := ca.Data()["actionItem"].(map[string]any)["id"]
-	if r := advance(tn, t, id); r.Str("phase") != "VERIFY" {
-		t.Fatalf("advance to VERIFY: %s", r.Raw)
-	}
-	for _, node := range []string{problem, why, root} {
-		r := tn.Do(t, "DELETE", rrcaBase+"/"+id+"/nodes/"+node, nil)
-		wantError(t, r, 409, "GATE_NOT_MET")
-		if g := r.Body["error"].(map[string]any)["details"].(map[string]any)["gate"]; g != "ROOT_CAUSE_IDENTIFIED" {
-			t.Errorf("gate %v", g)
-		}
-	}
-	if n := len(tn.Get(t, rrcaBase+"/"+id+"/nodes", nil).Items()); n != 4 {
-		t.Fatalf("%d nodes left, want all 4", n)
-	}
-	// Another ROOT_CAUSE elsewhere: the first branch may go.
-	addNode(t, tn, id, "ROOT_CAUSE", "Wrong seal supplied", extra)
-	if r := tn.Do(t, "DELETE", rrcaBase+"/"+id+"/nodes/"+why, nil); r.Status != 200 {
-		t.Fatalf("delete with another root cause: %d %s", r.Status, r.Raw)
-	}
-	tn.Do(t, "POST", aiBase+"update", map[string]any{"actionItemId": item, "status": "DONE"})
-	if r := advance(tn, t, id); r.Str("phase") != "CLOSED" {
-		t.Fatalf("advance to CLOSED: %s", r.Raw)
-	}
-}
-
 // TestRenewWithoutADateNeverShortens: an empty renew extends a key to 90 days
 // from now, but leaves a later expiry, and a key that never expires, alone.
 func TestRenewWithoutADateNeverShortens(t *testing.T) {
@@ -127,8 +81,8 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "Line 4"})["id"].(string)
-	id := createRRCA(t, tn, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
+	prj := tn.CreateProject(t, map[string]any{"name": "Line 4"})["id"].(string)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Leak", "problemStatement": "Oil", "projectId": prj})
 	keyed := func(key string, send func(h map[string]string) *apitest.Response) (*apitest.Response, *apitest.Response) {
 		h := map[string]string{"Idempotency-Key": key}
 		return send(h), send(h)
@@ -146,17 +100,17 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 		}
 	}
 	for name, send := range map[string]func(h map[string]string) *apitest.Response{
-		"5-why suggest":       resource("POST", rrcaBase+"/"+id+"/5why/suggest", nil),
-		"look-across suggest": resource("POST", rrcaBase+"/"+id+"/look-across/suggest", nil),
-		"advance":             resource("POST", rrcaBase+"/"+id+"/advance", nil),
-		"task update":         resource("POST", taskBase+"update", map[string]any{"taskId": createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"], "title": "u"}),
+		"5-why suggest":       resource("POST", apitest.RRCABase+"/"+id+"/5why/suggest", nil),
+		"look-across suggest": resource("POST", apitest.RRCABase+"/"+id+"/look-across/suggest", nil),
+		"advance":             resource("POST", apitest.RRCABase+"/"+id+"/advance", nil),
+		"task update":         resource("POST", apitest.TaskBase+"update", map[string]any{"taskId": tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"], "title": "u"}),
 	} {
 		first, again := keyed("work-"+strings.ReplaceAll(name, " ", "-"), send)
 		if first.Status != 201 || again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || string(first.Raw) != string(again.Raw) {
 			t.Errorf("%s: %d then %d (replayed %q)\n%s\n%s", name, first.Status, again.Status, again.Header.Get("Idempotent-Replayed"), first.Raw, again.Raw)
 		}
 	}
-	if r := tn.Get(t, rrcaBase+"/"+id, nil); r.Str("phase") != "CONTAIN" {
+	if r := tn.Get(t, apitest.RRCABase+"/"+id, nil); r.Str("phase") != "CONTAIN" {
 		t.Errorf("a replayed advance moved the analysis again: %s", r.Str("phase"))
 	}
 
@@ -175,7 +129,7 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 		if first.Status != 201 || first.Str(c.secret) == "" {
 			t.Fatalf("%s: %d %s", name, first.Status, first.Raw)
 		}
-		wantError(t, again, 409, "CONFLICT")
+		apitest.WantError(t, again, 409, "CONFLICT")
 		if got := again.Body["error"].(map[string]any)["details"].(map[string]any)["id"]; got != c.id || strings.Contains(string(again.Raw), first.Str(c.secret)) {
 			t.Errorf("%s replay: %s, want details.id %s and no secret", name, again.Raw, c.id)
 		}

@@ -64,25 +64,25 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 	var writes atomic.Int64
 	env := apitest.NewOnPool(t, countedPool(t, &writes))
 	tn := env.NewTenant(t)
-	prj := taskProject(t, tn)
-	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "counted"})["id"].(string)
+	prj := tn.TaskProject(t)
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "counted"})["id"].(string)
 	risk := tn.Do(t, "POST", "/openapi/v1/resource/risk/create", map[string]any{"projectId": prj, "title": "counted", "severity": "LOW"})
 	if risk.Status != 201 {
 		t.Fatalf("create risk: %d %s", risk.Status, risk.Raw)
 	}
-	cursor, _ := tn.Get(t, searchPath, map[string]string{"q": "counted", "limit": "1"}).Data()["nextCursor"].(string)
+	cursor, _ := tn.Get(t, apitest.SearchPath, map[string]string{"q": "counted", "limit": "1"}).Data()["nextCursor"].(string)
 	if cursor == "" {
 		t.Fatal("no second page of the search")
 	}
 	reads := []struct{ name, path string }{
-		{"task detail", taskBase + "detail?id=" + task},
-		{"task list", taskBase + "list?limit=50&projectId=" + prj},
+		{"task detail", apitest.TaskBase + "detail?id=" + task},
+		{"task list", apitest.TaskBase + "list?limit=50&projectId=" + prj},
 		{"project detail", "/openapi/v1/resource/project/detail?id=" + prj},
 		{"risk detail", "/openapi/v1/resource/risk/detail?id=" + risk.Data()["id"].(string)},
 		{"risk list", "/openapi/v1/resource/risk/list?projectId=" + prj},
-		{"search", searchPath + "?q=counted"},
-		{"search with filters", searchPath + "?q=counted&projectId=" + prj + "&status=TODO&updatedSince=2020-01-01"},
-		{"search page", searchPath + "?q=counted&limit=1&cursor=" + cursor},
+		{"search", apitest.SearchPath + "?q=counted"},
+		{"search with filters", apitest.SearchPath + "?q=counted&projectId=" + prj + "&status=TODO&updatedSince=2020-01-01"},
+		{"search page", apitest.SearchPath + "?q=counted&limit=1&cursor=" + cursor},
 	}
 	for _, rd := range reads {
 		t.Run(rd.name, func(t *testing.T) {

@@ -3,17 +3,16 @@ package project_test
 import (
 	"context"
 	"errors"
-	"os"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/storetest"
-	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/project"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 func TestRolledBackChangeLeavesNoRowEventOrJob(t *testing.T) {
 	ctx := context.Background()

@@ -2,7 +2,6 @@ package rrca_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -12,8 +11,8 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/event"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/storetest"
-	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/actionitem"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/registry"
@@ -24,7 +23,7 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // noJobs queues nothing: these tests work runs by calling the store.
 type noJobs struct{}

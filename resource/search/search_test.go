@@ -2,20 +2,20 @@ package search_test
 
 import (
 	"context"
-	"os"
 	"testing"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/facet"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/search"
 	"github.com/pmapi/pmapi/tenant"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // TestTyposMatchInEitherSettingMode: a typo in a title matches only under the
 // search's own trigram threshold (pg_trgm's default of 0.6 misses it), which

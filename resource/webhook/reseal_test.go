@@ -46,9 +46,18 @@ func secretAt(ws, id uuid.UUID, column string) seal.Binding {
 // under a new key (the old one previous) rewrites every value but the copied
 // one, which it names and leaves alone; a second run finds nothing to do; and
 // afterwards the new key alone opens every secret.
+//
+// Reseal walks every workspace of the directory, so the test has a database
+// of its own: the package's holds the route tests' subscriptions, sealed
+// under another key.
 func TestResealUpgradesEveryForm(t *testing.T) {
 	ctx := context.Background()
-	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
+	pool, err := tenant.Connect(ctx, testdb.ExtraDatabase(t).AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	shards, err := tenant.NewShards("default", shard)
 	if err != nil {
 		t.Fatal(err)

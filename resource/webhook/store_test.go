@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -15,12 +14,13 @@ import (
 
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
-func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
+func TestMain(m *testing.M) { apitest.Main(m) }
 
 // fakeJobs hands out job ids from 1001 up and records the retry jobs asked
 // for and what it cancels.

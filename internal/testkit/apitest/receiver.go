@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -66,7 +65,7 @@ func NewReceiver(t testing.TB, statuses ...int) *Receiver {
 	}))
 	t.Cleanup(srv.Close)
 	r.URL = srv.URL
-	r.CAFile = filepath.Join(t.TempDir(), "ca.pem")
+	r.CAFile = t.TempDir() + "/ca.pem"
 	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
 	if err := os.WriteFile(r.CAFile, pemBytes, 0o600); err != nil {
 		t.Fatal(err)

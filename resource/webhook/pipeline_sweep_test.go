@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"context"
@@ -20,9 +20,9 @@ import (
 // delivered once.
 func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	ctx := context.Background()
-	rcv := newReceiver(t)
-	env := reaching(t, rcv, true)
-	ws, shard, emitter := emitterFor(t, env, env.NewTenant(t), rcv, "*")
+	rcv := apitest.NewReceiver(t)
+	env := apitest.Reaching(t, rcv, true)
+	ws, shard, emitter := apitest.EmitterFor(t, env, env.NewTenant(t), rcv, "*")
 	emit := func(typ string) (jobID int64) {
 		t.Helper()
 		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -45,11 +45,11 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.SweepEvery, o.SweepAfter = 300*time.Millisecond, 200*time.Millisecond
 	})
-	apitest.Eventually(t, apitest.JobWait, "both events delivered", func() bool { return len(rcv.requests()) >= 2 })
+	apitest.Eventually(t, apitest.JobWait, "both events delivered", func() bool { return len(rcv.Requests()) >= 2 })
 	time.Sleep(time.Second) // a few more sweeps: none may deliver anything again
 	seen := map[string]int{}
-	for _, r := range rcv.requests() {
-		seen[r.header.Get("X-Service-Event")]++
+	for _, r := range rcv.Requests() {
+		seen[r.Header.Get("X-Service-Event")]++
 	}
 	if seen["test.lost"] != 1 || seen["test.kept"] != 1 || len(seen) != 2 {
 		t.Fatalf("deliveries by event type %v, want test.lost and test.kept once each", seen)

@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"encoding/json"
@@ -20,12 +20,12 @@ type body struct {
 	Data       map[string]any `json:"data"`
 }
 
-func bodies(t *testing.T, rcv *receiver) []body {
+func bodies(t *testing.T, rcv *apitest.Receiver) []body {
 	t.Helper()
 	var out []body
-	for _, r := range rcv.requests() {
+	for _, r := range rcv.Requests() {
 		var b body
-		if err := json.Unmarshal(r.body, &b); err != nil {
+		if err := json.Unmarshal(r.Body, &b); err != nil {
 			t.Fatal(err)
 		}
 		out = append(out, b)
@@ -39,20 +39,20 @@ func bodies(t *testing.T, rcv *receiver) []body {
 // event, then project.deleted), and sorting by (occurredAt, eventId), as
 // docs/webhooks.md tells receivers to, gives the same order.
 func TestATransactionsEventsArriveInOrder(t *testing.T) {
-	rcv := newReceiver(t)
-	_, tn := webhookEnv(t, rcv, true)
-	prj := createProject(t, tn, map[string]any{"name": "ordered"})["id"].(string)
-	createTask(t, tn, map[string]any{"projectId": prj, "title": "one"})
-	createTask(t, tn, map[string]any{"projectId": prj, "title": "two"})
-	risk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
+	rcv := apitest.NewReceiver(t)
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	prj := tn.CreateProject(t, map[string]any{"name": "ordered"})["id"].(string)
+	tn.CreateTask(t, map[string]any{"projectId": prj, "title": "one"})
+	tn.CreateTask(t, map[string]any{"projectId": prj, "title": "two"})
+	risk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
 	// Not "*": the fan-outs of the set-up may still be running.
-	subscribe(t, tn, rcv.srv.URL, "risk.status_changed", "risk.resolved", "risk.updated", "task.deleted", "risk.deleted", "project.deleted")
+	tn.Subscribe(t, rcv.URL, "risk.status_changed", "risk.resolved", "risk.updated", "task.deleted", "risk.deleted", "project.deleted")
 
 	check := func(what string, want []string, do func()) {
 		t.Helper()
-		rcv.setStatuses(200)
+		rcv.SetStatuses(200)
 		do()
-		apitest.Eventually(t, apitest.JobWait, what, func() bool { return len(rcv.requests()) >= len(want) })
+		apitest.Eventually(t, apitest.JobWait, what, func() bool { return len(rcv.Requests()) >= len(want) })
 		time.Sleep(200 * time.Millisecond)
 		got := bodies(t, rcv)
 		var types []string
@@ -77,15 +77,15 @@ func TestATransactionsEventsArriveInOrder(t *testing.T) {
 		}
 	}
 	check("a risk resolved", []string{"risk.status_changed", "risk.resolved", "risk.updated"}, func() {
-		if r := tn.Do(t, "POST", riskBase+"update", map[string]any{"riskId": risk, "status": "RESOLVED"}); r.Status != 201 {
+		if r := tn.Do(t, "POST", apitest.RiskBase+"update", map[string]any{"riskId": risk, "status": "RESOLVED"}); r.Status != 201 {
 			t.Fatalf("resolve: %s", r.Raw)
 		}
 	})
-	if r := tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj}); r.Status != 201 {
+	if r := tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj}); r.Status != 201 {
 		t.Fatalf("archive: %s", r.Raw)
 	}
 	check("a project deleted", []string{"task.deleted", "task.deleted", "risk.deleted", "project.deleted"}, func() {
-		if r := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj}); r.Status != 201 {
+		if r := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": prj}); r.Status != 201 {
 			t.Fatalf("delete: %s", r.Raw)
 		}
 	})
@@ -97,12 +97,12 @@ func TestATransactionsEventsArriveInOrder(t *testing.T) {
 // once however often it is run (a replayed event is left out), unless
 // includeReplayed.
 func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
-	rcv := newReceiver(t)
-	_, tn := webhookEnv(t, rcv, true)
-	first, _ := subscribe(t, tn, rcv.srv.URL+"/a", "project.created")
-	subscribe(t, tn, rcv.srv.URL+"/b", "project.created")
-	createProject(t, tn, map[string]any{"name": "twice"})
-	apitest.Eventually(t, apitest.JobWait, "two deliveries", func() bool { return len(rcv.requests()) == 2 })
+	rcv := apitest.NewReceiver(t)
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	first, _ := tn.Subscribe(t, rcv.URL+"/a", "project.created")
+	tn.Subscribe(t, rcv.URL+"/b", "project.created")
+	tn.CreateProject(t, map[string]any{"name": "twice"})
+	apitest.Eventually(t, apitest.JobWait, "two deliveries", func() bool { return len(rcv.Requests()) == 2 })
 	got := bodies(t, rcv)
 	if got[0].ID == got[1].ID || got[0].EventID != got[1].EventID || !strings.HasPrefix(got[0].EventID, "evn_") ||
 		!got[0].OccurredAt.Equal(got[1].OccurredAt) || time.Since(got[0].OccurredAt) > time.Minute {
@@ -117,12 +117,12 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 			t.Errorf("the listed delivery names event %v, want %s", d["eventId"], event)
 		}
 	}
-	rcv.setStatuses(200)
+	rcv.SetStatuses(200)
 	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+orig+"/replay", nil)
 	if rep.Status != 201 || rep.Str("eventId") != event {
 		t.Fatalf("replay: %s", rep.Raw)
 	}
-	apitest.Eventually(t, apitest.JobWait, "the replay", func() bool { return len(rcv.requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "the replay", func() bool { return len(rcv.Requests()) == 1 })
 	if b := bodies(t, rcv)[0]; b.ID != rep.Str("id") || b.EventID != event || !b.OccurredAt.Equal(when) {
 		t.Errorf("the replay's body %+v: want its own id with event %s at %v", b, event, when)
 	}

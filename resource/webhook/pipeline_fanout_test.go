@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"context"
@@ -22,7 +22,7 @@ import (
 // and a job queued by an earlier version (one eventId) is still worked.
 func TestOneFanoutJobPerTransaction(t *testing.T) {
 	ctx := context.Background()
-	rcv := newReceiver(t)
+	rcv := apitest.NewReceiver(t)
 	ws, shard, emitter := subscribedEmitter(t, rcv)
 	fanouts := func() (jobs, events int) {
 		t.Helper()
@@ -46,10 +46,10 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	if n, evs := fanouts(); n != jobsBefore+1 || evs != 3 {
 		t.Fatalf("%d fan-out jobs naming %d events for one transaction of three events, want one naming all three", n-jobsBefore, evs)
 	}
-	apitest.Eventually(t, apitest.JobWait, "three deliveries", func() bool { return len(rcv.requests()) >= 3 })
+	apitest.Eventually(t, apitest.JobWait, "three deliveries", func() bool { return len(rcv.Requests()) >= 3 })
 	var got []string
-	for _, r := range rcv.requests() {
-		got = append(got, r.header.Get("X-Service-Event"))
+	for _, r := range rcv.Requests() {
+		got = append(got, r.Header.Get("X-Service-Event"))
 	}
 	slices.Sort(got)
 	if want := []string{"test.one", "test.three", "test.two"}; !slices.Equal(got, want) {
@@ -79,30 +79,17 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	apitest.Eventually(t, apitest.JobWait, "the legacy job's delivery", func() bool { return len(rcv.requests()) == 4 })
+	apitest.Eventually(t, apitest.JobWait, "the legacy job's delivery", func() bool { return len(rcv.Requests()) == 4 })
 	time.Sleep(200 * time.Millisecond)
-	if n := len(rcv.requests()); n != 4 {
+	if n := len(rcv.Requests()); n != 4 {
 		t.Errorf("%d deliveries in all, want 4", n)
 	}
 }
 
 // subscribedEmitter is emitterFor a workspace with a subscription to every
 // event at rcv, with webhookEnv's workers running.
-func subscribedEmitter(t *testing.T, rcv *receiver) (uuid.UUID, *tenant.Shard, *jobs.Clients) {
+func subscribedEmitter(t *testing.T, rcv *apitest.Receiver) (uuid.UUID, *tenant.Shard, *jobs.Clients) {
 	t.Helper()
-	env, tn := webhookEnv(t, rcv, true)
-	return emitterFor(t, env, tn, rcv, "*")
-}
-
-// emitterFor subscribes tn to events at rcv and returns its workspace, its
-// shard, and insert-only job clients for tests that write events directly, as
-// the server's changes do.
-func emitterFor(tb testing.TB, env *apitest.Env, tn *apitest.Tenant, rcv *receiver, events ...string) (uuid.UUID, *tenant.Shard, *jobs.Clients) {
-	tb.Helper()
-	subscribe(tb, tn, rcv.srv.URL, events...)
-	emitter, err := jobs.NewClients(env.Directory, jobs.Options{Box: env.Box})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	return uuid.MustParse(tn.WorkspaceID), env.Directory.Shards().Default, emitter
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	return apitest.EmitterFor(t, env, tn, rcv, "*")
 }

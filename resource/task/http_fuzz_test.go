@@ -1,4 +1,4 @@
-package api_test
+package task_test
 
 import (
 	"bytes"
@@ -21,12 +21,12 @@ type fuzzTarget struct {
 func newFuzzTarget(f *testing.F) fuzzTarget {
 	env := apitest.New(f, func(d *apitest.Config) { d.RateLimitPerMinute = 1_000_000_000 })
 	tn := env.NewTenant(f)
-	r := tn.Do(f, "POST", projectBase+"create", map[string]any{"name": "fuzz"})
+	r := tn.Do(f, "POST", apitest.ProjectBase+"create", map[string]any{"name": "fuzz"})
 	if r.Status != 201 {
 		f.Fatalf("project: %d %s", r.Status, r.Raw)
 	}
 	prj := r.Str("id")
-	r = tn.Do(f, "POST", taskBase+"create", map[string]any{"projectId": prj, "title": "fuzz"})
+	r = tn.Do(f, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "fuzz"})
 	if r.Status != 201 {
 		f.Fatalf("task: %d %s", r.Status, r.Raw)
 	}
@@ -47,15 +47,15 @@ func (ft fuzzTarget) send(t *testing.T, method, path string, body []byte) {
 
 func FuzzTaskCreate(f *testing.F) {
 	ft := newFuzzTarget(f)
-	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "POST", taskBase+"create", body) })
+	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "POST", apitest.TaskBase+"create", body) })
 }
 
 func FuzzTaskUpdate(f *testing.F) {
 	ft := newFuzzTarget(f)
-	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "PATCH", taskBase+"update", body) })
+	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "PATCH", apitest.TaskBase+"update", body) })
 }
 
 func FuzzTaskBatch(f *testing.F) {
 	ft := newFuzzTarget(f)
-	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "POST", taskBase+"batch", body) })
+	f.Fuzz(func(t *testing.T, body []byte) { ft.send(t, "POST", apitest.TaskBase+"batch", body) })
 }

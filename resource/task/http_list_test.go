@@ -1,10 +1,12 @@
-package api_test
+package task_test
 
 import (
 	"fmt"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 // TestTaskListFilters gives each filter a case whose answer differs from the
@@ -12,18 +14,18 @@ import (
 // their edges (After includes its instant, Before excludes it).
 func TestTaskListFilters(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	alpha, beta := taskProject(t, tn), taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	alpha, beta := tn.TaskProject(t), tn.TaskProject(t)
 	mk := func(body map[string]any) (string, string) {
-		v := createTask(t, tn, body)
+		v := tn.CreateTask(t, body)
 		return v["id"].(string), v["createdAt"].(string)
 	}
 	first, firstAt := mk(map[string]any{"projectId": alpha, "title": "Order 100% cotton_rags", "dueDate": "2026-03-01T00:00:00Z", "assigneeId": tn.UserID})
 	second, secondAt := mk(map[string]any{"projectId": alpha, "title": "Calibrate press", "dueDate": "2026-03-02T00:00:00Z"})
 	third, thirdAt := mk(map[string]any{"projectId": beta, "title": "Write the cotton report"})
 	archived, _ := mk(map[string]any{"projectId": beta, "title": "Old cotton idea", "dueDate": "2026-03-01T12:00:00Z"})
-	tn.Do(t, "PATCH", taskBase+"update", map[string]any{"taskId": second, "status": "IN_PROGRESS"})
-	tn.Do(t, "POST", taskBase+"archive", map[string]any{"taskId": archived})
+	tn.Do(t, "PATCH", apitest.TaskBase+"update", map[string]any{"taskId": second, "status": "IN_PROGRESS"})
+	tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": archived})
 	if firstAt >= secondAt || secondAt >= thirdAt {
 		t.Fatalf("creation times do not increase: %s %s %s", firstAt, secondAt, thirdAt)
 	}
@@ -70,7 +72,7 @@ func TestTaskListFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.query), func(t *testing.T) {
-			r := tn.Get(t, taskBase+"list", tc.query)
+			r := tn.Get(t, apitest.TaskBase+"list", tc.query)
 			if r.Status != 200 {
 				t.Fatalf("%d %s", r.Status, r.Raw)
 			}
@@ -83,7 +85,7 @@ func TestTaskListFilters(t *testing.T) {
 
 func TestTaskListRefusesBadParameters(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
+	tn := apitest.NewTenant(t)
 	for _, q := range []map[string]string{
 		{"projectId": "nope"}, {"projectId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}, {"status": "todo"}, {"status": "OPEN"},
 		{"assigneeId": "bob"}, {"dueAfter": "yesterday"}, {"dueBefore": "2026-13-01"}, {"createdAfter": "1700000000"},
@@ -92,34 +94,34 @@ func TestTaskListRefusesBadParameters(t *testing.T) {
 	} {
 		for name := range q {
 			t.Run(fmt.Sprint(q), func(t *testing.T) {
-				r := tn.Get(t, taskBase+"list", q)
-				wantError(t, r, 400, "VALIDATION_FAILED")
-				if got := errorDetails(r)["field"]; got != name {
+				r := tn.Get(t, apitest.TaskBase+"list", q)
+				apitest.WantError(t, r, 400, "VALIDATION_FAILED")
+				if got := r.ErrorDetails()["field"]; got != name {
 					t.Errorf("details.field = %v, want %s", got, name)
 				}
 			})
 		}
 	}
 	// A cursor of another list is refused, not misread as a task key.
-	createProject(t, tn, map[string]any{"name": "first"})
-	createProject(t, tn, map[string]any{"name": "second"})
-	cur, ok := tn.Get(t, projectBase+"list", map[string]string{"limit": "1"}).Data()["nextCursor"].(string)
+	tn.CreateProject(t, map[string]any{"name": "first"})
+	tn.CreateProject(t, map[string]any{"name": "second"})
+	cur, ok := tn.Get(t, apitest.ProjectBase+"list", map[string]string{"limit": "1"}).Data()["nextCursor"].(string)
 	if !ok {
 		t.Fatal("no project cursor to try")
 	}
-	wantError(t, tn.Get(t, taskBase+"list", map[string]string{"cursor": cur}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"list", map[string]string{"cursor": cur}), 400, "VALIDATION_FAILED")
 }
 
 func TestTaskPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
 	var created []string
 	for i := 0; i < 7; i++ {
-		created = append(created, createTask(t, tn, map[string]any{"projectId": prj, "title": fmt.Sprintf("t%d", i)})["id"].(string))
+		created = append(created, tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("t%d", i)})["id"].(string))
 	}
-	order := pagesWhileRowsArrive(t, tn, taskBase+"list", map[string]string{"limit": "2", "projectId": prj}, created, func(page int) {
-		createTask(t, tn, map[string]any{"projectId": prj, "title": fmt.Sprintf("late%d", page)})
+	order := apitest.PagesWhileRowsArrive(t, tn, apitest.TaskBase+"list", map[string]string{"limit": "2", "projectId": prj}, created, func(page int) {
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("late%d", page)})
 	})
 	if len(order) != len(created) {
 		t.Errorf("pages held %d tasks, want the %d that existed when paging began", len(order), len(created))

@@ -1,4 +1,4 @@
-package api_test
+package rrca_test
 
 import (
 	"encoding/json"
@@ -39,11 +39,11 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 	tn := env.NewTenant(t)
 	projects := map[string]string{}
 	for _, p := range c.Projects {
-		projects[p] = createProject(t, tn, map[string]any{"name": "Plant " + p})["id"].(string)
+		projects[p] = tn.CreateProject(t, map[string]any{"name": "Plant " + p})["id"].(string)
 	}
 	ids := map[string]string{}
 	for _, a := range c.Analyses {
-		id := createRRCA(t, tn, map[string]any{"title": a.Title, "problemStatement": a.Problem, "projectId": projects[a.Project]})
+		id := tn.CreateRRCA(t, map[string]any{"title": a.Title, "problemStatement": a.Problem, "projectId": projects[a.Project]})
 		ids[a.Key] = id
 		parent := ""
 		for i, text := range a.Nodes {
@@ -51,14 +51,14 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 			if i == len(a.Nodes)-1 {
 				kind = "ROOT_CAUSE"
 			}
-			parent = addNode(t, tn, id, kind, text, parent)
+			parent = tn.AddNode(t, id, kind, text, parent)
 		}
 	}
 	hits := 0
 	for _, a := range c.Analyses {
 		var top string
 		apitest.Eventually(t, apitest.JobWait, "similar of "+a.Key, func() bool {
-			r := tn.Get(t, rrcaBase+"/"+ids[a.Key]+"/similar", map[string]string{"limit": "3"})
+			r := tn.Get(t, apitest.RRCABase+"/"+ids[a.Key]+"/similar", map[string]string{"limit": "3"})
 			if r.Data()["pending"] == true || len(r.Items()) == 0 {
 				return false
 			}
@@ -75,5 +75,31 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 	t.Logf("planted near-duplicate ranked first for %d of %d analyses (%.0f%%)", hits, len(c.Analyses), rate*100)
 	if rate < 0.9 {
 		t.Fatalf("near-duplicate first in %.0f%% of cases, want at least 90%%", rate*100)
+	}
+}
+
+// TestSimilarTellsComputedEmptyFromNever: an analysis alone in its workspace
+// has nothing similar; once its similarity job ran, computedAt says when, so
+// an empty list reads "computed, none", and before it, null says "never".
+// Not parallel: its workers would run the other tests' jobs (and empty their
+// outbox) while they count events.
+func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
+	// The shared app runs no workers: there the job never runs.
+	idle := apitest.NewTenant(t)
+	never := idle.Get(t, apitest.RRCABase+"/"+idle.CreateRRCA(t, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
+	if never.Data()["computedAt"] != nil || never.Data()["pending"] != true {
+		t.Fatalf("never computed: %s", never.Raw)
+	}
+	env := apitest.New(t)
+	env.StartWorkers(t)
+	tn := env.NewTenant(t)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})
+	var last *apitest.Response
+	apitest.Eventually(t, apitest.JobWait, "the similarity job", func() bool {
+		last = tn.Get(t, apitest.RRCABase+"/"+id+"/similar", nil)
+		return last.Data()["pending"] == false
+	})
+	if len(last.Items()) != 0 || last.Data()["computedAt"] == nil {
+		t.Fatalf("computed, nothing similar: %s", last.Raw)
 	}
 }

@@ -1,4 +1,4 @@
-package api_test
+package risk_test
 
 import (
 	"fmt"
@@ -9,16 +9,10 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-const riskBase = "/openapi/v1/resource/risk/"
-
-func createRisk(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	return tn.Created(t, riskBase+"create", body)
-}
-
 func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "R"})["id"].(string)
 	all := []string{"OPEN", "MITIGATING", "RESOLVED"}
 	allowed := map[string][]string{"OPEN": {"MITIGATING", "RESOLVED"}, "MITIGATING": {"RESOLVED", "OPEN"}, "RESOLVED": {"OPEN"}}
 	reach := map[string][]string{"OPEN": nil, "MITIGATING": {"MITIGATING"}, "RESOLVED": {"RESOLVED"}}
@@ -26,16 +20,16 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 		for _, from := range all {
 			for _, to := range all {
 				t.Run(method+" "+from+"->"+to, func(t *testing.T) {
-					id := createRisk(t, tn, map[string]any{"projectId": prj, "title": from + to})["id"].(string)
+					id := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": from + to})["id"].(string)
 					for _, step := range reach[from] {
-						if r := tn.Do(t, method, riskBase+"update", map[string]any{"riskId": id, "status": step}); r.Status != 201 {
+						if r := tn.Do(t, method, apitest.RiskBase+"update", map[string]any{"riskId": id, "status": step}); r.Status != 201 {
 							t.Fatalf("reaching %s: %s", from, r.Raw)
 						}
 					}
 					before := len(tn.Events(t))
-					r := tn.Do(t, method, riskBase+"update", map[string]any{"riskId": id, "status": to})
+					r := tn.Do(t, method, apitest.RiskBase+"update", map[string]any{"riskId": id, "status": to})
 					if !slices.Contains(allowed[from], to) {
-						wantError(t, r, 400, "INVALID_TRANSITION")
+						apitest.WantError(t, r, 400, "INVALID_TRANSITION")
 						d := r.Body["error"].(map[string]any)["details"].(map[string]any)
 						if d["from"] != from || d["to"] != to || len(d["allowed"].([]any)) != len(allowed[from]) {
 							t.Errorf("details %v", d)
@@ -78,16 +72,16 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 
 func TestRiskCreateUpdateAndValidation(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "R"})["id"].(string)
-	r := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Supplier delay", "severity": "HIGH", "ownerId": tn.UserID, "description": "late steel"})
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "R"})["id"].(string)
+	r := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay", "severity": "HIGH", "ownerId": tn.UserID, "description": "late steel"})
 	if r["status"] != "OPEN" || r["severity"] != "HIGH" || r["ownerId"] != tn.UserID {
 		t.Fatalf("created %v", r)
 	}
-	if d := createRisk(t, tn, map[string]any{"projectId": prj, "title": "default"}); d["severity"] != "MEDIUM" {
+	if d := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "default"}); d["severity"] != "MEDIUM" {
 		t.Errorf("default severity %v", d["severity"])
 	}
-	up := tn.Do(t, "PATCH", riskBase+"update", map[string]any{"riskId": r["id"], "ownerId": nil, "description": nil, "severity": "LOW"})
+	up := tn.Do(t, "PATCH", apitest.RiskBase+"update", map[string]any{"riskId": r["id"], "ownerId": nil, "description": nil, "severity": "LOW"})
 	if up.Status != 201 || up.Data()["ownerId"] != nil || up.Data()["description"] != nil || up.Str("severity") != "LOW" || up.Str("title") != "Supplier delay" {
 		t.Fatalf("update %s", up.Raw)
 	}
@@ -104,32 +98,32 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 		{"update", map[string]any{"riskId": r["id"], "severity": nil}, "severity"},
 		{"update", map[string]any{"status": "OPEN"}, "riskId"},
 	} {
-		got := tn.Do(t, "POST", riskBase+tc.path, tc.body)
-		wantError(t, got, 400, "VALIDATION_FAILED")
+		got := tn.Do(t, "POST", apitest.RiskBase+tc.path, tc.body)
+		apitest.WantError(t, got, 400, "VALIDATION_FAILED")
 		if f := got.Body["error"].(map[string]any)["details"].(map[string]any)["field"]; f != tc.field {
 			t.Errorf("%v: field %v, want %s", tc.body, f, tc.field)
 		}
 	}
-	wantError(t, tn.Do(t, "POST", riskBase+"create", map[string]any{"projectId": "prj_00000000000000000000000000", "title": "x"}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, riskBase+"detail", map[string]string{"id": "rsk_nope"}), 404, "NOT_FOUND")
-	if got := tn.Get(t, riskBase+"detail", map[string]string{"id": r["id"].(string)}); got.Str("severity") != "LOW" {
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RiskBase+"create", map[string]any{"projectId": "prj_00000000000000000000000000", "title": "x"}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": "rsk_nope"}), 404, "NOT_FOUND")
+	if got := tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": r["id"].(string)}); got.Str("severity") != "LOW" {
 		t.Errorf("detail %s", got.Raw)
 	}
 }
 
 func TestRiskListFilters(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	p1 := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
-	p2 := createProject(t, tn, map[string]any{"name": "two"})["id"].(string)
-	a := createRisk(t, tn, map[string]any{"projectId": p1, "title": "Steel price spike", "severity": "HIGH", "ownerId": tn.UserID})["id"].(string)
+	tn := apitest.NewTenant(t)
+	p1 := tn.CreateProject(t, map[string]any{"name": "one"})["id"].(string)
+	p2 := tn.CreateProject(t, map[string]any{"name": "two"})["id"].(string)
+	a := tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Steel price spike", "severity": "HIGH", "ownerId": tn.UserID})["id"].(string)
 	cut := time.Now().UTC().Format(time.RFC3339Nano)
 	time.Sleep(5 * time.Millisecond)
-	b := createRisk(t, tn, map[string]any{"projectId": p2, "title": "Crane availability", "description": "steel erection crane booked"})["id"].(string)
-	c := createRisk(t, tn, map[string]any{"projectId": p2, "title": "Permit delay", "severity": "CRITICAL"})["id"].(string)
-	tn.Do(t, "POST", riskBase+"update", map[string]any{"riskId": c, "status": "MITIGATING"})
-	arch := createRisk(t, tn, map[string]any{"projectId": p1, "title": "Old steel risk"})["id"].(string)
-	tn.Do(t, "POST", riskBase+"archive", map[string]any{"riskId": arch})
+	b := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Crane availability", "description": "steel erection crane booked"})["id"].(string)
+	c := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Permit delay", "severity": "CRITICAL"})["id"].(string)
+	tn.Do(t, "POST", apitest.RiskBase+"update", map[string]any{"riskId": c, "status": "MITIGATING"})
+	arch := tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Old steel risk"})["id"].(string)
+	tn.Do(t, "POST", apitest.RiskBase+"archive", map[string]any{"riskId": arch})
 	cases := []struct {
 		q    map[string]string
 		want []string
@@ -146,60 +140,60 @@ func TestRiskListFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.q), func(t *testing.T) {
-			if got := tn.Get(t, riskBase+"list", tc.q).IDs(); !slices.Equal(got, tc.want) {
+			if got := tn.Get(t, apitest.RiskBase+"list", tc.q).IDs(); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
 		})
 	}
 	for _, bad := range []map[string]string{{"status": "CLOSED"}, {"severity": "x"}, {"projectId": "p"}, {"ownerId": "o"}, {"createdAfter": "then"}, {"limit": "0"}} {
-		wantError(t, tn.Get(t, riskBase+"list", bad), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Get(t, apitest.RiskBase+"list", bad), 400, "VALIDATION_FAILED")
 	}
 	// Keyset pages while rows arrive.
-	pagesWhileRowsArrive(t, tn, riskBase+"list", map[string]string{"limit": "1"}, []string{a, b, c}, func(page int) {
-		createRisk(t, tn, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", page)})
+	apitest.PagesWhileRowsArrive(t, tn, apitest.RiskBase+"list", map[string]string{"limit": "1"}, []string{a, b, c}, func(page int) {
+		tn.CreateRisk(t, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", page)})
 	})
 }
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
-	prj := createProject(t, a, map[string]any{"name": "a"})["id"].(string)
-	id := createRisk(t, a, map[string]any{"projectId": prj, "title": "secret"})["id"].(string)
-	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
+	a, b := apitest.TwoTenants(t)
+	prj := a.CreateProject(t, map[string]any{"name": "a"})["id"].(string)
+	id := a.CreateRisk(t, map[string]any{"projectId": prj, "title": "secret"})["id"].(string)
+	bp := b.CreateProject(t, map[string]any{"name": "b"})["id"].(string)
 	for _, tc := range []struct {
 		method, path string
 		body         any
 	}{
-		{"GET", riskBase + "detail?id=" + id, nil},
-		{"POST", riskBase + "update", map[string]any{"riskId": id, "status": "RESOLVED"}},
-		{"PATCH", riskBase + "update", map[string]any{"riskId": id, "title": "mine"}},
-		{"POST", riskBase + "archive", map[string]any{"riskId": id}},
-		{"POST", riskBase + "restore", map[string]any{"riskId": id}},
-		{"POST", riskBase + "create", map[string]any{"projectId": prj, "title": "into A"}},
+		{"GET", apitest.RiskBase + "detail?id=" + id, nil},
+		{"POST", apitest.RiskBase + "update", map[string]any{"riskId": id, "status": "RESOLVED"}},
+		{"PATCH", apitest.RiskBase + "update", map[string]any{"riskId": id, "title": "mine"}},
+		{"POST", apitest.RiskBase + "archive", map[string]any{"riskId": id}},
+		{"POST", apitest.RiskBase + "restore", map[string]any{"riskId": id}},
+		{"POST", apitest.RiskBase + "create", map[string]any{"projectId": prj, "title": "into A"}},
 	} {
-		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
+		apitest.WantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
 	}
 	for _, q := range []map[string]string{
 		{"includeArchived": "true"}, {"projectId": prj}, {"q": "secret"}, {"status": "OPEN"}, {"ownerId": a.UserID},
 	} {
-		if ids := b.Get(t, riskBase+"list", q).IDs(); len(ids) != 0 {
+		if ids := b.Get(t, apitest.RiskBase+"list", q).IDs(); len(ids) != 0 {
 			t.Errorf("B lists A's risks with %v: %v", q, ids)
 		}
 	}
-	if ids := b.Get(t, riskBase+"list", map[string]string{"projectId": bp}).IDs(); len(ids) != 0 {
+	if ids := b.Get(t, apitest.RiskBase+"list", map[string]string{"projectId": bp}).IDs(); len(ids) != 0 {
 		t.Errorf("B's own project lists A's risks: %v", ids)
 	}
 	ro := a.WithKey(a.NewKey(t, "risks:read"))
-	r := ro.Do(t, "POST", riskBase+"create", map[string]any{"projectId": prj, "title": "x"})
-	wantError(t, r, 403, "INSUFFICIENT_SCOPE")
+	r := ro.Do(t, "POST", apitest.RiskBase+"create", map[string]any{"projectId": prj, "title": "x"})
+	apitest.WantError(t, r, 403, "INSUFFICIENT_SCOPE")
 	if r.Body["error"].(map[string]any)["details"].(map[string]any)["scope"] != "risks:write" {
 		t.Errorf("scope detail %s", r.Raw)
 	}
-	wantError(t, a.WithKey(a.NewKey(t, "tasks:read")).Get(t, riskBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, a.WithKey(a.NewKey(t, "tasks:read")).Get(t, apitest.RiskBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
 
-	note := a.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "kickoff notes"}).Str("id")
-	a.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
-	del := a.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
+	note := a.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": "kickoff notes"}).Str("id")
+	a.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
+	del := a.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": prj})
 	if del.Status != 201 {
 		t.Fatalf("delete project: %s", del.Raw)
 	}
@@ -207,5 +201,5 @@ func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	if len(rd) != 1 || rd[0].Data["riskId"] != id || len(nd) != 1 || nd[0].Data["noteId"] != note {
 		t.Errorf("cascade events: %v %v", rd, nd)
 	}
-	wantError(t, a.Get(t, riskBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
+	apitest.WantError(t, a.Get(t, apitest.RiskBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
 }

@@ -1,16 +1,9 @@
-package api_test
+package webhook_test
 
 import (
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,128 +17,21 @@ import (
 	"github.com/pmapi/pmapi/resource/webhook"
 )
 
-// receiver is an HTTPS endpoint on loopback that records what arrives and
-// answers with the statuses it is told, in order (the last one repeats).
-type receiver struct {
-	srv      *httptest.Server
-	caFile   string
-	mu       sync.Mutex
-	got      []received
-	statuses []int
-	answer   []byte // the body of every answer; {"ok":true} when nil
-}
-
-type received struct {
-	header http.Header
-	body   []byte
-	at     time.Time
-}
-
-func newReceiver(t testing.TB, statuses ...int) *receiver {
-	t.Helper()
-	r := &receiver{statuses: statuses}
-	r.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		body, _ := io.ReadAll(req.Body)
-		r.mu.Lock()
-		r.got = append(r.got, received{req.Header.Clone(), body, time.Now()})
-		status := 200
-		if n := len(r.got); len(r.statuses) > 0 {
-			status = r.statuses[min(n, len(r.statuses))-1]
-		}
-		answer := r.answer
-		r.mu.Unlock()
-		if answer == nil {
-			answer = []byte(`{"ok":true}`)
-		}
-		if status >= 300 && status < 400 {
-			w.Header().Set("Location", "https://169.254.169.254/latest/meta-data/")
-		}
-		w.WriteHeader(status)
-		_, _ = w.Write(answer)
-	}))
-	t.Cleanup(r.srv.Close)
-	// Trust the receiver's certificate through the CA-file path, as an operator
-	// trusts a private PKI: certificate checks stay on.
-	r.caFile = filepath.Join(t.TempDir(), "ca.pem")
-	pemBytes := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
-	if err := os.WriteFile(r.caFile, pemBytes, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
-
-func (r *receiver) requests() []received {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]received(nil), r.got...)
-}
-
-// times is when each request arrived.
-func (r *receiver) times() []time.Time {
-	var out []time.Time
-	for _, got := range r.requests() {
-		out = append(out, got.at)
-	}
-	return out
-}
-
-func (r *receiver) setStatuses(s ...int) {
-	r.mu.Lock()
-	r.statuses, r.got = s, nil
-	r.mu.Unlock()
-}
-
-// webhookEnv is an app whose deliveries can reach rcv, with workers running on
-// a shrunken retry schedule.
-func webhookEnv(t *testing.T, rcv *receiver, senderLoopback bool) (*apitest.Env, *apitest.Tenant) {
-	t.Helper()
-	env := reaching(t, rcv, senderLoopback)
-	env.StartWorkers(t, func(o *jobs.Options) {
-		o.Schedule = []time.Duration{10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond, 10 * time.Millisecond}
-		o.Breaker = webhook.Breaker{Failures: 5, Cooldown: 10 * time.Millisecond, MaxCooldown: 10 * time.Millisecond}
-		o.PollInterval = 50 * time.Millisecond
-	})
-	return env, env.NewTenant(t)
-}
-
-// reaching is an app whose deliveries can reach rcv: webhook URLs on
-// loopback are accepted and rcv's certificate is trusted; the sender itself
-// dials loopback only when senderLoopback (the SSRF guard's test says no).
-func reaching(t testing.TB, rcv *receiver, senderLoopback bool, mutate ...func(*apitest.Config)) *apitest.Env {
-	t.Helper()
-	sender, err := webhook.NewSender(senderLoopback, rcv.caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return apitest.New(t, append([]func(*apitest.Config){func(d *apitest.Config) {
-		d.WebhookAllowLoopback, d.WebhookSender = true, sender
-	}}, mutate...)...)
-}
-
-func subscribe(t testing.TB, tn *apitest.Tenant, url string, events ...string) (id, secret string) {
-	t.Helper()
-	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": events})
-	if r.Status != 201 {
-		t.Fatalf("subscribe: %d %s", r.Status, r.Raw)
-	}
-	return r.Str("id"), r.Str("secret")
-}
-
 func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
-	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	_, secret := subscribe(t, tn, rcv.srv.URL+"/hook", "task.status_changed")
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	_, secret := tn.Subscribe(t, rcv.URL+"/hook", "task.status_changed")
 	if !strings.HasPrefix(secret, "whsec_") || len(secret) < 6+43 {
 		t.Fatalf("secret %q", secret)
 	}
-	prj := createProject(t, tn, map[string]any{"name": "P"})["id"].(string)
-	task := createTask(t, tn, map[string]any{"projectId": prj, "title": "T"})["id"].(string) // task.created: not subscribed
-	if r := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
+	prj := tn.CreateProject(t, map[string]any{"name": "P"})["id"].(string)
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "T"})["id"].(string) // task.created: not subscribed
+	if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
 		t.Fatalf("update: %s", r.Raw)
 	}
-	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool { return len(rcv.requests()) > 0 })
+	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool { return len(rcv.Requests()) > 0 })
 	time.Sleep(300 * time.Millisecond) // anything else that was going to arrive has arrived
-	reqs := rcv.requests()
+	reqs := rcv.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("%d deliveries, want only task.status_changed", len(reqs))
 	}
@@ -156,37 +42,37 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 		Data   map[string]any `json:"data"`
 		SentAt time.Time      `json:"sentAt"`
 	}
-	if err := json.Unmarshal(got.body, &body); err != nil {
+	if err := json.Unmarshal(got.Body, &body); err != nil {
 		t.Fatal(err)
 	}
 	if body.Type != "task.status_changed" || body.Data["taskId"] != task || body.Data["from"] != "TODO" || body.Data["to"] != "IN_PROGRESS" ||
 		!strings.HasPrefix(body.ID, "evt_") || time.Since(body.SentAt) > time.Minute {
-		t.Errorf("body %s", got.body)
+		t.Errorf("body %s", got.Body)
 	}
-	h := got.header
+	h := got.Header
 	if h.Get("User-Agent") != "pmapi-webhooks/1.0" || h.Get("X-Service-Event") != "task.status_changed" || h.Get("X-Service-Delivery-Id") != body.ID ||
 		h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", h)
 	}
 	sig := h.Get("X-Service-Signature")
-	if err := stripewebhook.ValidatePayloadWithTolerance(got.body, sig, secret, 300*time.Second); err != nil {
+	if err := stripewebhook.ValidatePayloadWithTolerance(got.Body, sig, secret, 300*time.Second); err != nil {
 		t.Errorf("Stripe's verifier refuses the signature %q: %v", sig, err)
 	}
-	if err := webhook.Verify(sig, got.body, secret, time.Now()); err != nil {
+	if err := webhook.Verify(sig, got.Body, secret, time.Now()); err != nil {
 		t.Errorf("our verifier: %v", err)
 	}
 	// The body is what the document's WebhookBody says, with eventId and
 	// occurredAt, and its data what x-webhooks names for the type.
 	doc := env.Server.Document()
 	var generic map[string]any
-	if err := json.Unmarshal(got.body, &generic); err != nil {
+	if err := json.Unmarshal(got.Body, &generic); err != nil {
 		t.Fatal(err)
 	}
 	if err := doc.Components.Schemas["WebhookBody"].Value.VisitJSON(generic); err != nil {
 		t.Errorf("the body does not match WebhookBody: %v", err)
 	}
 	if !strings.HasPrefix(fmt.Sprint(generic["eventId"]), "evn_") || generic["occurredAt"] == nil {
-		t.Errorf("body without eventId or occurredAt: %s", got.body)
+		t.Errorf("body without eventId or occurredAt: %s", got.Body)
 	}
 	ref := api.WebhookPayloadSchema(doc, "task.status_changed")
 	if ref == "" || doc.Components.Schemas[ref] == nil {
@@ -211,12 +97,12 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 }
 
 func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
-	rcv := newReceiver(t, 500)
-	_, tn := webhookEnv(t, rcv, true)
-	sub, _ := subscribe(t, tn, rcv.srv.URL, "*")
-	failedBefore := testutil.ToFloat64(jobsMetric("failed"))
-	deadBefore := testutil.ToFloat64(deadCounter())
-	createProject(t, tn, map[string]any{"name": "fails"})
+	rcv := apitest.NewReceiver(t, 500)
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	sub, _ := tn.Subscribe(t, rcv.URL, "*")
+	failedBefore := testutil.ToFloat64(jobs.DeliveryAttempts("failed"))
+	deadBefore := testutil.ToFloat64(jobs.DeadDeliveries())
+	tn.CreateProject(t, map[string]any{"name": "fails"})
 	var d map[string]any
 	apitest.Eventually(t, apitest.JobWait, "DEAD", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": sub}).Items()
@@ -226,22 +112,22 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 		d = items[0]
 		return d["status"] == "DEAD"
 	})
-	if d["attempts"] != float64(6) || len(rcv.requests()) != 6 {
-		t.Fatalf("DEAD after %v attempts, %d requests; want 6", d["attempts"], len(rcv.requests()))
+	if d["attempts"] != float64(6) || len(rcv.Requests()) != 6 {
+		t.Fatalf("DEAD after %v attempts, %d requests; want 6", d["attempts"], len(rcv.Requests()))
 	}
 	detail := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string), nil)
 	log := detail.Data()["attemptLog"].([]any)
 	if len(log) != 6 || log[5].(map[string]any)["statusCode"] != float64(500) || log[0].(map[string]any)["responseSnippet"] != `{"ok":true}` {
 		t.Fatalf("attempt log %s", detail.Raw)
 	}
-	if got := testutil.ToFloat64(jobsMetric("failed")) - failedBefore; got < 6 {
+	if got := testutil.ToFloat64(jobs.DeliveryAttempts("failed")) - failedBefore; got < 6 {
 		t.Errorf("failed attempts counter rose by %v, want at least 6", got)
 	}
-	if got := testutil.ToFloat64(deadCounter()) - deadBefore; got < 1 {
+	if got := testutil.ToFloat64(jobs.DeadDeliveries()) - deadBefore; got < 1 {
 		t.Errorf("dead counter rose by %v", got)
 	}
 
-	rcv.setStatuses(200)
+	rcv.SetStatuses(200)
 	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+d["id"].(string)+"/replay", nil)
 	if rep.Status != 201 || rep.Str("replayOf") != d["id"] || rep.Str("id") == d["id"] {
 		t.Fatalf("replay: %d %s", rep.Status, rep.Raw)
@@ -250,7 +136,7 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil).Str("status") == "SUCCEEDED"
 	})
 	var body map[string]any
-	_ = json.Unmarshal(rcv.requests()[0].body, &body)
+	_ = json.Unmarshal(rcv.Requests()[0].Body, &body)
 	if body["id"] != rep.Str("id") || body["type"] != "project.created" {
 		t.Errorf("replayed body %v", body)
 	}
@@ -260,35 +146,35 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 }
 
 func TestWebhookSucceedsOnTheThirdAttempt(t *testing.T) {
-	rcv := newReceiver(t, 503, 502, 204)
-	_, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "x"})
+	rcv := apitest.NewReceiver(t, 503, 502, 204)
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "x"})
 	apitest.Eventually(t, apitest.JobWait, "SUCCEEDED", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		return len(items) == 1 && items[0]["status"] == "SUCCEEDED" && items[0]["attempts"] == float64(3)
 	})
-	reqs := rcv.requests()
-	if len(reqs) != 3 || reqs[0].header.Get("X-Service-Delivery-Id") != reqs[2].header.Get("X-Service-Delivery-Id") {
+	reqs := rcv.Requests()
+	if len(reqs) != 3 || reqs[0].Header.Get("X-Service-Delivery-Id") != reqs[2].Header.Get("X-Service-Delivery-Id") {
 		t.Errorf("a delivery keeps its id through retries: %d requests", len(reqs))
 	}
 }
 
 func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
-	rcv := newReceiver(t, 500)
-	env, tn := webhookEnv(t, rcv, true)
+	rcv := apitest.NewReceiver(t, 500)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
 	_ = env
-	sub, secret := subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "a"})
-	apitest.Eventually(t, apitest.JobWait, "first attempt", func() bool { return len(rcv.requests()) >= 1 })
+	sub, secret := tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "a"})
+	apitest.Eventually(t, apitest.JobWait, "first attempt", func() bool { return len(rcv.Requests()) >= 1 })
 	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub, nil)
 	if del.Status != 200 || del.Str("status") != "DISABLED" {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
-	n := len(rcv.requests())
-	createProject(t, tn, map[string]any{"name": "b"})
+	n := len(rcv.Requests())
+	tn.CreateProject(t, map[string]any{"name": "b"})
 	time.Sleep(1500 * time.Millisecond)
-	if got := len(rcv.requests()); got != n {
+	if got := len(rcv.Requests()); got != n {
 		t.Fatalf("%d more requests after the subscription was deleted", got-n)
 	}
 	items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": sub}).Items()
@@ -304,19 +190,19 @@ func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
 // failingEndpoint subscribes a receiver answering status to project.created,
 // and a watcher to webhook.disabled: events leave the outbox once fanned out,
 // so a second endpoint is where the disable is heard of.
-func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *receiver, sub string, watcher *receiver) {
+func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *apitest.Receiver, sub string, watcher *apitest.Receiver) {
 	t.Helper()
-	rcv = newReceiver(t, status)
-	_, tn = webhookEnv(t, rcv, true)
-	sub, _ = subscribe(t, tn, rcv.srv.URL, "project.created")
-	watcher = newReceiver(t)
-	subscribe(t, tn, watcher.srv.URL, "webhook.disabled")
+	rcv = apitest.NewReceiver(t, status)
+	_, tn = apitest.WebhookEnv(t, rcv, true)
+	sub, _ = tn.Subscribe(t, rcv.URL, "project.created")
+	watcher = apitest.NewReceiver(t)
+	tn.Subscribe(t, watcher.URL, "webhook.disabled")
 	return tn, rcv, sub, watcher
 }
 
 func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 	tn, rcv, sub, watcher := failingEndpoint(t, 410)
-	createProject(t, tn, map[string]any{"name": "gone"})
+	tn.CreateProject(t, map[string]any{"name": "gone"})
 	apitest.Eventually(t, apitest.JobWait, "disabled on 410", func() bool {
 		for _, it := range tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items() {
 			if it["id"] == sub && it["status"] == "DISABLED" {
@@ -325,18 +211,18 @@ func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 		}
 		return false
 	})
-	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
-	if b := bodies(t, watcher); b[0].Type != "webhook.disabled" || b[0].Data["reason"] != "the endpoint answered 410 Gone" || len(rcv.requests()) != 1 {
-		t.Errorf("410: disabled event %+v, %d requests", b[0], len(rcv.requests()))
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.Requests()) == 1 })
+	if b := bodies(t, watcher); b[0].Type != "webhook.disabled" || b[0].Data["reason"] != "the endpoint answered 410 Gone" || len(rcv.Requests()) != 1 {
+		t.Errorf("410: disabled event %+v, %d requests", b[0], len(rcv.Requests()))
 	}
 
-	redirect := newReceiver(t, 302)
-	env2, tn2 := webhookEnv(t, redirect, true)
+	redirect := apitest.NewReceiver(t, 302)
+	env2, tn2 := apitest.WebhookEnv(t, redirect, true)
 	_ = env2
-	subscribe(t, tn2, redirect.srv.URL, "project.created")
+	tn2.Subscribe(t, redirect.URL, "project.created")
 	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+tn2List(t, tn2)+"/test", nil)
-	if test.Status != 201 || test.Data()["delivered"] != false || test.Data()["status"] != float64(302) || len(redirect.requests()) != 1 {
-		t.Fatalf("a redirect must be a failure and never followed: %s, %d requests", test.Raw, len(redirect.requests()))
+	if test.Status != 201 || test.Data()["delivered"] != false || test.Data()["status"] != float64(302) || len(redirect.Requests()) != 1 {
+		t.Fatalf("a redirect must be a failure and never followed: %s, %d requests", test.Raw, len(redirect.Requests()))
 	}
 }
 
@@ -345,15 +231,15 @@ func tn2List(t *testing.T, tn *apitest.Tenant) string {
 }
 
 func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
-	rcv := newReceiver(t)
-	_, tn := webhookEnv(t, rcv, true)
-	sub, oldSecret := subscribe(t, tn, rcv.srv.URL, "*")
+	rcv := apitest.NewReceiver(t)
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	sub, oldSecret := tn.Subscribe(t, rcv.URL, "*")
 	test := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/test", nil)
 	if test.Status != 201 || test.Data()["delivered"] != true || test.Data()["status"] != float64(200) {
 		t.Fatalf("test: %s", test.Raw)
 	}
 	var body map[string]any
-	_ = json.Unmarshal(rcv.requests()[0].body, &body)
+	_ = json.Unmarshal(rcv.Requests()[0].Body, &body)
 	if body["type"] != "webhook.test" {
 		t.Errorf("test body %v", body)
 	}
@@ -362,18 +248,18 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 	if rot.Status != 201 || newSecret == oldSecret || rot.Data()["previousValidUntil"] == nil {
 		t.Fatalf("rotate: %s", rot.Raw)
 	}
-	rcv.setStatuses(200)
+	rcv.SetStatuses(200)
 	tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/test", nil)
-	got := rcv.requests()[0]
-	sig := got.header.Get("X-Service-Signature")
+	got := rcv.Requests()[0]
+	sig := got.Header.Get("X-Service-Signature")
 	if strings.Count(sig, "v1=") != 2 {
 		t.Fatalf("during the grace both secrets sign: %q", sig)
 	}
 	for _, s := range []string{oldSecret, newSecret} {
-		if err := webhook.Verify(sig, got.body, s, time.Now()); err != nil {
+		if err := webhook.Verify(sig, got.Body, s, time.Now()); err != nil {
 			t.Errorf("verify with %s...: %v", s[:10], err)
 		}
-		if err := stripewebhook.ValidatePayloadWithTolerance(got.body, sig, s, 300*time.Second); err != nil {
+		if err := stripewebhook.ValidatePayloadWithTolerance(got.Body, sig, s, 300*time.Second); err != nil {
 			t.Errorf("stripe verify with %s...: %v", s[:10], err)
 		}
 	}
@@ -384,17 +270,17 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 	if def.Status != 201 || err != nil || until.Sub(time.Now().Add(24*time.Hour)).Abs() > time.Minute {
 		t.Errorf("default grace: %s", def.Raw)
 	}
-	wantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
 }
 
 func TestWebhookSSRFGuard(t *testing.T) {
-	rcv := newReceiver(t)
+	rcv := apitest.NewReceiver(t)
 	// Creation: no loopback switch here.
 	env := apitest.New(t)
 	tn := env.NewTenant(t)
 	for url, code := range map[string]string{
 		"http://example.com/hook":           "INVALID_WEBHOOK_URL",
-		rcv.srv.URL:                         "URL_NOT_ALLOWED",
+		rcv.URL:                             "URL_NOT_ALLOWED",
 		"https://10.0.0.8/hook":             "URL_NOT_ALLOWED",
 		"https://192.168.1.20/hook":         "URL_NOT_ALLOWED",
 		"https://169.254.169.254/latest/":   "URL_NOT_ALLOWED",
@@ -406,24 +292,24 @@ func TestWebhookSSRFGuard(t *testing.T) {
 		"https://localhost/hook":            "URL_NOT_ALLOWED",
 	} {
 		r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": []string{"*"}})
-		wantError(t, r, 400, code)
+		apitest.WantError(t, r, 400, code)
 	}
-	wantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://example.com", "events": []string{"task.exploded"}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://example.com", "events": []string{"task.exploded"}}), 400, "VALIDATION_FAILED")
 
 	// Dial time: the subscription was accepted (loopback allowed at creation),
 	// but the sender refuses the address when it connects.
-	blockedBefore := testutil.ToFloat64(jobsMetric("blocked"))
-	_, tn2 := webhookEnv(t, rcv, false)
-	sub, _ := subscribe(t, tn2, rcv.srv.URL, "*")
+	blockedBefore := testutil.ToFloat64(jobs.DeliveryAttempts("blocked"))
+	_, tn2 := apitest.WebhookEnv(t, rcv, false)
+	sub, _ := tn2.Subscribe(t, rcv.URL, "*")
 	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+sub+"/test", nil)
-	if test.Data()["delivered"] != false || len(rcv.requests()) != 0 || !strings.Contains(test.Str("error"), "not allowed") {
-		t.Fatalf("dial-time guard: %s, %d requests", test.Raw, len(rcv.requests()))
+	if test.Data()["delivered"] != false || len(rcv.Requests()) != 0 || !strings.Contains(test.Str("error"), "not allowed") {
+		t.Fatalf("dial-time guard: %s, %d requests", test.Raw, len(rcv.Requests()))
 	}
-	if testutil.ToFloat64(jobsMetric("blocked")) <= blockedBefore {
+	if testutil.ToFloat64(jobs.DeliveryAttempts("blocked")) <= blockedBefore {
 		t.Error("blocked counter did not rise")
 	}
 	// A real delivery through River: the attempt fails as blocked and is logged so.
-	createProject(t, tn2, map[string]any{"name": "blocked"})
+	tn2.CreateProject(t, map[string]any{"name": "blocked"})
 	var attempt map[string]any
 	apitest.Eventually(t, apitest.JobWait, "blocked attempt logged", func() bool {
 		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"eventType": "project.created"}).Items()
@@ -437,16 +323,16 @@ func TestWebhookSSRFGuard(t *testing.T) {
 		attempt = log[0].(map[string]any)
 		return true
 	})
-	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") || attempt["statusCode"] != nil || len(rcv.requests()) != 0 {
-		t.Errorf("blocked delivery attempt %v, %d requests reached the receiver", attempt, len(rcv.requests()))
+	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") || attempt["statusCode"] != nil || len(rcv.Requests()) != 0 {
+		t.Errorf("blocked delivery attempt %v, %d requests reached the receiver", attempt, len(rcv.Requests()))
 	}
 }
 
 func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
-	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "x"})
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "x"})
 	var id string
 	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
@@ -465,13 +351,13 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 		if items := who.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items(); len(items) != 0 {
 			t.Errorf("another app sees %d deliveries", len(items))
 		}
-		wantError(t, who.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
-		wantError(t, who.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 404, "NOT_FOUND")
+		apitest.WantError(t, who.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
+		apitest.WantError(t, who.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 404, "NOT_FOUND")
 	}
-	wantError(t, tn.WithKey(tn.NewKey(t, "webhooks:read")).Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 403, "INSUFFICIENT_SCOPE")
-	wantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "webhooks:read")).Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil), 403, "INSUFFICIENT_SCOPE")
 	// Another workspace's console cannot see or change the subscriptions.
-	wantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil), 404, "NOT_FOUND")
 	// The subscribing app is disabled by a delete, not removed: its deliveries
 	// and their log outlive the call (the webhook-only branch is in apps_test.go).
 	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID, nil)
@@ -485,7 +371,7 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 
 func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	tn, rcv, sub, watcher := failingEndpoint(t, 500)
-	createProject(t, tn, map[string]any{"name": "one"})
+	tn.CreateProject(t, map[string]any{"name": "one"})
 	apitest.Eventually(t, apitest.JobWait, "first delivery dead", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items()
 		return len(items) == 1 && items[0]["status"] == "DEAD"
@@ -494,16 +380,16 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 	if err := tn.ExecAsServer(t, "update webhook_subscriptions set failing_since = now() - interval '6 days'"); err != nil {
 		t.Fatal(err)
 	}
-	createProject(t, tn, map[string]any{"name": "two"})
+	tn.CreateProject(t, map[string]any{"name": "two"})
 	apitest.Eventually(t, apitest.JobWait, "auto-disabled", func() bool {
 		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items()[0]["status"] == "DISABLED"
 	})
-	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.Requests()) == 1 })
 	if ev := bodies(t, watcher); ev[0].Data["reason"] != "every delivery failed for 5 days" {
 		t.Fatalf("webhook.disabled events %+v", ev)
 	}
 	// Bulk recovery: enable, then replay everything that failed since an hour ago.
-	rcv.setStatuses(200)
+	rcv.SetStatuses(200)
 	tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/enable", nil)
 	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay", map[string]any{"subscriptionId": sub, "since": time.Now().Add(-time.Hour).Format(time.RFC3339)})
 	if rep.Status != 201 || rep.Data()["count"] != float64(2) {
@@ -518,13 +404,13 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 // (subscriptionId, status, eventType, since) and keyset pages, and the disable
 // endpoint: a disabled subscription gets no new deliveries until enabled.
 func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
-	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	projects, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
-	tasks, _ := subscribe(t, tn, rcv.srv.URL, "task.created")
-	prj := createProject(t, tn, map[string]any{"name": "one"})["id"].(string)
-	createProject(t, tn, map[string]any{"name": "two"})
-	createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	projects, _ := tn.Subscribe(t, rcv.URL, "project.created")
+	tasks, _ := tn.Subscribe(t, rcv.URL, "task.created")
+	prj := tn.CreateProject(t, map[string]any{"name": "one"})["id"].(string)
+	tn.CreateProject(t, map[string]any{"name": "two"})
+	tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})
 	apitest.Eventually(t, apitest.JobWait, "three deliveries SUCCEEDED", func() bool {
 		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 3
 	})
@@ -556,7 +442,7 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 		}
 	}
 	for _, bad := range []map[string]string{{"status": "LOST"}, {"since": "yesterday"}, {"subscriptionId": "x"}} {
-		wantError(t, tn.Get(t, "/openapi/v1/webhooks/deliveries", bad), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Get(t, "/openapi/v1/webhooks/deliveries", bad), 400, "VALIDATION_FAILED")
 	}
 	// Keyset pages of one visit each delivery once.
 	seen := map[string]bool{}
@@ -584,7 +470,7 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 	if dis.Status != 200 || dis.Str("status") != "DISABLED" {
 		t.Fatalf("disable: %d %s", dis.Status, dis.Raw)
 	}
-	createProject(t, tn, map[string]any{"name": "while disabled"})
+	tn.CreateProject(t, map[string]any{"name": "while disabled"})
 	time.Sleep(1500 * time.Millisecond)
 	if got := count(map[string]string{"subscriptionId": projects}); got != 2 {
 		t.Errorf("a disabled subscription got a delivery: %d", got)
@@ -592,26 +478,26 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 	if en := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/enable", nil); en.Status != 200 || en.Str("status") != "ACTIVE" {
 		t.Fatalf("enable: %d %s", en.Status, en.Raw)
 	}
-	createProject(t, tn, map[string]any{"name": "after enable"})
+	tn.CreateProject(t, map[string]any{"name": "after enable"})
 	apitest.Eventually(t, apitest.JobWait, "delivery after enable", func() bool {
 		return count(map[string]string{"subscriptionId": projects, "status": "SUCCEEDED"}) == 3
 	})
 	stranger := env.NewTenant(t)
-	wantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
 }
 
 // TestRetryingDeliveryShowsNextAttempt: after a failed first attempt the
 // delivery is RETRYING with one attempt and its next attempt at the schedule's
 // first step (1 h here), which River holds as the job's scheduled time.
 func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
-	rcv := newReceiver(t, 500)
-	env := reaching(t, rcv, true)
+	rcv := apitest.NewReceiver(t, 500)
+	env := apitest.Reaching(t, rcv, true)
 	env.StartWorkers(t, func(o *jobs.Options) {
 		o.Schedule = []time.Duration{time.Hour, time.Hour, time.Hour, time.Hour, time.Hour}
 	})
 	tn := env.NewTenant(t)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "x"})
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "x"})
 	var d map[string]any
 	apitest.Eventually(t, apitest.JobWait, "RETRYING", func() bool {
 		items := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "RETRYING"}).Items()
@@ -624,7 +510,7 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	if err != nil || d["attempts"] != float64(1) || next.Sub(time.Now().Add(time.Hour)).Abs() > time.Minute {
 		t.Errorf("retrying delivery %v: want 1 attempt and the next in 1 h", d)
 	}
-	if n := len(rcv.requests()); n != 1 {
+	if n := len(rcv.Requests()); n != 1 {
 		t.Errorf("%d requests, want 1 before the retry is due", n)
 	}
 	// The queue gauges see the waiting retry; a delivery job waiting for ten

@@ -1,4 +1,4 @@
-package api_test
+package task_test
 
 import (
 	"fmt"
@@ -8,25 +8,6 @@ import (
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
-
-const taskBase = "/openapi/v1/resource/task/"
-
-func createTask(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	return tn.Created(t, taskBase+"create", body)
-}
-
-// taskProject creates a project and returns its id, for tests that need somewhere to
-// put tasks.
-func taskProject(t *testing.T, tn *apitest.Tenant) string {
-	t.Helper()
-	return createProject(t, tn, map[string]any{"name": "tasks of " + t.Name()})["id"].(string)
-}
-
-func errorDetails(r *apitest.Response) map[string]any {
-	e, _ := r.Body["error"].(map[string]any)
-	d, _ := e["details"].(map[string]any)
-	return d
-}
 
 // pathTo is how a new task (TODO) reaches each status through allowed moves.
 var pathTo = map[string][]string{
@@ -50,23 +31,23 @@ var allowedMoves = map[string][]string{
 
 func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
 	tried := 0
 	for _, method := range []string{"POST", "PATCH"} {
 		for _, from := range taskStatuses {
 			for _, to := range taskStatuses {
 				t.Run(fmt.Sprintf("%s %s to %s", method, from, to), func(t *testing.T) {
 					tried++
-					id := createTask(t, tn, map[string]any{"projectId": prj, "title": from + " to " + to})["id"].(string)
+					id := tn.CreateTask(t, map[string]any{"projectId": prj, "title": from + " to " + to})["id"].(string)
 					for _, step := range pathTo[from] {
-						if r := tn.Do(t, method, taskBase+"update", map[string]any{"taskId": id, "status": step}); r.Status != 201 {
+						if r := tn.Do(t, method, apitest.TaskBase+"update", map[string]any{"taskId": id, "status": step}); r.Status != 201 {
 							t.Fatalf("reaching %s: %d %s", from, r.Status, r.Raw)
 						}
 					}
-					before := tn.Get(t, taskBase+"detail", map[string]string{"id": id}).Data()
+					before := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}).Data()
 					eventsBefore := len(tn.Events(t))
-					r := tn.Do(t, method, taskBase+"update", map[string]any{"taskId": id, "status": to})
+					r := tn.Do(t, method, apitest.TaskBase+"update", map[string]any{"taskId": id, "status": to})
 					if slices.Contains(allowedMoves[from], to) {
 						if r.Status != 201 || r.Str("status") != to {
 							t.Fatalf("allowed move answered %d %s", r.Status, r.Raw)
@@ -78,8 +59,8 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 						}
 						return
 					}
-					wantError(t, r, 400, "INVALID_TRANSITION")
-					d := errorDetails(r)
+					apitest.WantError(t, r, 400, "INVALID_TRANSITION")
+					d := r.ErrorDetails()
 					var allowed []string
 					for _, a := range d["allowed"].([]any) {
 						allowed = append(allowed, a.(string))
@@ -87,7 +68,7 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 					if d["from"] != from || d["to"] != to || !slices.Equal(allowed, allowedMoves[from]) {
 						t.Errorf("details %v, want from %s, to %s, allowed %v", d, from, to, allowedMoves[from])
 					}
-					after := tn.Get(t, taskBase+"detail", map[string]string{"id": id}).Data()
+					after := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}).Data()
 					if after["status"] != from || after["updatedAt"] != before["updatedAt"] {
 						t.Errorf("a refused move changed the task: %v -> %v", before, after)
 					}
@@ -110,45 +91,45 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 
 func TestTaskLifecycleAndEvents(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	v := createTask(t, tn, map[string]any{"projectId": prj, "title": " Replace motor ", "description": "line 4",
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	v := tn.CreateTask(t, map[string]any{"projectId": prj, "title": " Replace motor ", "description": "line 4",
 		"assigneeId": tn.UserID, "reporterId": tn.UserID, "startDate": "2026-03-01T08:00:00Z", "dueDate": "2026-03-05T17:00:00+02:00"})
 	id := v["id"].(string)
 	if v["title"] != "Replace motor" || v["status"] != "TODO" || v["priority"] != float64(3) || v["projectId"] != prj ||
 		v["dueDate"] != "2026-03-05T15:00:00Z" || v["assigneeId"] != tn.UserID || v["archivedAt"] != nil {
 		t.Fatalf("created: %v", v)
 	}
-	if d := tn.Get(t, taskBase+"detail", map[string]string{"id": id}); d.Status != 200 || d.Str("title") != "Replace motor" {
+	if d := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); d.Status != 200 || d.Str("title") != "Replace motor" {
 		t.Fatalf("detail: %d %s", d.Status, d.Raw)
 	}
 
 	// null clears a nullable field, an absent one stays.
-	up := tn.Do(t, "PATCH", taskBase+"update", map[string]any{"taskId": id, "assigneeId": nil, "description": nil, "priority": 1})
+	up := tn.Do(t, "PATCH", apitest.TaskBase+"update", map[string]any{"taskId": id, "assigneeId": nil, "description": nil, "priority": 1})
 	if up.Status != 201 || up.Data()["assigneeId"] != nil || up.Data()["description"] != nil || up.Data()["priority"] != float64(1) ||
 		up.Str("reporterId") != tn.UserID || up.Str("startDate") != "2026-03-01T08:00:00Z" || up.Str("title") != "Replace motor" {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
 	// An update that changes nothing writes nothing.
 	before := len(tn.Events(t))
-	if r := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": id, "priority": 1, "assigneeId": nil}); r.Status != 201 || r.Str("updatedAt") != up.Str("updatedAt") {
+	if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": id, "priority": 1, "assigneeId": nil}); r.Status != 201 || r.Str("updatedAt") != up.Str("updatedAt") {
 		t.Fatalf("no-op update: %d %s", r.Status, r.Raw)
 	}
 	if n := len(tn.Events(t)); n != before {
 		t.Errorf("a no-op update wrote %d events", n-before)
 	}
-	st := tn.Do(t, "POST", taskBase+"update", map[string]any{"taskId": id, "status": "IN_PROGRESS", "assigneeId": tn.UserID})
+	st := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": id, "status": "IN_PROGRESS", "assigneeId": tn.UserID})
 	if st.Status != 201 || st.Str("status") != "IN_PROGRESS" {
 		t.Fatalf("status: %d %s", st.Status, st.Raw)
 	}
-	arch := tn.Do(t, "POST", taskBase+"archive", map[string]any{"taskId": id})
+	arch := tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": id})
 	if arch.Status != 201 || arch.Data()["archivedAt"] == nil {
 		t.Fatalf("archive: %d %s", arch.Status, arch.Raw)
 	}
-	if again := tn.Do(t, "POST", taskBase+"archive", map[string]any{"taskId": id}); again.Status != 201 || again.Str("archivedAt") != arch.Str("archivedAt") {
+	if again := tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": id}); again.Status != 201 || again.Str("archivedAt") != arch.Str("archivedAt") {
 		t.Fatalf("archive twice: %d %s", again.Status, again.Raw)
 	}
-	rest := tn.Do(t, "POST", taskBase+"restore", map[string]any{"taskId": id})
+	rest := tn.Do(t, "POST", apitest.TaskBase+"restore", map[string]any{"taskId": id})
 	if rest.Status != 201 || rest.Data()["archivedAt"] != nil {
 		t.Fatalf("restore: %d %s", rest.Status, rest.Raw)
 	}
@@ -184,27 +165,27 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 
 func TestTaskInAnArchivedProject(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
-	if r := tn.Do(t, "POST", taskBase+"create", map[string]any{"projectId": prj, "title": "late work"}); r.Status != 201 {
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
+	if r := tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "late work"}); r.Status != 201 {
 		t.Fatalf("an archived project refuses tasks: %d %s", r.Status, r.Raw)
 	}
 }
 
 func TestTaskValidation(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	id := createTask(t, tn, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	id := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
 	create := func(extra string) string { return `{"projectId":"` + prj + `","title":"t"` + extra + `}` }
 	update := func(extra string) string { return `{"taskId":"` + id + `"` + extra + `}` }
 	for _, p := range []string{"3", "3.0", "1", "5", "5.00"} {
-		r := tn.Do(t, "POST", taskBase+"create", create(`,"priority":`+p))
+		r := tn.Do(t, "POST", apitest.TaskBase+"create", create(`,"priority":`+p))
 		if r.Status != 201 || r.Data()["priority"].(float64) != map[string]float64{"3": 3, "3.0": 3, "1": 1, "5": 5, "5.00": 5}[p] {
 			t.Errorf("priority %s: %d %s", p, r.Status, r.Raw)
 		}
-		if r := tn.Do(t, "PATCH", taskBase+"update", update(`,"priority":`+p)); r.Status != 201 {
+		if r := tn.Do(t, "PATCH", apitest.TaskBase+"update", update(`,"priority":`+p)); r.Status != 201 {
 			t.Errorf("update priority %s: %d %s", p, r.Status, r.Raw)
 		}
 	}
@@ -250,9 +231,9 @@ func TestTaskValidation(t *testing.T) {
 				if method == "PATCH" && tc.path != "update" {
 					continue
 				}
-				r := tn.Do(t, method, taskBase+tc.path, tc.body)
-				wantError(t, r, 400, "VALIDATION_FAILED")
-				if got := errorDetails(r)["field"]; got != tc.field {
+				r := tn.Do(t, method, apitest.TaskBase+tc.path, tc.body)
+				apitest.WantError(t, r, 400, "VALIDATION_FAILED")
+				if got := r.ErrorDetails()["field"]; got != tc.field {
 					t.Errorf("%s: details.field = %v, want %s: %s", method, got, tc.field, r.Raw)
 				}
 			}
@@ -266,10 +247,10 @@ func TestTaskValidation(t *testing.T) {
 		{"archive", `{"taskId":"tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}`},
 		{"restore", `{"taskId":"x"}`},
 	} {
-		wantError(t, tn.Do(t, "POST", taskBase+tc.path, tc.body), 404, "NOT_FOUND")
+		apitest.WantError(t, tn.Do(t, "POST", apitest.TaskBase+tc.path, tc.body), 404, "NOT_FOUND")
 	}
-	wantError(t, tn.Get(t, taskBase+"detail", map[string]string{"id": "tsk_nope"}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, taskBase+"detail", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": "tsk_nope"}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"detail", nil), 404, "NOT_FOUND")
 	if n := len(tn.EventsOf(t, "task.created")); n != 6 {
 		t.Errorf("%d task.created events, want 6: refused creates must write none", n)
 	}
@@ -277,23 +258,23 @@ func TestTaskValidation(t *testing.T) {
 
 func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
-	prj := taskProject(t, a)
-	id := createTask(t, a, map[string]any{"projectId": prj, "title": "secret task", "assigneeId": a.UserID})["id"].(string)
+	a, b := apitest.TwoTenants(t)
+	prj := a.TaskProject(t)
+	id := a.CreateTask(t, map[string]any{"projectId": prj, "title": "secret task", "assigneeId": a.UserID})["id"].(string)
 	for _, tc := range []struct {
 		method, path string
 		body         any
 	}{
-		{"GET", taskBase + "detail?id=" + id, nil},
-		{"POST", taskBase + "create", map[string]any{"projectId": prj, "title": "intruder"}},
-		{"POST", taskBase + "update", map[string]any{"taskId": id, "title": "mine"}},
-		{"PATCH", taskBase + "update", map[string]any{"taskId": id, "status": "DONE"}},
-		{"POST", taskBase + "archive", map[string]any{"taskId": id}},
-		{"POST", taskBase + "restore", map[string]any{"taskId": id}},
+		{"GET", apitest.TaskBase + "detail?id=" + id, nil},
+		{"POST", apitest.TaskBase + "create", map[string]any{"projectId": prj, "title": "intruder"}},
+		{"POST", apitest.TaskBase + "update", map[string]any{"taskId": id, "title": "mine"}},
+		{"PATCH", apitest.TaskBase + "update", map[string]any{"taskId": id, "status": "DONE"}},
+		{"POST", apitest.TaskBase + "archive", map[string]any{"taskId": id}},
+		{"POST", apitest.TaskBase + "restore", map[string]any{"taskId": id}},
 	} {
-		wantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
+		apitest.WantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
 	}
-	batch := b.Do(t, "POST", taskBase+"batch", map[string]any{"operations": []any{
+	batch := b.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"operations": []any{
 		map[string]any{"op": "update", "taskId": id, "status": "DONE"},
 		map[string]any{"op": "archive", "taskId": id},
 		map[string]any{"op": "create", "projectId": prj, "title": "intruder"},
@@ -309,14 +290,14 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	for _, q := range []map[string]string{
 		{"includeArchived": "true"}, {"projectId": prj}, {"q": "secret"}, {"assigneeId": a.UserID}, {"status": "TODO"},
 	} {
-		if ids := b.Get(t, taskBase+"list", q).IDs(); len(ids) != 0 {
+		if ids := b.Get(t, apitest.TaskBase+"list", q).IDs(); len(ids) != 0 {
 			t.Errorf("B lists A's tasks with %v: %v", q, ids)
 		}
 	}
 	// B's tasks cannot name A's user either.
-	bp := taskProject(t, b)
-	wantError(t, b.Do(t, "POST", taskBase+"create", map[string]any{"projectId": bp, "title": "x", "assigneeId": a.UserID}), 400, "VALIDATION_FAILED")
-	if r := a.Get(t, taskBase+"detail", map[string]string{"id": id}); r.Str("title") != "secret task" || r.Str("status") != "TODO" || r.Data()["archivedAt"] != nil {
+	bp := b.TaskProject(t)
+	apitest.WantError(t, b.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": bp, "title": "x", "assigneeId": a.UserID}), 400, "VALIDATION_FAILED")
+	if r := a.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Str("title") != "secret task" || r.Str("status") != "TODO" || r.Data()["archivedAt"] != nil {
 		t.Errorf("A's task changed: %s", r.Raw)
 	}
 	if n := len(b.EventsOf(t, "task.created")); n != 0 {
@@ -326,9 +307,9 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 
 func TestTaskScopes(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	id := createTask(t, tn, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	id := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "x"})["id"].(string)
 	reader := tn.WithKey(tn.NewKey(t, "tasks:read"))
 	for _, tc := range []struct {
 		method, path string
@@ -341,22 +322,22 @@ func TestTaskScopes(t *testing.T) {
 		{"POST", "restore", map[string]any{"taskId": id}},
 		{"POST", "batch", map[string]any{"operations": []any{map[string]any{"op": "archive", "taskId": id}}}},
 	} {
-		r := reader.Do(t, tc.method, taskBase+tc.path, tc.body)
-		wantError(t, r, 403, "INSUFFICIENT_SCOPE")
-		if errorDetails(r)["scope"] != "tasks:write" {
+		r := reader.Do(t, tc.method, apitest.TaskBase+tc.path, tc.body)
+		apitest.WantError(t, r, 403, "INSUFFICIENT_SCOPE")
+		if r.ErrorDetails()["scope"] != "tasks:write" {
 			t.Errorf("%s %s: details.scope: %s", tc.method, tc.path, r.Raw)
 		}
 	}
-	if r := reader.Get(t, taskBase+"list", nil); r.Status != 200 || len(r.IDs()) != 1 {
+	if r := reader.Get(t, apitest.TaskBase+"list", nil); r.Status != 200 || len(r.IDs()) != 1 {
 		t.Errorf("list with tasks:read: %d %s", r.Status, r.Raw)
 	}
-	if r := reader.Get(t, taskBase+"detail", map[string]string{"id": id}); r.Status != 200 || r.Str("status") != "TODO" {
+	if r := reader.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Status != 200 || r.Str("status") != "TODO" {
 		t.Errorf("detail with tasks:read: %d %s", r.Status, r.Raw)
 	}
 	other := tn.WithKey(tn.NewKey(t, "projects:read", "projects:write"))
-	for _, r := range []*apitest.Response{other.Get(t, taskBase+"list", nil), other.Get(t, taskBase+"detail", map[string]string{"id": id})} {
-		wantError(t, r, 403, "INSUFFICIENT_SCOPE")
-		if errorDetails(r)["scope"] != "tasks:read" {
+	for _, r := range []*apitest.Response{other.Get(t, apitest.TaskBase+"list", nil), other.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id})} {
+		apitest.WantError(t, r, 403, "INSUFFICIENT_SCOPE")
+		if r.ErrorDetails()["scope"] != "tasks:read" {
 			t.Errorf("details.scope: %s", r.Raw)
 		}
 	}
@@ -364,23 +345,23 @@ func TestTaskScopes(t *testing.T) {
 
 func TestProjectDeleteRemovesItsTasks(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj, keep := taskProject(t, tn), taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	prj, keep := tn.TaskProject(t), tn.TaskProject(t)
 	ids := []string{
-		createTask(t, tn, map[string]any{"projectId": prj, "title": "one"})["id"].(string),
-		createTask(t, tn, map[string]any{"projectId": prj, "title": "two"})["id"].(string),
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": "one"})["id"].(string),
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": "two"})["id"].(string),
 	}
-	tn.Do(t, "POST", taskBase+"archive", map[string]any{"taskId": ids[1]})
-	other := createTask(t, tn, map[string]any{"projectId": keep, "title": "elsewhere"})["id"].(string)
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
-	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
+	tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": ids[1]})
+	other := tn.CreateTask(t, map[string]any{"projectId": keep, "title": "elsewhere"})["id"].(string)
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
+	del := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": prj})
 	if del.Status != 201 || del.Data()["cascaded"].(map[string]any)["tasks"] != float64(2) {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
 	for _, id := range ids {
-		wantError(t, tn.Get(t, taskBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
+		apitest.WantError(t, tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
 	}
-	if r := tn.Get(t, taskBase+"detail", map[string]string{"id": other}); r.Status != 200 {
+	if r := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": other}); r.Status != 200 {
 		t.Errorf("another project's task went too: %d", r.Status)
 	}
 	deleted := tn.EventsOf(t, "task.deleted")

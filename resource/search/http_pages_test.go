@@ -1,4 +1,4 @@
-package api_test
+package search_test
 
 import (
 	"slices"
@@ -14,12 +14,12 @@ import (
 // that starts with the query next, and the sensors risk not at all.
 func TestSearchRanksWordsAbovePrefixesAboveTrigrams(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	sealant := createTask(t, tn, map[string]any{"projectId": prj, "title": "Sealant delivery"})["id"].(string)
-	seal := createTask(t, tn, map[string]any{"projectId": prj, "title": "Replace the pump", "description": "The shaft seal weeps"})["id"].(string)
-	sensors := createRisk(t, tn, map[string]any{"projectId": prj, "title": "Supplier delay on torque sensors", "description": "Parts arrive late", "severity": "HIGH"})["id"].(string)
-	r := tn.Get(t, searchPath, map[string]string{"q": "seal", "types": "task,risk"})
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	sealant := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Sealant delivery"})["id"].(string)
+	seal := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace the pump", "description": "The shaft seal weeps"})["id"].(string)
+	sensors := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay on torque sensors", "description": "Parts arrive late", "severity": "HIGH"})["id"].(string)
+	r := tn.Get(t, apitest.SearchPath, map[string]string{"q": "seal", "types": "task,risk"})
 	if ids := r.IDs(); !slices.Equal(ids, []string{seal, sealant}) {
 		t.Fatalf("q=seal: %v, want the seal task, the sealant task (and not the sensors risk %s): %s", ids, sensors, r.Raw)
 	}
@@ -40,11 +40,11 @@ func TestSearchRanksWordsAbovePrefixesAboveTrigrams(t *testing.T) {
 // search's is 400.
 func TestSearchPagesWithNextCursor(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
 	var want []string
 	for _, title := range []string{"Gizmo", "Gizmo gizmo", "Calibrate the gizmo", "Gizmo spare parts", "Gizmo manual", "Gizmos"} {
-		want = append(want, createTask(t, tn, map[string]any{"projectId": prj, "title": title})["id"].(string))
+		want = append(want, tn.CreateTask(t, map[string]any{"projectId": prj, "title": title})["id"].(string))
 	}
 	var got []string
 	var scores []float64
@@ -54,7 +54,7 @@ func TestSearchPagesWithNextCursor(t *testing.T) {
 		if cursor != "" {
 			q["cursor"] = cursor
 		}
-		r := tn.Get(t, searchPath, q)
+		r := tn.Get(t, apitest.SearchPath, q)
 		if r.Status != 200 || page > 5 {
 			t.Fatalf("page %d: %d %s", page, r.Status, r.Raw)
 		}
@@ -77,9 +77,9 @@ func TestSearchPagesWithNextCursor(t *testing.T) {
 	if !slices.IsSortedFunc(scores, func(a, b float64) int { return -cmpFloat(a, b) }) {
 		t.Errorf("scores across pages are not descending: %v", scores)
 	}
-	list := tn.Get(t, taskBase+"list", map[string]string{"limit": "1"})
+	list := tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "1"})
 	for _, bad := range []string{"nonsense", list.Data()["nextCursor"].(string)} {
-		wantError(t, tn.Get(t, searchPath, map[string]string{"q": "gizmo", "cursor": bad}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Get(t, apitest.SearchPath, map[string]string{"q": "gizmo", "cursor": bad}), 400, "VALIDATION_FAILED")
 	}
 }
 
@@ -97,14 +97,14 @@ func cmpFloat(a, b float64) int {
 // another workspace's key with the same filters finds nothing.
 func TestSearchFilters(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
-	p1 := createProject(t, a, map[string]any{"name": "Line one"})["id"].(string)
-	p2 := createProject(t, a, map[string]any{"name": "Line two"})["id"].(string)
-	t1 := createTask(t, a, map[string]any{"projectId": p1, "title": "Oil the conveyor"})["id"].(string)
-	t2 := createTask(t, a, map[string]any{"projectId": p2, "title": "Conveyor belt tension"})["id"].(string)
-	r1 := createRisk(t, a, map[string]any{"projectId": p1, "title": "Conveyor jams", "severity": "LOW"})["id"].(string)
-	n1 := a.Created(t, noteBase+"create", map[string]any{"projectId": p1, "body": "Conveyor noise on Mondays"})["id"].(string)
-	up := a.Do(t, "POST", taskBase+"update", map[string]any{"taskId": t2, "status": "IN_PROGRESS"})
+	a, b := apitest.TwoTenants(t)
+	p1 := a.CreateProject(t, map[string]any{"name": "Line one"})["id"].(string)
+	p2 := a.CreateProject(t, map[string]any{"name": "Line two"})["id"].(string)
+	t1 := a.CreateTask(t, map[string]any{"projectId": p1, "title": "Oil the conveyor"})["id"].(string)
+	t2 := a.CreateTask(t, map[string]any{"projectId": p2, "title": "Conveyor belt tension"})["id"].(string)
+	r1 := a.CreateRisk(t, map[string]any{"projectId": p1, "title": "Conveyor jams", "severity": "LOW"})["id"].(string)
+	n1 := a.Created(t, apitest.NoteBase+"create", map[string]any{"projectId": p1, "body": "Conveyor noise on Mondays"})["id"].(string)
+	up := a.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": t2, "status": "IN_PROGRESS"})
 	if up.Status != 201 {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
@@ -136,8 +136,8 @@ func TestSearchFilters(t *testing.T) {
 			t.Errorf("%s: another workspace finds %v", tc.name, got)
 		}
 	}
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": "conveyor", "status": "ARCHIVED"}), 400, "VALIDATION_FAILED")
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": "conveyor", "status": "TODO", "types": "note"}), 400, "VALIDATION_FAILED")
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": "conveyor", "projectId": "tsk_nope"}), 400, "VALIDATION_FAILED")
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": "conveyor", "updatedSince": "yesterday"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "status": "ARCHIVED"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "status": "TODO", "types": "note"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "projectId": "tsk_nope"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "updatedSince": "yesterday"}), 400, "VALIDATION_FAILED")
 }

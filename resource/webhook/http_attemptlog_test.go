@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"context"
@@ -66,10 +66,10 @@ func deliveredOnce(t *testing.T, tn *apitest.Tenant, attempts int) string {
 // in its own row, nothing goes to webhook_attempts, and the detail shows the
 // attempt with every member of today's shape, nulls included, in order.
 func TestADeliverySentAtOnceIsOneRow(t *testing.T) {
-	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "at once"})
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "at once"})
 	id := deliveredOnce(t, tn, 1)
 	raw, log := attemptLog(t, tn, id)
 	shape := regexp.MustCompile(`^\[\{"attempt":1,"at":"[^"]+","outcome":"succeeded","statusCode":200,"latencyMs":[0-9.e+-]+,` +
@@ -83,17 +83,17 @@ func TestADeliverySentAtOnceIsOneRow(t *testing.T) {
 	if n := attemptRows(t, env, tn); n != 0 {
 		t.Errorf("a delivery sent at once wrote %d rows to webhook_attempts; its attempt belongs in its own row", n)
 	}
-	wantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
+	apitest.WantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
 }
 
 // TestRetriedAndReplayedDeliveriesLogEveryAttempt: a failed attempt and the
 // retry that succeeded are both in the log, in order; a replay has a log of
 // its own and leaves the original's alone.
 func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
-	rcv := newReceiver(t, 500, 200)
-	env, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "retried"})
+	rcv := apitest.NewReceiver(t, 500, 200)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "retried"})
 	id := deliveredOnce(t, tn, 2)
 	_, log := attemptLog(t, tn, id)
 	if len(log) != 2 || log[0]["attempt"] != float64(1) || log[0]["outcome"] != "failed" || log[0]["statusCode"] != float64(500) ||
@@ -118,18 +118,18 @@ func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
 	if n := attemptRows(t, env, tn); n != 0 {
 		t.Errorf("retries and replays wrote %d rows to webhook_attempts", n)
 	}
-	wantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil), 404, "NOT_FOUND")
+	apitest.WantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil), 404, "NOT_FOUND")
 }
 
 // TestAnEndpointsBinaryAnswerIsLogged: an answer with a NUL byte and invalid
 // UTF-8 is logged, each replaced by U+FFFD, instead of failing the record of
 // the attempt (which would send the delivery again).
 func TestAnEndpointsBinaryAnswerIsLogged(t *testing.T) {
-	rcv := newReceiver(t)
-	rcv.answer = []byte("a\x00b\xff")
-	_, tn := webhookEnv(t, rcv, true)
-	subscribe(t, tn, rcv.srv.URL, "project.created")
-	createProject(t, tn, map[string]any{"name": "binary"})
+	rcv := apitest.NewReceiver(t)
+	rcv.SetAnswer([]byte("a\x00b\xff"))
+	_, tn := apitest.WebhookEnv(t, rcv, true)
+	tn.Subscribe(t, rcv.URL, "project.created")
+	tn.CreateProject(t, map[string]any{"name": "binary"})
 	id := deliveredOnce(t, tn, 1)
 	if _, log := attemptLog(t, tn, id); len(log) != 1 || log[0]["responseSnippet"] != "a\uFFFDb\uFFFD" {
 		t.Errorf("attempt log %v", log)
@@ -141,14 +141,14 @@ func TestAnEndpointsBinaryAnswerIsLogged(t *testing.T) {
 // attempts exactly as before, and one still waiting gets its next attempt
 // logged in its row, after the old ones.
 func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
-	rcv := newReceiver(t)
-	env, tn := webhookEnv(t, rcv, true)
-	subID, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	subID, _ := tn.Subscribe(t, rcv.URL, "project.created")
 	sub, err := pmapi.ParseID(webhook.SubscriptionPrefix, subID, "subscription")
 	if err != nil {
 		t.Fatal(err)
 	}
-	createProject(t, tn, map[string]any{"name": "new"})
+	tn.CreateProject(t, map[string]any{"name": "new"})
 	first := deliveredOnce(t, tn, 1)
 
 	ws := uuid.MustParse(tn.WorkspaceID)
@@ -198,6 +198,6 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 	}
 	stranger := env.NewTenant(t)
 	for _, id := range []string{doneID, waitingID} {
-		wantError(t, stranger.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
+		apitest.WantError(t, stranger.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
 	}
 }

@@ -1,4 +1,4 @@
-package api_test
+package rrca_test
 
 import (
 	"testing"
@@ -10,8 +10,8 @@ import (
 // and returns its id, its node and its action item.
 func correctiveAction(t *testing.T, tn *apitest.Tenant, rrcaID, parent string) (ca, node, item string) {
 	t.Helper()
-	node = addNode(t, tn, rrcaID, "ROOT_CAUSE", "Seal not torqued", parent)
-	r := tn.Do(t, "POST", rrcaBase+"/"+rrcaID+"/corrective-actions", map[string]any{"nodeId": node, "title": "Add torque check"})
+	node = tn.AddNode(t, rrcaID, "ROOT_CAUSE", "Seal not torqued", parent)
+	r := tn.Do(t, "POST", apitest.RRCABase+"/"+rrcaID+"/corrective-actions", map[string]any{"nodeId": node, "title": "Add torque check"})
 	if r.Status != 201 {
 		t.Fatalf("corrective action: %d %s", r.Status, r.Raw)
 	}
@@ -22,7 +22,7 @@ func correctiveAction(t *testing.T, tn *apitest.Tenant, rrcaID, parent string) (
 // ("" for none), by corrective action id.
 func correctiveRefs(t *testing.T, tn *apitest.Tenant, rrcaID string) map[string][2]string {
 	t.Helper()
-	r := tn.Get(t, rrcaBase+"/"+rrcaID+"/corrective-actions", nil)
+	r := tn.Get(t, apitest.RRCABase+"/"+rrcaID+"/corrective-actions", nil)
 	if r.Status != 200 {
 		t.Fatalf("corrective actions: %d %s", r.Status, r.Raw)
 	}
@@ -41,16 +41,16 @@ func correctiveRefs(t *testing.T, tn *apitest.Tenant, rrcaID string) map[string]
 // their action items. Others are untouched.
 func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
-	problem := addNode(t, tn, id, "PROBLEM", "Oil on the floor", "")
-	why := addNode(t, tn, id, "WHY", "Seal leaks", problem)
-	deep := addNode(t, tn, id, "WHY", "Seal worn", why)
+	tn := apitest.NewTenant(t)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leak"})
+	problem := tn.AddNode(t, id, "PROBLEM", "Oil on the floor", "")
+	why := tn.AddNode(t, id, "WHY", "Seal leaks", problem)
+	deep := tn.AddNode(t, id, "WHY", "Seal worn", why)
 	caDeep, _, itemDeep := correctiveAction(t, tn, id, deep)
 	caWhy, _, itemWhy := correctiveAction(t, tn, id, why)
 	caKept, nodeKept, itemKept := correctiveAction(t, tn, id, problem)
 
-	if r := tn.Do(t, "DELETE", rrcaBase+"/"+id+"/nodes/"+why, nil); r.Status != 200 {
+	if r := tn.Do(t, "DELETE", apitest.RRCABase+"/"+id+"/nodes/"+why, nil); r.Status != 200 {
 		t.Fatalf("delete node: %d %s", r.Status, r.Raw)
 	}
 	got := correctiveRefs(t, tn, id)
@@ -69,11 +69,11 @@ func TestDeletingANodeSubtreeKeepsItsCorrectiveActions(t *testing.T) {
 // without an item, and counts as open at the VERIFY gate.
 func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	id := createRRCA(t, tn, map[string]any{"title": "Oil leak"})
+	tn := apitest.NewTenant(t)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leak"})
 	ca, node, item := correctiveAction(t, tn, id, "")
 
-	if r := tn.Do(t, "POST", aiBase+"delete", map[string]any{"actionItemId": item}); r.Status != 201 {
+	if r := tn.Do(t, "POST", apitest.ActionItemBase+"delete", map[string]any{"actionItemId": item}); r.Status != 201 {
 		t.Fatalf("delete action item: %d %s", r.Status, r.Raw)
 	}
 	if got := correctiveRefs(t, tn, id)[ca]; got != [2]string{node, ""} {
@@ -81,7 +81,7 @@ func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 	}
 	// The batch endpoint deletes through the same store.
 	ca2, node2, item2 := correctiveAction(t, tn, id, "")
-	if r := tn.Do(t, "POST", aiBase+"batch", map[string]any{"atomic": true,
+	if r := tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"atomic": true,
 		"operations": []map[string]any{{"op": "delete", "actionItemId": item2}}}); r.Status != 201 {
 		t.Fatalf("batch delete: %d %s", r.Status, r.Raw)
 	}
@@ -89,10 +89,10 @@ func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 		t.Errorf("corrective action after a batch delete of its item: node and item %q", got)
 	}
 	for range 4 {
-		advance(tn, t, id)
+		tn.Advance(t, id)
 	}
-	r := advance(tn, t, id)
-	wantError(t, r, 409, "GATE_NOT_MET")
+	r := tn.Advance(t, id)
+	apitest.WantError(t, r, 409, "GATE_NOT_MET")
 	open := r.Body["error"].(map[string]any)["details"].(map[string]any)["openActionItems"]
 	if got, _ := open.([]any); len(got) != 2 || got[0] != ca || got[1] != ca2 {
 		t.Errorf("open items at the VERIFY gate: %v, want the two corrective actions without items", open)
@@ -104,17 +104,17 @@ func TestDeletingAnActionItemKeepsItsCorrectiveAction(t *testing.T) {
 // lose the reference, and the project's own analyses go with theirs.
 func TestProjectDeleteClearsReferencesToItsActionItems(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	home := createProject(t, tn, map[string]any{"name": "Home"})["id"].(string)
-	other := createProject(t, tn, map[string]any{"name": "Other"})["id"].(string)
-	id := createRRCA(t, tn, map[string]any{"title": "Oil leak", "projectId": home})
+	tn := apitest.NewTenant(t)
+	home := tn.CreateProject(t, map[string]any{"name": "Home"})["id"].(string)
+	other := tn.CreateProject(t, map[string]any{"name": "Other"})["id"].(string)
+	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leak", "projectId": home})
 	ca, node, item := correctiveAction(t, tn, id, "")
 	_, _, stays := correctiveAction(t, tn, id, "")
-	if r := tn.Do(t, "POST", aiBase+"attach-project", map[string]any{"actionItemId": item, "projectId": other}); r.Status != 201 {
+	if r := tn.Do(t, "POST", apitest.ActionItemBase+"attach-project", map[string]any{"actionItemId": item, "projectId": other}); r.Status != 201 {
 		t.Fatalf("attach: %d %s", r.Status, r.Raw)
 	}
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": other})
-	if r := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": other}); r.Status != 201 {
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": other})
+	if r := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": other}); r.Status != 201 {
 		t.Fatalf("delete the item's project: %d %s", r.Status, r.Raw)
 	}
 	if got := correctiveRefs(t, tn, id)[ca]; got != [2]string{node, ""} {
@@ -123,10 +123,10 @@ func TestProjectDeleteClearsReferencesToItsActionItems(t *testing.T) {
 
 	// The home project's delete takes its analysis (nodes and corrective
 	// actions in the same cascade) and the item that stayed.
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": home})
-	if r := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": home}); r.Status != 201 {
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": home})
+	if r := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": home}); r.Status != 201 {
 		t.Fatalf("delete the analysis's project: %d %s", r.Status, r.Raw)
 	}
-	wantError(t, tn.Get(t, rrcaBase+"/"+id, nil), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, aiBase+"detail", map[string]string{"id": stays}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.RRCABase+"/"+id, nil), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+"detail", map[string]string{"id": stays}), 404, "NOT_FOUND")
 }

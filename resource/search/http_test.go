@@ -1,4 +1,4 @@
-package api_test
+package search_test
 
 import (
 	"slices"
@@ -7,11 +7,9 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-const searchPath = "/openapi/v1/resource/search"
-
 func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
 	t.Helper()
-	r := tn.Get(t, searchPath, q)
+	r := tn.Get(t, apitest.SearchPath, q)
 	if r.Status != 200 {
 		t.Fatalf("search %v: %d %s", q, r.Status, r.Raw)
 	}
@@ -20,11 +18,11 @@ func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
 
 func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	furnace := createProject(t, tn, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
-	press := createProject(t, tn, map[string]any{"name": "Hydraulic press upgrade"})["id"].(string)
-	archived := createProject(t, tn, map[string]any{"name": "Furnace archive"})["id"].(string)
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": archived})
+	tn := apitest.NewTenant(t)
+	furnace := tn.CreateProject(t, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
+	press := tn.CreateProject(t, map[string]any{"name": "Hydraulic press upgrade"})["id"].(string)
+	archived := tn.CreateProject(t, map[string]any{"name": "Furnace archive"})["id"].(string)
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": archived})
 
 	cases := []struct {
 		name, q string
@@ -38,7 +36,7 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tn.Get(t, searchPath, map[string]string{"q": tc.q})
+			r := tn.Get(t, apitest.SearchPath, map[string]string{"q": tc.q})
 			ids := r.IDs()
 			if len(ids) == 0 || ids[0] != tc.first {
 				t.Fatalf("q=%q: %v, want %s first", tc.q, ids, tc.first)
@@ -64,21 +62,21 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 
 func TestSearchIsolationScopesAndInput(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
-	createProject(t, a, map[string]any{"name": "Zeppelin hangar"})
+	a, b := apitest.TwoTenants(t)
+	a.CreateProject(t, map[string]any{"name": "Zeppelin hangar"})
 	if ids := searchIDs(t, b, map[string]string{"q": "zeppelin"}); len(ids) != 0 {
 		t.Fatalf("B finds A's project: %v", ids)
 	}
 	noProjects := a.WithKey(a.NewKey(t, "tasks:read"))
-	wantError(t, noProjects.Get(t, searchPath, map[string]string{"q": "zeppelin", "types": "project"}), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, noProjects.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin", "types": "project"}), 403, "INSUFFICIENT_SCOPE")
 	nothing := a.WithKey(a.NewKey(t))
-	wantError(t, nothing.Get(t, searchPath, map[string]string{"q": "zeppelin"}), 403, "INSUFFICIENT_SCOPE")
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": "x", "types": "project,spaceship"}), 400, "VALIDATION_FAILED")
-	wantError(t, a.Get(t, searchPath, map[string]string{"q": " "}), 400, "VALIDATION_FAILED")
-	wantError(t, a.Get(t, searchPath, nil), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, nothing.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin"}), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "x", "types": "project,spaceship"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": " "}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, nil), 400, "VALIDATION_FAILED")
 	// Operators and punctuation are text, never SQL or tsquery syntax errors.
 	for _, q := range []string{`'); drop table projects; --`, `a & | ! ( :*`, `"unterminated`, `%_\`} {
-		if r := a.Get(t, searchPath, map[string]string{"q": q}); r.Status != 200 {
+		if r := a.Get(t, apitest.SearchPath, map[string]string{"q": q}); r.Status != 200 {
 			t.Errorf("q=%q: %d %s", q, r.Status, r.Raw)
 		}
 	}
@@ -86,10 +84,10 @@ func TestSearchIsolationScopesAndInput(t *testing.T) {
 
 func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
-	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "Replace gearbox bearings", "description": "Bearings whine at speed"})["id"].(string)
-	r := tn.Get(t, searchPath, map[string]string{"q": "gearbox"})
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
+	tsk := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace gearbox bearings", "description": "Bearings whine at speed"})["id"].(string)
+	r := tn.Get(t, apitest.SearchPath, map[string]string{"q": "gearbox"})
 	types := map[string]string{}
 	for _, it := range r.Items() {
 		types[it["id"].(string)] = it["type"].(string)
@@ -104,12 +102,12 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 		t.Errorf("types=task: %v", ids)
 	}
 	projectsOnly := tn.WithKey(tn.NewKey(t, "projects:read"))
-	for _, it := range projectsOnly.Get(t, searchPath, map[string]string{"q": "gearbox"}).Items() {
+	for _, it := range projectsOnly.Get(t, apitest.SearchPath, map[string]string{"q": "gearbox"}).Items() {
 		if it["type"] != "project" {
 			t.Errorf("a projects:read key found a %v", it["type"])
 		}
 	}
-	wantError(t, projectsOnly.Get(t, searchPath, map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, projectsOnly.Get(t, apitest.SearchPath, map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
 }
 
 // TestSearchCoversEveryTypeAndItsScope plants one item of each searchable type
@@ -118,7 +116,7 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 // outside 1..200 is refused.
 func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
+	a, b := apitest.TwoTenants(t)
 	created := func(r *apitest.Response) string {
 		t.Helper()
 		if r.Status != 201 {
@@ -126,17 +124,17 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 		}
 		return r.Str("id")
 	}
-	prj := createProject(t, a, map[string]any{"name": "Quokka enclosure"})["id"].(string)
+	prj := a.CreateProject(t, map[string]any{"name": "Quokka enclosure"})["id"].(string)
 	want := map[string]string{ // id -> type
 		prj: "project",
-		createTask(t, a, map[string]any{"projectId": prj, "title": "Feed the quokka"})["id"].(string):                   "task",
-		createRisk(t, a, map[string]any{"projectId": prj, "title": "Quokka escapes the enclosure"})["id"].(string):      "risk",
-		created(a.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "The quokka likes shade"})): "note",
-		created(a.Do(t, "POST", aiBase+"create", map[string]any{"projectId": prj, "title": "Build quokka shade"})):      "action-item",
-		created(a.Do(t, "POST", rrcaBase, map[string]any{"projectId": prj, "title": "Quokka fence gap"})):               "rrca",
+		a.CreateTask(t, map[string]any{"projectId": prj, "title": "Feed the quokka"})["id"].(string):                               "task",
+		a.CreateRisk(t, map[string]any{"projectId": prj, "title": "Quokka escapes the enclosure"})["id"].(string):                  "risk",
+		created(a.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": "The quokka likes shade"})):    "note",
+		created(a.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"projectId": prj, "title": "Build quokka shade"})): "action-item",
+		created(a.Do(t, "POST", apitest.RRCABase, map[string]any{"projectId": prj, "title": "Quokka fence gap"})):                  "rrca",
 	}
 	got := map[string]string{}
-	for _, it := range a.Get(t, searchPath, map[string]string{"q": "quokka", "limit": "200"}).Items() {
+	for _, it := range a.Get(t, apitest.SearchPath, map[string]string{"q": "quokka", "limit": "200"}).Items() {
 		got[it["id"].(string)] = it["type"].(string)
 	}
 	for id, typ := range want {
@@ -147,7 +145,7 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 	scopeOf := map[string]string{"project": "projects:read", "task": "tasks:read", "risk": "risks:read", "note": "notes:read",
 		"action-item": "action-items:read", "rrca": "rrca:read"}
 	for typ, scope := range scopeOf {
-		items := a.WithKey(a.NewKey(t, scope)).Get(t, searchPath, map[string]string{"q": "quokka"}).Items()
+		items := a.WithKey(a.NewKey(t, scope)).Get(t, apitest.SearchPath, map[string]string{"q": "quokka"}).Items()
 		if len(items) == 0 {
 			t.Errorf("a %s key finds nothing", scope)
 		}
@@ -161,6 +159,6 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 		t.Errorf("another workspace finds A's items: %v", ids)
 	}
 	for _, limit := range []string{"0", "201", "ten"} {
-		wantError(t, a.Get(t, searchPath, map[string]string{"q": "quokka", "limit": limit}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "quokka", "limit": limit}), 400, "VALIDATION_FAILED")
 	}
 }

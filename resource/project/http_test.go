@@ -1,4 +1,4 @@
-package api_test
+package project_test
 
 import (
 	"fmt"
@@ -9,51 +9,45 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-const projectBase = "/openapi/v1/resource/project/"
-
-func createProject(t *testing.T, tn *apitest.Tenant, body map[string]any) map[string]any {
-	return tn.Created(t, projectBase+"create", body)
-}
-
 func TestProjectLifecycle(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	p := createProject(t, tn, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
+	tn := apitest.NewTenant(t)
+	p := tn.CreateProject(t, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
 		"ragStatus": "AMBER", "startDate": "2026-01-05", "targetDate": "2026-06-30", "memberIds": []string{tn.UserID}})
 	id := p["id"].(string)
 	if p["ragStatus"] != "AMBER" || p["startDate"] != "2026-01-05" || len(p["members"].([]any)) != 1 || p["ownerId"] != tn.UserID {
 		t.Fatalf("created: %v", p)
 	}
 
-	detail := tn.Get(t, projectBase+"detail", map[string]string{"id": id})
+	detail := tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": id})
 	if detail.Status != 200 || detail.Str("name") != "Retrofit" {
 		t.Fatalf("detail: %d %s", detail.Status, detail.Raw)
 	}
-	up := tn.Do(t, "POST", projectBase+"update", map[string]any{"id": id, "ragStatus": "RED", "description": nil, "targetDate": "2026-07-31"})
+	up := tn.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": id, "ragStatus": "RED", "description": nil, "targetDate": "2026-07-31"})
 	if up.Status != 201 || up.Str("ragStatus") != "RED" || up.Data()["description"] != nil || up.Str("targetDate") != "2026-07-31" || up.Str("name") != "Retrofit" {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
-	wantError(t, tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": id}), 409, "CONFLICT")
-	arch := tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": id})
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": id}), 409, "CONFLICT")
+	arch := tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": id})
 	if arch.Status != 201 || arch.Data()["archivedAt"] == nil {
 		t.Fatalf("archive: %s", arch.Raw)
 	}
-	if ids := tn.Get(t, projectBase+"list", nil).IDs(); slices.Contains(ids, id) {
+	if ids := tn.Get(t, apitest.ProjectBase+"list", nil).IDs(); slices.Contains(ids, id) {
 		t.Error("an archived project is listed without includeArchived")
 	}
-	if ids := tn.Get(t, projectBase+"list", map[string]string{"includeArchived": "true"}).IDs(); !slices.Contains(ids, id) {
+	if ids := tn.Get(t, apitest.ProjectBase+"list", map[string]string{"includeArchived": "true"}).IDs(); !slices.Contains(ids, id) {
 		t.Error("includeArchived=true does not list the archived project")
 	}
-	rest := tn.Do(t, "POST", projectBase+"restore", map[string]any{"id": id})
+	rest := tn.Do(t, "POST", apitest.ProjectBase+"restore", map[string]any{"id": id})
 	if rest.Status != 201 || rest.Data()["archivedAt"] != nil {
 		t.Fatalf("restore: %s", rest.Raw)
 	}
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": id})
-	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": id})
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": id})
+	del := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": id})
 	if del.Status != 201 || del.Data()["deleted"] != true || del.Data()["cascaded"].(map[string]any)["members"] != float64(1) {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
-	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
 
 	var types []string
 	for _, e := range tn.Events(t) {
@@ -70,8 +64,8 @@ func TestProjectLifecycle(t *testing.T) {
 
 func TestProjectValidation(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	p := createProject(t, tn, map[string]any{"name": "ok"})
+	tn := apitest.NewTenant(t)
+	p := tn.CreateProject(t, map[string]any{"name": "ok"})
 	cases := []struct {
 		name  string
 		path  string
@@ -92,17 +86,17 @@ func TestProjectValidation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tn.Do(t, "POST", projectBase+tc.path, tc.body)
-			wantError(t, r, 400, "VALIDATION_FAILED")
+			r := tn.Do(t, "POST", apitest.ProjectBase+tc.path, tc.body)
+			apitest.WantError(t, r, 400, "VALIDATION_FAILED")
 			if got := r.Body["error"].(map[string]any)["details"].(map[string]any)["field"]; got != tc.field {
 				t.Errorf("details.field = %v, want %s", got, tc.field)
 			}
 		})
 	}
 	for _, q := range []map[string]string{{"ragStatus": "BLUE"}, {"ownerId": "x"}, {"includeArchived": "maybe"}, {"limit": "201"}, {"cursor": "zzz"}} {
-		wantError(t, tn.Get(t, projectBase+"list", q), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"list", q), 400, "VALIDATION_FAILED")
 	}
-	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": "prj_nope"}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": "prj_nope"}), 404, "NOT_FOUND")
 	if n := len(tn.EventsOf(t, "project.created")); n != 1 {
 		t.Errorf("%d project.created events; refused creates must write none", n)
 	}
@@ -110,11 +104,11 @@ func TestProjectValidation(t *testing.T) {
 
 func TestProjectListFilters(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	red := createProject(t, tn, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
-	green := createProject(t, tn, map[string]any{"name": "Beta press"})["id"].(string)
-	archived := createProject(t, tn, map[string]any{"name": "Gamma 100% done_"})["id"].(string)
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": archived})
+	tn := apitest.NewTenant(t)
+	red := tn.CreateProject(t, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
+	green := tn.CreateProject(t, map[string]any{"name": "Beta press"})["id"].(string)
+	archived := tn.CreateProject(t, map[string]any{"name": "Gamma 100% done_"})["id"].(string)
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": archived})
 
 	cases := []struct {
 		query map[string]string
@@ -131,7 +125,7 @@ func TestProjectListFilters(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(fmt.Sprint(tc.query), func(t *testing.T) {
-			r := tn.Get(t, projectBase+"list", tc.query)
+			r := tn.Get(t, apitest.ProjectBase+"list", tc.query)
 			if got := r.IDs(); !slices.Equal(got, tc.want) {
 				t.Errorf("got %v, want %v", got, tc.want)
 			}
@@ -141,51 +135,51 @@ func TestProjectListFilters(t *testing.T) {
 
 func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
+	tn := apitest.NewTenant(t)
 	var created []string
 	for i := 0; i < 5; i++ {
-		created = append(created, createProject(t, tn, map[string]any{"name": fmt.Sprintf("p%d", i)})["id"].(string))
+		created = append(created, tn.CreateProject(t, map[string]any{"name": fmt.Sprintf("p%d", i)})["id"].(string))
 	}
-	pagesWhileRowsArrive(t, tn, projectBase+"list", map[string]string{"limit": "2"}, created, func(page int) {
-		createProject(t, tn, map[string]any{"name": fmt.Sprintf("late%d", page)})
+	apitest.PagesWhileRowsArrive(t, tn, apitest.ProjectBase+"list", map[string]string{"limit": "2"}, created, func(page int) {
+		tn.CreateProject(t, map[string]any{"name": fmt.Sprintf("late%d", page)})
 	})
 }
 
 func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
-	a, b := twoTenants(t)
-	id := createProject(t, a, map[string]any{"name": "secret plans"})["id"].(string)
+	a, b := apitest.TwoTenants(t)
+	id := a.CreateProject(t, map[string]any{"name": "secret plans"})["id"].(string)
 	for _, tc := range []struct {
 		method, path string
 		body         any
 	}{
-		{"GET", projectBase + "detail?id=" + id, nil},
-		{"GET", projectBase + "members?projectId=" + id, nil},
-		{"POST", projectBase + "update", map[string]any{"id": id, "name": "mine"}},
-		{"POST", projectBase + "archive", map[string]any{"id": id}},
-		{"POST", projectBase + "restore", map[string]any{"id": id}},
-		{"POST", projectBase + "delete", map[string]any{"id": id}},
-		{"POST", projectBase + "member/add", map[string]any{"projectId": id, "userId": b.UserID}},
-		{"POST", projectBase + "member/remove", map[string]any{"projectId": id, "userId": a.UserID}},
+		{"GET", apitest.ProjectBase + "detail?id=" + id, nil},
+		{"GET", apitest.ProjectBase + "members?projectId=" + id, nil},
+		{"POST", apitest.ProjectBase + "update", map[string]any{"id": id, "name": "mine"}},
+		{"POST", apitest.ProjectBase + "archive", map[string]any{"id": id}},
+		{"POST", apitest.ProjectBase + "restore", map[string]any{"id": id}},
+		{"POST", apitest.ProjectBase + "delete", map[string]any{"id": id}},
+		{"POST", apitest.ProjectBase + "member/add", map[string]any{"projectId": id, "userId": b.UserID}},
+		{"POST", apitest.ProjectBase + "member/remove", map[string]any{"projectId": id, "userId": a.UserID}},
 	} {
 		r := b.Do(t, tc.method, tc.path, tc.body)
-		wantError(t, r, 404, "NOT_FOUND")
+		apitest.WantError(t, r, 404, "NOT_FOUND")
 	}
-	if ids := b.Get(t, projectBase+"list", map[string]string{"includeArchived": "true", "q": "secret"}).IDs(); len(ids) != 0 {
+	if ids := b.Get(t, apitest.ProjectBase+"list", map[string]string{"includeArchived": "true", "q": "secret"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists A's projects: %v", ids)
 	}
 	// A's user cannot be made a member of B's project either.
-	bp := createProject(t, b, map[string]any{"name": "b"})["id"].(string)
-	wantError(t, b.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
+	bp := b.CreateProject(t, map[string]any{"name": "b"})["id"].(string)
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
 	// Nor its owner or an initial member, nor a risk's owner in B.
-	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	wantError(t, b.Do(t, "POST", projectBase+"create", map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
-	wantError(t, b.Do(t, "POST", projectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	wantError(t, b.Do(t, "POST", riskBase+"create", map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	if ids := b.Get(t, projectBase+"list", map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.RiskBase+"create", map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	if ids := b.Get(t, apitest.ProjectBase+"list", map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists projects by A's user: %v", ids)
 	}
-	if r := a.Get(t, projectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
+	if r := a.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
 		t.Errorf("A's project changed: %s", r.Raw)
 	}
 }
@@ -194,36 +188,36 @@ func TestProjectScopes(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t, "projects:read")
-	r := tn.Do(t, "POST", projectBase+"create", map[string]any{"name": "x"})
-	wantError(t, r, 403, "INSUFFICIENT_SCOPE")
+	r := tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x"})
+	apitest.WantError(t, r, 403, "INSUFFICIENT_SCOPE")
 	if r.Body["error"].(map[string]any)["details"].(map[string]any)["scope"] != "projects:write" {
 		t.Errorf("details.scope: %s", r.Raw)
 	}
-	if got := tn.Get(t, projectBase+"list", nil); got.Status != 200 {
+	if got := tn.Get(t, apitest.ProjectBase+"list", nil); got.Status != 200 {
 		t.Errorf("read with projects:read: %d", got.Status)
 	}
 	none := tn.WithKey(tn.NewKey(t, "tasks:read"))
-	wantError(t, none.Get(t, projectBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, none.Get(t, apitest.ProjectBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
 }
 
 func TestProjectMembers(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	id := createProject(t, tn, map[string]any{"name": "m"})["id"].(string)
-	add := tn.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
+	tn := apitest.NewTenant(t)
+	id := tn.CreateProject(t, map[string]any{"name": "m"})["id"].(string)
+	add := tn.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
 	if add.Status != 201 || len(add.Data()["members"].([]any)) != 1 {
 		t.Fatalf("add: %d %s", add.Status, add.Raw)
 	}
-	wantError(t, tn.Do(t, "POST", projectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID}), 409, "CONFLICT")
-	list := tn.Get(t, projectBase+"members", map[string]string{"projectId": id})
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID}), 409, "CONFLICT")
+	list := tn.Get(t, apitest.ProjectBase+"members", map[string]string{"projectId": id})
 	if list.Status != 200 || len(list.Items()) != 1 || list.Items()[0]["role"] != "OWNER" {
 		t.Fatalf("members: %s", list.Raw)
 	}
-	rm := tn.Do(t, "POST", projectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID})
+	rm := tn.Do(t, "POST", apitest.ProjectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID})
 	if rm.Status != 201 || len(rm.Data()["members"].([]any)) != 0 {
 		t.Fatalf("remove: %s", rm.Raw)
 	}
-	wantError(t, tn.Do(t, "POST", projectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID}), 404, "NOT_FOUND")
 	added, removed := tn.EventsOf(t, "project.member_added"), tn.EventsOf(t, "project.member_removed")
 	if len(added) != 1 || len(removed) != 1 || added[0].Data["userId"] != tn.UserID || added[0].Data["projectId"] != id || added[0].Data["role"] != "OWNER" {
 		t.Errorf("member events: %v %v", added, removed)
@@ -236,14 +230,14 @@ func TestProjectMembers(t *testing.T) {
 // camelCase keys, as every key of the API is.
 func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := createProject(t, tn, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)
-	tsk := createTask(t, tn, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
-	rsk := createRisk(t, tn, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
-	note := tn.Do(t, "POST", noteBase+"create", map[string]any{"projectId": prj, "body": "n"}).Str("id")
-	createRRCA(t, tn, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
-	tn.Do(t, "POST", projectBase+"archive", map[string]any{"id": prj})
-	del := tn.Do(t, "POST", projectBase+"delete", map[string]any{"id": prj})
+	tn := apitest.NewTenant(t)
+	prj := tn.CreateProject(t, map[string]any{"name": "doomed", "memberIds": []string{tn.UserID}})["id"].(string)
+	tsk := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"].(string)
+	rsk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
+	note := tn.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": "n"}).Str("id")
+	tn.CreateRRCA(t, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
+	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
+	del := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": prj})
 	if del.Status != 201 {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
@@ -258,11 +252,11 @@ func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 			t.Errorf("cascaded key %q is not camelCase: %v", k, counts)
 		}
 	}
-	wantError(t, tn.Get(t, projectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, projectBase+"members", map[string]string{"projectId": prj}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, taskBase+"detail", map[string]string{"id": tsk}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, riskBase+"detail", map[string]string{"id": rsk}), 404, "NOT_FOUND")
-	wantError(t, tn.Get(t, noteBase+"detail", map[string]string{"id": note}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"members", map[string]string{"projectId": prj}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": tsk}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": rsk}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.NoteBase+"detail", map[string]string{"id": note}), 404, "NOT_FOUND")
 	for typ, field := range map[string]string{"task.deleted": "taskId", "risk.deleted": "riskId", "note.deleted": "noteId", "project.deleted": "projectId"} {
 		evs := tn.EventsOf(t, typ)
 		want := map[string]string{"task.deleted": tsk, "risk.deleted": rsk, "note.deleted": note, "project.deleted": prj}[typ]

@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"context"
@@ -16,9 +16,9 @@ import (
 
 // healthEnv is webhookEnv with a breaker that opens after three failures and
 // probes a second later.
-func healthEnv(t *testing.T, rcv *receiver) (*apitest.Env, *apitest.Tenant) {
+func healthEnv(t *testing.T, rcv *apitest.Receiver) (*apitest.Env, *apitest.Tenant) {
 	t.Helper()
-	sender, err := webhook.NewSender(true, rcv.caFile)
+	sender, err := webhook.NewSender(true, rcv.CAFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,9 +56,9 @@ func probes(t *testing.T, sub string) int {
 // circuit closes, and the waiting deliveries follow at once, although their
 // retries were an hour away.
 func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
-	rcv := newReceiver(t, 500, 500, 500, 200)
+	rcv := apitest.NewReceiver(t, 500, 500, 500, 200)
 	env, tn := healthEnv(t, rcv)
-	sub, _ := subscribe(t, tn, rcv.srv.URL, "project.created")
+	sub, _ := tn.Subscribe(t, rcv.URL, "project.created")
 	opened := testutil.ToFloat64(webhook.CircuitTransitions("OPEN"))
 	closed := testutil.ToFloat64(webhook.CircuitTransitions("CLOSED"))
 	view := func() map[string]any {
@@ -75,8 +75,8 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 		t.Fatalf("a new subscription: %v", v)
 	}
 	for i := 1; i <= 3; i++ {
-		createProject(t, tn, map[string]any{"name": "fails"})
-		apitest.Eventually(t, apitest.JobWait, "the failed attempt", func() bool { return len(rcv.requests()) == i })
+		tn.CreateProject(t, map[string]any{"name": "fails"})
+		apitest.Eventually(t, apitest.JobWait, "the failed attempt", func() bool { return len(rcv.Requests()) == i })
 	}
 	apitest.Eventually(t, apitest.JobWait, "OPEN", func() bool { return view()["circuit"] == "OPEN" })
 	if v := view(); v["circuitOpenedAt"] == nil {
@@ -85,13 +85,13 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	if n := probes(t, sub); n != 1 {
 		t.Errorf("%d live probe jobs for the open circuit, want 1", n)
 	}
-	createProject(t, tn, map[string]any{"name": "waits"})
+	tn.CreateProject(t, map[string]any{"name": "waits"})
 	// The probe goes a second after opening (the scheduler may take a few
 	// more): then the probe and the four waiting deliveries arrive.
 	apitest.Eventually(t, apitest.JobWait, "CLOSED after the probe", func() bool {
 		return view()["circuit"] == "CLOSED" && len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 4
 	})
-	if n := len(rcv.requests()); n != 7 {
+	if n := len(rcv.Requests()); n != 7 {
 		t.Errorf("%d requests, want 3 failures and 4 successes: nothing was sent while the circuit was open but the probe", n)
 	}
 	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items() {
@@ -127,18 +127,18 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 // burst's deliveries at least a quarter second apart, all of them; the cap is
 // set at creation, changed and removed with PATCH, and checked.
 func TestMaxPerSecondPacesDeliveries(t *testing.T) {
-	rcv := newReceiver(t)
+	rcv := apitest.NewReceiver(t)
 	env, tn := healthEnv(t, rcv)
 	path := "/openapi/v1/apps/" + tn.ClientID + "/webhooks"
-	created := tn.Console(t, "POST", path, map[string]any{"url": rcv.srv.URL, "events": []string{"project.created"}, "maxPerSecond": 4})
+	created := tn.Console(t, "POST", path, map[string]any{"url": rcv.URL, "events": []string{"project.created"}, "maxPerSecond": 4})
 	if created.Status != 201 || created.Data()["maxPerSecond"] != float64(4) {
 		t.Fatalf("create with a cap: %d %s", created.Status, created.Raw)
 	}
 	for range 6 {
-		createProject(t, tn, map[string]any{"name": "burst"})
+		tn.CreateProject(t, map[string]any{"name": "burst"})
 	}
-	apitest.Eventually(t, apitest.JobWait, "six deliveries", func() bool { return len(rcv.requests()) == 6 })
-	times := rcv.times()
+	apitest.Eventually(t, apitest.JobWait, "six deliveries", func() bool { return len(rcv.Requests()) == 6 })
+	times := rcv.Times()
 	for i := 1; i < len(times); i++ {
 		if gap := times[i].Sub(times[i-1]); gap < 240*time.Millisecond {
 			t.Errorf("deliveries %d and %d arrived %v apart, under the cap's 250 ms", i, i+1, gap)
@@ -153,8 +153,8 @@ func TestMaxPerSecondPacesDeliveries(t *testing.T) {
 		t.Errorf("remove the cap: %d %s", r.Status, r.Raw)
 	}
 	for _, bad := range []map[string]any{{"maxPerSecond": 0}, {"maxPerSecond": 1001}, {}} {
-		wantError(t, tn.Console(t, "PATCH", one, bad), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Console(t, "PATCH", one, bad), 400, "VALIDATION_FAILED")
 	}
-	wantError(t, tn.Console(t, "POST", path, map[string]any{"url": rcv.srv.URL, "events": []string{"*"}, "maxPerSecond": 0}), 400, "VALIDATION_FAILED")
-	wantError(t, env.NewTenant(t).Console(t, "PATCH", one, map[string]any{"maxPerSecond": 1}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Console(t, "POST", path, map[string]any{"url": rcv.URL, "events": []string{"*"}, "maxPerSecond": 0}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, env.NewTenant(t).Console(t, "PATCH", one, map[string]any{"maxPerSecond": 1}), 404, "NOT_FOUND")
 }

@@ -1,4 +1,4 @@
-package api_test
+package task_test
 
 import (
 	"fmt"
@@ -31,11 +31,11 @@ func itemCode(res map[string]any) any {
 
 func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	todo := createTask(t, tn, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	todo := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
 	before := len(tn.Events(t))
-	r := tn.Do(t, "POST", taskBase+"batch", `{"operations": [
+	r := tn.Do(t, "POST", apitest.TaskBase+"batch", `{"operations": [
 		{"op": "create", "projectId": "`+prj+`", "title": "made in a batch", "priority": 2.0},
 		{"op": "update", "taskId": "`+todo+`", "status": "REVIEW"},
 		{"op": "archive", "taskId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"},
@@ -67,7 +67,7 @@ func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 	if v := res[0]["data"].(map[string]any); v["title"] != "made in a batch" || v["priority"] != float64(2) {
 		t.Errorf("created: %v", v)
 	}
-	got := tn.Get(t, taskBase+"detail", map[string]string{"id": todo}).Data()
+	got := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": todo}).Data()
 	if got["status"] != "IN_PROGRESS" || got["title"] != "started" || got["archivedAt"] == nil {
 		t.Errorf("the later operations on the task did not apply: %v", got)
 	}
@@ -86,12 +86,12 @@ func TestTaskBatchNonAtomicReportsEachOperation(t *testing.T) {
 
 func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
-	todo := createTask(t, tn, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	todo := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
 	state := func() (int, int, any) {
-		list := tn.Get(t, taskBase+"list", map[string]string{"includeArchived": "true"})
-		return len(list.IDs()), len(tn.Events(t)), tn.Get(t, taskBase+"detail", map[string]string{"id": todo}).Data()["updatedAt"]
+		list := tn.Get(t, apitest.TaskBase+"list", map[string]string{"includeArchived": "true"})
+		return len(list.IDs()), len(tn.Events(t)), tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": todo}).Data()["updatedAt"]
 	}
 	tasks, events, updated := state()
 
@@ -108,13 +108,13 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 		{"stranger assignee", map[string]any{"op": "update", "taskId": todo, "assigneeId": "00000000-0000-0000-0000-000000000001"}, 400, "VALIDATION_FAILED", [2]any{"field", "assigneeId"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tn.Do(t, "POST", taskBase+"batch", map[string]any{"atomic": true, "operations": []any{
+			r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": true, "operations": []any{
 				map[string]any{"op": "create", "projectId": prj, "title": "would be created"},
 				tc.second,
 				map[string]any{"op": "update", "taskId": todo, "title": "would be renamed", "status": "IN_PROGRESS"},
 			}})
-			wantError(t, r, tc.status, tc.code)
-			d := errorDetails(r)
+			apitest.WantError(t, r, tc.status, tc.code)
+			d := r.ErrorDetails()
 			if d["index"] != float64(1) {
 				t.Errorf("details.index = %v, want 1", d["index"])
 			}
@@ -141,7 +141,7 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 		})
 	}
 
-	r := tn.Do(t, "POST", taskBase+"batch", map[string]any{"atomic": true, "operations": []any{
+	r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": true, "operations": []any{
 		map[string]any{"op": "create", "projectId": prj, "title": "created"},
 		map[string]any{"op": "update", "taskId": todo, "status": "IN_PROGRESS"},
 		map[string]any{"op": "update", "taskId": todo, "status": "REVIEW", "priority": 1},
@@ -164,8 +164,8 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 
 func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 	t.Parallel()
-	tn := newTenant(t)
-	prj := taskProject(t, tn)
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
 	many := make([]any, 101)
 	for i := range many {
 		many[i] = map[string]any{"op": "create", "projectId": prj, "title": fmt.Sprint(i)}
@@ -188,9 +188,9 @@ func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 		{"unknown top-level field", map[string]any{"operations": many[:1], "dryRun": true}, "dryRun"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := tn.Do(t, "POST", taskBase+"batch", tc.body)
-			wantError(t, r, 400, "VALIDATION_FAILED")
-			if got := errorDetails(r)["field"]; got != tc.field {
+			r := tn.Do(t, "POST", apitest.TaskBase+"batch", tc.body)
+			apitest.WantError(t, r, 400, "VALIDATION_FAILED")
+			if got := r.ErrorDetails()["field"]; got != tc.field {
 				t.Errorf("details.field = %v, want %s", got, tc.field)
 			}
 		})
@@ -199,7 +199,7 @@ func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 		t.Errorf("refused batches created %d tasks", n)
 	}
 	// 100 is the limit, not beyond it.
-	r := tn.Do(t, "POST", taskBase+"batch", map[string]any{"atomic": true, "operations": many[:100]})
+	r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": true, "operations": many[:100]})
 	if r.Status != 201 || len(batchResults(t, r)) != 100 {
 		t.Fatalf("100 operations: %d", r.Status)
 	}
@@ -209,10 +209,10 @@ func TestTaskBatchReplaysWithIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
-	prj := taskProject(t, tn)
+	prj := tn.TaskProject(t)
 	body := map[string]any{"operations": []any{map[string]any{"op": "create", "projectId": prj, "title": "once"}}}
 	send := func() *apitest.Response {
-		return env.Do(t, apitest.Request{Method: "POST", Path: taskBase + "batch", Body: body, Header: map[string]string{
+		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.TaskBase + "batch", Body: body, Header: map[string]string{
 			"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Idempotency-Key": "batch-1"}})
 	}
 	first, second := send(), send()

@@ -1,4 +1,4 @@
-package api_test
+package webhook_test
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // fan-out removes its events, which the parallel tests read.
 func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
 	ctx := context.Background()
-	rcv := newReceiver(t, 500, 200)
+	rcv := apitest.NewReceiver(t, 500, 200)
 	ws, shard, emitter := subscribedEmitter(t, rcv)
 	sub := func() (version string, failing bool, succeeded int) {
 		t.Helper()
