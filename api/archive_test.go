@@ -27,11 +27,16 @@ func TestArchiveAndRestoreAreIdempotent(t *testing.T) {
 	item := tn.CreateActionItem(t, map[string]any{"title": "a"})["id"].(string)
 	analysis := tn.CreateRRCA(t, map[string]any{"title": "x"})
 	for _, r := range []resource{
-		{"project", "project", post(apitest.ProjectBase+"archive", idBody("id", other)), post(apitest.ProjectBase+"restore", idBody("id", other))},
-		{"task", "task", post(apitest.TaskBase+"archive", idBody("taskId", task)), post(apitest.TaskBase+"restore", idBody("taskId", task))},
-		{"risk", "risk", post(apitest.RiskBase+"archive", idBody("riskId", risk)), post(apitest.RiskBase+"restore", idBody("riskId", risk))},
-		{"action item", "action-item", post(apitest.ActionItemBase+"archive", idBody("actionItemId", item)), post(apitest.ActionItemBase+"restore", idBody("actionItemId", item))},
-		{"analysis", "rrca", post(apitest.RRCABase+"/"+analysis+"/archive", nil), post(apitest.RRCABase+"/"+analysis+"/restore", nil)},
+		{"project", "project", post(apitest.ProjectBase+"archive", idBody("id", other)),
+			post(apitest.ProjectBase+"restore", idBody("id", other))},
+		{"task", "task", post(apitest.TaskBase+"archive", idBody("taskId", task)),
+			post(apitest.TaskBase+"restore", idBody("taskId", task))},
+		{"risk", "risk", post(apitest.RiskBase+"archive", idBody("riskId", risk)),
+			post(apitest.RiskBase+"restore", idBody("riskId", risk))},
+		{"action item", "action-item", post(apitest.ActionItemBase+"archive", idBody("actionItemId", item)),
+			post(apitest.ActionItemBase+"restore", idBody("actionItemId", item))},
+		{"analysis", "rrca", post(apitest.RRCABase+"/"+analysis+"/archive", nil),
+			post(apitest.RRCABase+"/"+analysis+"/restore", nil)},
 	} {
 		t.Run(r.name, func(t *testing.T) {
 			count := func(what string) int { return len(tn.EventsOf(t, r.event+"."+what)) }

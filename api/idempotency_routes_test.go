@@ -54,5 +54,6 @@ func TestIdempotencyKeyOnAChildCreate(t *testing.T) {
 	if n := len(tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "NOTE"}).Items()); n != 1 {
 		t.Errorf("%d NOTE entries after a replayed append, want 1", n)
 	}
-	apitest.WantError(t, send(map[string]any{"kind": "NOTE", "message": "something else"}), 422, "IDEMPOTENCY_KEY_REUSED")
+	apitest.WantError(t, send(map[string]any{"kind": "NOTE", "message": "something else"}),
+		422, "IDEMPOTENCY_KEY_REUSED")
 }

@@ -114,16 +114,20 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 	a := c.createApp(t, "tasks:read")
 	r := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:read", "tasks:write"}})
 	apitest.WantError(t, r, 400, "SCOPE_NOT_ALLOWED")
-	if got := strings.Join(apitest.Strings(r.Body["error"].(map[string]any)["details"].(map[string]any)["notAllowed"]), ","); got != "tasks:write" {
+	if got := strings.Join(apitest.Strings(r.Body["error"].(map[string]any)["details"].(map[string]any)["notAllowed"]),
+		","); got != "tasks:write" {
 		t.Errorf("details.notAllowed = %s", got)
 	}
 	list := c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID+"/keys", nil)
 	if n := len(list.Data()["items"].([]any)); n != 0 {
 		t.Errorf("a refused key was created anyway: %d keys", n)
 	}
-	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:fly"}}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "yesterday"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{}, "expiresAt": "2001-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys",
+		map[string]any{"scopes": []string{"tasks:fly"}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys",
+		map[string]any{"scopes": []string{}, "expiresAt": "yesterday"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys",
+		map[string]any{"scopes": []string{}, "expiresAt": "2001-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
 }
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
@@ -132,11 +136,13 @@ func TestEffectiveScopesFollowTheApp(t *testing.T) {
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read", "projects:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read", "projects:read"}})
-	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read,tasks:read" {
+	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]),
+		","); got != "projects:read,tasks:read" {
 		t.Fatalf("scopes %s", got)
 	}
 	c.do(t, "PATCH", "/openapi/v1/apps/"+a.ClientID+"/scopes", map[string]any{"scopes": []string{"projects:read"}})
-	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]), ","); got != "projects:read" {
+	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]),
+		","); got != "projects:read" {
 		t.Fatalf("after narrowing the app, effective scopes are %s", got)
 	}
 }
@@ -217,7 +223,8 @@ func TestRegenerate(t *testing.T) {
 	})
 	t.Run("grace above a day is refused", func(t *testing.T) {
 		k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
-		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/regenerate", map[string]any{"graceSeconds": 86401}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/regenerate",
+			map[string]any{"graceSeconds": 86401}), 400, "VALIDATION_FAILED")
 		if got := me(t, env, a.ClientID, k.Value); got.Status != 200 {
 			t.Fatalf("a refused regenerate changed the key: %d", got.Status)
 		}
@@ -241,7 +248,8 @@ func TestRenewAndExpiry(t *testing.T) {
 	if got, _ := time.Parse(time.RFC3339, r.Str("expiresAt")); !got.Equal(at) {
 		t.Fatalf("explicit renew: %s", r.Raw)
 	}
-	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", map[string]any{"expiresAt": "2000-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew",
+		map[string]any{"expiresAt": "2000-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
 
 	// A key that expired comes back when renewed.
 	short := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Second).Format(time.RFC3339Nano)})
@@ -251,7 +259,8 @@ func TestRenewAndExpiry(t *testing.T) {
 	if got := me(t, env, a.ClientID, short.Value); got.Status != 200 {
 		t.Fatalf("renewed key: %d %s", got.Status, got.Raw)
 	}
-	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/key_00000000000000000000000000/renew", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/key_00000000000000000000000000/renew",
+		nil), 404, "NOT_FOUND")
 	apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/nonsense/renew", nil), 404, "NOT_FOUND")
 }
 
@@ -357,7 +366,8 @@ func TestIdempotencyKey(t *testing.T) {
 	if n := len(list.Data()["items"].([]any)); n != 1 {
 		t.Errorf("%d apps after a replayed create, want 1", n)
 	}
-	apitest.WantError(t, send(map[string]any{"workspaceId": c.ID, "name": "other", "scopes": []string{}}, "create-app-1"), 422, "IDEMPOTENCY_KEY_REUSED")
+	apitest.WantError(t, send(map[string]any{"workspaceId": c.ID, "name": "other", "scopes": []string{}},
+		"create-app-1"), 422, "IDEMPOTENCY_KEY_REUSED")
 	// A failed validation is remembered too, as Stripe does.
 	bad := map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}
 	apitest.WantError(t, send(bad, "bad-1"), 400, "VALIDATION_FAILED")

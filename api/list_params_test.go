@@ -20,7 +20,8 @@ func TestListsRefuseForeignCursorsAndBadPages(t *testing.T) {
 		tn.CreateRisk(t, map[string]any{"projectId": prj, "title": fmt.Sprint("r", i)})
 		tn.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": fmt.Sprint("n", i)})
 	}
-	lists := []string{apitest.ProjectBase + "list", apitest.TaskBase + "list", apitest.RiskBase + "list", apitest.NoteBase + "list"}
+	lists := []string{apitest.ProjectBase + "list", apitest.TaskBase + "list", apitest.RiskBase + "list",
+		apitest.NoteBase + "list"}
 	cursors := map[string]string{}
 	for _, l := range lists {
 		cur, ok := tn.Get(t, l, map[string]string{"limit": "1"}).Data()["nextCursor"].(string)

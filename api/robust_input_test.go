@@ -31,9 +31,12 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 	rca := tn.CreateRRCA(t, map[string]any{"title": "a", "problemStatement": "p", "projectId": prj})
 	root := tn.AddNode(t, rca, "ROOT_CAUSE", "r", "")
 	for _, bad := range []string{"0000-01-01T00:00:00+14:00", "9999-12-31T23:00:00-05:00", "0000-06-01T00:00:00Z"} {
-		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
-		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "x", "startDate": bad}), 400, "VALIDATION_FAILED", "startDate")
-		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create",
+			map[string]any{"projectId": prj, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"create",
+			map[string]any{"projectId": prj, "title": "x", "startDate": bad}), 400, "VALIDATION_FAILED", "startDate")
+		wantField(t, tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "dueDate": bad}), 400,
+			"VALIDATION_FAILED", "dueDate")
 		for _, atomic := range []bool{true, false} {
 			r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": atomic, "operations": []any{
 				map[string]any{"op": "create", "projectId": prj, "title": "ok"},
@@ -43,11 +46,15 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 				t.Errorf("batch (atomic %v) with dueDate %s: %d %s", atomic, bad, r.Status, r.Raw)
 			}
 		}
-		wantField(t, tn.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
-		wantField(t, tn.Do(t, "POST", apitest.RRCABase+"/"+rca+"/corrective-actions", map[string]any{"nodeId": root, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"title": "x", "dueDate": bad}),
+			400, "VALIDATION_FAILED", "dueDate")
+		wantField(t, tn.Do(t, "POST", apitest.RRCABase+"/"+rca+"/corrective-actions",
+			map[string]any{"nodeId": root, "title": "x", "dueDate": bad}), 400, "VALIDATION_FAILED", "dueDate")
 	}
-	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "startDate": "0000-01-01"}), 400, "VALIDATION_FAILED", "startDate")
-	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": prj, "targetDate": "0000-12-31"}), 400, "VALIDATION_FAILED", "targetDate")
+	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"create",
+		map[string]any{"name": "x", "startDate": "0000-01-01"}), 400, "VALIDATION_FAILED", "startDate")
+	wantField(t, tn.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": prj, "targetDate": "0000-12-31"}),
+		400, "VALIDATION_FAILED", "targetDate")
 	if n := len(tn.Get(t, apitest.ProjectBase+"list", nil).Items()); n != 1 {
 		t.Errorf("%d projects, want only the first", n)
 	}
@@ -62,7 +69,8 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 	}
 	// The edges themselves are fine.
 	for _, ok := range []string{"0001-01-01T00:00:00Z", "9999-12-31T23:59:59Z"} {
-		if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "dueDate": ok}); r.Status != 201 {
+		if r := tn.Do(t, "POST", apitest.TaskBase+"update",
+			map[string]any{"taskId": task, "dueDate": ok}); r.Status != 201 {
 			t.Errorf("dueDate %s: %d %s", ok, r.Status, r.Raw)
 		}
 	}
@@ -76,7 +84,8 @@ func TestBodyMustBeDeclaredJSON(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	env := apitest.Shared(t)
 	send := func(contentType string) *apitest.Response {
-		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.ProjectBase + "create", Body: `{"name":"typed"}`,
+		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.ProjectBase + "create",
+			Body:   `{"name":"typed"}`,
 			Header: map[string]string{"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Content-Type": contentType}})
 	}
 	for _, ct := range []string{"application/xml", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "application/jsonx", "json", ";;"} {
@@ -151,7 +160,8 @@ func TestQueryParametersAreSingleAndFilled(t *testing.T) {
 	} {
 		wantField(t, tn.Do(t, "GET", path, nil), 400, "VALIDATION_FAILED", field)
 	}
-	for _, path := range []string{apitest.TaskBase + "list?q=", apitest.TaskBase + "list?status=&cursor=", apitest.TaskBase + "list?limit=3"} {
+	for _, path := range []string{apitest.TaskBase + "list?q=", apitest.TaskBase + "list?status=&cursor=",
+		apitest.TaskBase + "list?limit=3"} {
 		if r := tn.Do(t, "GET", path, nil); r.Status != 200 {
 			t.Errorf("%s: %d %s", path, r.Status, r.Raw)
 		}
@@ -172,7 +182,8 @@ func TestUnknownMethodGetsTheEnvelope(t *testing.T) {
 		}
 	}
 	// A known method on a route without it stays 405.
-	apitest.WantError(t, env.Do(t, apitest.Request{Method: "DELETE", Path: apitest.ProjectBase + "list"}), 405, "METHOD_NOT_ALLOWED")
+	apitest.WantError(t, env.Do(t, apitest.Request{Method: "DELETE", Path: apitest.ProjectBase + "list"}),
+		405, "METHOD_NOT_ALLOWED")
 }
 
 // TestContentLengthWithTransferEncodingIsRefused sends, on a real socket, a
@@ -192,8 +203,9 @@ func TestContentLengthWithTransferEncodingIsRefused(t *testing.T) {
 		}
 		_ = conn.SetDeadline(time.Now().Add(10 * time.Second))
 		smuggled := "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"
-		_, err = io.WriteString(conn, "POST "+apitest.ProjectBase+"create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+headers+
-			"\r\n2\r\n{}\r\n0\r\n\r\n"+smuggled)
+		_, err = io.WriteString(conn,
+			"POST "+apitest.ProjectBase+"create HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"+headers+
+				"\r\n2\r\n{}\r\n0\r\n\r\n"+smuggled)
 		if err != nil {
 			t.Fatal(err)
 		}

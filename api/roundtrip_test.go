@@ -70,7 +70,8 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 	if risk.Status != 201 {
 		t.Fatalf("create risk: %d %s", risk.Status, risk.Raw)
 	}
-	cursor, _ := tn.Get(t, apitest.SearchPath, map[string]string{"q": "counted", "limit": "1"}).Data()["nextCursor"].(string)
+	cursor, _ := tn.Get(t, apitest.SearchPath, map[string]string{"q": "counted",
+		"limit": "1"}).Data()["nextCursor"].(string)
 	if cursor == "" {
 		t.Fatal("no second page of the search")
 	}
@@ -81,7 +82,8 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 		{"risk detail", "/openapi/v1/resource/risk/detail?id=" + risk.Data()["id"].(string)},
 		{"risk list", "/openapi/v1/resource/risk/list?projectId=" + prj},
 		{"search", apitest.SearchPath + "?q=counted"},
-		{"search with filters", apitest.SearchPath + "?q=counted&projectId=" + prj + "&status=TODO&updatedSince=2020-01-01"},
+		{"search with filters",
+			apitest.SearchPath + "?q=counted&projectId=" + prj + "&status=TODO&updatedSince=2020-01-01"},
 		{"search page", apitest.SearchPath + "?q=counted&limit=1&cursor=" + cursor},
 	}
 	for _, rd := range reads {

@@ -17,7 +17,8 @@ func FuzzActionItemCreate(f *testing.F) {
 
 func FuzzActionItemUpdate(f *testing.F) {
 	seeds := append([]string{
-		`{"actionItemId":"$ID","status":"DONE"}`, `{"actionItemId":"$ID","status":"OPEN"}`, `{"actionItemId":"$ID","title":null}`,
+		`{"actionItemId":"$ID","status":"DONE"}`, `{"actionItemId":"$ID","status":"OPEN"}`,
+		`{"actionItemId":"$ID","title":null}`,
 		`{"actionItemId":"$ID","dueDate":null,"ownerHint":null}`, `{"actionItemId":"$ID","status":"done"}`,
 	}, apitest.CommonSeeds...)
 	apitest.FuzzBody(f, "POST", apitest.ActionItemBase+"update", seeds, func(t testing.TB, tn *apitest.Tenant) string {

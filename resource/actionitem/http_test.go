@@ -12,21 +12,26 @@ import (
 func TestActionItemLifecycleAndLogs(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
-	it := tn.CreateActionItem(t, map[string]any{"title": "Add torque check", "ownerHint": "Maintenance (night shift)", "dueDate": "2026-12-01T09:00:00Z"})
+	it := tn.CreateActionItem(t, map[string]any{"title": "Add torque check", "ownerHint": "Maintenance (night shift)",
+		"dueDate": "2026-12-01T09:00:00Z"})
 	id := it["id"].(string)
 	if it["status"] != "OPEN" || it["source"] != "MANUAL" || it["projectId"] != nil {
 		t.Fatalf("created: %v", it)
 	}
 	prj := tn.CreateProject(t, map[string]any{"name": "Line 4"})["id"].(string)
-	att := tn.Do(t, "POST", apitest.ActionItemBase+"attach-project", map[string]any{"actionItemId": id, "projectId": prj})
+	att := tn.Do(t, "POST", apitest.ActionItemBase+"attach-project",
+		map[string]any{"actionItemId": id, "projectId": prj})
 	if att.Status != 201 || att.Str("projectId") != prj {
 		t.Fatalf("attach: %d %s", att.Status, att.Raw)
 	}
-	up := tn.Do(t, "POST", apitest.ActionItemBase+"update", map[string]any{"actionItemId": id, "status": "IN_PROGRESS", "ownerHint": nil})
-	if up.Status != 201 || up.Str("status") != "IN_PROGRESS" || up.Data()["ownerHint"] != nil || up.Str("title") != "Add torque check" {
+	up := tn.Do(t, "POST", apitest.ActionItemBase+"update",
+		map[string]any{"actionItemId": id, "status": "IN_PROGRESS", "ownerHint": nil})
+	if up.Status != 201 || up.Str("status") != "IN_PROGRESS" || up.Data()["ownerHint"] != nil ||
+		up.Str("title") != "Add torque check" {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
-	logged := tn.Do(t, "POST", apitest.ActionItemBase+id+"/log", map[string]any{"kind": "PROGRESS", "message": "Checklist drafted"})
+	logged := tn.Do(t, "POST", apitest.ActionItemBase+id+"/log",
+		map[string]any{"kind": "PROGRESS", "message": "Checklist drafted"})
 	if logged.Status != 201 || logged.Str("kind") != "PROGRESS" || logged.Str("author") != tn.ClientID {
 		t.Fatalf("log: %d %s", logged.Status, logged.Raw)
 	}
@@ -37,11 +42,14 @@ func TestActionItemLifecycleAndLogs(t *testing.T) {
 	if logs.Items()[0]["message"] != "OPEN -> IN_PROGRESS" {
 		t.Errorf("status log message: %v", logs.Items()[0]["message"])
 	}
-	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "PROGRESS"}).Items()); !slices.Equal(k, []string{"PROGRESS"}) {
+	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs",
+		map[string]string{"kind": "PROGRESS"}).Items()); !slices.Equal(k, []string{"PROGRESS"}) {
 		t.Errorf("kind filter: %v", k)
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log", map[string]any{"kind": "STATUS_CHANGE", "message": "forged"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log", map[string]any{"kind": "NOTE", "message": " "}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log",
+		map[string]any{"kind": "STATUS_CHANGE", "message": "forged"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log",
+		map[string]any{"kind": "NOTE", "message": " "}), 400, "VALIDATION_FAILED")
 
 	tn.Do(t, "POST", apitest.ActionItemBase+"archive", map[string]any{"actionItemId": id})
 	if ids := tn.Get(t, apitest.ActionItemBase+"list", nil).IDs(); slices.Contains(ids, id) {
@@ -62,7 +70,8 @@ func TestActionItemLifecycleAndLogs(t *testing.T) {
 		}
 		types = append(types, e.Type)
 	}
-	want := []string{"action-item.created", "project.created", "action-item.project_attached", "action-item.status_changed", "action-item.updated",
+	want := []string{"action-item.created", "project.created", "action-item.project_attached",
+		"action-item.status_changed", "action-item.updated",
 		"action-item.logged", "action-item.archived", "action-item.restored", "action-item.deleted"}
 	if !slices.Equal(types, want) {
 		t.Errorf("events %v\nwant   %v", types, want)
@@ -86,17 +95,20 @@ func TestActionItemTransitions(t *testing.T) {
 		"DONE": {"IN_PROGRESS"}, "CANCELLED": {"OPEN"},
 	}
 	// A path from OPEN to each state, through allowed moves.
-	reach := map[string][]string{"OPEN": nil, "IN_PROGRESS": {"IN_PROGRESS"}, "DONE": {"DONE"}, "CANCELLED": {"CANCELLED"}}
+	reach := map[string][]string{"OPEN": nil, "IN_PROGRESS": {"IN_PROGRESS"}, "DONE": {"DONE"},
+		"CANCELLED": {"CANCELLED"}}
 	for _, from := range all {
 		for _, to := range all {
 			t.Run(from+"->"+to, func(t *testing.T) {
 				id := tn.CreateActionItem(t, map[string]any{"title": from + to})["id"].(string)
 				for _, step := range reach[from] {
-					if r := tn.Do(t, "POST", apitest.ActionItemBase+"update", map[string]any{"actionItemId": id, "status": step}); r.Status != 201 {
+					if r := tn.Do(t, "POST", apitest.ActionItemBase+"update",
+						map[string]any{"actionItemId": id, "status": step}); r.Status != 201 {
 						t.Fatalf("reaching %s: %s", from, r.Raw)
 					}
 				}
-				r := tn.Do(t, "POST", apitest.ActionItemBase+"update", map[string]any{"actionItemId": id, "status": to})
+				r := tn.Do(t, "POST", apitest.ActionItemBase+"update",
+					map[string]any{"actionItemId": id, "status": to})
 				if slices.Contains(allowed[from], to) {
 					if r.Status != 201 || r.Str("status") != to {
 						t.Fatalf("allowed move refused: %d %s", r.Status, r.Raw)
@@ -111,15 +123,19 @@ func TestActionItemTransitions(t *testing.T) {
 			})
 		}
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"update", map[string]any{"actionItemId": tn.CreateActionItem(t, map[string]any{"title": "x"})["id"], "status": "PAUSED"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"update",
+		map[string]any{"actionItemId": tn.CreateActionItem(t, map[string]any{"title": "x"})["id"],
+			"status": "PAUSED"}), 400, "VALIDATION_FAILED")
 }
 
 func TestActionItemListFiltersAndSorts(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "P"})["id"].(string)
-	a := tn.CreateActionItem(t, map[string]any{"title": "Alpha gasket", "ownerHint": "Quality team", "dueDate": "2026-12-10T00:00:00Z", "projectId": prj})["id"].(string)
-	b := tn.CreateActionItem(t, map[string]any{"title": "beta valve", "description": "replace the gasket seal", "dueDate": "2026-12-01T00:00:00Z"})["id"].(string)
+	a := tn.CreateActionItem(t, map[string]any{"title": "Alpha gasket", "ownerHint": "Quality team",
+		"dueDate": "2026-12-10T00:00:00Z", "projectId": prj})["id"].(string)
+	b := tn.CreateActionItem(t, map[string]any{"title": "beta valve", "description": "replace the gasket seal",
+		"dueDate": "2026-12-01T00:00:00Z"})["id"].(string)
 	c := tn.CreateActionItem(t, map[string]any{"title": "Gamma"})["id"].(string)
 	tn.Do(t, "POST", apitest.ActionItemBase+"update", map[string]any{"actionItemId": b, "status": "DONE"})
 	arch := tn.CreateActionItem(t, map[string]any{"title": "Archived gasket"})["id"].(string)
@@ -170,11 +186,13 @@ func TestActionItemListFiltersAndSorts(t *testing.T) {
 			t.Errorf("paging by %s saw %v", sort, seen)
 		}
 	}
-	for _, bad := range []map[string]string{{"sort": "priority"}, {"sortDir": "up"}, {"status": "NEW"}, {"dueAfter": "soon"}, {"projectId": "x"}} {
+	for _, bad := range []map[string]string{{"sort": "priority"}, {"sortDir": "up"}, {"status": "NEW"},
+		{"dueAfter": "soon"}, {"projectId": "x"}} {
 		apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+"list", bad), 400, "VALIDATION_FAILED")
 	}
 	r := tn.Get(t, apitest.ActionItemBase+"list", map[string]string{"sort": "title", "limit": "1"})
-	apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+"list", map[string]string{"sort": "dueDate", "cursor": r.Data()["nextCursor"].(string)}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+"list",
+		map[string]string{"sort": "dueDate", "cursor": r.Data()["nextCursor"].(string)}), 400, "VALIDATION_FAILED")
 }
 
 func TestActionItemBatch(t *testing.T) {
@@ -203,11 +221,12 @@ func TestActionItemBatch(t *testing.T) {
 	}
 
 	before := len(tn.Events(t))
-	atomic := tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"atomic": true, "operations": []map[string]any{
-		{"op": "create", "title": "kept only if all pass"},
-		{"op": "update", "actionItemId": existing, "status": "OPEN"},
-		{"op": "create", "title": "three"},
-	}})
+	atomic := tn.Do(t, "POST", apitest.ActionItemBase+"batch",
+		map[string]any{"atomic": true, "operations": []map[string]any{
+			{"op": "create", "title": "kept only if all pass"},
+			{"op": "update", "actionItemId": existing, "status": "OPEN"},
+			{"op": "create", "title": "three"},
+		}})
 	apitest.WantError(t, atomic, 400, "INVALID_TRANSITION")
 	if atomic.Body["error"].(map[string]any)["details"].(map[string]any)["index"] != float64(1) {
 		t.Errorf("atomic failure details: %s", atomic.Raw)
@@ -218,7 +237,9 @@ func TestActionItemBatch(t *testing.T) {
 	if ids := tn.Get(t, apitest.ActionItemBase+"list", map[string]string{"q": "kept only"}).IDs(); len(ids) != 0 {
 		t.Error("a failed atomic batch created an item")
 	}
-	ok := tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"atomic": true, "operations": []map[string]any{{"op": "create", "title": "a"}, {"op": "create", "title": "b"}}})
+	ok := tn.Do(t, "POST", apitest.ActionItemBase+"batch",
+		map[string]any{"atomic": true, "operations": []map[string]any{{"op": "create", "title": "a"},
+			{"op": "create", "title": "b"}}})
 	if ok.Status != 201 || len(ok.Data()["results"].([]any)) != 2 {
 		t.Fatalf("atomic success: %d %s", ok.Status, ok.Raw)
 	}
@@ -226,8 +247,10 @@ func TestActionItemBatch(t *testing.T) {
 	for i := range many {
 		many[i] = map[string]any{"op": "create", "title": "x"}
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"operations": many}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"operations": []map[string]any{{"op": "explode"}}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"operations": many}),
+		400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+"batch",
+		map[string]any{"operations": []map[string]any{{"op": "explode"}}}), 400, "VALIDATION_FAILED")
 }
 
 func TestActionItemsIsolationAndScopes(t *testing.T) {
@@ -250,19 +273,23 @@ func TestActionItemsIsolationAndScopes(t *testing.T) {
 	} {
 		apitest.WantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
 	}
-	if ids := b.Get(t, apitest.ActionItemBase+"list", map[string]string{"includeArchived": "true"}).IDs(); len(ids) != 0 {
+	if ids := b.Get(t, apitest.ActionItemBase+"list",
+		map[string]string{"includeArchived": "true"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists A's items: %v", ids)
 	}
 	// A's item cannot be attached to B's project, nor B's to A's.
 	ap := a.CreateProject(t, map[string]any{"name": "a"})["id"].(string)
 	bi := b.CreateActionItem(t, map[string]any{"title": "b"})["id"].(string)
-	apitest.WantError(t, b.Do(t, "POST", apitest.ActionItemBase+"attach-project", map[string]any{"actionItemId": bi, "projectId": ap}), 404, "NOT_FOUND")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ActionItemBase+"attach-project",
+		map[string]any{"actionItemId": bi, "projectId": ap}), 404, "NOT_FOUND")
 	// A batch naming A's item fails that operation as not found.
-	br := b.Do(t, "POST", apitest.ActionItemBase+"batch", map[string]any{"operations": []map[string]any{{"op": "update", "actionItemId": id, "title": "mine"}}})
+	br := b.Do(t, "POST", apitest.ActionItemBase+"batch",
+		map[string]any{"operations": []map[string]any{{"op": "update", "actionItemId": id, "title": "mine"}}})
 	if br.Status != 201 {
 		t.Fatalf("batch: %d %s", br.Status, br.Raw)
 	}
-	if res := br.Data()["results"].([]any)[0].(map[string]any); res["success"] != false || res["error"].(map[string]any)["code"] != "NOT_FOUND" {
+	if res := br.Data()["results"].([]any)[0].(map[string]any); res["success"] != false ||
+		res["error"].(map[string]any)["code"] != "NOT_FOUND" {
 		t.Errorf("batch on another workspace's item: %v", res)
 	}
 	if got := a.Get(t, apitest.ActionItemBase+"detail", map[string]string{"id": id}); got.Str("title") != "private" {
@@ -279,7 +306,8 @@ func TestActionItemsIsolationAndScopes(t *testing.T) {
 		{apitest.ActionItemBase + "archive", map[string]any{"actionItemId": id}},
 		{apitest.ActionItemBase + "restore", map[string]any{"actionItemId": id}},
 		{apitest.ActionItemBase + "delete", map[string]any{"actionItemId": id}},
-		{apitest.ActionItemBase + "batch", map[string]any{"operations": []map[string]any{{"op": "create", "title": "x"}}}},
+		{apitest.ActionItemBase + "batch",
+			map[string]any{"operations": []map[string]any{{"op": "create", "title": "x"}}}},
 		{apitest.ActionItemBase + id + "/log", map[string]any{"kind": "NOTE", "message": "x"}},
 	} {
 		apitest.WantError(t, ro.Do(t, "POST", tc.path, tc.body), 403, "INSUFFICIENT_SCOPE")
@@ -313,19 +341,25 @@ func TestExecutionLogKindsAndLimit(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	id := tn.CreateActionItem(t, map[string]any{"title": "x"})["id"].(string)
 	for _, kind := range []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"} {
-		if r := tn.Do(t, "POST", apitest.ActionItemBase+id+"/log", map[string]any{"kind": kind, "message": kind + " entry"}); r.Status != 201 || r.Str("kind") != kind {
+		if r := tn.Do(t, "POST", apitest.ActionItemBase+id+"/log",
+			map[string]any{"kind": kind, "message": kind + " entry"}); r.Status != 201 || r.Str("kind") != kind {
 			t.Fatalf("log %s: %d %s", kind, r.Status, r.Raw)
 		}
 	}
-	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs", nil).Items()); !slices.Equal(k, []string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"}) {
+	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs", nil).Items()); !slices.Equal(k,
+		[]string{"NOTE", "PROGRESS", "BLOCKER", "EVIDENCE"}) {
 		t.Errorf("logs %v", k)
 	}
-	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"limit": "2"}).Items()); len(k) != 2 {
+	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs",
+		map[string]string{"limit": "2"}).Items()); len(k) != 2 {
 		t.Errorf("limit 2 gave %v", k)
 	}
-	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "BLOCKER"}).Items()); !slices.Equal(k, []string{"BLOCKER"}) {
+	if k := kindsOf(tn.Get(t, apitest.ActionItemBase+id+"/logs",
+		map[string]string{"kind": "BLOCKER"}).Items()); !slices.Equal(k, []string{"BLOCKER"}) {
 		t.Errorf("kind filter %v", k)
 	}
-	apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "GOSSIP"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log", map[string]any{"kind": "GOSSIP", "message": "x"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Get(t, apitest.ActionItemBase+id+"/logs", map[string]string{"kind": "GOSSIP"}),
+		400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ActionItemBase+id+"/log",
+		map[string]any{"kind": "GOSSIP", "message": "x"}), 400, "VALIDATION_FAILED")
 }

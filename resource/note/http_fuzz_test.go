@@ -7,7 +7,8 @@ import (
 )
 
 func FuzzNoteCreate(f *testing.F) {
-	seeds := append([]string{`{"projectId":"$ID","body":"hello"}`, `{"projectId":"$ID","body":""}`, `{"projectId":"$ID"}`}, apitest.CommonSeeds...)
+	seeds := append([]string{`{"projectId":"$ID","body":"hello"}`, `{"projectId":"$ID","body":""}`,
+		`{"projectId":"$ID"}`}, apitest.CommonSeeds...)
 	apitest.FuzzBody(f, "POST", apitest.NoteBase+"create", seeds, func(t testing.TB, tn *apitest.Tenant) string {
 		return tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
 	})
@@ -15,7 +16,8 @@ func FuzzNoteCreate(f *testing.F) {
 
 func FuzzNoteUpdate(f *testing.F) {
 	seeds := append([]string{
-		`{"noteId":"$ID","body":"edited"}`, `{"noteId":"$ID","body":""}`, `{"noteId":"$ID","body":null}`, `{"noteId":"$ID"}`,
+		`{"noteId":"$ID","body":"edited"}`, `{"noteId":"$ID","body":""}`, `{"noteId":"$ID","body":null}`,
+		`{"noteId":"$ID"}`,
 		`{"noteId":"not_00000000000000000000000000","body":"x"}`, `{"noteId":"$ID","body":"x","projectId":"$ID"}`,
 	}, apitest.CommonSeeds...)
 	apitest.FuzzBody(f, "PATCH", apitest.NoteBase+"update", seeds, func(t testing.TB, tn *apitest.Tenant) string {

@@ -27,9 +27,10 @@ func FuzzProjectMemberAdd(f *testing.F) {
 		`{"projectId":"prj_00000000000000000000000000","userId":null}`,
 		`{"projectId":"$ID","userId":["x"],"role":7}`,
 	}, apitest.CommonSeeds...)
-	apitest.FuzzBody(f, "POST", apitest.ProjectBase+"member/add", seeds, func(t testing.TB, tn *apitest.Tenant) string {
-		return tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
-	})
+	apitest.FuzzBody(f, "POST", apitest.ProjectBase+"member/add", seeds,
+		func(t testing.TB, tn *apitest.Tenant) string {
+			return tn.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "fuzzed"}).Str("id")
+		})
 }
 
 func FuzzProjectUpdate(f *testing.F) {

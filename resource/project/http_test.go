@@ -15,7 +15,8 @@ func TestProjectLifecycle(t *testing.T) {
 	p := tn.CreateProject(t, map[string]any{"name": "Retrofit", "description": "line 4", "ownerId": tn.UserID,
 		"ragStatus": "AMBER", "startDate": "2026-01-05", "targetDate": "2026-06-30", "memberIds": []string{tn.UserID}})
 	id := p["id"].(string)
-	if p["ragStatus"] != "AMBER" || p["startDate"] != "2026-01-05" || len(p["members"].([]any)) != 1 || p["ownerId"] != tn.UserID {
+	if p["ragStatus"] != "AMBER" || p["startDate"] != "2026-01-05" || len(p["members"].([]any)) != 1 ||
+		p["ownerId"] != tn.UserID {
 		t.Fatalf("created: %v", p)
 	}
 
@@ -23,8 +24,10 @@ func TestProjectLifecycle(t *testing.T) {
 	if detail.Status != 200 || detail.Str("name") != "Retrofit" {
 		t.Fatalf("detail: %d %s", detail.Status, detail.Raw)
 	}
-	up := tn.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": id, "ragStatus": "RED", "description": nil, "targetDate": "2026-07-31"})
-	if up.Status != 201 || up.Str("ragStatus") != "RED" || up.Data()["description"] != nil || up.Str("targetDate") != "2026-07-31" || up.Str("name") != "Retrofit" {
+	up := tn.Do(t, "POST", apitest.ProjectBase+"update",
+		map[string]any{"id": id, "ragStatus": "RED", "description": nil, "targetDate": "2026-07-31"})
+	if up.Status != 201 || up.Str("ragStatus") != "RED" || up.Data()["description"] != nil ||
+		up.Str("targetDate") != "2026-07-31" || up.Str("name") != "Retrofit" {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
 	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": id}), 409, "CONFLICT")
@@ -35,7 +38,8 @@ func TestProjectLifecycle(t *testing.T) {
 	if ids := tn.Get(t, apitest.ProjectBase+"list", nil).IDs(); slices.Contains(ids, id) {
 		t.Error("an archived project is listed without includeArchived")
 	}
-	if ids := tn.Get(t, apitest.ProjectBase+"list", map[string]string{"includeArchived": "true"}).IDs(); !slices.Contains(ids, id) {
+	if ids := tn.Get(t, apitest.ProjectBase+"list",
+		map[string]string{"includeArchived": "true"}).IDs(); !slices.Contains(ids, id) {
 		t.Error("includeArchived=true does not list the archived project")
 	}
 	rest := tn.Do(t, "POST", apitest.ProjectBase+"restore", map[string]any{"id": id})
@@ -44,7 +48,8 @@ func TestProjectLifecycle(t *testing.T) {
 	}
 	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": id})
 	del := tn.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": id})
-	if del.Status != 201 || del.Data()["deleted"] != true || del.Data()["cascaded"].(map[string]any)["members"] != float64(1) {
+	if del.Status != 201 || del.Data()["deleted"] != true ||
+		del.Data()["cascaded"].(map[string]any)["members"] != float64(1) {
 		t.Fatalf("delete: %d %s", del.Status, del.Raw)
 	}
 	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": id}), 404, "NOT_FOUND")
@@ -56,7 +61,8 @@ func TestProjectLifecycle(t *testing.T) {
 		}
 		types = append(types, e.Type)
 	}
-	want := []string{"project.created", "project.member_added", "project.updated", "project.archived", "project.restored", "project.archived", "project.deleted"}
+	want := []string{"project.created", "project.member_added", "project.updated", "project.archived",
+		"project.restored", "project.archived", "project.deleted"}
 	if !slices.Equal(types, want) {
 		t.Errorf("events %v, want %v", types, want)
 	}
@@ -75,14 +81,18 @@ func TestProjectValidation(t *testing.T) {
 		{"empty name", "create", map[string]any{"name": " "}, "name"},
 		{"bad rag", "create", map[string]any{"name": "x", "ragStatus": "PURPLE"}, "ragStatus"},
 		{"bad date", "create", map[string]any{"name": "x", "startDate": "2026-02-30"}, "startDate"},
-		{"target before start", "create", map[string]any{"name": "x", "startDate": "2026-03-01", "targetDate": "2026-02-01"}, "targetDate"},
-		{"owner not a user", "create", map[string]any{"name": "x", "ownerId": "00000000-0000-0000-0000-000000000001"}, "ownerId"},
+		{"target before start", "create", map[string]any{"name": "x", "startDate": "2026-03-01",
+			"targetDate": "2026-02-01"}, "targetDate"},
+		{"owner not a user", "create", map[string]any{"name": "x", "ownerId": "00000000-0000-0000-0000-000000000001"},
+			"ownerId"},
 		{"owner not a uuid", "create", map[string]any{"name": "x", "ownerId": "bob"}, "ownerId"},
-		{"member not a user", "create", map[string]any{"name": "x", "memberIds": []string{"00000000-0000-0000-0000-000000000001"}}, "memberIds"},
+		{"member not a user", "create", map[string]any{"name": "x",
+			"memberIds": []string{"00000000-0000-0000-0000-000000000001"}}, "memberIds"},
 		{"name wrong type", "create", map[string]any{"name": 5}, "name"},
 		{"unknown field", "create", map[string]any{"name": "x", "color": "red"}, "color"},
 		{"null rag on update", "update", map[string]any{"id": p["id"], "ragStatus": nil}, "ragStatus"},
-		{"bad member role", "member/add", map[string]any{"projectId": p["id"], "userId": tn.UserID, "role": "KING"}, "role"},
+		{"bad member role", "member/add", map[string]any{"projectId": p["id"], "userId": tn.UserID, "role": "KING"},
+			"role"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -93,10 +103,12 @@ func TestProjectValidation(t *testing.T) {
 			}
 		})
 	}
-	for _, q := range []map[string]string{{"ragStatus": "BLUE"}, {"ownerId": "x"}, {"includeArchived": "maybe"}, {"limit": "201"}, {"cursor": "zzz"}} {
+	for _, q := range []map[string]string{{"ragStatus": "BLUE"}, {"ownerId": "x"}, {"includeArchived": "maybe"},
+		{"limit": "201"}, {"cursor": "zzz"}} {
 		apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"list", q), 400, "VALIDATION_FAILED")
 	}
-	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": "prj_nope"}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": "prj_nope"}),
+		404, "NOT_FOUND")
 	if n := len(tn.EventsOf(t, "project.created")); n != 1 {
 		t.Errorf("%d project.created events; refused creates must write none", n)
 	}
@@ -105,7 +117,8 @@ func TestProjectValidation(t *testing.T) {
 func TestProjectListFilters(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
-	red := tn.CreateProject(t, map[string]any{"name": "Alpha furnace", "ragStatus": "RED", "ownerId": tn.UserID})["id"].(string)
+	red := tn.CreateProject(t, map[string]any{"name": "Alpha furnace", "ragStatus": "RED",
+		"ownerId": tn.UserID})["id"].(string)
 	green := tn.CreateProject(t, map[string]any{"name": "Beta press"})["id"].(string)
 	archived := tn.CreateProject(t, map[string]any{"name": "Gamma 100% done_"})["id"].(string)
 	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": archived})
@@ -140,9 +153,10 @@ func TestProjectPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		created = append(created, tn.CreateProject(t, map[string]any{"name": fmt.Sprintf("p%d", i)})["id"].(string))
 	}
-	apitest.PagesWhileRowsArrive(t, tn, apitest.ProjectBase+"list", map[string]string{"limit": "2"}, created, func(page int) {
-		tn.CreateProject(t, map[string]any{"name": fmt.Sprintf("late%d", page)})
-	})
+	apitest.PagesWhileRowsArrive(t, tn, apitest.ProjectBase+"list", map[string]string{"limit": "2"}, created,
+		func(page int) {
+			tn.CreateProject(t, map[string]any{"name": fmt.Sprintf("late%d", page)})
+		})
 }
 
 func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
@@ -165,18 +179,25 @@ func TestProjectsAreIsolatedBetweenWorkspaces(t *testing.T) {
 		r := b.Do(t, tc.method, tc.path, tc.body)
 		apitest.WantError(t, r, 404, "NOT_FOUND")
 	}
-	if ids := b.Get(t, apitest.ProjectBase+"list", map[string]string{"includeArchived": "true", "q": "secret"}).IDs(); len(ids) != 0 {
+	if ids := b.Get(t, apitest.ProjectBase+"list",
+		map[string]string{"includeArchived": "true", "q": "secret"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists A's projects: %v", ids)
 	}
 	// A's user cannot be made a member of B's project either.
 	bp := b.CreateProject(t, map[string]any{"name": "b"})["id"].(string)
-	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"member/add",
+		map[string]any{"projectId": bp, "userId": a.UserID}), 400, "VALIDATION_FAILED")
 	// Nor its owner or an initial member, nor a risk's owner in B.
-	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create", map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, b.Do(t, "POST", apitest.RiskBase+"create", map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
-	if ids := b.Get(t, apitest.ProjectBase+"list", map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create",
+		map[string]any{"name": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"create",
+		map[string]any{"name": "x", "memberIds": []string{a.UserID}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.ProjectBase+"update", map[string]any{"id": bp, "ownerId": a.UserID}),
+		400, "VALIDATION_FAILED")
+	apitest.WantError(t, b.Do(t, "POST", apitest.RiskBase+"create",
+		map[string]any{"projectId": bp, "title": "x", "ownerId": a.UserID}), 400, "VALIDATION_FAILED")
+	if ids := b.Get(t, apitest.ProjectBase+"list",
+		map[string]string{"ownerId": a.UserID, "includeArchived": "true"}).IDs(); len(ids) != 0 {
 		t.Errorf("B lists projects by A's user: %v", ids)
 	}
 	if r := a.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": id}); r.Str("name") != "secret plans" {
@@ -204,11 +225,13 @@ func TestProjectMembers(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
 	id := tn.CreateProject(t, map[string]any{"name": "m"})["id"].(string)
-	add := tn.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
+	add := tn.Do(t, "POST", apitest.ProjectBase+"member/add",
+		map[string]any{"projectId": id, "userId": tn.UserID, "role": "OWNER"})
 	if add.Status != 201 || len(add.Data()["members"].([]any)) != 1 {
 		t.Fatalf("add: %d %s", add.Status, add.Raw)
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/add", map[string]any{"projectId": id, "userId": tn.UserID}), 409, "CONFLICT")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/add",
+		map[string]any{"projectId": id, "userId": tn.UserID}), 409, "CONFLICT")
 	list := tn.Get(t, apitest.ProjectBase+"members", map[string]string{"projectId": id})
 	if list.Status != 200 || len(list.Items()) != 1 || list.Items()[0]["role"] != "OWNER" {
 		t.Fatalf("members: %s", list.Raw)
@@ -217,9 +240,11 @@ func TestProjectMembers(t *testing.T) {
 	if rm.Status != 201 || len(rm.Data()["members"].([]any)) != 0 {
 		t.Fatalf("remove: %s", rm.Raw)
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/remove", map[string]any{"projectId": id, "userId": tn.UserID}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.ProjectBase+"member/remove",
+		map[string]any{"projectId": id, "userId": tn.UserID}), 404, "NOT_FOUND")
 	added, removed := tn.EventsOf(t, "project.member_added"), tn.EventsOf(t, "project.member_removed")
-	if len(added) != 1 || len(removed) != 1 || added[0].Data["userId"] != tn.UserID || added[0].Data["projectId"] != id || added[0].Data["role"] != "OWNER" {
+	if len(added) != 1 || len(removed) != 1 || added[0].Data["userId"] != tn.UserID ||
+		added[0].Data["projectId"] != id || added[0].Data["role"] != "OWNER" {
 		t.Errorf("member events: %v %v", added, removed)
 	}
 }
@@ -253,13 +278,16 @@ func TestProjectDeleteCascadesToEveryChild(t *testing.T) {
 		}
 	}
 	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"detail", map[string]string{"id": prj}), 404, "NOT_FOUND")
-	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"members", map[string]string{"projectId": prj}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Get(t, apitest.ProjectBase+"members", map[string]string{"projectId": prj}),
+		404, "NOT_FOUND")
 	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": tsk}), 404, "NOT_FOUND")
 	apitest.WantError(t, tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": rsk}), 404, "NOT_FOUND")
 	apitest.WantError(t, tn.Get(t, apitest.NoteBase+"detail", map[string]string{"id": note}), 404, "NOT_FOUND")
-	for typ, field := range map[string]string{"task.deleted": "taskId", "risk.deleted": "riskId", "note.deleted": "noteId", "project.deleted": "projectId"} {
+	for typ, field := range map[string]string{"task.deleted": "taskId", "risk.deleted": "riskId",
+		"note.deleted": "noteId", "project.deleted": "projectId"} {
 		evs := tn.EventsOf(t, typ)
-		want := map[string]string{"task.deleted": tsk, "risk.deleted": rsk, "note.deleted": note, "project.deleted": prj}[typ]
+		want := map[string]string{"task.deleted": tsk, "risk.deleted": rsk, "note.deleted": note,
+			"project.deleted": prj}[typ]
 		if len(evs) != 1 || evs[0].Data[field] != want || evs[0].Jobs != 1 {
 			t.Errorf("%s events: %v", typ, evs)
 		}

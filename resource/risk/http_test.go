@@ -14,7 +14,8 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "R"})["id"].(string)
 	all := []string{"OPEN", "MITIGATING", "RESOLVED"}
-	allowed := map[string][]string{"OPEN": {"MITIGATING", "RESOLVED"}, "MITIGATING": {"RESOLVED", "OPEN"}, "RESOLVED": {"OPEN"}}
+	allowed := map[string][]string{"OPEN": {"MITIGATING", "RESOLVED"}, "MITIGATING": {"RESOLVED", "OPEN"},
+		"RESOLVED": {"OPEN"}}
 	reach := map[string][]string{"OPEN": nil, "MITIGATING": {"MITIGATING"}, "RESOLVED": {"RESOLVED"}}
 	for _, method := range []string{"POST", "PATCH"} {
 		for _, from := range all {
@@ -22,7 +23,8 @@ func TestRiskTransitionsOnPOSTAndPATCH(t *testing.T) {
 				t.Run(method+" "+from+"->"+to, func(t *testing.T) {
 					id := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": from + to})["id"].(string)
 					for _, step := range reach[from] {
-						if r := tn.Do(t, method, apitest.RiskBase+"update", map[string]any{"riskId": id, "status": step}); r.Status != 201 {
+						if r := tn.Do(t, method, apitest.RiskBase+"update",
+							map[string]any{"riskId": id, "status": step}); r.Status != 201 {
 							t.Fatalf("reaching %s: %s", from, r.Raw)
 						}
 					}
@@ -74,15 +76,18 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "R"})["id"].(string)
-	r := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay", "severity": "HIGH", "ownerId": tn.UserID, "description": "late steel"})
+	r := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay", "severity": "HIGH",
+		"ownerId": tn.UserID, "description": "late steel"})
 	if r["status"] != "OPEN" || r["severity"] != "HIGH" || r["ownerId"] != tn.UserID {
 		t.Fatalf("created %v", r)
 	}
 	if d := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "default"}); d["severity"] != "MEDIUM" {
 		t.Errorf("default severity %v", d["severity"])
 	}
-	up := tn.Do(t, "PATCH", apitest.RiskBase+"update", map[string]any{"riskId": r["id"], "ownerId": nil, "description": nil, "severity": "LOW"})
-	if up.Status != 201 || up.Data()["ownerId"] != nil || up.Data()["description"] != nil || up.Str("severity") != "LOW" || up.Str("title") != "Supplier delay" {
+	up := tn.Do(t, "PATCH", apitest.RiskBase+"update",
+		map[string]any{"riskId": r["id"], "ownerId": nil, "description": nil, "severity": "LOW"})
+	if up.Status != 201 || up.Data()["ownerId"] != nil || up.Data()["description"] != nil ||
+		up.Str("severity") != "LOW" || up.Str("title") != "Supplier delay" {
 		t.Fatalf("update %s", up.Raw)
 	}
 	for _, tc := range []struct {
@@ -93,7 +98,8 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 		{"create", map[string]any{"title": "x"}, "projectId"},
 		{"create", map[string]any{"projectId": prj, "title": ""}, "title"},
 		{"create", map[string]any{"projectId": prj, "title": "x", "severity": "EXTREME"}, "severity"},
-		{"create", map[string]any{"projectId": prj, "title": "x", "ownerId": "00000000-0000-0000-0000-000000000001"}, "ownerId"},
+		{"create", map[string]any{"projectId": prj, "title": "x", "ownerId": "00000000-0000-0000-0000-000000000001"},
+			"ownerId"},
 		{"update", map[string]any{"riskId": r["id"], "status": "CLOSED"}, "status"},
 		{"update", map[string]any{"riskId": r["id"], "severity": nil}, "severity"},
 		{"update", map[string]any{"status": "OPEN"}, "riskId"},
@@ -104,9 +110,11 @@ func TestRiskCreateUpdateAndValidation(t *testing.T) {
 			t.Errorf("%v: field %v, want %s", tc.body, f, tc.field)
 		}
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RiskBase+"create", map[string]any{"projectId": "prj_00000000000000000000000000", "title": "x"}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RiskBase+"create",
+		map[string]any{"projectId": "prj_00000000000000000000000000", "title": "x"}), 404, "NOT_FOUND")
 	apitest.WantError(t, tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": "rsk_nope"}), 404, "NOT_FOUND")
-	if got := tn.Get(t, apitest.RiskBase+"detail", map[string]string{"id": r["id"].(string)}); got.Str("severity") != "LOW" {
+	if got := tn.Get(t, apitest.RiskBase+"detail",
+		map[string]string{"id": r["id"].(string)}); got.Str("severity") != "LOW" {
 		t.Errorf("detail %s", got.Raw)
 	}
 }
@@ -116,11 +124,14 @@ func TestRiskListFilters(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	p1 := tn.CreateProject(t, map[string]any{"name": "one"})["id"].(string)
 	p2 := tn.CreateProject(t, map[string]any{"name": "two"})["id"].(string)
-	a := tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Steel price spike", "severity": "HIGH", "ownerId": tn.UserID})["id"].(string)
+	a := tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Steel price spike", "severity": "HIGH",
+		"ownerId": tn.UserID})["id"].(string)
 	cut := time.Now().UTC().Format(time.RFC3339Nano)
 	time.Sleep(5 * time.Millisecond)
-	b := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Crane availability", "description": "steel erection crane booked"})["id"].(string)
-	c := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Permit delay", "severity": "CRITICAL"})["id"].(string)
+	b := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Crane availability",
+		"description": "steel erection crane booked"})["id"].(string)
+	c := tn.CreateRisk(t, map[string]any{"projectId": p2, "title": "Permit delay",
+		"severity": "CRITICAL"})["id"].(string)
 	tn.Do(t, "POST", apitest.RiskBase+"update", map[string]any{"riskId": c, "status": "MITIGATING"})
 	arch := tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Old steel risk"})["id"].(string)
 	tn.Do(t, "POST", apitest.RiskBase+"archive", map[string]any{"riskId": arch})
@@ -145,13 +156,15 @@ func TestRiskListFilters(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []map[string]string{{"status": "CLOSED"}, {"severity": "x"}, {"projectId": "p"}, {"ownerId": "o"}, {"createdAfter": "then"}, {"limit": "0"}} {
+	for _, bad := range []map[string]string{{"status": "CLOSED"}, {"severity": "x"}, {"projectId": "p"},
+		{"ownerId": "o"}, {"createdAfter": "then"}, {"limit": "0"}} {
 		apitest.WantError(t, tn.Get(t, apitest.RiskBase+"list", bad), 400, "VALIDATION_FAILED")
 	}
 	// Keyset pages while rows arrive.
-	apitest.PagesWhileRowsArrive(t, tn, apitest.RiskBase+"list", map[string]string{"limit": "1"}, []string{a, b, c}, func(page int) {
-		tn.CreateRisk(t, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", page)})
-	})
+	apitest.PagesWhileRowsArrive(t, tn, apitest.RiskBase+"list", map[string]string{"limit": "1"}, []string{a, b, c},
+		func(page int) {
+			tn.CreateRisk(t, map[string]any{"projectId": p1, "title": fmt.Sprintf("late %d", page)})
+		})
 }
 
 func TestRisksIsolationScopesAndCascade(t *testing.T) {
@@ -189,9 +202,11 @@ func TestRisksIsolationScopesAndCascade(t *testing.T) {
 	if r.Body["error"].(map[string]any)["details"].(map[string]any)["scope"] != "risks:write" {
 		t.Errorf("scope detail %s", r.Raw)
 	}
-	apitest.WantError(t, a.WithKey(a.NewKey(t, "tasks:read")).Get(t, apitest.RiskBase+"list", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, a.WithKey(a.NewKey(t, "tasks:read")).Get(t, apitest.RiskBase+"list", nil),
+		403, "INSUFFICIENT_SCOPE")
 
-	note := a.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": "kickoff notes"}).Str("id")
+	note := a.Do(t, "POST", apitest.NoteBase+"create",
+		map[string]any{"projectId": prj, "body": "kickoff notes"}).Str("id")
 	a.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
 	del := a.Do(t, "POST", apitest.ProjectBase+"delete", map[string]any{"id": prj})
 	if del.Status != 201 {

@@ -11,7 +11,8 @@ import (
 func correctiveAction(t *testing.T, tn *apitest.Tenant, rrcaID, parent string) (ca, node, item string) {
 	t.Helper()
 	node = tn.AddNode(t, rrcaID, "ROOT_CAUSE", "Seal not torqued", parent)
-	r := tn.Do(t, "POST", apitest.RRCABase+"/"+rrcaID+"/corrective-actions", map[string]any{"nodeId": node, "title": "Add torque check"})
+	r := tn.Do(t, "POST", apitest.RRCABase+"/"+rrcaID+"/corrective-actions",
+		map[string]any{"nodeId": node, "title": "Add torque check"})
 	if r.Status != 201 {
 		t.Fatalf("corrective action: %d %s", r.Status, r.Raw)
 	}
@@ -110,7 +111,8 @@ func TestProjectDeleteClearsReferencesToItsActionItems(t *testing.T) {
 	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leak", "projectId": home})
 	ca, node, item := correctiveAction(t, tn, id, "")
 	_, _, stays := correctiveAction(t, tn, id, "")
-	if r := tn.Do(t, "POST", apitest.ActionItemBase+"attach-project", map[string]any{"actionItemId": item, "projectId": other}); r.Status != 201 {
+	if r := tn.Do(t, "POST", apitest.ActionItemBase+"attach-project",
+		map[string]any{"actionItemId": item, "projectId": other}); r.Status != 201 {
 		t.Fatalf("attach: %d %s", r.Status, r.Raw)
 	}
 	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": other})

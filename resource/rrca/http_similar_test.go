@@ -43,7 +43,8 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 	}
 	ids := map[string]string{}
 	for _, a := range c.Analyses {
-		id := tn.CreateRRCA(t, map[string]any{"title": a.Title, "problemStatement": a.Problem, "projectId": projects[a.Project]})
+		id := tn.CreateRRCA(t, map[string]any{"title": a.Title, "problemStatement": a.Problem,
+			"projectId": projects[a.Project]})
 		ids[a.Key] = id
 		parent := ""
 		for i, text := range a.Nodes {
@@ -86,7 +87,8 @@ func TestSimilarFindsPlantedNearDuplicates(t *testing.T) {
 func TestSimilarTellsComputedEmptyFromNever(t *testing.T) {
 	// The shared app runs no workers: there the job never runs.
 	idle := apitest.NewTenant(t)
-	never := idle.Get(t, apitest.RRCABase+"/"+idle.CreateRRCA(t, map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
+	never := idle.Get(t, apitest.RRCABase+"/"+idle.CreateRRCA(t,
+		map[string]any{"title": "Alone", "problemStatement": "Nothing like it"})+"/similar", nil)
 	if never.Data()["computedAt"] != nil || never.Data()["pending"] != true {
 		t.Fatalf("never computed: %s", never.Raw)
 	}

@@ -30,12 +30,15 @@ func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
 	p1 := tn.CreateProject(t, map[string]any{"name": "Line 4"})["id"].(string)
 	p2 := tn.CreateProject(t, map[string]any{"name": "Line 7"})["id"].(string)
 	// A finished analysis of the same failure elsewhere, with its why chain.
-	old := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic oil leak at press seal", "problemStatement": "Press seal leaks hydraulic oil", "projectId": p2})
+	old := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic oil leak at press seal",
+		"problemStatement": "Press seal leaks hydraulic oil", "projectId": p2})
 	w := tn.AddNode(t, old, "WHY", "Seal lip cut during installation", "")
 	tn.AddNode(t, old, "ROOT_CAUSE", "No torque check of the gland nut at assembly", w)
-	tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Hydraulic seal kits from a new supplier", "description": "seal quality unknown, press leaks possible"})
+	tn.CreateRisk(t, map[string]any{"projectId": p1, "title": "Hydraulic seal kits from a new supplier",
+		"description": "seal quality unknown, press leaks possible"})
 
-	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leaking from press cylinder seal", "problemStatement": "Hydraulic oil leaks at the press seal every night", "projectId": p1})
+	id := tn.CreateRRCA(t, map[string]any{"title": "Oil leaking from press cylinder seal",
+		"problemStatement": "Hydraulic oil leaks at the press seal every night", "projectId": p1})
 	why := tn.AddNode(t, id, "WHY", "The seal is damaged", "")
 	deeper := tn.AddNode(t, id, "WHY", "The seal was pinched when fitted", why)
 	apitest.Eventually(t, apitest.JobWait, "similar computed", func() bool {
@@ -76,7 +79,8 @@ func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
 			t.Fatalf("delete suggestion: %s", r.Raw)
 		}
 	}
-	apitest.Eventually(t, apitest.JobWait, "rrca.suggestions_ready delivered", func() bool { return len(rcv.Requests()) >= 1 })
+	apitest.Eventually(t, apitest.JobWait, "rrca.suggestions_ready delivered",
+		func() bool { return len(rcv.Requests()) >= 1 })
 	time.Sleep(200 * time.Millisecond)
 	if n := len(rcv.Requests()); n != 1 {
 		t.Errorf("%d rrca.suggestions_ready events, want 1", n)
@@ -91,13 +95,17 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 	same := tn.CreateProject(t, map[string]any{"name": "Line 7"})["id"].(string)
 	also := tn.CreateProject(t, map[string]any{"name": "Paint shop"})["id"].(string)
 	unrelated := tn.CreateProject(t, map[string]any{"name": "Billing"})["id"].(string)
-	sameRisk := tn.CreateRisk(t, map[string]any{"projectId": same, "title": "Gland nut torque not checked on hydraulic cylinders", "severity": "HIGH"})["id"].(string)
-	tn.CreateTask(t, map[string]any{"projectId": also, "title": "Torque check of the gland nut on the paint pump cylinder"})
+	sameRisk := tn.CreateRisk(t, map[string]any{"projectId": same,
+		"title": "Gland nut torque not checked on hydraulic cylinders", "severity": "HIGH"})["id"].(string)
+	tn.CreateTask(t, map[string]any{"projectId": also,
+		"title": "Torque check of the gland nut on the paint pump cylinder"})
 	tn.CreateTask(t, map[string]any{"projectId": unrelated, "title": "Send the quarterly invoices"})
 
-	id := tn.CreateRRCA(t, map[string]any{"title": "Press cylinder leak", "problemStatement": "Oil leak at the press cylinder", "projectId": home})
+	id := tn.CreateRRCA(t, map[string]any{"title": "Press cylinder leak",
+		"problemStatement": "Oil leak at the press cylinder", "projectId": home})
 	root := tn.AddNode(t, id, "ROOT_CAUSE", "No torque check of the gland nut on hydraulic cylinders at assembly", "")
-	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": "Add a gland nut torque check to the assembly checklist"})
+	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions",
+		map[string]any{"nodeId": root, "title": "Add a gland nut torque check to the assembly checklist"})
 	if ca.Status != 201 {
 		t.Fatalf("corrective: %s", ca.Raw)
 	}
@@ -122,11 +130,13 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 	if ev["id"] != sameRisk || ev["type"] != "risk" || ev["score"].(float64) <= 0 {
 		t.Errorf("evidence %v", ev)
 	}
-	if acts := s1["actions"].([]any); len(acts) != 1 || acts[0] != "Add a gland nut torque check to the assembly checklist" {
+	if acts := s1["actions"].([]any); len(acts) != 1 ||
+		acts[0] != "Add a gland nut torque check to the assembly checklist" {
 		t.Errorf("actions %v", acts)
 	}
 
-	applied := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", map[string]any{"ownerHint": "Line 7 maintenance", "dueDate": "2027-01-15T00:00:00Z"})
+	applied := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply",
+		map[string]any{"ownerHint": "Line 7 maintenance", "dueDate": "2027-01-15T00:00:00Z"})
 	if applied.Status != 201 || applied.Str("suggestion.status") != "APPLIED" {
 		t.Fatalf("apply: %d %s", applied.Status, applied.Raw)
 	}
@@ -135,25 +145,36 @@ func TestLookAcrossSuggestApplyAndReject(t *testing.T) {
 		t.Fatalf("apply created %d items", len(items))
 	}
 	it := items[0].(map[string]any)
-	if it["projectId"] != same || it["source"] != "LOOK_ACROSS" || it["sourceRrcaId"] != id || it["sourceSuggestionId"] != s1["id"] ||
-		it["ownerHint"] != "Line 7 maintenance" || it["title"] != "Add a gland nut torque check to the assembly checklist" {
+	if it["projectId"] != same || it["source"] != "LOOK_ACROSS" || it["sourceRrcaId"] != id ||
+		it["sourceSuggestionId"] != s1["id"] ||
+		it["ownerHint"] != "Line 7 maintenance" ||
+		it["title"] != "Add a gland nut torque check to the assembly checklist" {
 		t.Errorf("applied item %v", it)
 	}
 	if due, _ := it["dueDate"].(string); !strings.HasPrefix(due, "2027-01-15") {
 		t.Errorf("applied item due %v, want 2027-01-15", it["dueDate"])
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", nil), 409, "CONFLICT")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/reject", map[string]any{"reason": "too late"}), 409, "CONFLICT")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": ""}), 400, "VALIDATION_FAILED")
-	rej := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "The paint pump uses a press-fit seal"})
-	if rej.Status != 201 || rej.Str("status") != "REJECTED" || rej.Str("reason") != "The paint pump uses a press-fit seal" {
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/apply", nil),
+		409, "CONFLICT")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s1["id"].(string)+"/reject",
+		map[string]any{"reason": "too late"}), 409, "CONFLICT")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject",
+		map[string]any{"reason": ""}), 400, "VALIDATION_FAILED")
+	rej := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject",
+		map[string]any{"reason": "The paint pump uses a press-fit seal"})
+	if rej.Status != 201 || rej.Str("status") != "REJECTED" ||
+		rej.Str("reason") != "The paint pump uses a press-fit seal" {
 		t.Fatalf("reject: %s", rej.Raw)
 	}
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 409, "CONFLICT")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "again"}), 409, "CONFLICT")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil),
+		409, "CONFLICT")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject",
+		map[string]any{"reason": "again"}), 409, "CONFLICT")
 	other := env.NewTenant(t)
-	apitest.WantError(t, other.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject", map[string]any{"reason": "x"}), 404, "NOT_FOUND")
-	apitest.WantError(t, other.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, other.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/reject",
+		map[string]any{"reason": "x"}), 404, "NOT_FOUND")
+	apitest.WantError(t, other.Do(t, "POST", apitest.RRCABase+"/"+id+"/look-across/"+s2["id"].(string)+"/apply", nil),
+		404, "NOT_FOUND")
 	if items := other.Get(t, apitest.RRCABase+"/"+id+"/look-across", nil); items.Status != 404 {
 		t.Errorf("another workspace lists the suggestions: %d", items.Status)
 	}
@@ -164,13 +185,16 @@ func TestRRCAFromARisk(t *testing.T) {
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "P"})["id"].(string)
-	rsk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Weld cracks on brackets", "description": "Fatigue tests fail at the weld toe"})["id"].(string)
+	rsk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Weld cracks on brackets",
+		"description": "Fatigue tests fail at the weld toe"})["id"].(string)
 	r := tn.Do(t, "POST", apitest.RRCABase, map[string]any{"sourceRiskId": rsk})
-	if r.Status != 201 || r.Str("title") != "Weld cracks on brackets" || r.Str("sourceRiskId") != rsk || r.Str("projectId") != prj ||
+	if r.Status != 201 || r.Str("title") != "Weld cracks on brackets" || r.Str("sourceRiskId") != rsk ||
+		r.Str("projectId") != prj ||
 		r.Str("problemStatement") != "Weld cracks on brackets\n\nFatigue tests fail at the weld toe" {
 		t.Fatalf("from risk: %d %s", r.Status, r.Raw)
 	}
-	if ids := tn.Get(t, apitest.RRCABase, map[string]string{"sourceRiskId": rsk}).IDs(); len(ids) != 1 || ids[0] != r.Str("id") {
+	if ids := tn.Get(t, apitest.RRCABase, map[string]string{"sourceRiskId": rsk}).IDs(); len(ids) != 1 ||
+		ids[0] != r.Str("id") {
 		t.Errorf("sourceRiskId filter: %v", ids)
 	}
 	other := env.NewTenant(t)
@@ -191,7 +215,8 @@ func TestFiveWhyDrawsOnRisksAndTasks(t *testing.T) {
 	tn.CreateRisk(t, map[string]any{"projectId": prj, "title": risk})
 	tn.CreateTask(t, map[string]any{"projectId": prj, "title": task})
 	tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Order office chairs"})
-	id := tn.CreateRRCA(t, map[string]any{"title": "Feed water pump cavitation", "problemStatement": "The feed water pump cavitates: suction strainer clogged", "projectId": prj})
+	id := tn.CreateRRCA(t, map[string]any{"title": "Feed water pump cavitation",
+		"problemStatement": "The feed water pump cavitates: suction strainer clogged", "projectId": prj})
 	tn.AddNode(t, id, "WHY", "Suction pressure drops at the feed water pump", "")
 	run := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/5why/suggest", nil)
 	if run.Status != 201 {

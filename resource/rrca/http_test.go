@@ -13,7 +13,8 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "Line 4"})["id"].(string)
-	id := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic leak on press 2", "problemStatement": "Oil on the floor after every shift", "projectId": prj})
+	id := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic leak on press 2",
+		"problemStatement": "Oil on the floor after every shift", "projectId": prj})
 
 	for _, want := range []string{"CONTAIN", "ANALYZE"} {
 		if r := tn.Advance(t, id); r.Status != 201 || r.Str("phase") != want {
@@ -36,13 +37,16 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 		t.Fatalf("advance to CORRECT: %s", r.Raw)
 	}
 	gate("CORRECTIVE_ACTION_DEFINED")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": why, "title": "x"}), 400, "VALIDATION_FAILED")
-	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": "Add torque check", "ownerHint": "Assembly"})
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions",
+		map[string]any{"nodeId": why, "title": "x"}), 400, "VALIDATION_FAILED")
+	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions",
+		map[string]any{"nodeId": root, "title": "Add torque check", "ownerHint": "Assembly"})
 	if ca.Status != 201 {
 		t.Fatalf("corrective action: %d %s", ca.Status, ca.Raw)
 	}
 	item := ca.Data()["actionItem"].(map[string]any)
-	if item["source"] != "CORRECTIVE_ACTION" || item["sourceRrcaId"] != id || item["sourceNodeId"] != root || item["projectId"] != prj {
+	if item["source"] != "CORRECTIVE_ACTION" || item["sourceRrcaId"] != id || item["sourceNodeId"] != root ||
+		item["projectId"] != prj {
 		t.Fatalf("action item links: %v", item)
 	}
 	if ca.Str("correctiveAction.actionItemId") != item["id"] || ca.Str("correctiveAction.nodeId") != root {
@@ -60,17 +64,22 @@ func TestRRCAPhasesAndGates(t *testing.T) {
 
 	detail := tn.Get(t, apitest.RRCABase+"/"+id, nil)
 	hist := detail.Data()["phaseHistory"].([]any)
-	if detail.Status != 200 || len(hist) != 5 || detail.Data()["nodeCount"] != float64(3) || len(detail.Data()["correctiveActions"].([]any)) != 1 {
+	if detail.Status != 200 || len(hist) != 5 || detail.Data()["nodeCount"] != float64(3) ||
+		len(detail.Data()["correctiveActions"].([]any)) != 1 {
 		t.Fatalf("detail: %s", detail.Raw)
 	}
-	if cas := tn.Get(t, apitest.RRCABase+"/"+id+"/corrective-actions", nil); cas.Items()[0]["actionItemStatus"] != "DONE" {
+	if cas := tn.Get(t, apitest.RRCABase+"/"+id+"/corrective-actions",
+		nil); cas.Items()[0]["actionItemStatus"] != "DONE" {
 		t.Errorf("corrective list: %s", cas.Raw)
 	}
 	// Phases never go back or skip.
 	other := tn.CreateRRCA(t, map[string]any{"title": "other"})
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance", map[string]any{"to": "ANALYZE"}), 400, "INVALID_TRANSITION")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance", map[string]any{"to": "DEFINE"}), 400, "INVALID_TRANSITION")
-	if r := tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance", map[string]any{"to": "CONTAIN"}); r.Str("phase") != "CONTAIN" {
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance", map[string]any{"to": "ANALYZE"}),
+		400, "INVALID_TRANSITION")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance", map[string]any{"to": "DEFINE"}),
+		400, "INVALID_TRANSITION")
+	if r := tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/advance",
+		map[string]any{"to": "CONTAIN"}); r.Str("phase") != "CONTAIN" {
 		t.Errorf("guarded advance: %s", r.Raw)
 	}
 }
@@ -101,13 +110,16 @@ func TestRRCANodeTreeDeletesExactlyTheSubtree(t *testing.T) {
 	if !slices.Equal(left, []string{p, sibling, cause}) {
 		t.Errorf("left %v", left)
 	}
-	if k := tn.Get(t, apitest.RRCABase+"/"+id+"/nodes", map[string]string{"kind": "CAUSE"}).IDs(); !slices.Equal(k, []string{cause}) {
-		t.Errorf("kind filter: %v", k)
+	causes := tn.Get(t, apitest.RRCABase+"/"+id+"/nodes", map[string]string{"kind": "CAUSE"}).IDs()
+	if !slices.Equal(causes, []string{cause}) {
+		t.Errorf("kind filter: %v", causes)
 	}
 	// A parent from another analysis is refused.
 	other := tn.CreateRRCA(t, map[string]any{"title": "other"})
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/nodes", map[string]any{"kind": "WHY", "text": "x", "parentId": p}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/nodes", map[string]any{"kind": "WHY_SUGGESTION", "text": "x"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+other+"/nodes",
+		map[string]any{"kind": "WHY", "text": "x", "parentId": p}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/nodes",
+		map[string]any{"kind": "WHY_SUGGESTION", "text": "x"}), 400, "VALIDATION_FAILED")
 	apitest.WantError(t, tn.Do(t, "DELETE", apitest.RRCABase+"/"+other+"/nodes/"+p, nil), 404, "NOT_FOUND")
 }
 
@@ -120,7 +132,8 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	a.Advance(t, y)
 	arch := a.CreateRRCA(t, map[string]any{"title": "z"})
 	a.Do(t, "POST", apitest.RRCABase+"/"+arch+"/archive", nil)
-	for q, want := range map[string][]string{"": {y, x}, "phase=CONTAIN": {y}, "projectId=" + p1: {x}, "includeArchived=true": {arch, y, x}} {
+	for q, want := range map[string][]string{"": {y, x}, "phase=CONTAIN": {y}, "projectId=" + p1: {x},
+		"includeArchived=true": {arch, y, x}} {
 		path := apitest.RRCABase
 		if q != "" {
 			path += "?" + q
@@ -134,18 +147,23 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 		t.Errorf("limit 1 gave %v", ids)
 	}
 	// No worker runs here, so the similarity job queued on create is pending.
-	if sim := a.Get(t, apitest.RRCABase+"/"+x+"/similar", map[string]string{"limit": "5"}); sim.Status != 200 || sim.Data()["pending"] != true {
+	if sim := a.Get(t, apitest.RRCABase+"/"+x+"/similar", map[string]string{"limit": "5"}); sim.Status != 200 ||
+		sim.Data()["pending"] != true {
 		t.Errorf("similar before its job ran: %d %s", sim.Status, sim.Raw)
 	}
 	for _, tc := range []struct {
 		method, path string
 		body         any
 	}{
-		{"GET", apitest.RRCABase + "/" + x, nil}, {"PATCH", apitest.RRCABase + "/" + x, map[string]any{"title": "mine"}},
+		{"GET", apitest.RRCABase + "/" + x, nil}, {"PATCH", apitest.RRCABase + "/" + x,
+			map[string]any{"title": "mine"}},
 		{"POST", apitest.RRCABase + "/" + x + "/advance", nil}, {"POST", apitest.RRCABase + "/" + x + "/archive", nil},
-		{"GET", apitest.RRCABase + "/" + x + "/nodes", nil}, {"POST", apitest.RRCABase + "/" + x + "/nodes", map[string]any{"kind": "WHY", "text": "x"}},
-		{"GET", apitest.RRCABase + "/" + x + "/corrective-actions", nil}, {"GET", apitest.RRCABase + "/" + x + "/similar", nil},
-		{"POST", apitest.RRCABase + "/" + x + "/5why/suggest", nil}, {"GET", apitest.RRCABase + "/" + x + "/look-across", nil},
+		{"GET", apitest.RRCABase + "/" + x + "/nodes", nil},
+		{"POST", apitest.RRCABase + "/" + x + "/nodes", map[string]any{"kind": "WHY", "text": "x"}},
+		{"GET", apitest.RRCABase + "/" + x + "/corrective-actions", nil},
+		{"GET", apitest.RRCABase + "/" + x + "/similar", nil},
+		{"POST", apitest.RRCABase + "/" + x + "/5why/suggest", nil},
+		{"GET", apitest.RRCABase + "/" + x + "/look-across", nil},
 		{"POST", apitest.RRCABase + "/" + x + "/look-across/suggest", nil},
 	} {
 		apitest.WantError(t, b.Do(t, tc.method, tc.path, tc.body), 404, "NOT_FOUND")
@@ -203,8 +221,10 @@ func TestRRCAListFiltersIsolationAndScopes(t *testing.T) {
 	} {
 		apitest.WantError(t, ro.Do(t, tc.method, tc.path, tc.body), 403, "INSUFFICIENT_SCOPE")
 	}
-	for _, path := range []string{apitest.RRCABase, apitest.RRCABase + "/" + x, apitest.RRCABase + "/" + x + "/nodes", apitest.RRCABase + "/" + x + "/corrective-actions",
-		apitest.RRCABase + "/" + x + "/similar", apitest.RRCABase + "/" + x + "/look-across", apitest.RRCABase + "/" + x + "/5why/suggestions/" + fiveWhy,
+	for _, path := range []string{apitest.RRCABase, apitest.RRCABase + "/" + x, apitest.RRCABase + "/" + x + "/nodes",
+		apitest.RRCABase + "/" + x + "/corrective-actions",
+		apitest.RRCABase + "/" + x + "/similar", apitest.RRCABase + "/" + x + "/look-across",
+		apitest.RRCABase + "/" + x + "/5why/suggestions/" + fiveWhy,
 		apitest.RRCABase + "/" + x + "/look-across/runs/" + lookAcross} {
 		if r := ro.Get(t, path, nil); r.Status != 200 {
 			t.Errorf("GET %s with rrca:read: %d %s", path, r.Status, r.Raw)
@@ -219,9 +239,12 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	env := apitest.New(t)
 	env.StartWorkers(t)
 	tn := env.NewTenant(t)
-	leak := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic oil leak at press seal", "problemStatement": "The press seal leaks hydraulic oil during the night shift"})
-	twin := tn.CreateRRCA(t, map[string]any{"title": "Press seal leaking oil", "problemStatement": "Hydraulic oil leaks from the seal of press 3 at night"})
-	other := tn.CreateRRCA(t, map[string]any{"title": "Invoice printed twice", "problemStatement": "Customers receive duplicate invoices from billing"})
+	leak := tn.CreateRRCA(t, map[string]any{"title": "Hydraulic oil leak at press seal",
+		"problemStatement": "The press seal leaks hydraulic oil during the night shift"})
+	twin := tn.CreateRRCA(t, map[string]any{"title": "Press seal leaking oil",
+		"problemStatement": "Hydraulic oil leaks from the seal of press 3 at night"})
+	other := tn.CreateRRCA(t, map[string]any{"title": "Invoice printed twice",
+		"problemStatement": "Customers receive duplicate invoices from billing"})
 	var items []map[string]any
 	apitest.Eventually(t, apitest.JobWait, "similar computed", func() bool {
 		r := tn.Get(t, apitest.RRCABase+"/"+leak+"/similar", nil)
@@ -239,7 +262,8 @@ func TestRRCASimilarIsRecomputedByAJob(t *testing.T) {
 	if tn.Get(t, apitest.RRCABase+"/"+leak+"/similar", nil).Data()["computedAt"] == nil {
 		t.Error("computedAt missing")
 	}
-	if one := tn.Get(t, apitest.RRCABase+"/"+leak+"/similar", map[string]string{"limit": "1"}).Items(); len(one) != 1 || one[0]["rrcaId"] != twin {
+	if one := tn.Get(t, apitest.RRCABase+"/"+leak+"/similar",
+		map[string]string{"limit": "1"}).Items(); len(one) != 1 || one[0]["rrcaId"] != twin {
 		t.Errorf("limit 1: %v", one)
 	}
 }
@@ -254,12 +278,14 @@ func TestSimilarityRecomputationIsDebounced(t *testing.T) {
 	p := tn.AddNode(t, id, "PROBLEM", "noise", "")
 	w := tn.AddNode(t, id, "WHY", "air in the suction line", p)
 	tn.AddNode(t, id, "ROOT_CAUSE", "loose suction flange", w)
-	if r := tn.Do(t, "PATCH", apitest.RRCABase+"/"+id, map[string]any{"title": "Feed pump cavitation"}); r.Status != 200 {
+	if r := tn.Do(t, "PATCH", apitest.RRCABase+"/"+id,
+		map[string]any{"title": "Feed pump cavitation"}); r.Status != 200 {
 		t.Fatalf("patch: %d %s", r.Status, r.Raw)
 	}
 	var n int
 	if err := testdb.AppPool(t).QueryRow(context.Background(), `select count(*) from river.river_job
-		where kind = 'rrca.similarity' and args->>'workspaceId' = $1 and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID).Scan(&n); err != nil {
+		where kind = 'rrca.similarity' and args->>'workspaceId' = $1
+		and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
 	if n != 1 {
@@ -286,11 +312,13 @@ func TestRootCauseStaysPastAnalyze(t *testing.T) {
 	root := tn.AddNode(t, id, "ROOT_CAUSE", "Seal not torqued", why)
 	// In ANALYZE the tree is still being built: a delete is fine.
 	extra := tn.AddNode(t, id, "WHY", "spare", problem)
-	if r := tn.Do(t, "DELETE", apitest.RRCABase+"/"+id+"/nodes/"+tn.AddNode(t, id, "ROOT_CAUSE", "early guess", extra), nil); r.Status != 200 {
+	if r := tn.Do(t, "DELETE", apitest.RRCABase+"/"+id+"/nodes/"+tn.AddNode(t, id, "ROOT_CAUSE", "early guess", extra),
+		nil); r.Status != 200 {
 		t.Fatalf("delete in ANALYZE: %d %s", r.Status, r.Raw)
 	}
 	tn.Advance(t, id)
-	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": "Torque check"})
+	ca := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions",
+		map[string]any{"nodeId": root, "title": "Torque check"})
 	item := ca.Data()["actionItem"].(map[string]any)["id"]
 	if r := tn.Advance(t, id); r.Str("phase") != "VERIFY" {
 		t.Fatalf("advance to VERIFY: %s", r.Raw)

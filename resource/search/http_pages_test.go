@@ -17,11 +17,14 @@ func TestSearchRanksWordsAbovePrefixesAboveTrigrams(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	prj := tn.TaskProject(t)
 	sealant := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Sealant delivery"})["id"].(string)
-	seal := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace the pump", "description": "The shaft seal weeps"})["id"].(string)
-	sensors := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay on torque sensors", "description": "Parts arrive late", "severity": "HIGH"})["id"].(string)
+	seal := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace the pump",
+		"description": "The shaft seal weeps"})["id"].(string)
+	sensors := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "Supplier delay on torque sensors",
+		"description": "Parts arrive late", "severity": "HIGH"})["id"].(string)
 	r := tn.Get(t, apitest.SearchPath, map[string]string{"q": "seal", "types": "task,risk"})
 	if ids := r.IDs(); !slices.Equal(ids, []string{seal, sealant}) {
-		t.Fatalf("q=seal: %v, want the seal task, the sealant task (and not the sensors risk %s): %s", ids, sensors, r.Raw)
+		t.Fatalf("q=seal: %v, want the seal task, the sealant task (and not the sensors risk %s): %s",
+			ids, sensors, r.Raw)
 	}
 	items := r.Items()
 	if !strings.Contains(items[0]["snippet"].(string), "«seal» weeps") {
@@ -43,7 +46,8 @@ func TestSearchPagesWithNextCursor(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	prj := tn.TaskProject(t)
 	var want []string
-	for _, title := range []string{"Gizmo", "Gizmo gizmo", "Calibrate the gizmo", "Gizmo spare parts", "Gizmo manual", "Gizmos"} {
+	for _, title := range []string{"Gizmo", "Gizmo gizmo", "Calibrate the gizmo", "Gizmo spare parts", "Gizmo manual",
+		"Gizmos"} {
 		want = append(want, tn.CreateTask(t, map[string]any{"projectId": prj, "title": title})["id"].(string))
 	}
 	var got []string
@@ -79,7 +83,8 @@ func TestSearchPagesWithNextCursor(t *testing.T) {
 	}
 	list := tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "1"})
 	for _, bad := range []string{"nonsense", list.Data()["nextCursor"].(string)} {
-		apitest.WantError(t, tn.Get(t, apitest.SearchPath, map[string]string{"q": "gizmo", "cursor": bad}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, tn.Get(t, apitest.SearchPath, map[string]string{"q": "gizmo", "cursor": bad}),
+			400, "VALIDATION_FAILED")
 	}
 }
 
@@ -103,7 +108,8 @@ func TestSearchFilters(t *testing.T) {
 	t1 := a.CreateTask(t, map[string]any{"projectId": p1, "title": "Oil the conveyor"})["id"].(string)
 	t2 := a.CreateTask(t, map[string]any{"projectId": p2, "title": "Conveyor belt tension"})["id"].(string)
 	r1 := a.CreateRisk(t, map[string]any{"projectId": p1, "title": "Conveyor jams", "severity": "LOW"})["id"].(string)
-	n1 := a.Created(t, apitest.NoteBase+"create", map[string]any{"projectId": p1, "body": "Conveyor noise on Mondays"})["id"].(string)
+	n1 := a.Created(t, apitest.NoteBase+"create", map[string]any{"projectId": p1,
+		"body": "Conveyor noise on Mondays"})["id"].(string)
 	up := a.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": t2, "status": "IN_PROGRESS"})
 	if up.Status != 201 {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
@@ -136,8 +142,12 @@ func TestSearchFilters(t *testing.T) {
 			t.Errorf("%s: another workspace finds %v", tc.name, got)
 		}
 	}
-	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "status": "ARCHIVED"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "status": "TODO", "types": "note"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "projectId": "tsk_nope"}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "updatedSince": "yesterday"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "status": "ARCHIVED"}),
+		400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath,
+		map[string]string{"q": "conveyor", "status": "TODO", "types": "note"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "projectId": "tsk_nope"}),
+		400, "VALIDATION_FAILED")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "conveyor", "updatedSince": "yesterday"}),
+		400, "VALIDATION_FAILED")
 }

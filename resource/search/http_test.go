@@ -19,7 +19,8 @@ func searchIDs(t *testing.T, tn *apitest.Tenant, q map[string]string) []string {
 func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
-	furnace := tn.CreateProject(t, map[string]any{"name": "Furnace retrofit", "description": "Replace the failing burners on line four"})["id"].(string)
+	furnace := tn.CreateProject(t, map[string]any{"name": "Furnace retrofit",
+		"description": "Replace the failing burners on line four"})["id"].(string)
 	press := tn.CreateProject(t, map[string]any{"name": "Hydraulic press upgrade"})["id"].(string)
 	archived := tn.CreateProject(t, map[string]any{"name": "Furnace archive"})["id"].(string)
 	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": archived})
@@ -47,7 +48,8 @@ func TestSearchFindsByWordsPartsAndTypos(t *testing.T) {
 				}
 			}
 			top := r.Items()[0]
-			if top["type"] != "project" || top["projectId"] != tc.first || top["score"].(float64) <= 0 || top["title"] == "" || top["snippet"] == "" {
+			if top["type"] != "project" || top["projectId"] != tc.first || top["score"].(float64) <= 0 ||
+				top["title"] == "" || top["snippet"] == "" {
 				t.Errorf("item shape: %v", top)
 			}
 		})
@@ -68,10 +70,13 @@ func TestSearchIsolationScopesAndInput(t *testing.T) {
 		t.Fatalf("B finds A's project: %v", ids)
 	}
 	noProjects := a.WithKey(a.NewKey(t, "tasks:read"))
-	apitest.WantError(t, noProjects.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin", "types": "project"}), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, noProjects.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin", "types": "project"}),
+		403, "INSUFFICIENT_SCOPE")
 	nothing := a.WithKey(a.NewKey(t))
-	apitest.WantError(t, nothing.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin"}), 403, "INSUFFICIENT_SCOPE")
-	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "x", "types": "project,spaceship"}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, nothing.Get(t, apitest.SearchPath, map[string]string{"q": "zeppelin"}),
+		403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "x", "types": "project,spaceship"}),
+		400, "VALIDATION_FAILED")
 	apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": " "}), 400, "VALIDATION_FAILED")
 	apitest.WantError(t, a.Get(t, apitest.SearchPath, nil), 400, "VALIDATION_FAILED")
 	// Operators and punctuation are text, never SQL or tsquery syntax errors.
@@ -86,7 +91,8 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)
 	prj := tn.CreateProject(t, map[string]any{"name": "Gearbox overhaul"})["id"].(string)
-	tsk := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace gearbox bearings", "description": "Bearings whine at speed"})["id"].(string)
+	tsk := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "Replace gearbox bearings",
+		"description": "Bearings whine at speed"})["id"].(string)
 	r := tn.Get(t, apitest.SearchPath, map[string]string{"q": "gearbox"})
 	types := map[string]string{}
 	for _, it := range r.Items() {
@@ -107,7 +113,8 @@ func TestSearchSpansTypesAndHonoursScopes(t *testing.T) {
 			t.Errorf("a projects:read key found a %v", it["type"])
 		}
 	}
-	apitest.WantError(t, projectsOnly.Get(t, apitest.SearchPath, map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, projectsOnly.Get(t, apitest.SearchPath,
+		map[string]string{"q": "gearbox", "types": "project,task"}), 403, "INSUFFICIENT_SCOPE")
 }
 
 // TestSearchCoversEveryTypeAndItsScope plants one item of each searchable type
@@ -127,11 +134,16 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 	prj := a.CreateProject(t, map[string]any{"name": "Quokka enclosure"})["id"].(string)
 	want := map[string]string{ // id -> type
 		prj: "project",
-		a.CreateTask(t, map[string]any{"projectId": prj, "title": "Feed the quokka"})["id"].(string):                               "task",
-		a.CreateRisk(t, map[string]any{"projectId": prj, "title": "Quokka escapes the enclosure"})["id"].(string):                  "risk",
-		created(a.Do(t, "POST", apitest.NoteBase+"create", map[string]any{"projectId": prj, "body": "The quokka likes shade"})):    "note",
-		created(a.Do(t, "POST", apitest.ActionItemBase+"create", map[string]any{"projectId": prj, "title": "Build quokka shade"})): "action-item",
-		created(a.Do(t, "POST", apitest.RRCABase, map[string]any{"projectId": prj, "title": "Quokka fence gap"})):                  "rrca",
+		a.CreateTask(t, map[string]any{"projectId": prj,
+			"title": "Feed the quokka"})["id"].(string): "task",
+		a.CreateRisk(t, map[string]any{"projectId": prj,
+			"title": "Quokka escapes the enclosure"})["id"].(string): "risk",
+		created(a.Do(t, "POST", apitest.NoteBase+"create",
+			map[string]any{"projectId": prj, "body": "The quokka likes shade"})): "note",
+		created(a.Do(t, "POST", apitest.ActionItemBase+"create",
+			map[string]any{"projectId": prj, "title": "Build quokka shade"})): "action-item",
+		created(a.Do(t, "POST", apitest.RRCABase, map[string]any{"projectId": prj,
+			"title": "Quokka fence gap"})): "rrca",
 	}
 	got := map[string]string{}
 	for _, it := range a.Get(t, apitest.SearchPath, map[string]string{"q": "quokka", "limit": "200"}).Items() {
@@ -142,7 +154,8 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 			t.Errorf("%s %s: found as %q", typ, id, got[id])
 		}
 	}
-	scopeOf := map[string]string{"project": "projects:read", "task": "tasks:read", "risk": "risks:read", "note": "notes:read",
+	scopeOf := map[string]string{"project": "projects:read", "task": "tasks:read", "risk": "risks:read",
+		"note":        "notes:read",
 		"action-item": "action-items:read", "rrca": "rrca:read"}
 	for typ, scope := range scopeOf {
 		items := a.WithKey(a.NewKey(t, scope)).Get(t, apitest.SearchPath, map[string]string{"q": "quokka"}).Items()
@@ -159,6 +172,7 @@ func TestSearchCoversEveryTypeAndItsScope(t *testing.T) {
 		t.Errorf("another workspace finds A's items: %v", ids)
 	}
 	for _, limit := range []string{"0", "201", "ten"} {
-		apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "quokka", "limit": limit}), 400, "VALIDATION_FAILED")
+		apitest.WantError(t, a.Get(t, apitest.SearchPath, map[string]string{"q": "quokka", "limit": limit}),
+			400, "VALIDATION_FAILED")
 	}
 }

@@ -91,7 +91,8 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 	todo := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "todo"})["id"].(string)
 	state := func() (int, int, any) {
 		list := tn.Get(t, apitest.TaskBase+"list", map[string]string{"includeArchived": "true"})
-		return len(list.IDs()), len(tn.Events(t)), tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": todo}).Data()["updatedAt"]
+		return len(list.IDs()), len(tn.Events(t)),
+			tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": todo}).Data()["updatedAt"]
 	}
 	tasks, events, updated := state()
 
@@ -102,10 +103,15 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 		code   string
 		detail [2]any
 	}{
-		{"refused move", map[string]any{"op": "update", "taskId": todo, "status": "REVIEW"}, 400, "INVALID_TRANSITION", [2]any{"from", "TODO"}},
-		{"absent task", map[string]any{"op": "restore", "taskId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}, 404, "NOT_FOUND", [2]any{}},
-		{"bad priority", map[string]any{"op": "create", "projectId": prj, "title": "y", "priority": 0}, 400, "VALIDATION_FAILED", [2]any{"field", "priority"}},
-		{"stranger assignee", map[string]any{"op": "update", "taskId": todo, "assigneeId": "00000000-0000-0000-0000-000000000001"}, 400, "VALIDATION_FAILED", [2]any{"field", "assigneeId"}},
+		{"refused move", map[string]any{"op": "update", "taskId": todo, "status": "REVIEW"}, 400, "INVALID_TRANSITION",
+			[2]any{"from", "TODO"}},
+		{"absent task", map[string]any{"op": "restore", "taskId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}, 404, "NOT_FOUND",
+			[2]any{}},
+		{"bad priority", map[string]any{"op": "create", "projectId": prj, "title": "y", "priority": 0}, 400,
+			"VALIDATION_FAILED", [2]any{"field", "priority"}},
+		{"stranger assignee", map[string]any{"op": "update", "taskId": todo,
+			"assigneeId": "00000000-0000-0000-0000-000000000001"}, 400, "VALIDATION_FAILED",
+			[2]any{"field", "assigneeId"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := tn.Do(t, "POST", apitest.TaskBase+"batch", map[string]any{"atomic": true, "operations": []any{
@@ -136,7 +142,8 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 				}
 			}
 			if n, e, u := state(); n != tasks || e != events || u != updated {
-				t.Errorf("a failed atomic batch wrote: %d->%d tasks, %d->%d events, updatedAt %v->%v", tasks, n, events, e, updated, u)
+				t.Errorf("a failed atomic batch wrote: %d->%d tasks, %d->%d events, updatedAt %v->%v", tasks, n,
+					events, e, updated, u)
 			}
 		})
 	}
@@ -154,7 +161,8 @@ func TestTaskBatchAtomicIsAllOrNothing(t *testing.T) {
 		t.Errorf("results: %v", res)
 	}
 	changed := tn.EventsOf(t, "task.status_changed")
-	if len(changed) != 2 || changed[0].Data["to"] != "IN_PROGRESS" || changed[1].Data["from"] != "IN_PROGRESS" || changed[1].Data["to"] != "REVIEW" {
+	if len(changed) != 2 || changed[0].Data["to"] != "IN_PROGRESS" || changed[1].Data["from"] != "IN_PROGRESS" ||
+		changed[1].Data["to"] != "REVIEW" {
 		t.Errorf("status events: %v", changed)
 	}
 	if n, _, _ := state(); n != tasks+1 {
@@ -180,7 +188,8 @@ func TestTaskBatchRefusesMalformedRequests(t *testing.T) {
 		{"no operations", map[string]any{"operations": []any{}}, "operations"},
 		{"operations missing", map[string]any{"atomic": true}, "operations"},
 		{"operations not a list", map[string]any{"operations": "all"}, "operations"},
-		{"unknown op", map[string]any{"operations": []any{map[string]any{"op": "create", "projectId": prj, "title": "x"}, map[string]any{"op": "delete", "taskId": "x"}}}, "operations[1].op"},
+		{"unknown op", map[string]any{"operations": []any{map[string]any{"op": "create", "projectId": prj,
+			"title": "x"}, map[string]any{"op": "delete", "taskId": "x"}}}, "operations[1].op"},
 		{"op missing", map[string]any{"operations": []any{map[string]any{"taskId": "x"}}}, "operations[0].op"},
 		{"op not a string", map[string]any{"operations": []any{map[string]any{"op": 1}}}, "operations[0].op"},
 		{"operation not an object", map[string]any{"operations": []any{"create"}}, "operations[0]"},
@@ -212,11 +221,13 @@ func TestTaskBatchReplaysWithIdempotencyKey(t *testing.T) {
 	prj := tn.TaskProject(t)
 	body := map[string]any{"operations": []any{map[string]any{"op": "create", "projectId": prj, "title": "once"}}}
 	send := func() *apitest.Response {
-		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.TaskBase + "batch", Body: body, Header: map[string]string{
-			"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Idempotency-Key": "batch-1"}})
+		return env.Do(t, apitest.Request{Method: "POST", Path: apitest.TaskBase + "batch", Body: body,
+			Header: map[string]string{
+				"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Idempotency-Key": "batch-1"}})
 	}
 	first, second := send(), send()
-	if first.Status != 201 || second.Status != 201 || second.Header.Get("Idempotent-Replayed") != "true" || string(first.Raw) != string(second.Raw) {
+	if first.Status != 201 || second.Status != 201 || second.Header.Get("Idempotent-Replayed") != "true" ||
+		string(first.Raw) != string(second.Raw) {
 		t.Fatalf("replay: %d %d %s", first.Status, second.Status, second.Raw)
 	}
 	if n := len(tn.EventsOf(t, "task.created")); n != 1 {

@@ -20,8 +20,10 @@ func TestTaskListFilters(t *testing.T) {
 		v := tn.CreateTask(t, body)
 		return v["id"].(string), v["createdAt"].(string)
 	}
-	first, firstAt := mk(map[string]any{"projectId": alpha, "title": "Order 100% cotton_rags", "dueDate": "2026-03-01T00:00:00Z", "assigneeId": tn.UserID})
-	second, secondAt := mk(map[string]any{"projectId": alpha, "title": "Calibrate press", "dueDate": "2026-03-02T00:00:00Z"})
+	first, firstAt := mk(map[string]any{"projectId": alpha, "title": "Order 100% cotton_rags",
+		"dueDate": "2026-03-01T00:00:00Z", "assigneeId": tn.UserID})
+	second, secondAt := mk(map[string]any{"projectId": alpha, "title": "Calibrate press",
+		"dueDate": "2026-03-02T00:00:00Z"})
 	third, thirdAt := mk(map[string]any{"projectId": beta, "title": "Write the cotton report"})
 	archived, _ := mk(map[string]any{"projectId": beta, "title": "Old cotton idea", "dueDate": "2026-03-01T12:00:00Z"})
 	tn.Do(t, "PATCH", apitest.TaskBase+"update", map[string]any{"taskId": second, "status": "IN_PROGRESS"})
@@ -58,7 +60,8 @@ func TestTaskListFilters(t *testing.T) {
 		{map[string]string{"dueBefore": "2026-03-02T00:00:00Z"}, []string{first}},
 		{map[string]string{"dueBefore": "2026-03-01T00:00:00Z"}, nil},
 		{map[string]string{"dueBefore": "2026-03-01T00:00:00.000001Z"}, []string{first}},
-		{map[string]string{"dueAfter": "2026-02-28T23:00:00-01:00", "dueBefore": "2026-03-03"}, []string{second, first}},
+		{map[string]string{"dueAfter": "2026-02-28T23:00:00-01:00", "dueBefore": "2026-03-03"},
+			[]string{second, first}},
 		{map[string]string{"createdAfter": secondAt}, []string{third, second}},
 		{map[string]string{"createdAfter": justAfter(secondAt)}, []string{third}},
 		{map[string]string{"createdBefore": secondAt}, []string{first}},
@@ -66,8 +69,10 @@ func TestTaskListFilters(t *testing.T) {
 		{map[string]string{"createdAfter": firstAt, "createdBefore": thirdAt}, []string{second, first}},
 		{map[string]string{"includeArchived": "true"}, []string{archived, third, second, first}},
 		{map[string]string{"includeArchived": "false"}, all},
-		{map[string]string{"includeArchived": "true", "dueAfter": "2026-03-01T06:00:00Z", "dueBefore": "2026-03-02"}, []string{archived}},
-		{map[string]string{"projectId": alpha, "status": "TODO", "assigneeId": tn.UserID, "q": "cotton"}, []string{first}},
+		{map[string]string{"includeArchived": "true", "dueAfter": "2026-03-01T06:00:00Z", "dueBefore": "2026-03-02"},
+			[]string{archived}},
+		{map[string]string{"projectId": alpha, "status": "TODO", "assigneeId": tn.UserID, "q": "cotton"},
+			[]string{first}},
 		{map[string]string{"limit": "1"}, []string{third}},
 	}
 	for _, tc := range cases {
@@ -89,7 +94,8 @@ func TestTaskListRefusesBadParameters(t *testing.T) {
 	for _, q := range []map[string]string{
 		{"projectId": "nope"}, {"projectId": "tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0"}, {"status": "todo"}, {"status": "OPEN"},
 		{"assigneeId": "bob"}, {"dueAfter": "yesterday"}, {"dueBefore": "2026-13-01"}, {"createdAfter": "1700000000"},
-		{"createdBefore": "2026-03-01 10:00"}, {"includeArchived": "maybe"}, {"limit": "0"}, {"limit": "201"}, {"limit": "ten"},
+		{"createdBefore": "2026-03-01 10:00"}, {"includeArchived": "maybe"}, {"limit": "0"}, {"limit": "201"},
+		{"limit": "ten"},
 		{"cursor": "zzz"}, {"q": "a\x00b"}, {"q": "\xff"},
 	} {
 		for name := range q {
@@ -109,7 +115,8 @@ func TestTaskListRefusesBadParameters(t *testing.T) {
 	if !ok {
 		t.Fatal("no project cursor to try")
 	}
-	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"list", map[string]string{"cursor": cur}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Get(t, apitest.TaskBase+"list", map[string]string{"cursor": cur}),
+		400, "VALIDATION_FAILED")
 }
 
 func TestTaskPagesSkipNothingWhileRowsArrive(t *testing.T) {
@@ -118,11 +125,13 @@ func TestTaskPagesSkipNothingWhileRowsArrive(t *testing.T) {
 	prj := tn.TaskProject(t)
 	var created []string
 	for i := 0; i < 7; i++ {
-		created = append(created, tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("t%d", i)})["id"].(string))
+		created = append(created, tn.CreateTask(t,
+			map[string]any{"projectId": prj, "title": fmt.Sprintf("t%d", i)})["id"].(string))
 	}
-	order := apitest.PagesWhileRowsArrive(t, tn, apitest.TaskBase+"list", map[string]string{"limit": "2", "projectId": prj}, created, func(page int) {
-		tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("late%d", page)})
-	})
+	order := apitest.PagesWhileRowsArrive(t, tn, apitest.TaskBase+"list",
+		map[string]string{"limit": "2", "projectId": prj}, created, func(page int) {
+			tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("late%d", page)})
+		})
 	if len(order) != len(created) {
 		t.Errorf("pages held %d tasks, want the %d that existed when paging began", len(order), len(created))
 	}

@@ -39,9 +39,11 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 			for _, to := range taskStatuses {
 				t.Run(fmt.Sprintf("%s %s to %s", method, from, to), func(t *testing.T) {
 					tried++
-					id := tn.CreateTask(t, map[string]any{"projectId": prj, "title": from + " to " + to})["id"].(string)
+					id := tn.CreateTask(t, map[string]any{"projectId": prj,
+						"title": from + " to " + to})["id"].(string)
 					for _, step := range pathTo[from] {
-						if r := tn.Do(t, method, apitest.TaskBase+"update", map[string]any{"taskId": id, "status": step}); r.Status != 201 {
+						if r := tn.Do(t, method, apitest.TaskBase+"update",
+							map[string]any{"taskId": id, "status": step}); r.Status != 201 {
 							t.Fatalf("reaching %s: %d %s", from, r.Status, r.Raw)
 						}
 					}
@@ -55,7 +57,8 @@ func TestTaskTransitionTableOnPostAndPatch(t *testing.T) {
 						changed := tn.EventsOf(t, "task.status_changed")
 						last := changed[len(changed)-1].Data
 						if last["taskId"] != id || last["from"] != from || last["to"] != to || len(last) != 3 {
-							t.Errorf("task.status_changed data %v, want exactly {taskId %s, from %s, to %s}", last, id, from, to)
+							t.Errorf("task.status_changed data %v, want exactly {taskId %s, from %s, to %s}", last, id,
+								from, to)
 						}
 						return
 					}
@@ -94,31 +97,40 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	prj := tn.TaskProject(t)
 	v := tn.CreateTask(t, map[string]any{"projectId": prj, "title": " Replace motor ", "description": "line 4",
-		"assigneeId": tn.UserID, "reporterId": tn.UserID, "startDate": "2026-03-01T08:00:00Z", "dueDate": "2026-03-05T17:00:00+02:00"})
+		"assigneeId": tn.UserID, "reporterId": tn.UserID, "startDate": "2026-03-01T08:00:00Z",
+		"dueDate": "2026-03-05T17:00:00+02:00"})
 	id := v["id"].(string)
-	if v["title"] != "Replace motor" || v["status"] != "TODO" || v["priority"] != float64(3) || v["projectId"] != prj ||
+	if v["title"] != "Replace motor" || v["status"] != "TODO" || v["priority"] != float64(3) ||
+		v["projectId"] != prj ||
 		v["dueDate"] != "2026-03-05T15:00:00Z" || v["assigneeId"] != tn.UserID || v["archivedAt"] != nil {
 		t.Fatalf("created: %v", v)
 	}
-	if d := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); d.Status != 200 || d.Str("title") != "Replace motor" {
+	if d := tn.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); d.Status != 200 ||
+		d.Str("title") != "Replace motor" {
 		t.Fatalf("detail: %d %s", d.Status, d.Raw)
 	}
 
 	// null clears a nullable field, an absent one stays.
-	up := tn.Do(t, "PATCH", apitest.TaskBase+"update", map[string]any{"taskId": id, "assigneeId": nil, "description": nil, "priority": 1})
-	if up.Status != 201 || up.Data()["assigneeId"] != nil || up.Data()["description"] != nil || up.Data()["priority"] != float64(1) ||
-		up.Str("reporterId") != tn.UserID || up.Str("startDate") != "2026-03-01T08:00:00Z" || up.Str("title") != "Replace motor" {
+	up := tn.Do(t, "PATCH", apitest.TaskBase+"update",
+		map[string]any{"taskId": id, "assigneeId": nil, "description": nil, "priority": 1})
+	if up.Status != 201 || up.Data()["assigneeId"] != nil || up.Data()["description"] != nil ||
+		up.Data()["priority"] != float64(1) ||
+		up.Str("reporterId") != tn.UserID || up.Str("startDate") != "2026-03-01T08:00:00Z" ||
+		up.Str("title") != "Replace motor" {
 		t.Fatalf("update: %d %s", up.Status, up.Raw)
 	}
 	// An update that changes nothing writes nothing.
 	before := len(tn.Events(t))
-	if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": id, "priority": 1, "assigneeId": nil}); r.Status != 201 || r.Str("updatedAt") != up.Str("updatedAt") {
+	if r := tn.Do(t, "POST", apitest.TaskBase+"update",
+		map[string]any{"taskId": id, "priority": 1, "assigneeId": nil}); r.Status != 201 ||
+		r.Str("updatedAt") != up.Str("updatedAt") {
 		t.Fatalf("no-op update: %d %s", r.Status, r.Raw)
 	}
 	if n := len(tn.Events(t)); n != before {
 		t.Errorf("a no-op update wrote %d events", n-before)
 	}
-	st := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": id, "status": "IN_PROGRESS", "assigneeId": tn.UserID})
+	st := tn.Do(t, "POST", apitest.TaskBase+"update",
+		map[string]any{"taskId": id, "status": "IN_PROGRESS", "assigneeId": tn.UserID})
 	if st.Status != 201 || st.Str("status") != "IN_PROGRESS" {
 		t.Fatalf("status: %d %s", st.Status, st.Raw)
 	}
@@ -126,7 +138,8 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 	if arch.Status != 201 || arch.Data()["archivedAt"] == nil {
 		t.Fatalf("archive: %d %s", arch.Status, arch.Raw)
 	}
-	if again := tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": id}); again.Status != 201 || again.Str("archivedAt") != arch.Str("archivedAt") {
+	if again := tn.Do(t, "POST", apitest.TaskBase+"archive", map[string]any{"taskId": id}); again.Status != 201 ||
+		again.Str("archivedAt") != arch.Str("archivedAt") {
 		t.Fatalf("archive twice: %d %s", again.Status, again.Raw)
 	}
 	rest := tn.Do(t, "POST", apitest.TaskBase+"restore", map[string]any{"taskId": id})
@@ -158,7 +171,8 @@ func TestTaskLifecycleAndEvents(t *testing.T) {
 	if a := assigned[2].Data; a["from"] != nil || a["to"] != tn.UserID {
 		t.Errorf("reassigned: %v", a)
 	}
-	if u := tn.EventsOf(t, "task.updated"); u[len(u)-1].Data["status"] != "IN_PROGRESS" || u[len(u)-1].Data["id"] != id {
+	if u := tn.EventsOf(t, "task.updated"); u[len(u)-1].Data["status"] != "IN_PROGRESS" ||
+		u[len(u)-1].Data["id"] != id {
 		t.Errorf("task.updated carries the view after the change: %v", u[len(u)-1].Data)
 	}
 }
@@ -168,7 +182,8 @@ func TestTaskInAnArchivedProject(t *testing.T) {
 	tn := apitest.NewTenant(t)
 	prj := tn.TaskProject(t)
 	tn.Do(t, "POST", apitest.ProjectBase+"archive", map[string]any{"id": prj})
-	if r := tn.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": "late work"}); r.Status != 201 {
+	if r := tn.Do(t, "POST", apitest.TaskBase+"create",
+		map[string]any{"projectId": prj, "title": "late work"}); r.Status != 201 {
 		t.Fatalf("an archived project refuses tasks: %d %s", r.Status, r.Raw)
 	}
 }
@@ -182,7 +197,8 @@ func TestTaskValidation(t *testing.T) {
 	update := func(extra string) string { return `{"taskId":"` + id + `"` + extra + `}` }
 	for _, p := range []string{"3", "3.0", "1", "5", "5.00"} {
 		r := tn.Do(t, "POST", apitest.TaskBase+"create", create(`,"priority":`+p))
-		if r.Status != 201 || r.Data()["priority"].(float64) != map[string]float64{"3": 3, "3.0": 3, "1": 1, "5": 5, "5.00": 5}[p] {
+		want := map[string]float64{"3": 3, "3.0": 3, "1": 1, "5": 5, "5.00": 5}[p]
+		if r.Status != 201 || r.Data()["priority"].(float64) != want {
 			t.Errorf("priority %s: %d %s", p, r.Status, r.Raw)
 		}
 		if r := tn.Do(t, "PATCH", apitest.TaskBase+"update", update(`,"priority":`+p)); r.Status != 201 {
@@ -211,10 +227,13 @@ func TestTaskValidation(t *testing.T) {
 		{"title wrong type", "create", `{"projectId":"` + prj + `","title":5}`, "title"},
 		{"long title", "create", `{"projectId":"` + prj + `","title":"` + strings.Repeat("a", 501) + `"}`, "title"},
 		{"due date not RFC 3339", "create", create(`,"dueDate":"2026-03-01"`), "dueDate"},
-		{"due before start", "create", create(`,"startDate":"2026-03-02T00:00:00Z","dueDate":"2026-03-01T00:00:00Z"`), "dueDate"},
-		{"assignee not a user", "create", create(`,"assigneeId":"00000000-0000-0000-0000-000000000001"`), "assigneeId"},
+		{"due before start", "create", create(`,"startDate":"2026-03-02T00:00:00Z","dueDate":"2026-03-01T00:00:00Z"`),
+			"dueDate"},
+		{"assignee not a user", "create", create(`,"assigneeId":"00000000-0000-0000-0000-000000000001"`),
+			"assigneeId"},
 		{"assignee not a uuid", "create", create(`,"assigneeId":"bob"`), "assigneeId"},
-		{"reporter not a user", "create", create(`,"reporterId":"00000000-0000-0000-0000-000000000001"`), "reporterId"},
+		{"reporter not a user", "create", create(`,"reporterId":"00000000-0000-0000-0000-000000000001"`),
+			"reporterId"},
 		{"status at creation", "create", create(`,"status":"DONE"`), "status"},
 		{"unknown field", "create", create(`,"colour":"red"`), "colour"},
 		{"no task id", "update", `{"status":"DONE"}`, "taskId"},
@@ -222,7 +241,8 @@ func TestTaskValidation(t *testing.T) {
 		{"null status", "update", update(`,"status":null`), "status"},
 		{"unknown status", "update", update(`,"status":"DOING"`), "status"},
 		{"null title on update", "update", update(`,"title":null`), "title"},
-		{"update assignee stranger", "update", update(`,"assigneeId":"00000000-0000-0000-0000-000000000001"`), "assigneeId"},
+		{"update assignee stranger", "update", update(`,"assigneeId":"00000000-0000-0000-0000-000000000001"`),
+			"assigneeId"},
 		{"no task id to archive", "archive", `{}`, "taskId"},
 	}
 	for _, tc := range cases {
@@ -260,7 +280,8 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	t.Parallel()
 	a, b := apitest.TwoTenants(t)
 	prj := a.TaskProject(t)
-	id := a.CreateTask(t, map[string]any{"projectId": prj, "title": "secret task", "assigneeId": a.UserID})["id"].(string)
+	id := a.CreateTask(t, map[string]any{"projectId": prj, "title": "secret task",
+		"assigneeId": a.UserID})["id"].(string)
 	for _, tc := range []struct {
 		method, path string
 		body         any
@@ -296,8 +317,10 @@ func TestTasksAreIsolatedBetweenWorkspaces(t *testing.T) {
 	}
 	// B's tasks cannot name A's user either.
 	bp := b.TaskProject(t)
-	apitest.WantError(t, b.Do(t, "POST", apitest.TaskBase+"create", map[string]any{"projectId": bp, "title": "x", "assigneeId": a.UserID}), 400, "VALIDATION_FAILED")
-	if r := a.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Str("title") != "secret task" || r.Str("status") != "TODO" || r.Data()["archivedAt"] != nil {
+	apitest.WantError(t, b.Do(t, "POST", apitest.TaskBase+"create",
+		map[string]any{"projectId": bp, "title": "x", "assigneeId": a.UserID}), 400, "VALIDATION_FAILED")
+	if r := a.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Str("title") != "secret task" ||
+		r.Str("status") != "TODO" || r.Data()["archivedAt"] != nil {
 		t.Errorf("A's task changed: %s", r.Raw)
 	}
 	if n := len(b.EventsOf(t, "task.created")); n != 0 {
@@ -331,11 +354,13 @@ func TestTaskScopes(t *testing.T) {
 	if r := reader.Get(t, apitest.TaskBase+"list", nil); r.Status != 200 || len(r.IDs()) != 1 {
 		t.Errorf("list with tasks:read: %d %s", r.Status, r.Raw)
 	}
-	if r := reader.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Status != 200 || r.Str("status") != "TODO" {
+	if r := reader.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id}); r.Status != 200 ||
+		r.Str("status") != "TODO" {
 		t.Errorf("detail with tasks:read: %d %s", r.Status, r.Raw)
 	}
 	other := tn.WithKey(tn.NewKey(t, "projects:read", "projects:write"))
-	for _, r := range []*apitest.Response{other.Get(t, apitest.TaskBase+"list", nil), other.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id})} {
+	for _, r := range []*apitest.Response{other.Get(t, apitest.TaskBase+"list", nil),
+		other.Get(t, apitest.TaskBase+"detail", map[string]string{"id": id})} {
 		apitest.WantError(t, r, 403, "INSUFFICIENT_SCOPE")
 		if r.ErrorDetails()["scope"] != "tasks:read" {
 			t.Errorf("details.scope: %s", r.Raw)
@@ -383,7 +408,8 @@ func TestTaskEventTypesAreListed(t *testing.T) {
 	for _, it := range r.Items() {
 		types = append(types, it["type"].(string))
 	}
-	for _, want := range []string{"task.created", "task.updated", "task.status_changed", "task.assigned", "task.archived", "task.restored", "task.deleted"} {
+	for _, want := range []string{"task.created", "task.updated", "task.status_changed", "task.assigned",
+		"task.archived", "task.restored", "task.deleted"} {
 		if !slices.Contains(types, want) {
 			t.Errorf("event types lack %s: %v", want, types)
 		}

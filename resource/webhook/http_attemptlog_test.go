@@ -40,7 +40,8 @@ func attemptRows(t *testing.T, env *apitest.Env, tn *apitest.Tenant) int {
 	ws := uuid.MustParse(tn.WorkspaceID)
 	n := -1
 	if err := env.Directory.Shards().Default.Read(context.Background(), ws, func(b *pgx.Batch) {
-		b.Queue("select count(*) from webhook_attempts where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
+		b.Queue("select count(*) from webhook_attempts where workspace_id = $1",
+			ws).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +73,13 @@ func TestADeliverySentAtOnceIsOneRow(t *testing.T) {
 	tn.CreateProject(t, map[string]any{"name": "at once"})
 	id := deliveredOnce(t, tn, 1)
 	raw, log := attemptLog(t, tn, id)
-	shape := regexp.MustCompile(`^\[\{"attempt":1,"at":"[^"]+","outcome":"succeeded","statusCode":200,"latencyMs":[0-9.e+-]+,` +
-		`"responseSnippet":"\{\\"ok\\":true\}","error":null\}\]$`)
+	shape := regexp.MustCompile(`^\[\{"attempt":1,"at":"[^"]+","outcome":"succeeded","statusCode":200,` +
+		`"latencyMs":[0-9.e+-]+,"responseSnippet":"\{\\"ok\\":true\}","error":null\}\]$`)
 	if !shape.MatchString(raw) {
 		t.Errorf("attempt log %s", raw)
 	}
-	if at, err := time.Parse(time.RFC3339Nano, log[0]["at"].(string)); err != nil || time.Since(at) > time.Minute || time.Since(at) < 0 {
+	if at, err := time.Parse(time.RFC3339Nano, log[0]["at"].(string)); err != nil || time.Since(at) > time.Minute ||
+		time.Since(at) < 0 {
 		t.Errorf("attempt time %v (%v)", log[0]["at"], err)
 	}
 	if n := attemptRows(t, env, tn); n != 0 {
@@ -96,9 +98,12 @@ func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
 	tn.CreateProject(t, map[string]any{"name": "retried"})
 	id := deliveredOnce(t, tn, 2)
 	_, log := attemptLog(t, tn, id)
-	if len(log) != 2 || log[0]["attempt"] != float64(1) || log[0]["outcome"] != "failed" || log[0]["statusCode"] != float64(500) ||
-		log[0]["error"] != "endpoint answered 500" || log[1]["attempt"] != float64(2) || log[1]["outcome"] != "succeeded" ||
-		log[1]["statusCode"] != float64(200) || log[1]["error"] != nil || log[0]["at"].(string) >= log[1]["at"].(string) {
+	if len(log) != 2 || log[0]["attempt"] != float64(1) || log[0]["outcome"] != "failed" ||
+		log[0]["statusCode"] != float64(500) ||
+		log[0]["error"] != "endpoint answered 500" || log[1]["attempt"] != float64(2) ||
+		log[1]["outcome"] != "succeeded" ||
+		log[1]["statusCode"] != float64(200) || log[1]["error"] != nil ||
+		log[0]["at"].(string) >= log[1]["at"].(string) {
 		t.Fatalf("attempt log %v", log)
 	}
 
@@ -109,7 +114,8 @@ func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
 	apitest.Eventually(t, apitest.JobWait, "the replay SUCCEEDED", func() bool {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil).Str("status") == "SUCCEEDED"
 	})
-	if _, replayed := attemptLog(t, tn, rep.Str("id")); len(replayed) != 1 || replayed[0]["attempt"] != float64(1) || replayed[0]["outcome"] != "succeeded" {
+	if _, replayed := attemptLog(t, tn, rep.Str("id")); len(replayed) != 1 || replayed[0]["attempt"] != float64(1) ||
+		replayed[0]["outcome"] != "succeeded" {
 		t.Errorf("the replay's log %v", replayed)
 	}
 	if _, again := attemptLog(t, tn, id); len(again) != 2 {
@@ -118,7 +124,8 @@ func TestRetriedAndReplayedDeliveriesLogEveryAttempt(t *testing.T) {
 	if n := attemptRows(t, env, tn); n != 0 {
 		t.Errorf("retries and replays wrote %d rows to webhook_attempts", n)
 	}
-	apitest.WantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil), 404, "NOT_FOUND")
+	apitest.WantError(t, env.NewTenant(t).Get(t, "/openapi/v1/webhooks/deliveries/"+rep.Str("id"), nil),
+		404, "NOT_FOUND")
 }
 
 // TestAnEndpointsBinaryAnswerIsLogged: an answer with a NUL byte and invalid
@@ -158,10 +165,13 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 	ctx := context.Background()
 	if err := env.Directory.Shards().Default.Tx(ctx, ws, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, status, attempts, last_status,
-			next_attempt_at, completed_at) values ($1, $2, $3, $4, 'project.created', '{}', 'SUCCEEDED', 2, 204, null, $5),
-			($1, $6, $3, $4, 'project.created', '{}', 'RETRYING', 1, 503, now() - interval '1 second', null)`, ws, done, sub, tn.ClientID, t2, waiting)
-		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms, response_snippet, error)
+		b.Queue(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data,
+				status, attempts, last_status, next_attempt_at, completed_at)
+			values ($1, $2, $3, $4, 'project.created', '{}', 'SUCCEEDED', 2, 204, null, $5),
+			($1, $6, $3, $4, 'project.created', '{}', 'RETRYING', 1, 503, now() - interval '1 second', null)`,
+			ws, done, sub, tn.ClientID, t2, waiting)
+		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code,
+				latency_ms, response_snippet, error)
 			values ($1, $2, $3, 1, $4, 'failed', 500, 12.5, 'oops', 'endpoint answered 500'),
 			($1, $5, $3, 2, $6, 'succeeded', 204, 3.25, null, null),
 			($1, $7, $8, 1, $9, 'failed', 503, 7, null, 'endpoint answered 503')`,
@@ -172,8 +182,10 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 	}
 	// As the server writes a time it scanned: in its zone, to the microsecond.
 	at := func(tm time.Time) string { return tm.Local().Format(time.RFC3339Nano) }
-	want := `[{"attempt":1,"at":"` + at(t1) + `","outcome":"failed","statusCode":500,"latencyMs":12.5,"responseSnippet":"oops","error":"endpoint answered 500"},` +
-		`{"attempt":2,"at":"` + at(t2) + `","outcome":"succeeded","statusCode":204,"latencyMs":3.25,"responseSnippet":null,"error":null}]`
+	want := `[{"attempt":1,"at":"` + at(t1) + `","outcome":"failed","statusCode":500,"latencyMs":12.5,` +
+		`"responseSnippet":"oops","error":"endpoint answered 500"},` +
+		`{"attempt":2,"at":"` + at(t2) + `","outcome":"succeeded","statusCode":204,"latencyMs":3.25,` +
+		`"responseSnippet":null,"error":null}]`
 	doneID := pmapi.FormatID(webhook.DeliveryPrefix, done)
 	if raw, _ := attemptLog(t, tn, doneID); raw != want {
 		t.Errorf("the old delivery's attempt log\n got %s\nwant %s", raw, want)
@@ -189,7 +201,8 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 		return tn.Get(t, "/openapi/v1/webhooks/deliveries/"+waitingID, nil).Str("status") == "SUCCEEDED"
 	})
 	_, log := attemptLog(t, tn, waitingID)
-	if len(log) != 2 || log[0]["attempt"] != float64(1) || log[0]["statusCode"] != float64(503) || log[0]["at"] != at(t3) ||
+	if len(log) != 2 || log[0]["attempt"] != float64(1) || log[0]["statusCode"] != float64(503) ||
+		log[0]["at"] != at(t3) ||
 		log[1]["attempt"] != float64(2) || log[1]["outcome"] != "succeeded" || log[1]["statusCode"] != float64(200) {
 		t.Errorf("the old waiting delivery's log %v", log)
 	}

@@ -41,8 +41,10 @@ func probes(t *testing.T, sub string) int {
 		t.Fatal(err)
 	}
 	var n int
-	if err := testdb.OwnerPool(t).QueryRow(context.Background(), `select count(*) from river.river_job where kind = 'webhook.retry'
-		and args->>'subscriptionId' = $1 and args @> '{"probe": true}' and state in ('available', 'scheduled', 'retryable', 'running')`,
+	if err := testdb.OwnerPool(t).QueryRow(context.Background(),
+		`select count(*) from river.river_job where kind = 'webhook.retry'
+		and args->>'subscriptionId' = $1 and args @> '{"probe": true}'
+		and state in ('available', 'scheduled', 'retryable', 'running')`,
 		id.String()).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
@@ -89,10 +91,12 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	// The probe goes a second after opening (the scheduler may take a few
 	// more): then the probe and the four waiting deliveries arrive.
 	apitest.Eventually(t, apitest.JobWait, "CLOSED after the probe", func() bool {
-		return view()["circuit"] == "CLOSED" && len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED"}).Items()) == 4
+		return view()["circuit"] == "CLOSED" && len(tn.Get(t, "/openapi/v1/webhooks/deliveries",
+			map[string]string{"status": "SUCCEEDED"}).Items()) == 4
 	})
 	if n := len(rcv.Requests()); n != 7 {
-		t.Errorf("%d requests, want 3 failures and 4 successes: nothing was sent while the circuit was open but the probe", n)
+		t.Errorf("%d requests, want 3 failures and 4 successes: "+
+			"nothing was sent while the circuit was open but the probe", n)
 	}
 	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries", nil).Items() {
 		if d["attempts"].(float64) > 2 {
@@ -105,7 +109,8 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 	if n := probes(t, sub); n != 0 {
 		t.Errorf("%d live probe jobs after the circuit closed, want 0", n)
 	}
-	if testutil.ToFloat64(webhook.CircuitTransitions("OPEN")) <= opened || testutil.ToFloat64(webhook.CircuitTransitions("CLOSED")) <= closed {
+	if testutil.ToFloat64(webhook.CircuitTransitions("OPEN")) <= opened ||
+		testutil.ToFloat64(webhook.CircuitTransitions("CLOSED")) <= closed {
 		t.Error("the transitions counter did not count the opening and the closing")
 	}
 	// Every request is in an attempt log, the probe's too, and each in its
@@ -119,7 +124,8 @@ func TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds(t *testing.T) {
 		logged += len(log)
 	}
 	if logged != 7 || attemptRows(t, env, tn) != 0 {
-		t.Errorf("%d attempts logged in the deliveries' rows, %d in webhook_attempts; want the 7 requests in the rows", logged, attemptRows(t, env, tn))
+		t.Errorf("%d attempts logged in the deliveries' rows, %d in webhook_attempts; want the 7 requests in the rows",
+			logged, attemptRows(t, env, tn))
 	}
 }
 
@@ -130,7 +136,8 @@ func TestMaxPerSecondPacesDeliveries(t *testing.T) {
 	rcv := apitest.NewReceiver(t)
 	env, tn := healthEnv(t, rcv)
 	path := "/openapi/v1/apps/" + tn.ClientID + "/webhooks"
-	created := tn.Console(t, "POST", path, map[string]any{"url": rcv.URL, "events": []string{"project.created"}, "maxPerSecond": 4})
+	created := tn.Console(t, "POST", path, map[string]any{"url": rcv.URL, "events": []string{"project.created"},
+		"maxPerSecond": 4})
 	if created.Status != 201 || created.Data()["maxPerSecond"] != float64(4) {
 		t.Fatalf("create with a cap: %d %s", created.Status, created.Raw)
 	}
@@ -146,15 +153,19 @@ func TestMaxPerSecondPacesDeliveries(t *testing.T) {
 	}
 
 	one := path + "/" + created.Str("id")
-	if r := tn.Console(t, "PATCH", one, map[string]any{"maxPerSecond": 50}); r.Status != 200 || r.Data()["maxPerSecond"] != float64(50) {
+	if r := tn.Console(t, "PATCH", one, map[string]any{"maxPerSecond": 50}); r.Status != 200 ||
+		r.Data()["maxPerSecond"] != float64(50) {
 		t.Errorf("raise the cap: %d %s", r.Status, r.Raw)
 	}
-	if r := tn.Console(t, "PATCH", one, map[string]any{"maxPerSecond": nil}); r.Status != 200 || r.Data()["maxPerSecond"] != nil {
+	if r := tn.Console(t, "PATCH", one, map[string]any{"maxPerSecond": nil}); r.Status != 200 ||
+		r.Data()["maxPerSecond"] != nil {
 		t.Errorf("remove the cap: %d %s", r.Status, r.Raw)
 	}
 	for _, bad := range []map[string]any{{"maxPerSecond": 0}, {"maxPerSecond": 1001}, {}} {
 		apitest.WantError(t, tn.Console(t, "PATCH", one, bad), 400, "VALIDATION_FAILED")
 	}
-	apitest.WantError(t, tn.Console(t, "POST", path, map[string]any{"url": rcv.URL, "events": []string{"*"}, "maxPerSecond": 0}), 400, "VALIDATION_FAILED")
-	apitest.WantError(t, env.NewTenant(t).Console(t, "PATCH", one, map[string]any{"maxPerSecond": 1}), 404, "NOT_FOUND")
+	apitest.WantError(t, tn.Console(t, "POST", path,
+		map[string]any{"url": rcv.URL, "events": []string{"*"}, "maxPerSecond": 0}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, env.NewTenant(t).Console(t, "PATCH", one, map[string]any{"maxPerSecond": 1}),
+		404, "NOT_FOUND")
 }

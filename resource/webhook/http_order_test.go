@@ -46,7 +46,8 @@ func TestATransactionsEventsArriveInOrder(t *testing.T) {
 	tn.CreateTask(t, map[string]any{"projectId": prj, "title": "two"})
 	risk := tn.CreateRisk(t, map[string]any{"projectId": prj, "title": "r"})["id"].(string)
 	// Not "*": the fan-outs of the set-up may still be running.
-	tn.Subscribe(t, rcv.URL, "risk.status_changed", "risk.resolved", "risk.updated", "task.deleted", "risk.deleted", "project.deleted")
+	tn.Subscribe(t, rcv.URL, "risk.status_changed", "risk.resolved", "risk.updated", "task.deleted", "risk.deleted",
+		"project.deleted")
 
 	check := func(what string, want []string, do func()) {
 		t.Helper()
@@ -77,7 +78,8 @@ func TestATransactionsEventsArriveInOrder(t *testing.T) {
 		}
 	}
 	check("a risk resolved", []string{"risk.status_changed", "risk.resolved", "risk.updated"}, func() {
-		if r := tn.Do(t, "POST", apitest.RiskBase+"update", map[string]any{"riskId": risk, "status": "RESOLVED"}); r.Status != 201 {
+		if r := tn.Do(t, "POST", apitest.RiskBase+"update",
+			map[string]any{"riskId": risk, "status": "RESOLVED"}); r.Status != 201 {
 			t.Fatalf("resolve: %s", r.Raw)
 		}
 	})
@@ -111,7 +113,8 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 	event, when := got[0].EventID, got[0].OccurredAt
 
 	var orig string
-	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": first}).Items() {
+	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries",
+		map[string]string{"subscriptionId": first}).Items() {
 		orig = d["id"].(string)
 		if d["eventId"] != event {
 			t.Errorf("the listed delivery names event %v, want %s", d["eventId"], event)
@@ -135,7 +138,8 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 	since := time.Now().Add(-time.Hour).Format(time.RFC3339)
 	bulk := func(include bool) int {
 		t.Helper()
-		r := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay", map[string]any{"subscriptionId": first, "since": since, "includeReplayed": include})
+		r := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay",
+			map[string]any{"subscriptionId": first, "since": since, "includeReplayed": include})
 		if r.Status != 201 {
 			t.Fatalf("bulk replay: %d %s", r.Status, r.Raw)
 		}

@@ -25,8 +25,10 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 		t.Fatalf("secret %q", secret)
 	}
 	prj := tn.CreateProject(t, map[string]any{"name": "P"})["id"].(string)
-	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "T"})["id"].(string) // task.created: not subscribed
-	if r := tn.Do(t, "POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
+	task := tn.CreateTask(t, map[string]any{"projectId": prj,
+		"title": "T"})["id"].(string) // task.created: not subscribed
+	if r := tn.Do(t, "POST", apitest.TaskBase+"update",
+		map[string]any{"taskId": task, "status": "IN_PROGRESS"}); r.Status != 201 {
 		t.Fatalf("update: %s", r.Raw)
 	}
 	apitest.Eventually(t, apitest.JobWait, "delivery", func() bool { return len(rcv.Requests()) > 0 })
@@ -45,12 +47,14 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 	if err := json.Unmarshal(got.Body, &body); err != nil {
 		t.Fatal(err)
 	}
-	if body.Type != "task.status_changed" || body.Data["taskId"] != task || body.Data["from"] != "TODO" || body.Data["to"] != "IN_PROGRESS" ||
+	if body.Type != "task.status_changed" || body.Data["taskId"] != task || body.Data["from"] != "TODO" ||
+		body.Data["to"] != "IN_PROGRESS" ||
 		!strings.HasPrefix(body.ID, "evt_") || time.Since(body.SentAt) > time.Minute {
 		t.Errorf("body %s", got.Body)
 	}
 	h := got.Header
-	if h.Get("User-Agent") != "pmapi-webhooks/1.0" || h.Get("X-Service-Event") != "task.status_changed" || h.Get("X-Service-Delivery-Id") != body.ID ||
+	if h.Get("User-Agent") != "pmapi-webhooks/1.0" || h.Get("X-Service-Event") != "task.status_changed" ||
+		h.Get("X-Service-Delivery-Id") != body.ID ||
 		h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", h)
 	}
@@ -117,7 +121,8 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 	}
 	detail := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string), nil)
 	log := detail.Data()["attemptLog"].([]any)
-	if len(log) != 6 || log[5].(map[string]any)["statusCode"] != float64(500) || log[0].(map[string]any)["responseSnippet"] != `{"ok":true}` {
+	if len(log) != 6 || log[5].(map[string]any)["statusCode"] != float64(500) ||
+		log[0].(map[string]any)["responseSnippet"] != `{"ok":true}` {
 		t.Fatalf("attempt log %s", detail.Raw)
 	}
 	if got := testutil.ToFloat64(jobs.DeliveryAttempts("failed")) - failedBefore; got < 6 {
@@ -140,7 +145,8 @@ func TestWebhookRetriesUntilDeadThenReplay(t *testing.T) {
 	if body["id"] != rep.Str("id") || body["type"] != "project.created" {
 		t.Errorf("replayed body %v", body)
 	}
-	if again := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string), nil); len(again.Data()["attemptLog"].([]any)) != 6 || again.Str("status") != "DEAD" {
+	if again := tn.Get(t, "/openapi/v1/webhooks/deliveries/"+d["id"].(string),
+		nil); len(again.Data()["attemptLog"].([]any)) != 6 || again.Str("status") != "DEAD" {
 		t.Errorf("the original's log changed: %s", again.Raw)
 	}
 }
@@ -182,7 +188,8 @@ func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
 		t.Errorf("deliveries after delete: %v", items)
 	}
 	list := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil)
-	if len(list.Items()) != 1 || list.Items()[0]["status"] != "DISABLED" || strings.Contains(string(list.Raw), secret) {
+	if len(list.Items()) != 1 || list.Items()[0]["status"] != "DISABLED" ||
+		strings.Contains(string(list.Raw), secret) {
 		t.Errorf("the row is kept, DISABLED, without secrets: %s", list.Raw)
 	}
 }
@@ -190,7 +197,8 @@ func TestDeletedSubscriptionGetsNothingMore(t *testing.T) {
 // failingEndpoint subscribes a receiver answering status to project.created,
 // and a watcher to webhook.disabled: events leave the outbox once fanned out,
 // so a second endpoint is where the disable is heard of.
-func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *apitest.Receiver, sub string, watcher *apitest.Receiver) {
+func failingEndpoint(t *testing.T, status int) (tn *apitest.Tenant, rcv *apitest.Receiver, sub string,
+	watcher *apitest.Receiver) {
 	t.Helper()
 	rcv = apitest.NewReceiver(t, status)
 	_, tn = apitest.WebhookEnv(t, rcv, true)
@@ -211,8 +219,10 @@ func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 		}
 		return false
 	})
-	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.Requests()) == 1 })
-	if b := bodies(t, watcher); b[0].Type != "webhook.disabled" || b[0].Data["reason"] != "the endpoint answered 410 Gone" || len(rcv.Requests()) != 1 {
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered",
+		func() bool { return len(watcher.Requests()) == 1 })
+	if b := bodies(t, watcher); b[0].Type != "webhook.disabled" ||
+		b[0].Data["reason"] != "the endpoint answered 410 Gone" || len(rcv.Requests()) != 1 {
 		t.Errorf("410: disabled event %+v, %d requests", b[0], len(rcv.Requests()))
 	}
 
@@ -221,8 +231,10 @@ func TestGoneDisablesAtOnceAndRedirectsAreFailures(t *testing.T) {
 	_ = env2
 	tn2.Subscribe(t, redirect.URL, "project.created")
 	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+tn2List(t, tn2)+"/test", nil)
-	if test.Status != 201 || test.Data()["delivered"] != false || test.Data()["status"] != float64(302) || len(redirect.Requests()) != 1 {
-		t.Fatalf("a redirect must be a failure and never followed: %s, %d requests", test.Raw, len(redirect.Requests()))
+	if test.Status != 201 || test.Data()["delivered"] != false || test.Data()["status"] != float64(302) ||
+		len(redirect.Requests()) != 1 {
+		t.Fatalf("a redirect must be a failure and never followed: %s, %d requests", test.Raw,
+			len(redirect.Requests()))
 	}
 }
 
@@ -243,7 +255,8 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 	if body["type"] != "webhook.test" {
 		t.Errorf("test body %v", body)
 	}
-	rot := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 3600})
+	rot := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret",
+		map[string]any{"graceSeconds": 3600})
 	newSecret := rot.Str("secret")
 	if rot.Status != 201 || newSecret == oldSecret || rot.Data()["previousValidUntil"] == nil {
 		t.Fatalf("rotate: %s", rot.Raw)
@@ -270,7 +283,8 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 	if def.Status != 201 || err != nil || until.Sub(time.Now().Add(24*time.Hour)).Abs() > time.Minute {
 		t.Errorf("default grace: %s", def.Raw)
 	}
-	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret", map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/rotate-secret",
+		map[string]any{"graceSeconds": 8 * 24 * 3600}), 400, "VALIDATION_FAILED")
 }
 
 func TestWebhookSSRFGuard(t *testing.T) {
@@ -291,10 +305,12 @@ func TestWebhookSSRFGuard(t *testing.T) {
 		"https://100.64.0.1/hook":           "URL_NOT_ALLOWED",
 		"https://localhost/hook":            "URL_NOT_ALLOWED",
 	} {
-		r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": []string{"*"}})
+		r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks",
+			map[string]any{"url": url, "events": []string{"*"}})
 		apitest.WantError(t, r, 400, code)
 	}
-	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://example.com", "events": []string{"task.exploded"}}), 400, "VALIDATION_FAILED")
+	apitest.WantError(t, tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks",
+		map[string]any{"url": "https://example.com", "events": []string{"task.exploded"}}), 400, "VALIDATION_FAILED")
 
 	// Dial time: the subscription was accepted (loopback allowed at creation),
 	// but the sender refuses the address when it connects.
@@ -302,7 +318,8 @@ func TestWebhookSSRFGuard(t *testing.T) {
 	_, tn2 := apitest.WebhookEnv(t, rcv, false)
 	sub, _ := tn2.Subscribe(t, rcv.URL, "*")
 	test := tn2.Console(t, "POST", "/openapi/v1/apps/"+tn2.ClientID+"/webhooks/"+sub+"/test", nil)
-	if test.Data()["delivered"] != false || len(rcv.Requests()) != 0 || !strings.Contains(test.Str("error"), "not allowed") {
+	if test.Data()["delivered"] != false || len(rcv.Requests()) != 0 ||
+		!strings.Contains(test.Str("error"), "not allowed") {
 		t.Fatalf("dial-time guard: %s, %d requests", test.Raw, len(rcv.Requests()))
 	}
 	if testutil.ToFloat64(jobs.DeliveryAttempts("blocked")) <= blockedBefore {
@@ -312,18 +329,21 @@ func TestWebhookSSRFGuard(t *testing.T) {
 	tn2.CreateProject(t, map[string]any{"name": "blocked"})
 	var attempt map[string]any
 	apitest.Eventually(t, apitest.JobWait, "blocked attempt logged", func() bool {
-		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"eventType": "project.created"}).Items()
+		items := tn2.Get(t, "/openapi/v1/webhooks/deliveries",
+			map[string]string{"eventType": "project.created"}).Items()
 		if len(items) == 0 {
 			return false
 		}
-		log, _ := tn2.Get(t, "/openapi/v1/webhooks/deliveries/"+items[0]["id"].(string), nil).Data()["attemptLog"].([]any)
+		log, _ := tn2.Get(t, "/openapi/v1/webhooks/deliveries/"+items[0]["id"].(string),
+			nil).Data()["attemptLog"].([]any)
 		if len(log) == 0 {
 			return false
 		}
 		attempt = log[0].(map[string]any)
 		return true
 	})
-	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") || attempt["statusCode"] != nil || len(rcv.Requests()) != 0 {
+	if attempt["outcome"] != "blocked" || !strings.Contains(fmt.Sprint(attempt["error"]), "not allowed") ||
+		attempt["statusCode"] != nil || len(rcv.Requests()) != 0 {
 		t.Errorf("blocked delivery attempt %v, %d requests reached the receiver", attempt, len(rcv.Requests()))
 	}
 }
@@ -342,8 +362,10 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 		return id != ""
 	})
 	// Another app of the same workspace, and another workspace.
-	otherApp := tn.Console(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": tn.WorkspaceID, "name": "other", "scopes": apitest.AllScopes})
-	key := tn.Console(t, "POST", "/openapi/v1/apps/"+otherApp.Str("clientId")+"/keys", map[string]any{"scopes": apitest.AllScopes}).Str("apiKey")
+	otherApp := tn.Console(t, "POST", "/openapi/v1/apps",
+		map[string]any{"workspaceId": tn.WorkspaceID, "name": "other", "scopes": apitest.AllScopes})
+	key := tn.Console(t, "POST", "/openapi/v1/apps/"+otherApp.Str("clientId")+"/keys",
+		map[string]any{"scopes": apitest.AllScopes}).Str("apiKey")
 	sibling := *tn
 	sibling.ClientID, sibling.Key = otherApp.Str("clientId"), key
 	stranger := env.NewTenant(t)
@@ -354,17 +376,21 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 		apitest.WantError(t, who.Get(t, "/openapi/v1/webhooks/deliveries/"+id, nil), 404, "NOT_FOUND")
 		apitest.WantError(t, who.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 404, "NOT_FOUND")
 	}
-	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "webhooks:read")).Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 403, "INSUFFICIENT_SCOPE")
-	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "webhooks:read")).Do(t, "POST",
+		"/openapi/v1/webhooks/deliveries/"+id+"/replay", nil), 403, "INSUFFICIENT_SCOPE")
+	apitest.WantError(t, tn.WithKey(tn.NewKey(t, "tasks:read")).Get(t, "/openapi/v1/webhooks/deliveries", nil),
+		403, "INSUFFICIENT_SCOPE")
 	// Another workspace's console cannot see or change the subscriptions.
-	apitest.WantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil),
+		404, "NOT_FOUND")
 	// The subscribing app is disabled by a delete, not removed: its deliveries
 	// and their log outlive the call (the webhook-only branch is in apps_test.go).
 	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID, nil)
 	if del.Status != 200 || del.Data()["deleted"] != false || del.Str("status") != "DISABLED" {
 		t.Errorf("deleting the subscribing app: %d %s", del.Status, del.Raw)
 	}
-	if r := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID, nil); r.Status != 200 || r.Str("status") != "DISABLED" {
+	if r := tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID, nil); r.Status != 200 ||
+		r.Str("status") != "DISABLED" {
 		t.Errorf("the disabled app: %d %s", r.Status, r.Raw)
 	}
 }
@@ -377,26 +403,31 @@ func TestFailingForFiveDaysDisablesAndBulkReplayRecovers(t *testing.T) {
 		return len(items) == 1 && items[0]["status"] == "DEAD"
 	})
 	// The subscription has been failing for six days: the next failure disables it.
-	if err := tn.ExecAsServer(t, "update webhook_subscriptions set failing_since = now() - interval '6 days'"); err != nil {
+	if err := tn.ExecAsServer(t,
+		"update webhook_subscriptions set failing_since = now() - interval '6 days'"); err != nil {
 		t.Fatal(err)
 	}
 	tn.CreateProject(t, map[string]any{"name": "two"})
 	apitest.Eventually(t, apitest.JobWait, "auto-disabled", func() bool {
-		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil).Items()[0]["status"] == "DISABLED"
+		return tn.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks",
+			nil).Items()[0]["status"] == "DISABLED"
 	})
-	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered", func() bool { return len(watcher.Requests()) == 1 })
+	apitest.Eventually(t, apitest.JobWait, "webhook.disabled delivered",
+		func() bool { return len(watcher.Requests()) == 1 })
 	if ev := bodies(t, watcher); ev[0].Data["reason"] != "every delivery failed for 5 days" {
 		t.Fatalf("webhook.disabled events %+v", ev)
 	}
 	// Bulk recovery: enable, then replay everything that failed since an hour ago.
 	rcv.SetStatuses(200)
 	tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+sub+"/enable", nil)
-	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay", map[string]any{"subscriptionId": sub, "since": time.Now().Add(-time.Hour).Format(time.RFC3339)})
+	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/replay",
+		map[string]any{"subscriptionId": sub, "since": time.Now().Add(-time.Hour).Format(time.RFC3339)})
 	if rep.Status != 201 || rep.Data()["count"] != float64(2) {
 		t.Fatalf("bulk replay: %d %s", rep.Status, rep.Raw)
 	}
 	apitest.Eventually(t, apitest.JobWait, "replays delivered", func() bool {
-		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"status": "SUCCEEDED", "subscriptionId": sub}).Items()) == 2
+		return len(tn.Get(t, "/openapi/v1/webhooks/deliveries",
+			map[string]string{"status": "SUCCEEDED", "subscriptionId": sub}).Items()) == 2
 	})
 }
 
@@ -475,7 +506,8 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 	if got := count(map[string]string{"subscriptionId": projects}); got != 2 {
 		t.Errorf("a disabled subscription got a delivery: %d", got)
 	}
-	if en := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/enable", nil); en.Status != 200 || en.Str("status") != "ACTIVE" {
+	if en := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/enable",
+		nil); en.Status != 200 || en.Str("status") != "ACTIVE" {
 		t.Fatalf("enable: %d %s", en.Status, en.Raw)
 	}
 	tn.CreateProject(t, map[string]any{"name": "after enable"})
@@ -483,7 +515,8 @@ func TestDeliveryListFiltersPagesAndDisable(t *testing.T) {
 		return count(map[string]string{"subscriptionId": projects, "status": "SUCCEEDED"}) == 3
 	})
 	stranger := env.NewTenant(t)
-	apitest.WantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable", nil), 404, "NOT_FOUND")
+	apitest.WantError(t, stranger.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+projects+"/disable",
+		nil), 404, "NOT_FOUND")
 }
 
 // TestRetryingDeliveryShowsNextAttempt: after a failed first attempt the
@@ -537,8 +570,10 @@ func TestRetryingDeliveryShowsNextAttempt(t *testing.T) {
 	if depth, _ := gauges(); depth < 1 {
 		t.Errorf("queue depth %v with a delivery waiting", depth)
 	}
-	if err := tn.ExecAsServer(t, `insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority)
-		values ('webhook.deliver', '{}', 'audit-unserved', 'available', now() - interval '10 minutes', 1, 1)`); err != nil {
+	if err := tn.ExecAsServer(t,
+		`insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority)
+		values ('webhook.deliver', '{}', 'audit-unserved', 'available', now() - interval '10 minutes',
+			1, 1)`); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = tn.ExecAsServer(t, "delete from river.river_job where queue = 'audit-unserved'") })

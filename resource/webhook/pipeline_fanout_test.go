@@ -26,8 +26,10 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	ws, shard, emitter := subscribedEmitter(t, rcv)
 	fanouts := func() (jobs, events int) {
 		t.Helper()
-		if err := testdb.OwnerPool(t).QueryRow(ctx, `select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
-			from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1`, ws.String()).Scan(&jobs, &events); err != nil {
+		if err := testdb.OwnerPool(t).QueryRow(ctx,
+			`select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
+			from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1`,
+			ws.String()).Scan(&jobs, &events); err != nil {
 			t.Fatal(err)
 		}
 		return
@@ -44,7 +46,8 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 		t.Fatal(err)
 	}
 	if n, evs := fanouts(); n != jobsBefore+1 || evs != 3 {
-		t.Fatalf("%d fan-out jobs naming %d events for one transaction of three events, want one naming all three", n-jobsBefore, evs)
+		t.Fatalf("%d fan-out jobs naming %d events for one transaction of three events, want one naming all three",
+			n-jobsBefore, evs)
 	}
 	apitest.Eventually(t, apitest.JobWait, "three deliveries", func() bool { return len(rcv.Requests()) >= 3 })
 	var got []string
@@ -61,7 +64,8 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	apitest.Eventually(t, apitest.JobWait, "the outbox emptied by the fan-out", func() bool {
 		var left int
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-			b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
+			b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'",
+				ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -71,7 +75,9 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 
 	if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		id := pmapi.NewID()
-		if _, err := tx.Exec(ctx, "insert into events (workspace_id, id, type, data) values ($1, $2, 'test.legacy', '{}')", ws, id); err != nil {
+		if _, err := tx.Exec(ctx,
+			"insert into events (workspace_id, id, type, data) values ($1, $2, 'test.legacy', '{}')", ws,
+			id); err != nil {
 			return err
 		}
 		_, err := emitter.For(shard.Name).InsertTx(ctx, tx, jobs.FanoutArgs{WorkspaceID: ws, EventID: id}, nil)
@@ -79,7 +85,8 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	apitest.Eventually(t, apitest.JobWait, "the legacy job's delivery", func() bool { return len(rcv.Requests()) == 4 })
+	apitest.Eventually(t, apitest.JobWait, "the legacy job's delivery",
+		func() bool { return len(rcv.Requests()) == 4 })
 	time.Sleep(200 * time.Millisecond)
 	if n := len(rcv.Requests()); n != 4 {
 		t.Errorf("%d deliveries in all, want 4", n)

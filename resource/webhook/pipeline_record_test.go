@@ -23,7 +23,8 @@ func TestSuccessLeavesAHealthySubscriptionUnwritten(t *testing.T) {
 	sub := func() (version string, failing bool, succeeded int) {
 		t.Helper()
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-			b.Queue("select xmin::text, failing_since is not null from webhook_subscriptions where workspace_id = $1", ws).
+			b.Queue("select xmin::text, failing_since is not null from webhook_subscriptions where workspace_id = $1",
+				ws).
 				QueryRow(func(r pgx.Row) error { return r.Scan(&version, &failing) })
 			b.Queue("select count(*) from webhook_deliveries where workspace_id = $1 and status = 'SUCCEEDED'", ws).
 				QueryRow(func(r pgx.Row) error { return r.Scan(&succeeded) })

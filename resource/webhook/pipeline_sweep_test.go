@@ -29,7 +29,8 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 			if err := emitter.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: map[string]string{}}); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, "select fanout_job_id from events where workspace_id = $1 and type = $2", ws, typ).Scan(&jobID)
+			return tx.QueryRow(ctx, "select fanout_job_id from events where workspace_id = $1 and type = $2", ws,
+				typ).Scan(&jobID)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -62,12 +63,14 @@ func TestSweeperRequeuesAnEventWhoseFanoutJobIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
+		b.Queue("select count(*) from events where workspace_id = $1 and type like 'test.%'",
+			ws).QueryRow(func(r pgx.Row) error { return r.Scan(&left) })
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fanouts != 2 || left != 0 {
-		t.Errorf("%d fan-out jobs besides the lost one (want the kept event's and the sweeper's), %d events left", fanouts, left)
+		t.Errorf("%d fan-out jobs besides the lost one (want the kept event's and the sweeper's), %d events left",
+			fanouts, left)
 	}
 }

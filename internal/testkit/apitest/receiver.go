@@ -138,7 +138,8 @@ func WebhookEnv(t testing.TB, rcv *Receiver, senderLoopback bool) (*Env, *Tenant
 // and returns the subscription's id and secret; anything but 201 fails t.
 func (tn *Tenant) Subscribe(t testing.TB, url string, events ...string) (id, secret string) {
 	t.Helper()
-	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": url, "events": events})
+	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks",
+		map[string]any{"url": url, "events": events})
 	if r.Status != 201 {
 		t.Fatalf("subscribe: %d %s", r.Status, r.Raw)
 	}
