@@ -384,7 +384,7 @@ func TestDeliveriesAreTheCallingAppsOnly(t *testing.T) {
 	apitest.WantError(t, stranger.Console(t, "GET", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", nil),
 		404, "NOT_FOUND")
 	// The subscribing app is disabled by a delete, not removed: its deliveries
-	// and their log outlive the call (the webhook-only branch is in apps_test.go).
+	// and their log outlive the call (the webhook-only branch is in api/apps_test.go).
 	del := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID, nil)
 	if del.Status != 200 || del.Data()["deleted"] != false || del.Str("status") != "DISABLED" {
 		t.Errorf("deleting the subscribing app: %d %s", del.Status, del.Raw)
