@@ -58,6 +58,8 @@ func isoWebhookDrivers() map[string]func(isoCtx) {
 	sub := func(verb string) func(app, id string) string {
 		return func(app, id string) string { return isoApps + app + "/webhooks/" + id + "/" + verb }
 	}
+	// onSub posts verb to one of w's subscriptions.
+	onSub := func(verb string) func(isoCtx) { return isoOnApp("POST", "subscription", sub(verb), nil, nil) }
 	const deliveries = "/openapi/v1/webhooks/deliveries"
 	return map[string]func(isoCtx){
 		"POST " + isoApps + "{clientId}/webhooks": func(c isoCtx) {
@@ -89,12 +91,9 @@ func isoWebhookDrivers() map[string]func(isoCtx) {
 				}
 				return map[string]any{"maxPerSecond": 1000}
 			}, nil),
-		"POST " + isoApps + "{clientId}/webhooks/{subId}/disable": isoOnApp("POST", "subscription", sub("disable"),
-			nil, nil),
-		"POST " + isoApps + "{clientId}/webhooks/{subId}/enable": isoOnApp("POST", "subscription", sub("enable"), nil,
-			nil),
-		"POST " + isoApps + "{clientId}/webhooks/{subId}/test": isoOnApp("POST", "subscription", sub("test"), nil,
-			nil),
+		"POST " + isoApps + "{clientId}/webhooks/{subId}/disable": onSub("disable"),
+		"POST " + isoApps + "{clientId}/webhooks/{subId}/enable":  onSub("enable"),
+		"POST " + isoApps + "{clientId}/webhooks/{subId}/test":    onSub("test"),
 		"POST " + isoApps + "{clientId}/webhooks/{subId}/rotate-secret": isoOnApp("POST", "subscription",
 			sub("rotate-secret"), func(c isoCtx) any {
 				return map[string]any{"graceSeconds": 60}

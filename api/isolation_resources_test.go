@@ -47,8 +47,8 @@ func isoTaskDrivers() map[string]func(isoCtx) {
 		base: base, kind: "task", idField: "taskId", userField: "assigneeId",
 		ownFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "TODO"},
-				{"assigneeId": c.w.tn.UserID},
-				{"q": c.w.mark}, {"dueAfter": "2027-01-01"}, {"includeArchived": "true"}, {"limit": "1"}}
+				{"assigneeId": c.w.tn.UserID}, {"q": c.w.mark}, {"dueAfter": "2027-01-01"},
+				{"includeArchived": "true"}, {"limit": "1"}}
 		},
 		foreignFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"assigneeId": c.x.tn.UserID},
@@ -83,8 +83,8 @@ func isoRiskNoteDrivers() map[string]func(isoCtx) {
 		base: risk, kind: "risk", idField: "riskId", userField: "ownerId",
 		ownFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "OPEN"},
-				{"severity": "HIGH"}, {"ownerId": c.w.tn.UserID},
-				{"q": c.w.mark}, {"createdAfter": "2020-01-01T00:00:00Z"}, {"includeArchived": "true"}, {"limit": "1"}}
+				{"severity": "HIGH"}, {"ownerId": c.w.tn.UserID}, {"q": c.w.mark},
+				{"createdAfter": "2020-01-01T00:00:00Z"}, {"includeArchived": "true"}, {"limit": "1"}}
 		},
 		foreignFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"ownerId": c.x.tn.UserID},

@@ -178,9 +178,9 @@ func (w *isoWS) pickNode(rnd *rand.Rand, kind string) (rrca, node string) {
 // look-across runs, fan-out) so that the random stream meets its results.
 func (s *isoRun) setup() {
 	for _, w := range s.ws {
-		r := s.env.Do(s.t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + w.tn.WorkspaceID + "/users",
-			Header: s.env.Admin(),
-			Body:   map[string]any{"email": "second@" + w.mark + ".example.com", "name": "Second " + w.mark}})
+		users := "/admin/v1/workspaces/" + w.tn.WorkspaceID + "/users"
+		r := s.env.Do(s.t, apitest.Request{Method: "POST", Path: users, Header: s.env.Admin(),
+			Body: map[string]any{"email": "second@" + w.mark + ".example.com", "name": "Second " + w.mark}})
 		s.check(w, "create a second user", r)
 		w.user2 = r.Str("id")
 	}
