@@ -16,7 +16,7 @@ const htmxVersion = "2.0.11"
 func serveAsset(c *fiber.Ctx) error {
 	name := c.Params("file")
 	switch name {
-	case "htmx.min.js", "console.css", "console.js", "htmx.LICENSE":
+	case "htmx.min.js", "console.css", "console.js", "htmx.LICENSE", "favicon.svg":
 	default:
 		return c.Status(http.StatusNotFound).SendString("not found")
 	}

@@ -56,7 +56,7 @@ type Console struct {
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-//go:embed assets/htmx.min.js assets/console.css assets/console.js assets/htmx.LICENSE
+//go:embed assets/htmx.min.js assets/console.css assets/console.js assets/htmx.LICENSE assets/favicon.svg
 var assetFiles embed.FS
 
 // Mount adds the console's routes to app, the API's Fiber app, whose own
