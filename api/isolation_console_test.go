@@ -25,9 +25,15 @@ func isoSessionDeliveryDrivers() map[string]func(isoCtx) {
 	}
 	const pending = "/openapi/v1/oauth/device/pending"
 	return map[string]func(isoCtx){
-		"GET " + isoApps + "{clientId}/deliveries":                      isoOnApp("GET", "", at(""), nil, nil),
-		"GET " + isoApps + "{clientId}/deliveries/{deliveryId}":         isoOnApp("GET", "delivery", at(""), nil, nil),
-		"POST " + isoApps + "{clientId}/deliveries/{deliveryId}/replay": isoOnApp("POST", "delivery", at("/replay"), nil, nil),
+		"GET " + isoApps + "{clientId}/deliveries":              isoOnApp("GET", "", at(""), nil, nil),
+		"GET " + isoApps + "{clientId}/deliveries/{deliveryId}": isoOnApp("GET", "delivery", at(""), nil, nil),
+		"POST " + isoApps + "{clientId}/deliveries/{deliveryId}/replay": isoOnApp(
+			"POST",
+			"delivery",
+			at("/replay"),
+			nil,
+			nil,
+		),
 		"POST " + isoApps + "{clientId}/deliveries/replay": func(c isoCtx) {
 			body := map[string]any{"since": "2020-01-01T00:00:00Z"}
 			if c.foreign {

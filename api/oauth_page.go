@@ -49,10 +49,19 @@ type DevicePending struct {
 func (s *Server) devicePageOperations() []Operation {
 	const tag = "OAuth"
 	return []Operation{
-		{Method: http.MethodGet, Path: devicePath + "/pending", ID: "oauthDevicePending", Fails: []pmapi.Code{pmapi.CodeRateLimited},
-			Tag: tag, Auth: AuthSession, Query: DevicePendingQuery{}, Result: DevicePending{}, Status: http.StatusOK,
+		{
+			Method:  http.MethodGet,
+			Path:    devicePath + "/pending",
+			ID:      "oauthDevicePending",
+			Fails:   []pmapi.Code{pmapi.CodeRateLimited},
+			Tag:     tag,
+			Auth:    AuthSession,
+			Query:   DevicePendingQuery{},
+			Result:  DevicePending{},
+			Status:  http.StatusOK,
 			Summary: "The app and scopes a user code of the caller's workspace asks for, before approving it",
-			Handler: s.devicePending},
+			Handler: s.devicePending,
+		},
 		{Method: http.MethodGet, Path: devicePath, ID: "oauthDevicePage", Tag: tag, Raw: true, HTML: true,
 			Summary: "The verification URI: sends the browser to the console's approval page, keeping user_code",
 			Status:  http.StatusSeeOther, Handler: toConsoleDevicePage},

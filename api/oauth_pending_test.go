@@ -23,15 +23,23 @@ func TestDeviceVerificationURISendsToTheConsole(t *testing.T) {
 		req  apitest.Request
 		want string
 	}{
-		{"the complete URI", apitest.Request{Method: "GET", Path: complete.RequestURI()}, "/console/device?user_code=" + code},
+		{
+			"the complete URI",
+			apitest.Request{Method: "GET", Path: complete.RequestURI()},
+			"/console/device?user_code=" + code,
+		},
 		{"a code typed in any case",
-			apitest.Request{Method: "GET", Path: "/openapi/v1/oauth/device?user_code=" + url.QueryEscape(strings.ToLower(code))},
+			apitest.Request{
+				Method: "GET",
+				Path:   "/openapi/v1/oauth/device?user_code=" + url.QueryEscape(strings.ToLower(code)),
+			},
 			"/console/device?user_code=" + code},
 		{"no code", apitest.Request{Method: "GET", Path: "/openapi/v1/oauth/device"}, "/console/device"},
 		{"script in the code", apitest.Request{Method: "GET", Path: "/openapi/v1/oauth/device?user_code=%3Cscript%3E"},
 			"/console/device"},
 		{"the earlier page's form", apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device",
-			Body: "user_code=" + code + "&action=approve", Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
+			Body:   "user_code=" + code + "&action=approve",
+			Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}},
 			"/console/device?user_code=" + code},
 	}
 	for _, c := range cases {
@@ -41,7 +49,8 @@ func TestDeviceVerificationURISendsToTheConsole(t *testing.T) {
 		}
 	}
 	// Nothing was decided by the redirects.
-	if s, b := poll(t, env, tn.ClientID, dc["device_code"].(string)); s != 400 || b["error"] != "authorization_pending" {
+	if s, b := poll(t, env, tn.ClientID, dc["device_code"].(string)); s != 400 ||
+		b["error"] != "authorization_pending" {
 		t.Fatalf("after the redirects: %d %v", s, b)
 	}
 }
@@ -59,7 +68,8 @@ func TestDevicePending(t *testing.T) {
 		return who.Console(t, "GET", "/openapi/v1/oauth/device/pending?user_code="+url.QueryEscape(code), nil)
 	}
 	r := pending(tn, strings.ToLower(strings.ReplaceAll(code, "-", " ")))
-	if r.Status != 200 || r.Str("userCode") != code || r.Str("clientId") != tn.ClientID || r.Str("appName") != "test app" {
+	if r.Status != 200 || r.Str("userCode") != code || r.Str("clientId") != tn.ClientID ||
+		r.Str("appName") != "test app" {
 		t.Fatalf("pending: %d %s", r.Status, r.Raw)
 	}
 	if !strings.Contains(string(r.Raw), `"name":"action-items:write","description":"create and change action items"`) {

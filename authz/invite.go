@@ -19,12 +19,19 @@ import (
 // in workspace ws on its shard. The entry comes first: a failure between the
 // two leaves an entry without a user, which sign-in skips (it reads the user
 // on the shard), never a user that cannot sign in.
-func InviteUser(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, email, name string) (User, error) {
+func InviteUser(
+	ctx context.Context,
+	dir *tenant.Directory,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	email, name string,
+) (User, error) {
 	if err := ValidateUser(email, name); err != nil {
 		return User{}, err
 	}
-	_, err := dir.Pool().Exec(ctx, `insert into user_emails (email, workspace_id) values ($1, $2) on conflict do nothing`,
-		strings.ToLower(email), ws)
+	_, err := dir.Pool().
+		Exec(ctx, `insert into user_emails (email, workspace_id) values ($1, $2) on conflict do nothing`,
+			strings.ToLower(email), ws)
 	if err != nil {
 		return User{}, tenant.DBError(err)
 	}

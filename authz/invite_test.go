@@ -34,7 +34,9 @@ func TestInviteUserKeepsTheDirectoryOfPeople(t *testing.T) {
 	if _, err := InviteUser(ctx, dir, shard, a.ID, email, "Grace"); pmapi.ErrorCode(err) != pmapi.CodeConflict {
 		t.Errorf("invited twice: %v", err)
 	}
-	if _, err := InviteUser(ctx, dir, shard, a.ID, "not an address", "Grace"); pmapi.ErrorCode(err) != pmapi.CodeValidation {
+	if _, err := InviteUser(ctx, dir, shard, a.ID, "not an address", "Grace"); pmapi.ErrorCode(
+		err,
+	) != pmapi.CodeValidation {
 		t.Errorf("a bad address: %v", err)
 	}
 	got, err := WorkspacesOfEmail(ctx, dir, "grace."+email[6:])

@@ -45,7 +45,14 @@ func (cn *Console) showApps(c *fiber.Ctx, s *session, status int, v view, d *app
 
 func (cn *Console) createApp(c *fiber.Ctx, s *session) error {
 	d := &appsData{}
-	d.Form.Name, d.Form.Description, d.Form.Scopes = c.FormValue("name"), c.FormValue("description"), formList(c, "scopes")
+	d.Form.Name, d.Form.Description, d.Form.Scopes = c.FormValue(
+		"name",
+	), c.FormValue(
+		"description",
+	), formList(
+		c,
+		"scopes",
+	)
 	body := map[string]any{"workspaceId": s.Workspace.WorkspaceID, "name": d.Form.Name, "scopes": d.Form.Scopes}
 	if desc := strings.TrimSpace(d.Form.Description); desc != "" {
 		body["description"] = desc

@@ -34,9 +34,9 @@ import (
 // and the browser logs no error and no Content-Security-Policy violation.
 func TestConsoleInChromium(t *testing.T) {
 	browserPath := chromium(t)
-	r := newRig(t, true, person{"ada@example.com", true}, person{"eve@example.com", true})
-	r.workspace(t, "Ada's", "ada@example.com")
-	r.workspace(t, "Eve's", "eve@example.com")
+	r := newRig(t, true, person{"ada.browser@example.com", true}, person{"eve.browser@example.com", true})
+	r.workspace(t, "Ada's", "ada.browser@example.com")
+	r.workspace(t, "Eve's", "eve.browser@example.com")
 	r.env.StartWorkers(t)
 	var received atomic.Int32
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -91,10 +91,10 @@ func TestConsoleInChromium(t *testing.T) {
 
 	// Sign in at the provider's own form.
 	run("sign in", chromedp.Navigate(r.base+"/console/apps"), chromedp.WaitVisible(chromedp.CSS("#username")),
-		chromedp.SendKeys(chromedp.CSS("#username"), "ada@example.com"),
+		chromedp.SendKeys(chromedp.CSS("#username"), "ada.browser@example.com"),
 		chromedp.SendKeys(chromedp.CSS("#password"), password), chromedp.Click(chromedp.CSS(`button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS("#app-name")))
-	if !strings.HasSuffix(here(), "/console/apps") || !strings.Contains(text("header"), "ada@example.com") {
+	if !strings.HasSuffix(here(), "/console/apps") || !strings.Contains(text("header"), "ada.browser@example.com") {
 		t.Fatalf("after sign-in: %s", here())
 	}
 	audit("apps")
@@ -112,19 +112,27 @@ func TestConsoleInChromium(t *testing.T) {
 	audit("apps with a new secret")
 	clientID := strings.TrimSpace(text(`.secret code`))
 	run("reload", chromedp.Navigate(r.base+"/console/apps"), chromedp.WaitVisible(chromedp.CSS("#app-name")))
-	if n := get("count secrets", chromedp.Evaluate[string](`String(document.querySelectorAll("#new-secret").length)`)); n != "0" {
+	count := chromedp.Evaluate[string](`String(document.querySelectorAll("#new-secret").length)`)
+	if n := get("count secrets", count); n != "0" {
 		t.Error("the secret is shown again")
 	}
 
 	// A key with a scope of the app's; it works against the API.
-	run("keys page", chromedp.Navigate(r.base+"/console/apps/"+clientID+"/keys"), chromedp.WaitVisible(chromedp.CSS("#key-name")))
+	run(
+		"keys page",
+		chromedp.Navigate(r.base+"/console/apps/"+clientID+"/keys"),
+		chromedp.WaitVisible(chromedp.CSS("#key-name")),
+	)
 	audit("keys")
 	run("create a key", chromedp.SendKeys(chromedp.CSS("#key-name"), "CI key"),
 		chromedp.Click(chromedp.CSS(`input[name=scopes][value="tasks:read"]`)),
 		chromedp.Submit(chromedp.CSS("#key-name")), chromedp.WaitVisible(chromedp.CSS("#new-key")))
 	key := text("#new-key")
-	me := r.env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/me", Header: map[string]string{"X-Client-ID": clientID,
-		"Authorization": key}})
+	me := r.env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/openapi/v1/me", Header: map[string]string{"X-Client-ID": clientID,
+			"Authorization": key}},
+	)
 	if me.Status != 200 {
 		t.Errorf("the key made in the console: %d %s", me.Status, me.Raw)
 	}
@@ -151,8 +159,13 @@ func TestConsoleInChromium(t *testing.T) {
 	run("deliveries", chromedp.Navigate(r.base+"/console/apps/"+clientID+"/deliveries"),
 		chromedp.WaitVisible(chromedp.CSS(`#deliveries table`)))
 	audit("deliveries")
-	run("filter", chromedp.SetValue(chromedp.CSS("#f-status"), "SUCCEEDED"), chromedp.Click(chromedp.CSS(`.filters button`)),
-		chromedp.Sleep(300*time.Millisecond), chromedp.WaitVisible(chromedp.CSS(`#deliveries table`)))
+	run(
+		"filter",
+		chromedp.SetValue(chromedp.CSS("#f-status"), "SUCCEEDED"),
+		chromedp.Click(chromedp.CSS(`.filters button`)),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.WaitVisible(chromedp.CSS(`#deliveries table`)),
+	)
 	if !strings.Contains(here(), "status=SUCCEEDED") {
 		t.Errorf("the filter's address was not pushed: %s", here())
 	}
@@ -176,7 +189,14 @@ func TestConsoleInChromium(t *testing.T) {
 	waitFor(t, "the replays delivered", func() bool { return received.Load() >= 4 })
 
 	// A device, approved from its verification URI with the session.
-	dc := r.env.Do(t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device/code", Body: map[string]any{"client_id": clientID}})
+	dc := r.env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/openapi/v1/oauth/device/code",
+			Body:   map[string]any{"client_id": clientID},
+		},
+	)
 	var verify string
 	_ = json.Unmarshal([]byte(`"`+dc.Body["verification_uri_complete"].(string)+`"`), &verify)
 	verify = r.base + verify[strings.Index(verify, "/openapi/"):]
@@ -185,7 +205,11 @@ func TestConsoleInChromium(t *testing.T) {
 		t.Errorf("the device page does not show the app and its scopes: %s", text("main"))
 	}
 	audit("device")
-	run("approve", chromedp.Click(chromedp.CSS(`button[value=approve]`)), chromedp.WaitVisible(chromedp.CSS(`#message`)))
+	run(
+		"approve",
+		chromedp.Click(chromedp.CSS(`button[value=approve]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#message`)),
+	)
 	if !strings.Contains(text("main"), "Approved") {
 		t.Errorf("after approval: %s", text("main"))
 	}
@@ -201,19 +225,32 @@ func TestConsoleInChromium(t *testing.T) {
 	run("after sign-out", chromedp.Navigate(r.base+"/console/apps"), chromedp.WaitVisible(chromedp.CSS("#username")))
 
 	// Another workspace's person sees none of it.
-	run("eve signs in", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		_, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{})
-		return err
-	}), chromedp.Navigate(r.base+"/console/apps"),
-		chromedp.WaitVisible(chromedp.CSS("#username")), chromedp.SendKeys(chromedp.CSS("#username"), "eve@example.com"),
-		chromedp.SendKeys(chromedp.CSS("#password"), password), chromedp.Click(chromedp.CSS(`button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS("#app-name")))
+	run(
+		"eve signs in",
+		chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+			_, err := chromedp.Call(ctx, network.ClearBrowserCookies, cdp.Empty{})
+			return err
+		}),
+		chromedp.Navigate(r.base+"/console/apps"),
+		chromedp.WaitVisible(
+			chromedp.CSS("#username"),
+		),
+		chromedp.SendKeys(chromedp.CSS("#username"), "eve.browser@example.com"),
+		chromedp.SendKeys(chromedp.CSS("#password"), password),
+		chromedp.Click(chromedp.CSS(`button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#app-name")),
+	)
 	if body := text("body"); strings.Contains(body, "Browser app") || strings.Contains(body, clientID) {
 		t.Errorf("eve sees ada's app:\n%s", body)
 	}
 	for _, path := range []string{"/keys", "/webhooks", "/deliveries"} {
-		run("eve at "+path, chromedp.Navigate(r.base+"/console/apps/"+clientID+path), chromedp.WaitVisible(chromedp.CSS("main")))
-		if body := text("main"); strings.Contains(body, "CI key") || strings.Contains(body, rcv.URL) || !strings.Contains(body, "not found") {
+		run(
+			"eve at "+path,
+			chromedp.Navigate(r.base+"/console/apps/"+clientID+path),
+			chromedp.WaitVisible(chromedp.CSS("main")),
+		)
+		if body := text("main"); strings.Contains(body, "CI key") || strings.Contains(body, rcv.URL) ||
+			!strings.Contains(body, "not found") {
 			t.Errorf("eve at ada's %s:\n%s", path, body)
 		}
 	}
@@ -250,10 +287,23 @@ func chromium(t *testing.T) string {
 // pages of base, every console error, uncaught exception and CSP violation.
 func startChromium(t *testing.T, path, base string) (context.Context, func() []string) {
 	t.Helper()
-	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(path), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("no-default-browser-check", true), chromedp.WindowSize(1280, 900)}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag(
+			"disable-sync",
+			true,
+		),
+		chromedp.Flag("no-default-browser-check", true),
+		chromedp.WindowSize(1280, 900),
+	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancel(); cancelAlloc() })
@@ -301,9 +351,13 @@ func startChromium(t *testing.T, path, base string) (context.Context, func() []s
 		if _, err := chromedp.Call(ctx, runtime.Enable, cdp.Empty{}); err != nil {
 			return err
 		}
-		_, err := chromedp.Call(ctx, cdppage.AddScriptToEvaluateOnNewDocument, cdppage.AddScriptToEvaluateOnNewDocumentParams{
-			Source: `document.addEventListener("securitypolicyviolation",
-			e => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI))`})
+		_, err := chromedp.Call(
+			ctx,
+			cdppage.AddScriptToEvaluateOnNewDocument,
+			cdppage.AddScriptToEvaluateOnNewDocumentParams{
+				Source: `document.addEventListener("securitypolicyviolation",
+			e => console.error("CSP violation: " + e.violatedDirective + " " + e.blockedURI))`},
+		)
 		return err
 	}))
 	if err != nil {

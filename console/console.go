@@ -97,7 +97,10 @@ func (cn *Console) routes() {
 	if cn.dev != nil {
 		r.Get("/dev/signin/:token", cn.devSignIn)
 	}
-	r.Get("/", cn.signedIn(func(c *fiber.Ctx, s *session) error { return c.Redirect(Prefix+"/apps", http.StatusSeeOther) }))
+	r.Get(
+		"/",
+		cn.signedIn(func(c *fiber.Ctx, s *session) error { return c.Redirect(Prefix+"/apps", http.StatusSeeOther) }),
+	)
 	r.Get("/apps", cn.signedIn(cn.appsPage))
 	r.Post("/apps", cn.signedIn(cn.withCSRF(cn.createApp)))
 	r.Post("/apps/:clientId/status", cn.signedIn(cn.withCSRF(cn.setAppStatus)))

@@ -38,9 +38,18 @@ func (cn *Console) showDeliveries(c *fiber.Ctx, s *session, status int, v view) 
 	}
 	d := &deliveriesData{Statuses: []string{"PENDING", "RETRYING", "SUCCEEDED", "DEAD", "CANCELLED"}}
 	f := &d.Filter
-	f.SubscriptionID, f.Status, f.EventType, f.Since = c.Query("subscriptionId"), c.Query("status"), c.Query("eventType"), c.Query("since")
+	f.SubscriptionID, f.Status, f.EventType, f.Since = c.Query(
+		"subscriptionId",
+	), c.Query(
+		"status",
+	), c.Query(
+		"eventType",
+	), c.Query(
+		"since",
+	)
 	q := listQuery(c)
-	for k, val := range map[string]string{"subscriptionId": f.SubscriptionID, "status": f.Status, "eventType": f.EventType} {
+	filters := map[string]string{"subscriptionId": f.SubscriptionID, "status": f.Status, "eventType": f.EventType}
+	for k, val := range filters {
 		if val != "" {
 			q.Set(k, val)
 		}
@@ -100,8 +109,13 @@ func (cn *Console) deliveryPage(c *fiber.Ctx, s *session) error {
 	}
 	body, _ := json.MarshalIndent(d.Delivery.Data, "", "  ")
 	d.Body = string(body)
-	return cn.render(c, http.StatusOK, "delivery", view{S: s, Title: "Delivery " + d.Delivery.ID, Nav: "apps", App: app, Tab: "deliveries",
-		Notice: noticeOf(c), Data: d})
+	return cn.render(
+		c,
+		http.StatusOK,
+		"delivery",
+		view{S: s, Title: "Delivery " + d.Delivery.ID, Nav: "apps", App: app, Tab: "deliveries",
+			Notice: noticeOf(c), Data: d},
+	)
 }
 
 func (cn *Console) replayOne(c *fiber.Ctx, s *session) error {

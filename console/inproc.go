@@ -106,7 +106,12 @@ func (cn *Console) call(c *fiber.Ctx, who creds, method, path string, body, out 
 }
 
 func internalError(err error) *apiError {
-	return &apiError{Status: http.StatusInternalServerError, Code: "INTERNAL", Message: "something went wrong on our side", cause: err}
+	return &apiError{
+		Status:  http.StatusInternalServerError,
+		Code:    "INTERNAL",
+		Message: "something went wrong on our side",
+		cause:   err,
+	}
 }
 
 // apiPath joins path segments, escaping each, and adds a query.

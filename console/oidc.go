@@ -104,8 +104,10 @@ func (cn *Console) login(c *fiber.Ctx) error {
 	if err != nil {
 		return cn.fail(c, internalError(err))
 	}
-	c.Cookie(&fiber.Cookie{Name: cookieSignIn, Value: state, Path: Prefix + "/callback", MaxAge: int(signInTTL.Seconds()),
-		HTTPOnly: true, Secure: !cn.cfg.Dev, SameSite: fiber.CookieSameSiteLaxMode})
+	c.Cookie(
+		&fiber.Cookie{Name: cookieSignIn, Value: state, Path: Prefix + "/callback", MaxAge: int(signInTTL.Seconds()),
+			HTTPOnly: true, Secure: !cn.cfg.Dev, SameSite: fiber.CookieSameSiteLaxMode},
+	)
 	to := cn.oidc.oauth2Config(found, cn.redirectURI(c)).AuthCodeURL(state, oidc.Nonce(st.Nonce),
 		oauth2.S256ChallengeOption(st.Verifier))
 	return c.Redirect(to, http.StatusSeeOther)
@@ -120,7 +122,12 @@ func (cn *Console) callback(c *fiber.Ctx) error {
 	c.Cookie(&fiber.Cookie{Name: cookieSignIn, Value: "", Path: Prefix + "/callback", Expires: time.Unix(0, 0),
 		HTTPOnly: true, Secure: !cn.cfg.Dev, SameSite: fiber.CookieSameSiteLaxMode})
 	if cn.oidc == nil {
-		return cn.signInFailed(c, http.StatusNotFound, "Sign-in is not configured", "This console has no identity provider.")
+		return cn.signInFailed(
+			c,
+			http.StatusNotFound,
+			"Sign-in is not configured",
+			"This console has no identity provider.",
+		)
 	}
 	state, cookie := c.Query("state"), c.Cookies(cookieSignIn)
 	var st loginState
@@ -175,7 +182,10 @@ func (cn *Console) verifiedEmail(c *fiber.Ctx, st loginState) (string, error) {
 	if err != nil {
 		var re *oauth2.RetrieveError
 		if errors.As(err, &re) && re.Response != nil && re.Response.StatusCode < 500 {
-			return "", &refusal{"Not signed in", "The identity provider refused the sign-in code (used already, or expired). Sign in again."}
+			return "", &refusal{
+				"Not signed in",
+				"The identity provider refused the sign-in code (used already, or expired). Sign in again.",
+			}
 		}
 		return "", fmt.Errorf("code exchange: %w", err)
 	}
@@ -188,7 +198,10 @@ func (cn *Console) verifiedEmail(c *fiber.Ctx, st loginState) (string, error) {
 		return "", fmt.Errorf("id token: %w", err)
 	}
 	if subtle.ConstantTimeCompare([]byte(idt.Nonce), []byte(st.Nonce)) != 1 {
-		return "", &refusal{"Not signed in", "The identity provider's answer does not belong to this sign-in. Sign in again."}
+		return "", &refusal{
+			"Not signed in",
+			"The identity provider's answer does not belong to this sign-in. Sign in again.",
+		}
 	}
 	var claims struct {
 		Email         string `json:"email"`

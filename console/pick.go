@@ -162,7 +162,8 @@ func (cn *Console) pickExpired(c *fiber.Ctx, err error) error {
 // issue signs the browser in to cd's workspace: a new session (the one the
 // browser had is ended first), both cookies, then back where it was going.
 func (cn *Console) issue(c *fiber.Ctx, cd candidate, back string) error {
-	if old := (creds{sid: c.Cookies(cookieSession), clientID: c.Cookies(cookieClient)}); old.sid != "" && old.clientID != "" {
+	if old := (creds{sid: c.Cookies(cookieSession), clientID: c.Cookies(cookieClient)}); old.sid != "" &&
+		old.clientID != "" {
 		_ = cn.call(c, old, http.MethodDelete, "/openapi/v1/session", nil, nil)
 	}
 	sid, sess, err := authz.IssueSession(c.UserContext(), cd.shard, cd.Workspace.ID, cd.user.ID, cn.cfg.SessionTTL)

@@ -68,7 +68,9 @@ func page(name string) *template.Template {
 	if t, ok := pageCache.Load(name); ok {
 		return t.(*template.Template)
 	}
-	t := template.Must(template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html"))
+	t := template.Must(
+		template.New(name).Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/"+name+".html"),
+	)
 	pageCache.Store(name, t)
 	return t
 }

@@ -118,7 +118,15 @@ func newRig(t *testing.T, dev bool, who ...person) *rig {
 // console client id.
 func (r *rig) workspace(t *testing.T, name string, emails ...string) (string, string) {
 	t.Helper()
-	ws := r.env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: r.admin, Body: map[string]any{"name": name}})
+	ws := r.env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/admin/v1/workspaces",
+			Header: r.admin,
+			Body:   map[string]any{"name": name},
+		},
+	)
 	if ws.Status != 201 {
 		t.Fatalf("workspace: %d %s", ws.Status, ws.Raw)
 	}
@@ -202,7 +210,10 @@ func (b *browser) signIn(base, email, returnTo string) page {
 		b.t.Fatalf("no login form at the provider (%d %s):\n%s", login.status, login.url, login.body)
 	}
 	u, _ := url.Parse(login.url)
-	return b.post(u.Scheme+"://"+u.Host+"/login/username", url.Values{"id": {m[1]}, "username": {email}, "password": {password}})
+	return b.post(
+		u.Scheme+"://"+u.Host+"/login/username",
+		url.Values{"id": {m[1]}, "username": {email}, "password": {password}},
+	)
 }
 
 // csrf is the page's form token.

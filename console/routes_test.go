@@ -39,7 +39,9 @@ func TestConsoleRoutesRefuseWhatTheyShould(t *testing.T) {
 		"/console/apps/" + mine + "/deliveries/replay", "/console/apps/" + mine + "/deliveries/evt_x/replay",
 		"/console/device", "/console/logout"}
 	for _, path := range forms {
-		for name, tok := range map[string]string{"no token": "", "a forged token": "forged", "another session's": other.get(r.base + "/console/apps").csrf(t)} {
+		tokens := map[string]string{"no token": "", "a forged token": "forged",
+			"another session's": other.get(r.base + "/console/apps").csrf(t)}
+		for name, tok := range tokens {
 			if p := own.post(r.base+path, url.Values{"csrf": {tok}, "name": {"x"}, "action": {"disable"}}); p.status != 403 {
 				t.Errorf("POST %s with %s: %d", path, name, p.status)
 			}
@@ -58,10 +60,18 @@ func TestConsoleRoutesRefuseWhatTheyShould(t *testing.T) {
 
 	// Another workspace's session with the first's ids: not found, never a 500.
 	otherToken := other.get(r.base + "/console/apps").csrf(t)
-	gets := []string{"/console/apps/" + mine + "/keys", "/console/apps/" + mine + "/webhooks", "/console/apps/" + mine + "/deliveries",
-		"/console/apps/" + mine + "/deliveries/evt_01JD8X3Q4ZP6V1T9K2M5N7R8S0", "/console/apps/nonsense/keys",
-		"/console/apps/%2e%2e/keys", "/console/apps/" + mine + "/deliveries?cursor=garbage", "/console/apps?cursor=garbage",
-		"/console/device?user_code=BCDF-GHJK", "/console/no-such-page"}
+	gets := []string{
+		"/console/apps/" + mine + "/keys",
+		"/console/apps/" + mine + "/webhooks",
+		"/console/apps/" + mine + "/deliveries",
+		"/console/apps/" + mine + "/deliveries/evt_01JD8X3Q4ZP6V1T9K2M5N7R8S0",
+		"/console/apps/nonsense/keys",
+		"/console/apps/%2e%2e/keys",
+		"/console/apps/" + mine + "/deliveries?cursor=garbage",
+		"/console/apps?cursor=garbage",
+		"/console/device?user_code=BCDF-GHJK",
+		"/console/no-such-page",
+	}
 	for _, path := range gets {
 		p := other.get(r.base + path)
 		if p.status >= 500 || p.status < 400 || strings.Contains(p.body, mine+"</code>") {
@@ -69,13 +79,17 @@ func TestConsoleRoutesRefuseWhatTheyShould(t *testing.T) {
 		}
 	}
 	for _, path := range forms[1:10] {
-		p := other.post(r.base+path, url.Values{"csrf": {otherToken}, "action": {"disable"}, "ids": {"evt_x"}, "scopes": {"tasks:read"},
-			"url": {"http://127.0.0.1:1/x"}, "events": {"*"}})
+		p := other.post(
+			r.base+path,
+			url.Values{"csrf": {otherToken}, "action": {"disable"}, "ids": {"evt_x"}, "scopes": {"tasks:read"},
+				"url": {"http://127.0.0.1:1/x"}, "events": {"*"}},
+		)
 		if p.status >= 500 || p.status < 400 && path != "/console/apps/"+mine+"/status" {
 			t.Errorf("POST %s as another workspace: %d\n%s", path, p.status, p.body)
 		}
 	}
-	if p := own.get(r.base + "/console/apps"); !strings.Contains(p.body, "status-ACTIVE") || !strings.Contains(p.body, mine) {
+	if p := own.get(r.base + "/console/apps"); !strings.Contains(p.body, "status-ACTIVE") ||
+		!strings.Contains(p.body, mine) {
 		t.Errorf("another workspace changed the app:\n%s", p.body)
 	}
 	// The API's refusals read as messages on the page.
@@ -83,7 +97,10 @@ func TestConsoleRoutesRefuseWhatTheyShould(t *testing.T) {
 	if p.status != 400 || !strings.Contains(p.body, `role="alert"`) || !strings.Contains(p.body, "tasks:write") {
 		t.Errorf("a scope outside the app's: %d\n%s", p.status, p.body)
 	}
-	p = own.post(r.base+"/console/apps/"+mine+"/webhooks", url.Values{"csrf": {token}, "url": {"ftp://x"}, "events": {"*"}})
+	p = own.post(
+		r.base+"/console/apps/"+mine+"/webhooks",
+		url.Values{"csrf": {token}, "url": {"ftp://x"}, "events": {"*"}},
+	)
 	if p.status != 400 || !strings.Contains(p.body, `role="alert"`) {
 		t.Errorf("a bad webhook URL: %d\n%s", p.status, p.body)
 	}
@@ -98,7 +115,8 @@ func TestConsoleHeaders(t *testing.T) {
 	r.workspace(t, "H", "h@example.com")
 	b := newBrowser(t)
 	b.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	for _, path := range []string{"/console/login", "/console/apps", "/console/static/htmx.min.js", "/console/static/console.css",
+	for _, path := range []string{"/console/login", "/console/apps", "/console/static/htmx.min.js",
+		"/console/static/console.css",
 		"/console/nothing", "/console/dev/signin/abc"} {
 		p := b.get(r.base + path)
 		if p.header.Get("Content-Security-Policy") != "default-src 'self'; frame-ancestors 'none'" ||
@@ -141,7 +159,8 @@ func TestSignOutEndsTheSessionOnTheServer(t *testing.T) {
 	b := newBrowser(t)
 	apps := b.signIn(r.base, "out@example.com", "")
 	sid := b.cookie(r.base, "sid")
-	if p := b.post(r.base+"/console/logout", url.Values{"csrf": {apps.csrf(t)}}); p.status != 200 || !strings.Contains(p.body, "Signed out") {
+	if p := b.post(r.base+"/console/logout", url.Values{"csrf": {apps.csrf(t)}}); p.status != 200 ||
+		!strings.Contains(p.body, "Signed out") {
 		t.Fatalf("sign-out: %d\n%s", p.status, p.body)
 	}
 	req, _ := http.NewRequest(http.MethodGet, r.base+"/openapi/v1/session", nil)

@@ -55,8 +55,17 @@ func (cn *Console) setSession(c *fiber.Ctx, sid, clientID string, expires time.T
 	secure := !cn.cfg.Dev
 	c.Cookie(&fiber.Cookie{Name: cookieSession, Value: sid, Path: "/", Expires: expires, HTTPOnly: true, Secure: secure,
 		SameSite: fiber.CookieSameSiteLaxMode})
-	c.Cookie(&fiber.Cookie{Name: cookieClient, Value: clientID, Path: Prefix, Expires: expires, HTTPOnly: true, Secure: secure,
-		SameSite: fiber.CookieSameSiteLaxMode})
+	c.Cookie(
+		&fiber.Cookie{
+			Name:     cookieClient,
+			Value:    clientID,
+			Path:     Prefix,
+			Expires:  expires,
+			HTTPOnly: true,
+			Secure:   secure,
+			SameSite: fiber.CookieSameSiteLaxMode,
+		},
+	)
 }
 
 // clearSession removes both cookies.

@@ -27,7 +27,8 @@ func TestSignIn(t *testing.T) {
 	t.Run("an invited person returns where they were going", func(t *testing.T) {
 		b := newBrowser(t)
 		p := b.signIn(r.base, "ada@example.com", "/console/device?user_code=BCDF-GHJK")
-		if !strings.HasSuffix(p.url, "/console/device?user_code=BCDF-GHJK") || !strings.Contains(p.body, "ada@example.com") {
+		if !strings.HasSuffix(p.url, "/console/device?user_code=BCDF-GHJK") ||
+			!strings.Contains(p.body, "ada@example.com") {
 			t.Fatalf("landed on %s (%d):\n%s", p.url, p.status, p.body)
 		}
 		first := b.cookie(r.base, "sid")
@@ -39,7 +40,8 @@ func TestSignIn(t *testing.T) {
 		old := newBrowser(t)
 		u, _ := url.Parse(r.base)
 		old.c.Jar.SetCookies(u, []*http.Cookie{{Name: "sid", Value: first, Path: "/"}})
-		if p := old.get(r.base + "/console/apps"); !strings.Contains(p.url, "/console/login") && !strings.Contains(p.url, "/login/username") {
+		if p := old.get(r.base + "/console/apps"); !strings.Contains(p.url, "/console/login") &&
+			!strings.Contains(p.url, "/login/username") {
 			t.Errorf("the replaced session still works: %s", p.url)
 		}
 	})
@@ -63,7 +65,8 @@ func TestSignIn(t *testing.T) {
 	t.Run("a person of two workspaces picks one", func(t *testing.T) {
 		b := newBrowser(t)
 		p := b.signIn(r.base, "multi@example.com", "")
-		if !strings.HasSuffix(p.url, "/console/pick") || !strings.Contains(p.body, "First") || !strings.Contains(p.body, "Second") {
+		if !strings.HasSuffix(p.url, "/console/pick") || !strings.Contains(p.body, "First") ||
+			!strings.Contains(p.body, "Second") {
 			t.Fatalf("no choice: %s\n%s", p.url, p.body)
 		}
 		if b.cookie(r.base, "sid") != "" {
@@ -74,7 +77,8 @@ func TestSignIn(t *testing.T) {
 		if bad := b.post(r.base+"/console/pick", url.Values{"csrf": {"forged"}, "workspace": {ids[1]}}); bad.status != 403 {
 			t.Errorf("a forged token: %d", bad.status)
 		}
-		if bad := b.post(r.base+"/console/pick", url.Values{"csrf": {token}, "workspace": {"not-a-uuid"}}); bad.status != 400 {
+		bad := b.post(r.base+"/console/pick", url.Values{"csrf": {token}, "workspace": {"not-a-uuid"}})
+		if bad.status != 400 {
 			t.Errorf("a bad choice: %d", bad.status)
 		}
 		done := b.post(r.base+"/console/pick", url.Values{"csrf": {token}, "workspace": {ids[1]}})
@@ -106,7 +110,8 @@ func TestSignIn(t *testing.T) {
 		}
 	})
 	t.Run("a foreign return_to is refused", func(t *testing.T) {
-		for _, to := range []string{"https://evil.example/", "//evil.example/console", "/openapi/v1/apps", "/console/../admin",
+		for _, to := range []string{"https://evil.example/", "//evil.example/console", "/openapi/v1/apps",
+			"/console/../admin",
 			"/console/%2e%2e/admin", "/console\\evil", "javascript:alert(1)"} {
 			p := newBrowser(t).get(r.base + "/console/login?" + url.Values{"return_to": {to}}.Encode())
 			if p.status != 400 || !strings.Contains(p.body, "outside the console") {

@@ -29,13 +29,31 @@ func (h handlers) consoleDeliveryOperations() []api.Operation {
 		{Method: http.MethodGet, Path: base + "/{deliveryId}", ID: "getAppDelivery", Tag: tag, Auth: api.AuthSession,
 			Summary: "One of an app's deliveries with its attempt log, for its workspace's console",
 			Result:  DeliveryDetail{}, Status: http.StatusOK, Handler: h.getAppDelivery},
-		{Method: http.MethodPost, Path: base + "/{deliveryId}/replay", ID: "replayAppDelivery", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Tag: tag, Auth: api.AuthSession, Result: DeliveryView{}, Status: http.StatusCreated, Handler: h.replayAppDelivery,
-			Summary: "Deliver one of an app's events again as a new delivery (replayOf names the original)"},
-		{Method: http.MethodPost, Path: base + "/replay", ID: "replayAppFailedDeliveries", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Tag: tag, Auth: api.AuthSession, Body: BulkReplayRequest{}, Result: BulkReplayed{}, Status: http.StatusCreated,
+		{
+			Method:  http.MethodPost,
+			Path:    base + "/{deliveryId}/replay",
+			ID:      "replayAppDelivery",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    api.AuthSession,
+			Result:  DeliveryView{},
+			Status:  http.StatusCreated,
+			Handler: h.replayAppDelivery,
+			Summary: "Deliver one of an app's events again as a new delivery (replayOf names the original)",
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "/replay",
+			ID:      "replayAppFailedDeliveries",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    api.AuthSession,
+			Body:    BulkReplayRequest{},
+			Result:  BulkReplayed{},
+			Status:  http.StatusCreated,
 			Summary: "Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time",
-			Handler: h.replayAppFailed},
+			Handler: h.replayAppFailed,
+		},
 	}
 }
 
@@ -70,7 +88,13 @@ func (h handlers) listAppDeliveries(c *fiber.Ctx) error {
 		return err
 	}
 	page := DeliveryList{}
-	page.Items, page.NextCursor = api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID }, ToDeliveryView)
+	page.Items, page.NextCursor = api.Page(
+		"deliveries",
+		items,
+		q.Limit,
+		func(d Delivery) uuid.UUID { return d.ID },
+		ToDeliveryView,
+	)
 	return api.Respond(c, http.StatusOK, page)
 }
 

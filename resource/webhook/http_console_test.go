@@ -56,7 +56,12 @@ func TestConsoleDeliveryRoutes(t *testing.T) {
 	if replay.Status != 201 || replay.Str("replayOf") != delivery {
 		t.Fatalf("replay: %d %s", replay.Status, replay.Raw)
 	}
-	bulk := tn.Console(t, "POST", apps+"/deliveries/replay", map[string]any{"subscriptionId": subID, "since": "2020-01-01T00:00:00Z"})
+	bulk := tn.Console(
+		t,
+		"POST",
+		apps+"/deliveries/replay",
+		map[string]any{"subscriptionId": subID, "since": "2020-01-01T00:00:00Z"},
+	)
 	if bulk.Status != 201 {
 		t.Fatalf("bulk replay: %d %s", bulk.Status, bulk.Raw)
 	}
@@ -85,7 +90,8 @@ func TestConsoleDeliveryRoutes(t *testing.T) {
 	if r.Status != 404 {
 		t.Errorf("bulk replay of another workspace's subscription: %d %s", r.Status, r.Raw)
 	}
-	if r := other.Console(t, "GET", "/openapi/v1/apps/"+other.ClientID+"/deliveries", nil); r.Status != 200 || len(r.IDs()) != 0 {
+	if r := other.Console(t, "GET", "/openapi/v1/apps/"+other.ClientID+"/deliveries", nil); r.Status != 200 ||
+		len(r.IDs()) != 0 {
 		t.Errorf("another workspace's list: %d %s", r.Status, r.Raw)
 	}
 }
