@@ -8,9 +8,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
-// htmxVersion is the embedded htmx release (assets/htmx.min.js, from the
+// HTMXVersion is the embedded htmx release (assets/htmx.min.js, from the
 // htmx.org npm package; its licence is assets/htmx.LICENSE).
-const htmxVersion = "2.0.11"
+const HTMXVersion = "2.0.11"
 
 // serveAsset answers the console's own scripts and style.
 func serveAsset(c *fiber.Ctx) error {

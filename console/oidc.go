@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -237,9 +236,4 @@ func limit(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
-}
-
-// startURL is the sign-in page's address with where to come back.
-func startURL(back string) string {
-	return Prefix + "/login?" + url.Values{"return_to": {back}}.Encode()
 }

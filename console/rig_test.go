@@ -76,12 +76,11 @@ func startProvider(t *testing.T, redirectURI string, who ...person) string {
 
 // rig is the API and the console on one loopback port, with a provider.
 type rig struct {
-	env      *apitest.Env
-	base     string
-	issuer   string
-	admin    map[string]string
-	receiver *httptest.Server
-	console  *console.Console
+	env     *apitest.Env
+	base    string
+	issuer  string
+	admin   map[string]string
+	console *console.Console
 }
 
 // newRig starts the API with the console (dev: cookies without Secure, so a
