@@ -22,7 +22,7 @@ run: build
 	$(BIN) dev
 
 test: build tools chart-check openapi-tools
-	PMAPI_OPENAPI_LINT=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
+	PMAPI_OPENAPI_LINT=require PMAPI_BROWSER_TESTS=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
 
 # The suite on a throwaway Citus cluster: a coordinator and two workers from the
 # PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the

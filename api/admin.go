@@ -230,7 +230,7 @@ func (s *Server) adminCreateUser(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	u, err := authz.CreateUser(c.UserContext(), shard, w.ID, req.Email, req.Name)
+	u, err := authz.InviteUser(c.UserContext(), s.Directory, shard, w.ID, req.Email, req.Name)
 	if err != nil {
 		return err
 	}

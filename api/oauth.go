@@ -112,7 +112,7 @@ func (s *Server) oauthOperations() []Operation {
 	}
 	const tag, base = "OAuth", "/openapi/v1/oauth/"
 	oauthErrors := map[int]any{400: OAuthError{}, 401: OAuthError{}}
-	return []Operation{
+	return append([]Operation{
 		{Method: http.MethodPost, Path: base + "device/code", ID: "oauthDeviceCode", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
 			Summary: "Start a device authorization (RFC 8628)", Body: DeviceCodeRequest{}, Result: DeviceCodeResponse{}, Status: http.StatusOK, Handler: s.deviceCode},
 		{Method: http.MethodPost, Path: base + "device/approve", ID: "oauthApprove", Fails: []pmapi.Code{pmapi.CodeRateLimited}, Tag: tag, Auth: AuthSession,
@@ -129,11 +129,7 @@ func (s *Server) oauthOperations() []Operation {
 			Summary: "Public keys that verify access tokens", Result: JWKSet{}, Status: http.StatusOK, Handler: s.jwks},
 		{Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", ID: "oauthMetadata", Tag: tag, Raw: true,
 			Summary: "Authorization server metadata (RFC 8414)", Result: ServerMetadata{}, Status: http.StatusOK, Handler: s.metadata},
-		{Method: http.MethodGet, Path: base + "device", ID: "oauthDevicePage", Tag: tag, Raw: true, HTML: true,
-			Summary: "The verification page where a signed-in person confirms a user code", Status: http.StatusOK, Handler: s.devicePage},
-		{Method: http.MethodPost, Path: base + "device", ID: "oauthDevicePageSubmit", Tag: tag, Raw: true, HTML: true,
-			Summary: "The verification page's form (CSRF-protected)", Status: http.StatusOK, Handler: s.devicePageSubmit},
-	}
+	}, s.devicePageOperations()...)
 }
 
 // oauthFail writes an RFC 6749 error; invalid_client authenticated by header is

@@ -2,120 +2,12 @@ package api_test
 
 import (
 	"net/url"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
-
-var csrfField = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
-
-// openPage GETs the verification page and returns its CSRF token (the hidden
-// field and the cookie must agree).
-func openPage(t *testing.T, env *apitest.Env, query string) (string, *apitest.Response) {
-	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/oauth/device" + query})
-	if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/html") {
-		t.Fatalf("page: %d %s", r.Status, r.Raw)
-	}
-	m := csrfField.FindSubmatch(r.Raw)
-	if m == nil {
-		t.Fatalf("no CSRF field in the page:\n%s", r.Raw)
-	}
-	cookie := ""
-	for _, c := range r.Header.Values("Set-Cookie") {
-		if v, ok := strings.CutPrefix(c, "pmapi_csrf="); ok {
-			cookie, _, _ = strings.Cut(v, ";")
-			if !strings.Contains(c, "SameSite=Strict") || !strings.Contains(c, "HttpOnly") {
-				t.Errorf("CSRF cookie is not SameSite=Strict and HttpOnly: %s", c)
-			}
-		}
-	}
-	if cookie != string(m[1]) {
-		t.Fatalf("CSRF cookie %q and field %q differ", cookie, m[1])
-	}
-	if r.Header.Get("Content-Security-Policy") == "" || r.Header.Get("X-Frame-Options") != "DENY" {
-		t.Errorf("the page can be framed or run scripts: %v", r.Header)
-	}
-	return cookie, r
-}
-
-// submit posts the page's form with the given CSRF field, cookies and action.
-func submit(t *testing.T, env *apitest.Env, code, csrf, action string, cookies map[string]string) *apitest.Response {
-	t.Helper()
-	form := url.Values{"user_code": {code}, "csrf": {csrf}, "action": {action}}
-	return env.Do(t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device", Body: form.Encode(),
-		Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, Cookies: cookies})
-}
-
-func TestOAuthVerificationPage(t *testing.T) {
-	t.Parallel()
-	env, _, tn := oauthEnv(t, 30*time.Second)
-	other := env.NewTenant(t)
-	dc := deviceCode(t, env, tn.ClientID)
-	code := dc["user_code"].(string)
-
-	// verification_uri_complete pre-fills the code and names the asking app.
-	complete, _ := url.Parse(dc["verification_uri_complete"].(string))
-	csrf, page := openPage(t, env, "?"+complete.RawQuery)
-	if !strings.Contains(string(page.Raw), code) || !strings.Contains(string(page.Raw), "<code>projects:read</code>") {
-		t.Errorf("the page does not show the code and the scopes asked for:\n%s", page.Raw)
-	}
-
-	signedIn := map[string]string{"pmapi_csrf": csrf, "sid": tn.SID}
-	t.Run("403 without the CSRF cookie", func(t *testing.T) {
-		if r := submit(t, env, code, csrf, "approve", map[string]string{"sid": tn.SID}); r.Status != 403 {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	t.Run("403 with a forged CSRF field", func(t *testing.T) {
-		if r := submit(t, env, code, "forged", "approve", signedIn); r.Status != 403 {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	t.Run("401 when not signed in", func(t *testing.T) {
-		if r := submit(t, env, code, csrf, "approve", map[string]string{"pmapi_csrf": csrf}); r.Status != 401 {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	t.Run("401 signed in to another workspace", func(t *testing.T) {
-		if r := submit(t, env, code, csrf, "approve", map[string]string{"pmapi_csrf": csrf, "sid": other.SID}); r.Status != 401 {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	t.Run("400 without an action", func(t *testing.T) {
-		if r := submit(t, env, code, csrf, "", signedIn); r.Status != 400 {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	t.Run("404 for an unknown code", func(t *testing.T) {
-		if r := submit(t, env, "BCDF-GHJK", csrf, "approve", signedIn); r.Status != 404 || !strings.Contains(string(r.Raw), "No pending authorization") {
-			t.Errorf("%d %s", r.Status, r.Raw)
-		}
-	})
-	// None of the refusals above decided anything: the device still waits.
-	if s, b := poll(t, env, tn.ClientID, dc["device_code"].(string)); s != 400 || b["error"] != "authorization_pending" {
-		t.Fatalf("after refused submissions: %d %v", s, b)
-	}
-
-	if r := submit(t, env, strings.ToLower(code), csrf, "approve", signedIn); r.Status != 200 || !strings.Contains(string(r.Raw), "connected") {
-		t.Fatalf("approve: %d %s", r.Status, r.Raw)
-	}
-	time.Sleep(1100 * time.Millisecond) // the test interval
-	if s, b := poll(t, env, tn.ClientID, dc["device_code"].(string)); s != 200 || b["access_token"] == nil {
-		t.Fatalf("token after approval on the page: %d %v", s, b)
-	}
-
-	denied := deviceCode(t, env, tn.ClientID)
-	if r := submit(t, env, denied["user_code"].(string), csrf, "deny", signedIn); r.Status != 200 || !strings.Contains(string(r.Raw), "Denied") {
-		t.Fatalf("deny: %d %s", r.Status, r.Raw)
-	}
-	if _, b := poll(t, env, tn.ClientID, denied["device_code"].(string)); b["error"] != "access_denied" {
-		t.Errorf("after deny on the page: %v", b)
-	}
-}
 
 func TestOAuthClientAuthentication(t *testing.T) {
 	t.Parallel()

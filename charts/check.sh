@@ -57,6 +57,23 @@ has "$job" 'backoffLimit: 3' "the migration Job has no backoffLimit"
 lacks "$job" 'name: (PMAPI_ADMIN_TOKEN|PMAPI_SECRET_KEY)' "the migration Job gets secrets it does not use"
 lacks "$out" '^kind: (Ingress|ServiceMonitor|PrometheusRule|ConfigMap)$' "an optional object renders by default"
 lacks "$out" 'PMAPI_SECRET_KEY_PREVIOUS' "PMAPI_SECRET_KEY_PREVIOUS renders without secretKeyPrevious"
+lacks "$out" 'PMAPI_OIDC_' "console sign-in renders while oidc is off"
+
+# Console sign-in: the API pods get the provider, the secret from
+# existingSecret; workers and the Job get none of it; half a configuration, or
+# one without a public URL, does not render.
+oidc=(--set oidc.enabled=true,oidc.issuer=https://accounts.google.com,oidc.clientID=1234.apps.googleusercontent.com
+  --set config.publicURL=https://api.example.com)
+out=$(helm template pmapi "$chart" "${oidc[@]}")
+api=$(doc Deployment pmapi-api <<<"$out")
+has "$api" 'value: "https://accounts.google.com"' "the API lacks PMAPI_OIDC_ISSUER"
+has "$api" 'value: "1234.apps.googleusercontent.com"' "the API lacks PMAPI_OIDC_CLIENT_ID"
+has "$api" 'key: PMAPI_OIDC_CLIENT_SECRET' "the API lacks PMAPI_OIDC_CLIENT_SECRET from the secret"
+lacks "$(doc Deployment pmapi-worker <<<"$out")" 'PMAPI_OIDC_' "workers get the console's sign-in"
+helm template pmapi "$chart" --set oidc.enabled=true,oidc.clientID=x --set config.publicURL=https://a.example >/dev/null 2>&1 &&
+  fail "oidc without an issuer renders"
+helm template pmapi "$chart" --set oidc.enabled=true,oidc.issuer=https://i.example,oidc.clientID=x >/dev/null 2>&1 &&
+  fail "oidc without a public URL renders"
 
 # A key rotation: the previous key from the same Secret, for API and workers
 # (both open sealed values), never for the migration Job.

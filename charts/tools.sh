@@ -84,3 +84,25 @@ MSG
     exit 1
   }
 fi
+# Chromium runs the console's browser test (console/browser_test.go) and the
+# /docs rendering test; make test sets PMAPI_BROWSER_TESTS=require, so they
+# fail rather than skip without it. Debian's package, installed with apt-get
+# as root (a browser cannot be unpacked in place as the tools above are: it
+# needs its shared libraries); as another user, it says what to install.
+if ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null && ! command -v google-chrome >/dev/null; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "tools: installing Chromium (apt-get install chromium) for the browser tests, once" >&2
+    { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; } >&2 || {
+      echo "tools: apt-get install chromium failed; install Chromium and run make test again" >&2
+      exit 1
+    }
+  else
+    cat >&2 <<MSG
+tools: Chromium is missing; the console's browser test needs it.
+Install one of:
+  - Debian/Ubuntu: sudo apt-get install chromium   (Ubuntu: chromium-browser)
+  - Google Chrome, as google-chrome on PATH
+MSG
+    exit 1
+  fi
+fi

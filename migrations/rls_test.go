@@ -18,8 +18,10 @@ import (
 const policyExpr = "(workspace_id = (NULLIF(current_setting('pmapi.workspace_id'::text, true), ''::text))::uuid)"
 
 // directoryTables are the only tables exempt from row-level security: they map
-// client ids to workspaces before any workspace is known (see 0001_directory.sql).
-var directoryTables = map[string]bool{"workspaces": true, "client_directory": true, "oauth_user_codes": true}
+// client ids (and email addresses, 0018) to workspaces before any workspace is
+// known (see 0001_directory.sql).
+var directoryTables = map[string]bool{"workspaces": true, "client_directory": true, "oauth_user_codes": true,
+	"user_emails": true}
 
 // tenantTables lists every table of the public schema with a workspace_id column,
 // less the directory.

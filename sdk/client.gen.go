@@ -1512,6 +1512,32 @@ type DeviceCodeResponse struct {
 	VerificationUriComplete string `json:"verification_uri_complete"`
 }
 
+// DevicePending defines model for DevicePending.
+type DevicePending struct {
+	// AppName Example: Jira sync
+	AppName string `json:"appName"`
+
+	// ClientId Example: pm_cli_4Yq0cJ2bW8rT1mN6pK3s
+	ClientId string      `json:"clientId"`
+	Scopes   []ScopeLine `json:"scopes"`
+
+	// UserCode Example: WDJB-MJHT
+	UserCode string `json:"userCode"`
+
+	// Workspace The workspace's name
+	//
+	// Example: Acme
+	Workspace string `json:"workspace"`
+}
+
+// DevicePendingEnvelope Success answer carrying DevicePending
+type DevicePendingEnvelope struct {
+	Data DevicePending `json:"data"`
+
+	// Success Always true on success
+	Success bool `json:"success"`
+}
+
 // Empty defines model for Empty.
 type Empty map[string]string
 
@@ -2406,6 +2432,15 @@ type RrcaView struct {
 	UpdatedAt    time.Time                 `json:"updatedAt"`
 }
 
+// ScopeLine defines model for ScopeLine.
+type ScopeLine struct {
+	// Description Example: create and change tasks
+	Description string `json:"description"`
+
+	// Name Example: tasks:write
+	Name string `json:"name"`
+}
+
 // ScopesRequest defines model for ScopesRequest.
 type ScopesRequest struct {
 	// Scopes Example: ["projects:read","tasks:read","tasks:write"]
@@ -2457,6 +2492,20 @@ type ServerMetadata struct {
 	ScopesSupported                   []string `json:"scopes_supported"`
 	TokenEndpoint                     string   `json:"token_endpoint"`
 	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+}
+
+// SessionEnded defines model for SessionEnded.
+type SessionEnded struct {
+	// Ended Always true: the sid stops working at once, on every instance
+	Ended bool `json:"ended"`
+}
+
+// SessionEndedEnvelope Success answer carrying SessionEnded
+type SessionEndedEnvelope struct {
+	Data SessionEnded `json:"data"`
+
+	// Success Always true on success
+	Success bool `json:"success"`
 }
 
 // SessionEnvelope Success answer carrying Session
@@ -3100,6 +3149,33 @@ type CreateAppParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// ListAppDeliveriesParams defines parameters for ListAppDeliveries.
+type ListAppDeliveriesParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor         *string               `form:"cursor,omitempty" json:"cursor,omitempty"`
+	SubscriptionId *string               `form:"subscriptionId,omitempty" json:"subscriptionId,omitempty"`
+	Status         *ListDeliveriesStatus `form:"status,omitempty" json:"status,omitempty"`
+	EventType      *string               `form:"eventType,omitempty" json:"eventType,omitempty"`
+
+	// Since Deliveries created at or after
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+}
+
+// ReplayAppFailedDeliveriesParams defines parameters for ReplayAppFailedDeliveries.
+type ReplayAppFailedDeliveriesParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ReplayAppDeliveryParams defines parameters for ReplayAppDelivery.
+type ReplayAppDeliveryParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // ListKeysParams defines parameters for ListKeys.
 type ListKeysParams struct {
 	// Limit Page size, 1 to 200; default 50
@@ -3176,6 +3252,12 @@ type TestWebhookParams struct {
 type OauthApproveParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// OauthDevicePendingParams defines parameters for OauthDevicePending.
+type OauthDevicePendingParams struct {
+	// UserCode As the device shows it; case, dashes and spaces do not matter
+	UserCode string `form:"user_code" json:"user_code"`
 }
 
 // ArchiveActionItemParams defines parameters for ArchiveActionItem.
@@ -3699,6 +3781,9 @@ type CreateAppJSONRequestBody = CreateAppRequest
 
 // UpdateAppJSONRequestBody defines body for UpdateApp for application/json ContentType.
 type UpdateAppJSONRequestBody = UpdateAppRequest
+
+// ReplayAppFailedDeliveriesJSONRequestBody defines body for ReplayAppFailedDeliveries for application/json ContentType.
+type ReplayAppFailedDeliveriesJSONRequestBody = WebhookBulkReplayRequest
 
 // CreateKeyJSONRequestBody defines body for CreateKey for application/json ContentType.
 type CreateKeyJSONRequestBody = CreateKeyRequest
@@ -4238,6 +4323,55 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
 	UpdateApp(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAppDeliveries An app's deliveries, newest first, for its workspace's console
+	//
+	// An app's deliveries, newest first, for its workspace's console.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries (the `ListAppDeliveries` operationId).
+	ListAppDeliveries(ctx context.Context, clientId string, params *ListAppDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplayAppFailedDeliveriesWithBody Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+	//
+	// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+	ReplayAppFailedDeliveriesWithBody(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplayAppFailedDeliveries Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+	//
+	// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+	ReplayAppFailedDeliveries(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, body ReplayAppFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetAppDelivery One of an app's deliveries with its attempt log, for its workspace's console
+	//
+	// One of an app's deliveries with its attempt log, for its workspace's console.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
+	GetAppDelivery(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReplayAppDelivery Deliver one of an app's events again as a new delivery (replayOf names the original)
+	//
+	// Deliver one of an app's events again as a new delivery (replayOf names the original).
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/{deliveryId}/replay (the `ReplayAppDelivery` operationId).
+	ReplayAppDelivery(ctx context.Context, clientId string, deliveryId string, params *ReplayAppDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListKeys The app's keys, revoked ones included; values never appear
 	//
 	// The app's keys, revoked ones included; values never appear.
@@ -4495,18 +4629,18 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
 	GetCredential(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// OauthDevicePage The verification page where a signed-in person confirms a user code
+	// OauthDevicePage The verification URI: sends the browser to the console's approval page, keeping user_code
 	//
-	// The verification page where a signed-in person confirms a user code.
+	// The verification URI: sends the browser to the console's approval page, keeping user_code.
 	//
 	// Public: no credentials.
 	//
 	// Corresponds with GET /openapi/v1/oauth/device (the `OauthDevicePage` operationId).
 	OauthDevicePage(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// OauthDevicePageSubmit The verification page's form (CSRF-protected)
+	// OauthDevicePageSubmit The earlier page's form: sends the browser to the console's approval page, where the session decides
 	//
-	// The verification page's form (CSRF-protected).
+	// The earlier page's form: sends the browser to the console's approval page, where the session decides.
 	//
 	// Public: no credentials.
 	//
@@ -4567,6 +4701,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/code (the `OauthDeviceCode` operationId).
 	OauthDeviceCodeWithFormdataBody(ctx context.Context, body OauthDeviceCodeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OauthDevicePending The app and scopes a user code of the caller's workspace asks for, before approving it
+	//
+	// The app and scopes a user code of the caller's workspace asks for, before approving it.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with GET /openapi/v1/oauth/device/pending (the `OauthDevicePending` operationId).
+	OauthDevicePending(ctx context.Context, params *OauthDevicePendingParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OauthIntrospectWithBody Introspect one of the app's own tokens (RFC 7662)
 	//
@@ -5775,6 +5918,15 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
 	UpdateTask(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// EndSession Sign out: end the calling session (the sid cookie's) on the server
+	//
+	// Sign out: end the calling session (the sid cookie's) on the server.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with DELETE /openapi/v1/session (the `EndSession` operationId).
+	EndSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetSession The signed-in console user and their workspace
 	//
 	// The signed-in console user and their workspace.
@@ -6435,6 +6587,105 @@ func (c *Client) UpdateApp(ctx context.Context, clientId string, body UpdateAppJ
 	return c.Client.Do(req)
 }
 
+// ListAppDeliveries An app's deliveries, newest first, for its workspace's console
+//
+// An app's deliveries, newest first, for its workspace's console.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries (the `ListAppDeliveries` operationId).
+func (c *Client) ListAppDeliveries(ctx context.Context, clientId string, params *ListAppDeliveriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAppDeliveriesRequest(c.Server, clientId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplayAppFailedDeliveriesWithBody Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+//
+// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+func (c *Client) ReplayAppFailedDeliveriesWithBody(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayAppFailedDeliveriesRequestWithBody(c.Server, clientId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplayAppFailedDeliveries Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+//
+// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+func (c *Client) ReplayAppFailedDeliveries(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, body ReplayAppFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayAppFailedDeliveriesRequest(c.Server, clientId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetAppDelivery One of an app's deliveries with its attempt log, for its workspace's console
+//
+// One of an app's deliveries with its attempt log, for its workspace's console.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
+func (c *Client) GetAppDelivery(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAppDeliveryRequest(c.Server, clientId, deliveryId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReplayAppDelivery Deliver one of an app's events again as a new delivery (replayOf names the original)
+//
+// Deliver one of an app's events again as a new delivery (replayOf names the original).
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/{deliveryId}/replay (the `ReplayAppDelivery` operationId).
+func (c *Client) ReplayAppDelivery(ctx context.Context, clientId string, deliveryId string, params *ReplayAppDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayAppDeliveryRequest(c.Server, clientId, deliveryId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListKeys The app's keys, revoked ones included; values never appear
 //
 // The app's keys, revoked ones included; values never appear.
@@ -6942,9 +7193,9 @@ func (c *Client) GetCredential(ctx context.Context, reqEditors ...RequestEditorF
 	return c.Client.Do(req)
 }
 
-// OauthDevicePage The verification page where a signed-in person confirms a user code
+// OauthDevicePage The verification URI: sends the browser to the console's approval page, keeping user_code
 //
-// The verification page where a signed-in person confirms a user code.
+// The verification URI: sends the browser to the console's approval page, keeping user_code.
 //
 // Public: no credentials.
 //
@@ -6961,9 +7212,9 @@ func (c *Client) OauthDevicePage(ctx context.Context, reqEditors ...RequestEdito
 	return c.Client.Do(req)
 }
 
-// OauthDevicePageSubmit The verification page's form (CSRF-protected)
+// OauthDevicePageSubmit The earlier page's form: sends the browser to the console's approval page, where the session decides
 //
-// The verification page's form (CSRF-protected).
+// The earlier page's form: sends the browser to the console's approval page, where the session decides.
 //
 // Public: no credentials.
 //
@@ -7075,6 +7326,25 @@ func (c *Client) OauthDeviceCode(ctx context.Context, body OauthDeviceCodeJSONRe
 // Corresponds with POST /openapi/v1/oauth/device/code (the `OauthDeviceCode` operationId).
 func (c *Client) OauthDeviceCodeWithFormdataBody(ctx context.Context, body OauthDeviceCodeFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOauthDeviceCodeRequestWithFormdataBody(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OauthDevicePending The app and scopes a user code of the caller's workspace asks for, before approving it
+//
+// The app and scopes a user code of the caller's workspace asks for, before approving it.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with GET /openapi/v1/oauth/device/pending (the `OauthDevicePending` operationId).
+func (c *Client) OauthDevicePending(ctx context.Context, params *OauthDevicePendingParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOauthDevicePendingRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9442,6 +9712,25 @@ func (c *Client) UpdateTask(ctx context.Context, params *UpdateTaskParams, body 
 	return c.Client.Do(req)
 }
 
+// EndSession Sign out: end the calling session (the sid cookie's) on the server
+//
+// Sign out: end the calling session (the sid cookie's) on the server.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with DELETE /openapi/v1/session (the `EndSession` operationId).
+func (c *Client) EndSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEndSessionRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetSession The signed-in console user and their workspace
 //
 // The signed-in console user and their workspace.
@@ -10470,6 +10759,286 @@ func NewUpdateAppRequestWithBody(server string, clientId string, contentType str
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAppDeliveriesRequest constructs an http.Request for the ListAppDeliveries method
+func NewListAppDeliveriesRequest(server string, clientId string, params *ListAppDeliveriesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "clientId", clientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/apps/%s/deliveries", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SubscriptionId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "subscriptionId", *params.SubscriptionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.EventType != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "eventType", *params.EventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplayAppFailedDeliveriesRequest calls the generic ReplayAppFailedDeliveries builder with application/json body
+func NewReplayAppFailedDeliveriesRequest(server string, clientId string, params *ReplayAppFailedDeliveriesParams, body ReplayAppFailedDeliveriesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReplayAppFailedDeliveriesRequestWithBody(server, clientId, params, "application/json", bodyReader)
+}
+
+// NewReplayAppFailedDeliveriesRequestWithBody constructs an http.Request for the ReplayAppFailedDeliveries method, with any body, and a specified content type
+func NewReplayAppFailedDeliveriesRequestWithBody(server string, clientId string, params *ReplayAppFailedDeliveriesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "clientId", clientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/apps/%s/deliveries/replay", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetAppDeliveryRequest constructs an http.Request for the GetAppDelivery method
+func NewGetAppDeliveryRequest(server string, clientId string, deliveryId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "clientId", clientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "deliveryId", deliveryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/apps/%s/deliveries/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewReplayAppDeliveryRequest constructs an http.Request for the ReplayAppDelivery method
+func NewReplayAppDeliveryRequest(server string, clientId string, deliveryId string, params *ReplayAppDeliveryParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "clientId", clientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "deliveryId", deliveryId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/apps/%s/deliveries/%s/replay", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -11588,6 +12157,56 @@ func NewOauthDeviceCodeRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewOauthDevicePendingRequest constructs an http.Request for the OauthDevicePending method
+func NewOauthDevicePendingRequest(server string, params *OauthDevicePendingParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/oauth/device/pending")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "user_code", params.UserCode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -15972,6 +16591,33 @@ func NewUpdateTaskRequestWithBody(server string, params *UpdateTaskParams, conte
 	return req, nil
 }
 
+// NewEndSessionRequest constructs an http.Request for the EndSession method
+func NewEndSessionRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/session")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetSessionRequest constructs an http.Request for the GetSession method
 func NewGetSessionRequest(server string) (*http.Request, error) {
 	var err error
@@ -16668,6 +17314,61 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
 	UpdateAppWithResponse(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
+	// ListAppDeliveriesWithResponse An app's deliveries, newest first, for its workspace's console
+	//
+	// An app's deliveries, newest first, for its workspace's console.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries (the `ListAppDeliveries` operationId).
+	ListAppDeliveriesWithResponse(ctx context.Context, clientId string, params *ListAppDeliveriesParams, reqEditors ...RequestEditorFn) (*ListAppDeliveriesResponse, error)
+
+	// ReplayAppFailedDeliveriesWithBodyWithResponse Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+	//
+	// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+	ReplayAppFailedDeliveriesWithBodyWithResponse(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayAppFailedDeliveriesResponse, error)
+
+	// ReplayAppFailedDeliveriesWithResponse Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+	//
+	// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+	ReplayAppFailedDeliveriesWithResponse(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, body ReplayAppFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayAppFailedDeliveriesResponse, error)
+
+	// GetAppDeliveryWithResponse One of an app's deliveries with its attempt log, for its workspace's console
+	//
+	// One of an app's deliveries with its attempt log, for its workspace's console.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
+	GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error)
+
+	// ReplayAppDeliveryWithResponse Deliver one of an app's events again as a new delivery (replayOf names the original)
+	//
+	// Deliver one of an app's events again as a new delivery (replayOf names the original).
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/{deliveryId}/replay (the `ReplayAppDelivery` operationId).
+	ReplayAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, params *ReplayAppDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayAppDeliveryResponse, error)
+
 	// ListKeysWithResponse The app's keys, revoked ones included; values never appear
 	//
 	// The app's keys, revoked ones included; values never appear.
@@ -16943,9 +17644,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
 	GetCredentialWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
 
-	// OauthDevicePageWithResponse The verification page where a signed-in person confirms a user code
+	// OauthDevicePageWithResponse The verification URI: sends the browser to the console's approval page, keeping user_code
 	//
-	// The verification page where a signed-in person confirms a user code.
+	// The verification URI: sends the browser to the console's approval page, keeping user_code.
 	//
 	// Public: no credentials.
 	//
@@ -16954,9 +17655,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/oauth/device (the `OauthDevicePage` operationId).
 	OauthDevicePageWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*OauthDevicePageResponse, error)
 
-	// OauthDevicePageSubmitWithResponse The verification page's form (CSRF-protected)
+	// OauthDevicePageSubmitWithResponse The earlier page's form: sends the browser to the console's approval page, where the session decides
 	//
-	// The verification page's form (CSRF-protected).
+	// The earlier page's form: sends the browser to the console's approval page, where the session decides.
 	//
 	// Public: no credentials.
 	//
@@ -17019,6 +17720,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/oauth/device/code (the `OauthDeviceCode` operationId).
 	OauthDeviceCodeWithFormdataBodyWithResponse(ctx context.Context, body OauthDeviceCodeFormdataRequestBody, reqEditors ...RequestEditorFn) (*OauthDeviceCodeResponse, error)
+
+	// OauthDevicePendingWithResponse The app and scopes a user code of the caller's workspace asks for, before approving it
+	//
+	// The app and scopes a user code of the caller's workspace asks for, before approving it.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/oauth/device/pending (the `OauthDevicePending` operationId).
+	OauthDevicePendingWithResponse(ctx context.Context, params *OauthDevicePendingParams, reqEditors ...RequestEditorFn) (*OauthDevicePendingResponse, error)
 
 	// OauthIntrospectWithBodyWithResponse Introspect one of the app's own tokens (RFC 7662)
 	//
@@ -18284,6 +18996,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/resource/task/update (the `UpdateTask` operationId).
 	UpdateTaskWithResponse(ctx context.Context, params *UpdateTaskParams, body UpdateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateTaskResponse, error)
+
+	// EndSessionWithResponse Sign out: end the calling session (the sid cookie's) on the server
+	//
+	// Sign out: end the calling session (the sid cookie's) on the server.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v1/session (the `EndSession` operationId).
+	EndSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*EndSessionResponse, error)
 
 	// GetSessionWithResponse The signed-in console user and their workspace
 	//
@@ -19943,6 +20666,352 @@ func (r UpdateAppResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateAppResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAppDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookDeliveryListEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAppDeliveriesResponse) GetJSON200() *WebhookDeliveryListEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListAppDeliveriesResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAppDeliveriesResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListAppDeliveriesResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListAppDeliveriesResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAppDeliveriesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAppDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAppDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAppDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAppDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplayAppFailedDeliveriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookBulkReplayedEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON201() *WebhookBulkReplayedEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON413() *ErrorEnvelope {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ReplayAppFailedDeliveriesResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplayAppFailedDeliveriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplayAppFailedDeliveriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplayAppFailedDeliveriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplayAppFailedDeliveriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetAppDeliveryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookDeliveryDetailEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetAppDeliveryResponse) GetJSON200() *WebhookDeliveryDetailEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetAppDeliveryResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetAppDeliveryResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetAppDeliveryResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetAppDeliveryResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetAppDeliveryResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetAppDeliveryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetAppDeliveryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetAppDeliveryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetAppDeliveryResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ReplayAppDeliveryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookDeliveryEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON201() *WebhookDeliveryEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ReplayAppDeliveryResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReplayAppDeliveryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReplayAppDeliveryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReplayAppDeliveryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReplayAppDeliveryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21770,6 +22839,101 @@ func (r OauthDeviceCodeResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OauthDeviceCodeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OauthDevicePendingResponse429Headers the declared response headers of an HTTP 429 response for OauthDevicePending
+type OauthDevicePendingResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type OauthDevicePendingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DevicePendingEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OauthDevicePendingResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON200() *DevicePendingEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OauthDevicePendingResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r OauthDevicePendingResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r OauthDevicePendingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OauthDevicePendingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OauthDevicePendingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OauthDevicePendingResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29968,6 +31132,75 @@ func (r UpdateTaskResponse) ContentType() string {
 	return ""
 }
 
+type EndSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SessionEndedEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EndSessionResponse) GetJSON200() *SessionEndedEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EndSessionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EndSessionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EndSessionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EndSessionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EndSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EndSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EndSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EndSessionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetSessionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -31106,6 +32339,91 @@ func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, clientI
 	return ParseUpdateAppResponse(rsp)
 }
 
+// ListAppDeliveriesWithResponse An app's deliveries, newest first, for its workspace's console
+//
+// An app's deliveries, newest first, for its workspace's console.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries (the `ListAppDeliveries` operationId).
+func (c *ClientWithResponses) ListAppDeliveriesWithResponse(ctx context.Context, clientId string, params *ListAppDeliveriesParams, reqEditors ...RequestEditorFn) (*ListAppDeliveriesResponse, error) {
+	rsp, err := c.ListAppDeliveries(ctx, clientId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAppDeliveriesResponse(rsp)
+}
+
+// ReplayAppFailedDeliveriesWithBodyWithResponse Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+//
+// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+func (c *ClientWithResponses) ReplayAppFailedDeliveriesWithBodyWithResponse(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReplayAppFailedDeliveriesResponse, error) {
+	rsp, err := c.ReplayAppFailedDeliveriesWithBody(ctx, clientId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplayAppFailedDeliveriesResponse(rsp)
+}
+
+// ReplayAppFailedDeliveriesWithResponse Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time
+//
+// Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/replay (the `ReplayAppFailedDeliveries` operationId).
+func (c *ClientWithResponses) ReplayAppFailedDeliveriesWithResponse(ctx context.Context, clientId string, params *ReplayAppFailedDeliveriesParams, body ReplayAppFailedDeliveriesJSONRequestBody, reqEditors ...RequestEditorFn) (*ReplayAppFailedDeliveriesResponse, error) {
+	rsp, err := c.ReplayAppFailedDeliveries(ctx, clientId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplayAppFailedDeliveriesResponse(rsp)
+}
+
+// GetAppDeliveryWithResponse One of an app's deliveries with its attempt log, for its workspace's console
+//
+// One of an app's deliveries with its attempt log, for its workspace's console.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
+func (c *ClientWithResponses) GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error) {
+	rsp, err := c.GetAppDelivery(ctx, clientId, deliveryId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetAppDeliveryResponse(rsp)
+}
+
+// ReplayAppDeliveryWithResponse Deliver one of an app's events again as a new delivery (replayOf names the original)
+//
+// Deliver one of an app's events again as a new delivery (replayOf names the original).
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/apps/{clientId}/deliveries/{deliveryId}/replay (the `ReplayAppDelivery` operationId).
+func (c *ClientWithResponses) ReplayAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, params *ReplayAppDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayAppDeliveryResponse, error) {
+	rsp, err := c.ReplayAppDelivery(ctx, clientId, deliveryId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReplayAppDeliveryResponse(rsp)
+}
+
 // ListKeysWithResponse The app's keys, revoked ones included; values never appear
 //
 // The app's keys, revoked ones included; values never appear.
@@ -31531,9 +32849,9 @@ func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, req
 	return ParseGetCredentialResponse(rsp)
 }
 
-// OauthDevicePageWithResponse The verification page where a signed-in person confirms a user code
+// OauthDevicePageWithResponse The verification URI: sends the browser to the console's approval page, keeping user_code
 //
-// The verification page where a signed-in person confirms a user code.
+// The verification URI: sends the browser to the console's approval page, keeping user_code.
 //
 // Public: no credentials.
 //
@@ -31548,9 +32866,9 @@ func (c *ClientWithResponses) OauthDevicePageWithResponse(ctx context.Context, r
 	return ParseOauthDevicePageResponse(rsp)
 }
 
-// OauthDevicePageSubmitWithResponse The verification page's form (CSRF-protected)
+// OauthDevicePageSubmitWithResponse The earlier page's form: sends the browser to the console's approval page, where the session decides
 //
-// The verification page's form (CSRF-protected).
+// The earlier page's form: sends the browser to the console's approval page, where the session decides.
 //
 // Public: no credentials.
 //
@@ -31648,6 +32966,23 @@ func (c *ClientWithResponses) OauthDeviceCodeWithFormdataBodyWithResponse(ctx co
 		return nil, err
 	}
 	return ParseOauthDeviceCodeResponse(rsp)
+}
+
+// OauthDevicePendingWithResponse The app and scopes a user code of the caller's workspace asks for, before approving it
+//
+// The app and scopes a user code of the caller's workspace asks for, before approving it.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/oauth/device/pending (the `OauthDevicePending` operationId).
+func (c *ClientWithResponses) OauthDevicePendingWithResponse(ctx context.Context, params *OauthDevicePendingParams, reqEditors ...RequestEditorFn) (*OauthDevicePendingResponse, error) {
+	rsp, err := c.OauthDevicePending(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOauthDevicePendingResponse(rsp)
 }
 
 // OauthIntrospectWithBodyWithResponse Introspect one of the app's own tokens (RFC 7662)
@@ -33605,6 +34940,23 @@ func (c *ClientWithResponses) UpdateTaskWithResponse(ctx context.Context, params
 	return ParseUpdateTaskResponse(rsp)
 }
 
+// EndSessionWithResponse Sign out: end the calling session (the sid cookie's) on the server
+//
+// Sign out: end the calling session (the sid cookie's) on the server.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v1/session (the `EndSession` operationId).
+func (c *ClientWithResponses) EndSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*EndSessionResponse, error) {
+	rsp, err := c.EndSession(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEndSessionResponse(rsp)
+}
+
 // GetSessionWithResponse The signed-in console user and their workspace
 //
 // The signed-in console user and their workspace.
@@ -34991,6 +36343,292 @@ func ParseUpdateAppResponse(rsp *http.Response) (*UpdateAppResponse, error) {
 			return nil, err
 		}
 		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAppDeliveriesResponse parses an HTTP response from a ListAppDeliveriesWithResponse call
+func ParseListAppDeliveriesResponse(rsp *http.Response) (*ListAppDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAppDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookDeliveryListEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplayAppFailedDeliveriesResponse parses an HTTP response from a ReplayAppFailedDeliveriesWithResponse call
+func ParseReplayAppFailedDeliveriesResponse(rsp *http.Response) (*ReplayAppFailedDeliveriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplayAppFailedDeliveriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookBulkReplayedEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetAppDeliveryResponse parses an HTTP response from a GetAppDeliveryWithResponse call
+func ParseGetAppDeliveryResponse(rsp *http.Response) (*GetAppDeliveryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetAppDeliveryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookDeliveryDetailEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseReplayAppDeliveryResponse parses an HTTP response from a ReplayAppDeliveryWithResponse call
+func ParseReplayAppDeliveryResponse(rsp *http.Response) (*ReplayAppDeliveryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReplayAppDeliveryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookDeliveryEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -36610,6 +38248,122 @@ func ParseOauthDeviceCodeResponse(rsp *http.Response) (*OauthDeviceCodeResponse,
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseOauthDevicePendingResponse parses an HTTP response from a OauthDevicePendingWithResponse call
+func ParseOauthDevicePendingResponse(rsp *http.Response) (*OauthDevicePendingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OauthDevicePendingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DevicePendingEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers OauthDevicePendingResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -47787,6 +49541,60 @@ func ParseUpdateTaskResponse(rsp *http.Response) (*UpdateTaskResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEndSessionResponse parses an HTTP response from a EndSessionWithResponse call
+func ParseEndSessionResponse(rsp *http.Response) (*EndSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EndSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SessionEndedEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
 	}
 
 	return response, nil

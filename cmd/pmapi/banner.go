@@ -11,6 +11,8 @@ import (
 // (TestREADMEShowsTheBanner holds it to this code).
 type banner struct {
 	Base, Metrics string
+	// ConsoleLink signs the demo user in to the console, once.
+	ConsoleLink string
 	// OnCitus names the Citus nodes, empty on one PostgreSQL.
 	OnCitus    string
 	Demo       demo
@@ -33,6 +35,7 @@ func (b banner) exports() []devVar {
 		{"CLIENT_ID", d.AppClientID, "Demo app (every scope)"},
 		{"API_KEY", d.APIKey, "the Demo app's API key"},
 		{"ADMIN_TOKEN", b.AdminToken, "operator token (/admin/v1)"},
+		{"CONSOLE_LINK", b.ConsoleLink, "console sign-in, works once"},
 	}
 }
 
@@ -43,9 +46,11 @@ func (b banner) write(w io.Writer) {
 	if b.OnCitus != "" {
 		row("on Citus", b.OnCitus)
 	}
+	row("console", b.ConsoleLink)
+	row("", "(one click signs in "+b.Demo.Email+"; the link works once, the log prints the next)")
 	row("API reference", b.Base+"/docs")
 	row("guide", "docs/quickstart.md")
-	row("device sign-in", b.Base+"/openapi/v1/oauth/device (sign in with the SID below)")
+	row("device sign-in", b.Base+"/openapi/v1/oauth/device (approved in the console, signed in)")
 	if b.WebhookLoopback {
 		row("webhooks", "receivers on this machine are allowed, http:// too (pmapi dev only;")
 		row("", "PMAPI_WEBHOOK_ALLOW_LOOPBACK=false refuses them, as production does)")

@@ -12,6 +12,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/pmapi/pmapi/console"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/resource/webhook"
@@ -67,6 +68,11 @@ type config struct {
 	// SecretKeyPrevious open values sealed under earlier keys until `pmapi
 	// admin reseal` has rewritten them (docs/operations.md).
 	SecretKeyPrevious []string
+	// OIDC is the console's identity provider; nil leaves sign-in off.
+	OIDC *console.OIDCConfig
+	// dev is pmapi dev: the console's one-time sign-in link, cookies
+	// without Secure.
+	dev bool
 }
 
 func env(name, def string) string {
@@ -164,6 +170,9 @@ func loadConfig() (config, error) {
 		if c.WebhookLoopback, err = strconv.ParseBool(raw); err != nil {
 			return c, fmt.Errorf("PMAPI_WEBHOOK_ALLOW_LOOPBACK must be true or false")
 		}
+	}
+	if c.OIDC, err = oidcConfig(); err != nil {
+		return c, err
 	}
 	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil || c.RateLimitPerMinute < 1 {
 		return c, fmt.Errorf("PMAPI_RATE_LIMIT_PER_MINUTE must be a positive integer")

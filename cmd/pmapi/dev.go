@@ -16,6 +16,8 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/seal"
@@ -131,6 +133,7 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 			s.oauth.Issuer = "http://" + a.String()
 		}
 		b.Base = "http://" + a.String()
+		b.ConsoleLink = s.console.DevSignInLink(b.Base, uuid.MustParse(d.WorkspaceID), uuid.MustParse(d.UserID))
 		if b.EnvFile != "" {
 			if err := writeDevEnv(b.EnvFile, b.exports()); err != nil {
 				log.Warn("could not keep the credentials for the next start", "file", b.EnvFile, "error", err.Error())
@@ -154,6 +157,7 @@ func devDefaults(cfg *config) {
 		cfg.WebhookLoopback = true
 	}
 	cfg.webhookLoopbackHTTP = cfg.WebhookLoopback
+	cfg.dev = true
 }
 
 // settle waits (a few seconds at most) until the jobs the demo seed queued

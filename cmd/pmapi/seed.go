@@ -40,7 +40,7 @@ func seedDemo(ctx context.Context, dir *tenant.Directory, auth *authz.Authentica
 	}
 	user, err := authz.FindUserByEmail(ctx, shard, ws.ID, demoEmail)
 	if err != nil {
-		user, err = authz.CreateUser(ctx, shard, ws.ID, demoEmail, "Demo User")
+		user, err = authz.InviteUser(ctx, dir, shard, ws.ID, demoEmail, "Demo User")
 		if err != nil {
 			return demo{}, err
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/console"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
@@ -36,6 +37,8 @@ type server struct {
 	auth     *authz.Authenticator
 	oauth    *authz.OAuth
 	placer   *tenant.Placer
+	// console serves /console on app.
+	console *console.Console
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
@@ -119,6 +122,10 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
 				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
 			}, resources)
+		}
+		if err == nil {
+			s.console, err = console.Mount(s.app, console.Config{Directory: s.dir, SessionTTL: cfg.SessionTTL, OIDC: cfg.OIDC,
+				PublicURL: cfg.PublicURL, Dev: cfg.dev, Key: consoleKey(cfg.SecretKey), Log: log})
 		}
 		if err != nil {
 			cancel()
@@ -222,6 +229,10 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 	}
 	if *addr != "" {
 		cfg.Addr = *addr
+	}
+	if withAPI && cfg.OIDC != nil && cfg.PublicURL == "" {
+		return fmt.Errorf("console sign-in needs PMAPI_PUBLIC_URL: the identity provider sends people back to " +
+			"PMAPI_PUBLIC_URL/console/callback, the redirect URI registered there")
 	}
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()

@@ -52,7 +52,8 @@ func Resource(d HTTPDeps) api.Resource {
 			for _, t := range cat.Events {
 				known[t.Name] = true
 			}
-			return handlers{HTTPDeps: d, webhooks: d.Store, known: known}.operations()
+			h := handlers{HTTPDeps: d, webhooks: d.Store, known: known}
+			return append(h.operations(), h.consoleDeliveryOperations()...)
 		},
 	}
 }

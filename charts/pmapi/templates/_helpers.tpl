@@ -96,6 +96,16 @@ first ingress host. */}}
 - name: PMAPI_TRUSTED_PROXIES
   value: {{ join "," .Values.config.trustedProxies | quote }}
 {{ include "pmapi.secretEnv" (dict "key" "PMAPI_ADMIN_TOKEN" "secret" .Values.existingSecret) }}
+{{- if .Values.oidc.enabled }}
+{{- if not (include "pmapi.publicURL" .) }}
+{{- fail "oidc.enabled needs config.publicURL or an ingress host: the provider sends people back to <public URL>/console/callback" }}
+{{- end }}
+- name: PMAPI_OIDC_ISSUER
+  value: {{ required "oidc.enabled needs oidc.issuer (PMAPI_OIDC_ISSUER)" .Values.oidc.issuer | quote }}
+- name: PMAPI_OIDC_CLIENT_ID
+  value: {{ required "oidc.enabled needs oidc.clientID (PMAPI_OIDC_CLIENT_ID)" .Values.oidc.clientID | quote }}
+{{ include "pmapi.secretEnv" (dict "key" "PMAPI_OIDC_CLIENT_SECRET" "secret" .Values.existingSecret) }}
+{{- end }}
 {{- if .Values.api.placementVerbs }}
 {{ include "pmapi.secretEnv" (dict "key" "PMAPI_MIGRATE_DATABASE_URL" "secret" .Values.existingSecret) }}
 {{- if .Values.config.shardsFromSecret }}
