@@ -82,7 +82,7 @@ func architectureSection(t *testing.T, heading string) []string {
 }
 
 var (
-	tableRow = regexp.MustCompile("^\\| *([^|]*?) *\\|")
+	tableRow = regexp.MustCompile(`^\| *([^|]*?) *\|`)
 	codeSpan = regexp.MustCompile("`([^`]+)`")
 )
 
