@@ -28,7 +28,7 @@ test: build tools chart-check openapi-tools
 # PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the
 # schema distributed by the migrations, and the server role failing any statement
 # that reaches more than one shard (docs/development.md).
-CITUS_PKGS      ?= ./api/... ./authz/... ./tenant/... ./jobs/... ./resource/... ./migrations/... ./cmd/pmapi/ ./internal/pgcluster/
+CITUS_PKGS      ?= ./api/... ./console/... ./authz/... ./tenant/... ./jobs/... ./resource/... ./migrations/... ./cmd/pmapi/ ./internal/pgcluster/
 CITUS_TESTFLAGS ?= -p 4 -count=1 -timeout 18m
 
 test-citus: build tools

@@ -53,8 +53,10 @@ func (cn *Console) take(ctx context.Context, kind, key string, into any) error {
 	hash := sha256.Sum256([]byte(key))
 	var raw []byte
 	var live bool
+	// The time is a parameter: Citus refuses a non-immutable function such
+	// as now() in a RETURNING clause.
 	err := cn.cfg.Directory.Pool().QueryRow(ctx, `delete from console_sign_ins where key_hash = $1 and kind = $2
-		returning data, expires_at > now()`, hash[:], kind).Scan(&raw, &live)
+		returning data, expires_at > $3`, hash[:], kind, time.Now()).Scan(&raw, &live)
 	if errors.Is(err, pgx.ErrNoRows) || err == nil && !live {
 		return errSpent
 	}
