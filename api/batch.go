@@ -2,6 +2,7 @@ package api
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/tenant"
@@ -28,14 +30,16 @@ const codeNotApplied = "NOT_APPLIED"
 type Batch[Op, T any] struct {
 	// Kinds are the values of each operation's `op`.
 	Kinds []string
-	// Parse decodes and validates one operation's other fields (a JSON object)
-	// as its own endpoint would decode its body. Its error is the operation's.
-	Parse func(c *fiber.Ctx, kind string, fields []byte, has func(string) bool) (Op, error)
+	// Parse makes the operation of kind from its other fields, as its own
+	// endpoint makes it of its body: decode reads the fields strictly into a
+	// request (as DecodeBody reads a body), has tells which ones are given.
+	// Its error is the operation's.
+	Parse func(c *fiber.Ctx, kind string, decode func(req any) error, has func(string) bool) (Op, error)
 	// Do runs one operation in a transaction of its own.
-	Do Do[Op, T]
+	Do func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (T, error)
 	// DoAtomic runs every operation in one transaction; when one fails nothing
 	// is written and the error says which (it has a FailedIndex() int method).
-	DoAtomic Do[[]Op, []T]
+	DoAtomic func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op) ([]T, error)
 	// View is an operation's data in its result.
 	View func(T) any
 }
@@ -85,7 +89,8 @@ func (b Batch[Op, T]) Handler(c *fiber.Ctx) error {
 		return err
 	}
 	if n := len(body.Operations); n < 1 || n > MaxBatch {
-		return pmapi.Invalid("operations", "operations must hold 1 to %d operations, not %d", MaxBatch, n).With("max", MaxBatch)
+		return pmapi.Invalid("operations", "operations must hold 1 to %d operations, not %d", MaxBatch, n).
+			With("max", MaxBatch)
 	}
 	ops := make([]Op, len(body.Operations))
 	invalid := make([]error, len(body.Operations))
@@ -98,8 +103,9 @@ func (b Batch[Op, T]) Handler(c *fiber.Ctx) error {
 		if err != nil {
 			return err
 		}
+		decode := func(req any) error { return decodeJSON(object, req) }
 		has := func(f string) bool { _, ok := fields[f]; return ok }
-		ops[i], invalid[i] = b.Parse(c, kind, object, has)
+		ops[i], invalid[i] = b.Parse(c, kind, decode, has)
 	}
 	shard, ws := Tenant(c)
 	ctx := c.UserContext()
@@ -172,7 +178,8 @@ func itemResult(c *fiber.Ctx, i int, data any, err error) BatchItemResult {
 	}
 	e := pmapi.AsError(tenant.DBError(err))
 	if StatusOf(e.Code) >= 500 {
-		logOf(c).Error("batch operation failed", "requestId", requestID(c), "route", routeOf(c), "index", i, "cause", causeText(e))
+		logOf(c).Error("batch operation failed",
+			"requestId", requestID(c), "route", routeOf(c), "index", i, "cause", causeText(e))
 		e = &pmapi.Error{Code: e.Code, Message: safeMessage(StatusOf(e.Code))}
 	}
 	details := e.Details
@@ -184,7 +191,8 @@ func itemResult(c *fiber.Ctx, i int, data any, err error) BatchItemResult {
 
 func notApplied(i, failed int) BatchItemResult {
 	return BatchItemResult{Index: i, Error: &ItemError{Code: codeNotApplied,
-		Message: fmt.Sprintf("not applied: operation %d failed and the batch is atomic", failed), Details: map[string]any{}}}
+		Message: fmt.Sprintf("not applied: operation %d failed and the batch is atomic", failed),
+		Details: map[string]any{}}}
 }
 
 // atomicFailure answers a failed atomic batch with the failing operation's own

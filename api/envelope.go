@@ -1,9 +1,15 @@
 package api
 
 import (
+	"context"
+	"net/http"
 	"sync"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi/internal/jsonw"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // envelope is every success response.
@@ -38,4 +44,41 @@ func respondJSON(c *fiber.Ctx, status int, data func(b []byte) ([]byte, error)) 
 		bodies.Put(buf)
 	}
 	return err
+}
+
+// DetailRow answers 200 with the row id names as read writes it: read is a
+// store's read in the caller's workspace that appends the row's JSON to b
+// itself (storekit.GetJSON), into the pooled buffer ListRows writes a page
+// into.
+func DetailRow(c *fiber.Ctx, id uuid.UUID,
+	read func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error)) error {
+	shard, ws := Tenant(c)
+	return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) {
+		return read(c.UserContext(), shard, ws, id, b)
+	})
+}
+
+// ListRows answers 200 with a page of list as read writes it: read is a
+// store's list read in the caller's workspace with filter f, asked for
+// limit+1 rows, that writes its rows' JSON into rows itself
+// (storekit.ListJSON). The page goes from PostgreSQL's wire values into one
+// pooled buffer, with no Go value made of a row and no reflection, and the
+// document still describes the view (docs/decisions.md, Reads). A row past
+// limit is cut off and names the next page's cursor.
+func ListRows[F any](c *fiber.Ctx, list string, limit int, f F,
+	read func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f F, rows *jsonw.Rows) error) error {
+	shard, ws := Tenant(c)
+	return respondJSON(c, http.StatusOK, func(b []byte) ([]byte, error) {
+		rows := jsonw.Rows{B: append(b, `{"items":[`...)}
+		if err := read(c.UserContext(), shard, ws, f, &rows); err != nil {
+			return b, err
+		}
+		var next *string
+		if last, more := rows.Cut(limit); more {
+			cursor := EncodeCursor(list, last.String())
+			next = &cursor
+		}
+		b = append(rows.B, `],"nextCursor":`...)
+		return append(jsonw.StringPtr(b, next), '}'), nil
+	})
 }

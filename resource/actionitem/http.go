@@ -1,7 +1,6 @@
 package actionitem
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"time"
@@ -14,7 +13,6 @@ import (
 	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/project"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // routes are the action items' operations.
@@ -24,9 +22,11 @@ var routes = route.For("action-item", "action-items", "Action items")
 func Resource(s Store) api.Resource {
 	return routes.Resource(api.Resource{
 		Tables: []string{"action_items", "execution_logs"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade: &facet.Cascade{Table: "action_items", Event: "action-item.deleted", IDPrefix: IDPrefix, IDField: "actionItemId",
-			Remove: s.RemoveInProject},
-		TagDoc: "Action items: tracked follow-ups (OPEN, IN_PROGRESS, DONE, CANCELLED) with an append-only execution log; made by hand, by an RRCA's corrective actions or by an applied look-across suggestion.",
+		Cascade: &facet.Cascade{Table: "action_items", Event: "action-item.deleted",
+			IDPrefix: IDPrefix, IDField: "actionItemId", Remove: s.RemoveInProject},
+		TagDoc: "Action items: tracked follow-ups (OPEN, IN_PROGRESS, DONE, CANCELLED) " +
+			"with an append-only execution log; " +
+			"made by hand, by an RRCA's corrective actions or by an applied look-across suggestion.",
 	}, handlers{s}.operations)
 }
 
@@ -79,32 +79,44 @@ func (BatchOp) SchemaName() string { return "ActionItemBatchOp" }
 type handlers struct{ items Store }
 
 func (h handlers) operations(api.Catalog) []api.Operation {
-	idBody := IDRequest{}
-	batch := api.Batch[Op, Outcome]{Kinds: OpKinds, Parse: h.parseOp, Do: h.items.Do, DoAtomic: h.items.DoAtomic, View: outcomeView}
+	batch := api.Batch[Op, Outcome]{Kinds: OpKinds, Parse: h.parseOp, Do: h.items.Do, DoAtomic: h.items.DoAtomic,
+		View: outcomeView}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listActionItems",
-			Summary: "Action items, sorted and filtered", Query: ListQuery{}, Result: List{}, Handler: h.list},
+			Summary: "Action items, sorted and filtered",
+			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getActionItem",
-			Summary: "One action item", Query: api.IDQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.items.Get, ToView)},
+			Summary: "One action item",
+			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
 		{Method: http.MethodPost, Path: "create", ID: "createActionItem", Idempotent: true,
-			Summary: "Create an action item (source MANUAL)", Body: CreateRequest{}, Result: View{}, Handler: single(h.items, parseCreate)},
+			Summary: "Create an action item (source MANUAL)",
+			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
 		{Method: http.MethodPost, Path: "attach-project", ID: "attachActionItemProject",
-			Summary: "Attach an action item to a project", Body: AttachRequest{}, Result: View{}, Handler: single(h.items, parseAttach)},
-		{Method: http.MethodPost, Path: "update", ID: "updateActionItem", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
-			Summary: "Edit an action item; status moves follow the table and are logged", Body: UpdateRequest{}, Result: View{}, Handler: single(h.items, parseUpdate)},
+			Summary: "Attach an action item to a project",
+			Body:    AttachRequest{}, Result: View{}, Handler: h.attach},
+		{Method: http.MethodPost, Path: "update", ID: "updateActionItem",
+			Fails:   []pmapi.Code{pmapi.CodeInvalidTransition},
+			Summary: "Edit an action item; status moves follow the table and are logged",
+			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveActionItem",
-			Summary: "Archive an action item", Body: idBody, Result: View{}, Handler: single(h.items, parseIDOp(OpArchive))},
+			Summary: "Archive an action item",
+			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpArchive)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreActionItem",
-			Summary: "Restore an archived action item", Body: idBody, Result: View{}, Handler: single(h.items, parseIDOp(OpRestore))},
+			Summary: "Restore an archived action item",
+			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpRestore)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteActionItem",
-			Summary: "Delete an action item and its log for good", Body: idBody, Result: Deleted{}, Handler: single(h.items, parseIDOp(OpDelete))},
-		{Method: http.MethodPost, Path: "batch", ID: "batchActionItems", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
-			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing", Body: BatchRequest{}, Result: api.BatchResult{},
-			Handler: batch.Handler},
+			Summary: "Delete an action item and its log for good",
+			Body:    IDRequest{}, Result: Deleted{}, Handler: h.named(OpDelete)},
+		{Method: http.MethodPost, Path: "batch", ID: "batchActionItems",
+			Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
+			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing",
+			Body:    BatchRequest{}, Result: api.BatchResult{}, Handler: batch.Handler},
 		{Method: http.MethodPost, Path: "{actionItemId}/log", ID: "addActionItemLog", Idempotent: true,
-			Summary: "Append an execution log entry", Body: LogRequest{}, Result: LogView{}, Handler: api.Handle(http.StatusCreated, readLog, h.addLog, ToLogView)},
+			Summary: "Append an execution log entry",
+			Body:    LogRequest{}, Result: LogView{}, Handler: h.addLog},
 		{Method: http.MethodGet, Path: "{actionItemId}/logs", ID: "listActionItemLogs",
-			Summary: "The execution log, oldest first", Query: LogsQuery{}, Result: LogList{}, Handler: h.listLogs},
+			Summary: "The execution log, oldest first",
+			Query:   LogsQuery{}, Result: LogList{}, Handler: h.listLogs},
 	}
 }
 
@@ -113,9 +125,9 @@ func (h handlers) list(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := Filter{Status: q.Status, ProjectID: q.ProjectID, OwnerHint: q.OwnerHint, Q: q.Q, DueAfter: q.DueAfter, DueBefore: q.DueBefore,
-		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Sort: q.Sort, Desc: q.SortDir != "asc",
-		Limit: q.Limit + 1}
+	f := Filter{Status: q.Status, ProjectID: q.ProjectID, OwnerHint: q.OwnerHint, Q: q.Q,
+		DueAfter: q.DueAfter, DueBefore: q.DueBefore, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+		IncludeArchived: q.IncludeArchived, Sort: q.Sort, Desc: q.SortDir != "asc", Limit: q.Limit + 1}
 	// The cursor carries the sort it was made for, so a cursor from another
 	// ordering is refused rather than giving a wrong page.
 	list := "action-items:" + q.Sort + ":" + q.SortDir
@@ -141,50 +153,94 @@ func (h handlers) list(c *fiber.Ctx) error {
 		page.NextCursor = &next
 	}
 	page.Items = api.Views(items, ToView)
-	return api.Respond(c, http.StatusOK, page)
+	return api.OK(c, page)
 }
 
-// single serves one operation of the batch on its own route: the body parsed
-// into the operation, run in its own transaction as the batch runs it, with
-// the caller as the author a status move's log entry names.
-func single[Req any](items Store, parse func(req Req, has func(string) bool) (Op, error)) fiber.Handler {
-	read := api.Body(parse)
-	return api.Handle(http.StatusCreated, func(c *fiber.Ctx) (Op, error) {
-		op, err := read(c)
-		op.Author = api.Principal(c).ClientID
-		return op, err
-	}, items.Do, outcomeView)
-}
-
-func parseCreate(req CreateRequest, _ func(string) bool) (Op, error) {
-	in, err := ParseCreate(req)
-	return Op{Kind: OpCreate, New: in}, err
-}
-
-func parseUpdate(req UpdateRequest, has func(string) bool) (Op, error) {
-	id, err := ParseID(req.ActionItemID)
+// get answers the action item the query's id names (a malformed id is not
+// found).
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := ParseID(c.Query("id"))
 	if err != nil {
-		return Op{}, err
+		return err
 	}
-	f, err := ParseFields(req, has)
-	return Op{Kind: OpUpdate, ID: id, Fields: f}, err
+	shard, ws := api.Tenant(c)
+	it, err := h.items.Get(c.UserContext(), shard, ws, id)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, ToView(it))
 }
 
-func parseAttach(req AttachRequest, _ func(string) bool) (Op, error) {
+// The single routes below are the batch's operations, each run on its own
+// (run).
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := api.ParseBody(c, ParseCreate)
+	if err != nil {
+		return err
+	}
+	return h.run(c, Op{Kind: OpCreate, New: in})
+}
+
+func (h handlers) attach(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[AttachRequest](c)
+	if err != nil {
+		return err
+	}
 	id, err := ParseID(req.ActionItemID)
 	if err != nil {
-		return Op{}, err
+		return err
 	}
 	pid, err := project.ParseID(req.ProjectID)
-	return Op{Kind: OpAttachProject, ID: id, Project: pid}, err
+	if err != nil {
+		return err
+	}
+	return h.run(c, Op{Kind: OpAttachProject, ID: id, Project: pid})
 }
 
-// parseIDOp parses the operations whose body only names the item.
-func parseIDOp(kind string) func(IDRequest, func(string) bool) (Op, error) {
-	return func(req IDRequest, _ func(string) bool) (Op, error) {
-		id, err := ParseID(req.ActionItemID)
-		return Op{Kind: kind, ID: id, RawID: req.ActionItemID}, err
+func (h handlers) update(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
 	}
+	id, err := ParseID(req.ActionItemID)
+	if err != nil {
+		return err
+	}
+	fields, err := ParseFields(req, api.BodyFields(c))
+	if err != nil {
+		return err
+	}
+	return h.run(c, Op{Kind: OpUpdate, ID: id, Fields: fields})
+}
+
+// named serves the operations whose body only names the item: archive,
+// restore and delete.
+func (h handlers) named(kind string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := api.DecodeBody[IDRequest](c)
+		if err != nil {
+			return err
+		}
+		id, err := ParseID(req.ActionItemID)
+		if err != nil {
+			return err
+		}
+		return h.run(c, Op{Kind: kind, ID: id, RawID: req.ActionItemID})
+	}
+}
+
+// run runs one operation in its own transaction as the batch runs it, with
+// the caller as the author a status move's log entry names, and answers 201
+// with what it left.
+func (h handlers) run(c *fiber.Ctx, op Op) error {
+	op.Author = api.Principal(c).ClientID
+	shard, ws := api.Tenant(c)
+	out, err := h.items.Do(c.UserContext(), shard, ws, op)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, outcomeView(out))
 }
 
 func outcomeView(o Outcome) any {
@@ -194,35 +250,35 @@ func outcomeView(o Outcome) any {
 	return ToView(o.Item)
 }
 
-func (h handlers) parseOp(c *fiber.Ctx, kind string, fields []byte, has func(string) bool) (Op, error) {
+func (h handlers) parseOp(c *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
 	var req BatchOp
-	if err := api.DecodeJSON(fields, &req); err != nil {
+	if err := decode(&req); err != nil {
 		return Op{Kind: kind}, err
 	}
 	return ParseOp(kind, req, has, api.Principal(c).ClientID)
 }
 
-// newLog is a log entry to append: its item, kind, message and author.
-type newLog struct {
-	item                  uuid.UUID
-	kind, message, author string
-}
-
-func readLog(c *fiber.Ctx) (newLog, error) {
+// addLog appends an entry to the log of the item the path names, by the
+// caller.
+func (h handlers) addLog(c *fiber.Ctx) error {
 	id, err := ParseID(c.Params("actionItemId"))
 	if err != nil {
-		return newLog{}, err
+		return err
 	}
 	req, err := api.DecodeBody[LogRequest](c)
 	if err != nil {
-		return newLog{}, err
+		return err
 	}
 	msg, err := ValidLog(req.Kind, req.Message)
-	return newLog{id, req.Kind, msg, api.Principal(c).ClientID}, err
-}
-
-func (h handlers) addLog(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l newLog) (Log, error) {
-	return h.items.AddLog(ctx, shard, ws, l.item, l.kind, l.message, l.author)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	l, err := h.items.AddLog(c.UserContext(), shard, ws, id, req.Kind, msg, api.Principal(c).ClientID)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToLogView(l))
 }
 
 func (h handlers) listLogs(c *fiber.Ctx) error {
@@ -230,11 +286,7 @@ func (h handlers) listLogs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	q, err := api.DecodeQuery[LogsQuery](c)
-	if err != nil {
-		return err
-	}
-	after, err := q.Before("logs")
+	q, after, err := api.DecodeList[LogsQuery](c, "logs")
 	if err != nil {
 		return err
 	}
@@ -243,7 +295,6 @@ func (h handlers) listLogs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	var page LogList
-	page.Items, page.NextCursor = api.Page("logs", logs, q.Limit, func(l Log) uuid.UUID { return l.ID }, ToLogView)
-	return api.Respond(c, http.StatusOK, page)
+	logs, next := api.Page("logs", logs, q.Limit, func(l Log) uuid.UUID { return l.ID })
+	return api.OK(c, LogList{Items: api.Views(logs, ToLogView), NextCursor: next})
 }

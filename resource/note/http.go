@@ -1,16 +1,15 @@
 package note
 
 import (
-	"context"
 	"net/http"
 
+	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/resource/project"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // routes are the notes' operations.
@@ -20,8 +19,9 @@ var routes = route.For("note", "notes", "Notes")
 func Resource(s Store) api.Resource {
 	return routes.Resource(api.Resource{
 		Tables: []string{"notes"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade: &facet.Cascade{Table: "notes", Event: "note.deleted", IDPrefix: IDPrefix, IDField: "noteId", Remove: RemoveInProject},
-		TagDoc:  "Notes: free-text notes on a project.",
+		Cascade: &facet.Cascade{Table: "notes", Event: "note.deleted",
+			IDPrefix: IDPrefix, IDField: "noteId", Remove: RemoveInProject},
+		TagDoc: "Notes: free-text notes on a project.",
 	}, handlers{s}.operations)
 }
 
@@ -37,24 +37,80 @@ type handlers struct{ notes Store }
 func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listNotes",
-			Summary: "Notes, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("notes", listFilter, h.notes.List)},
+			Summary: "Notes, newest first",
+			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
-			Summary: "One note", Query: api.IDQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.notes.Detail)},
+			Summary: "One note",
+			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
-			Summary: "Add a note to a project (emits note.created)", Body: CreateRequest{}, Result: View{}, Handler: api.WriteOn(parseCreate, h.notes.Create, ToView)},
+			Summary: "Add a note to a project (emits note.created)",
+			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
 		{Method: route.PostAndPatch, Path: "update", ID: "updateNote",
-			Summary: "Rewrite a note (emits note.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(parseUpdate, h.notes.Update, ToView)},
+			Summary: "Rewrite a note (emits note.updated)",
+			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteNote",
-			Summary: "Delete a note (emits note.deleted)", Body: IDRequest{}, Result: Deleted{}, Handler: api.Write(parseIDRequest, h.delete, api.AsIs)},
+			Summary: "Delete a note (emits note.deleted)",
+			Body:    IDRequest{}, Result: Deleted{}, Handler: h.delete},
 	}
 }
 
-func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
-	return Filter{ProjectID: q.ProjectID, Q: q.Q, Before: before, Limit: limit}
+// list answers a page of notes, written by the store from PostgreSQL's wire
+// values (api.ListRows).
+func (h handlers) list(c *fiber.Ctx) error {
+	q, before, err := api.DecodeList[ListQuery](c, "notes")
+	if err != nil {
+		return err
+	}
+	f := Filter{ProjectID: q.ProjectID, Q: q.Q, Before: before, Limit: q.Limit + 1}
+	return api.ListRows(c, "notes", q.Limit, f, h.notes.List)
 }
 
-// parseCreate reads the project a note goes into and its body.
-func parseCreate(req CreateRequest, _ func(string) bool) (uuid.UUID, string, error) {
+// get answers the note the query's id names (a malformed id is not found).
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := ParseID(c.Query("id"))
+	if err != nil {
+		return err
+	}
+	return api.DetailRow(c, id, h.notes.Detail)
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[CreateRequest](c)
+	if err != nil {
+		return err
+	}
+	pid, body, err := parseCreate(req)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	n, err := h.notes.Create(c.UserContext(), shard, ws, pid, body)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(n))
+}
+
+func (h handlers) update(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
+	}
+	id, body, err := parseUpdate(req)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	n, err := h.notes.Update(c.UserContext(), shard, ws, id, body)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(n))
+}
+
+// parseCreate reads the project a note goes into and its text, checking the
+// text first.
+func parseCreate(req CreateRequest) (uuid.UUID, string, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
 		return uuid.Nil, "", err
@@ -63,8 +119,8 @@ func parseCreate(req CreateRequest, _ func(string) bool) (uuid.UUID, string, err
 	return pid, body, err
 }
 
-// parseUpdate reads the note and its new body.
-func parseUpdate(req UpdateRequest, _ func(string) bool) (uuid.UUID, string, error) {
+// parseUpdate reads the note and its new text, checking the text first.
+func parseUpdate(req UpdateRequest) (uuid.UUID, string, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
 		return uuid.Nil, "", err
@@ -73,10 +129,19 @@ func parseUpdate(req UpdateRequest, _ func(string) bool) (uuid.UUID, string, err
 	return id, body, err
 }
 
-func parseIDRequest(req IDRequest, _ func(string) bool) (api.Named, error) {
-	return api.Name(ParseID, req.NoteID)
-}
-
-func (h handlers) delete(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, n api.Named) (Deleted, error) {
-	return Deleted{ID: n.Given, Deleted: true}, h.notes.Delete(ctx, shard, ws, n.ID)
+// delete removes the note the body names, answering with the id as given.
+func (h handlers) delete(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[IDRequest](c)
+	if err != nil {
+		return err
+	}
+	id, err := ParseID(req.NoteID)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	if err := h.notes.Delete(c.UserContext(), shard, ws, id); err != nil {
+		return err
+	}
+	return api.Created(c, Deleted{ID: req.NoteID, Deleted: true})
 }

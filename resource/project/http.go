@@ -1,7 +1,6 @@
 package project
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/gofiber/fiber/v2"
@@ -11,7 +10,6 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/route"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // routes are the projects' operations.
@@ -22,7 +20,8 @@ var routes = route.For("project", "projects", "Projects")
 func Resource(s Store) api.Resource {
 	return routes.Resource(api.Resource{
 		Tables: []string{"projects", "project_members"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
-		TagDoc: "Projects: the container of tasks, risks, notes and analyses, with members and a RAG status; archive, restore, and delete (permanent, archived projects only).",
+		TagDoc: "Projects: the container of tasks, risks, notes and analyses, " +
+			"with members and a RAG status; archive, restore, and delete (permanent, archived projects only).",
 	}, func(cat api.Catalog) []api.Operation {
 		s.Children = cat.Cascade
 		return handlers{s}.operations(cat)
@@ -64,95 +63,205 @@ type handlers struct{ projects Store }
 func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listProjects",
-			Summary: "Projects, newest first", Query: ListQuery{}, Result: List{}, Handler: api.List("projects", listFilter, h.projects.List, func(p Project) uuid.UUID { return p.ID }, ToView)},
+			Summary: "Projects, newest first",
+			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getProject",
-			Summary: "One project with its members", Query: DetailQuery{}, Result: View{}, Handler: api.Detail(ParseID, h.projects.Get, ToView)},
+			Summary: "One project with its members",
+			Query:   DetailQuery{}, Result: View{}, Handler: h.get},
 		{Method: http.MethodPost, Path: "create", ID: "createProject", Idempotent: true,
-			Summary: "Create a project (emits project.created)", Body: CreateRequest{}, Result: View{}, Handler: api.Write(parseCreate, h.projects.Create, ToView)},
+			Summary: "Create a project (emits project.created)",
+			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
 		{Method: http.MethodPost, Path: "update", ID: "updateProject",
-			Summary: "Change a project's fields (emits project.updated)", Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.projects.Update, ToView)},
+			Summary: "Change a project's fields (emits project.updated)",
+			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveProject",
-			Summary: "Archive a project: it leaves lists unless includeArchived=true", Body: IDRequest{}, Result: View{},
-			Handler: api.Write(parseIDRequest, api.With(true, h.projects.SetArchived), ToView)},
+			Summary: "Archive a project: it leaves lists unless includeArchived=true",
+			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(true)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreProject",
-			Summary: "Restore an archived project", Body: IDRequest{}, Result: View{},
-			Handler: api.Write(parseIDRequest, api.With(false, h.projects.SetArchived), ToView)},
+			Summary: "Restore an archived project",
+			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(false)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteProject", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Delete an archived project and everything in it, for good (409 if not archived)", Body: IDRequest{}, Result: Deleted{},
-			Handler: api.Write(parseDelete, h.delete, api.AsIs)},
+			Summary: "Delete an archived project and everything in it, for good (409 if not archived)",
+			Body:    IDRequest{}, Result: Deleted{}, Handler: h.delete},
 		{Method: http.MethodGet, Path: "members", ID: "listProjectMembers",
-			Summary: "A project's members", Query: MembersQuery{}, Result: Members{}, Handler: h.members},
+			Summary: "A project's members",
+			Query:   MembersQuery{}, Result: Members{}, Handler: h.members},
 		{Method: http.MethodPost, Path: "member/add", ID: "addProjectMember", Idempotent: true,
-			Summary: "Add a member (emits project.member_added)", Body: MemberRequest{}, Result: View{},
-			Handler: api.Write(parseAddMember, h.addMember, ToView)},
+			Summary: "Add a member (emits project.member_added)",
+			Body:    MemberRequest{}, Result: View{}, Handler: h.addMember},
 		{Method: http.MethodPost, Path: "member/remove", ID: "removeProjectMember",
-			Summary: "Remove a member (emits project.member_removed)", Body: MemberRequest{}, Result: View{},
-			Handler: api.Write(parseMember, api.On(h.projects.RemoveMember), ToView)},
+			Summary: "Remove a member (emits project.member_removed)",
+			Body:    MemberRequest{}, Result: View{}, Handler: h.removeMember},
 	}
 }
 
-func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
-	return Filter{RAGStatus: q.RAGStatus, OwnerID: q.OwnerID, Q: q.Q, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
-}
-
-func parseCreate(req CreateRequest, _ func(string) bool) (NewProject, error) { return ParseCreate(req) }
-
-func parseIDRequest(req IDRequest, _ func(string) bool) (uuid.UUID, error) { return ParseID(req.ID) }
-
-func parseDelete(req IDRequest, _ func(string) bool) (api.Named, error) {
-	return api.Name(ParseID, req.ID)
-}
-
-func (h handlers) delete(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, p api.Named) (Deleted, error) {
-	counts, err := h.projects.Delete(ctx, shard, ws, p.ID)
-	return Deleted{ID: p.Given, Deleted: true, Cascaded: counts}, err
-}
-
-func readMembersQuery(c *fiber.Ctx) (uuid.UUID, error) {
-	q, err := api.DecodeQuery[MembersQuery](c)
-	if err != nil {
-		return uuid.Nil, err
-	}
-	return ParseID(q.ProjectID)
-}
-
-func (h handlers) members(c *fiber.Ctx) error {
-	id, err := readMembersQuery(c)
+func (h handlers) list(c *fiber.Ctx) error {
+	q, before, err := api.DecodeList[ListQuery](c, "projects")
 	if err != nil {
 		return err
+	}
+	f := Filter{RAGStatus: q.RAGStatus, OwnerID: q.OwnerID, Q: q.Q, IncludeArchived: q.IncludeArchived,
+		Before: before, Limit: q.Limit + 1}
+	shard, ws := api.Tenant(c)
+	projects, err := h.projects.List(c.UserContext(), shard, ws, f)
+	if err != nil {
+		return err
+	}
+	projects, next := api.Page("projects", projects, q.Limit, func(p Project) uuid.UUID { return p.ID })
+	return api.OK(c, List{Items: api.Views(projects, ToView), NextCursor: next})
+}
+
+// get answers the project the query's id names.
+func (h handlers) get(c *fiber.Ctx) error {
+	v, err := h.view(c, c.Query("id"))
+	if err != nil {
+		return err
+	}
+	return api.OK(c, v)
+}
+
+// view reads the project the id s names (a malformed one is not found) and
+// makes its view.
+func (h handlers) view(c *fiber.Ctx, s string) (View, error) {
+	id, err := ParseID(s)
+	if err != nil {
+		return View{}, err
 	}
 	shard, ws := api.Tenant(c)
 	p, err := h.projects.Get(c.UserContext(), shard, ws, id)
 	if err != nil {
-		return err
+		return View{}, err
 	}
-	v := ToView(p)
-	page, err := api.PageIn(c, "project-members", v.Members, func(m Member) string { return m.UserID.String() }, api.AsIs[Member])
+	return ToView(p), nil
+}
+
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := api.ParseBody(c, ParseCreate)
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, Members{ProjectID: v.ID, Items: page.Items, NextCursor: page.NextCursor})
-}
-
-func parseMember(req MemberRequest, _ func(string) bool) (api.Target[uuid.UUID], error) {
-	pid, uid, err := ParseMember(req)
-	return api.Target[uuid.UUID]{ID: pid, Change: uid}, err
-}
-
-type member struct {
-	api.Target[uuid.UUID]
-	role string
-}
-
-func parseAddMember(req MemberRequest, has func(string) bool) (member, error) {
-	m, err := parseMember(req, has)
+	shard, ws := api.Tenant(c)
+	p, err := h.projects.Create(c.UserContext(), shard, ws, in)
 	if err != nil {
-		return member{}, err
+		return err
+	}
+	return api.Created(c, ToView(p))
+}
+
+func (h handlers) update(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
+	}
+	id, fields, err := ParseUpdate(req, api.BodyFields(c))
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	p, err := h.projects.Update(c.UserContext(), shard, ws, id, fields)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(p))
+}
+
+// setArchived serves archive (true) and restore (false) of the project the body
+// names.
+func (h handlers) setArchived(archived bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, _, err := decodeID(c)
+		if err != nil {
+			return err
+		}
+		shard, ws := api.Tenant(c)
+		p, err := h.projects.SetArchived(c.UserContext(), shard, ws, id, archived)
+		if err != nil {
+			return err
+		}
+		return api.Created(c, ToView(p))
+	}
+}
+
+// delete removes an archived project with everything in it, answering with
+// the id as the body gave it and how many rows of each kind went.
+func (h handlers) delete(c *fiber.Ctx) error {
+	id, given, err := decodeID(c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	counts, err := h.projects.Delete(c.UserContext(), shard, ws, id)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, Deleted{ID: given, Deleted: true, Cascaded: counts})
+}
+
+// decodeID reads the project an archive, restore or delete body names, and
+// its id as given.
+func decodeID(c *fiber.Ctx) (uuid.UUID, string, error) {
+	req, err := api.DecodeBody[IDRequest](c)
+	if err != nil {
+		return uuid.Nil, "", err
+	}
+	id, err := ParseID(req.ID)
+	return id, req.ID, err
+}
+
+// members answers a page of the members of the project the query names.
+func (h handlers) members(c *fiber.Ctx) error {
+	q, err := api.DecodeQuery[MembersQuery](c)
+	if err != nil {
+		return err
+	}
+	v, err := h.view(c, q.ProjectID)
+	if err != nil {
+		return err
+	}
+	members, next, err := api.PageIn(c, "project-members", v.Members, memberKey)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, Members{ProjectID: v.ID, Items: members, NextCursor: next})
+}
+
+func (h handlers) addMember(c *fiber.Ctx) error {
+	req, id, user, err := decodeMember(c)
+	if err != nil {
+		return err
 	}
 	role, err := MemberRole(req)
-	return member{m, role}, err
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	p, err := h.projects.AddMember(c.UserContext(), shard, ws, id, user, role)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(p))
 }
 
-func (h handlers) addMember(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, m member) (Project, error) {
-	return h.projects.AddMember(ctx, shard, ws, m.ID, m.Change, m.role)
+func (h handlers) removeMember(c *fiber.Ctx) error {
+	_, id, user, err := decodeMember(c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	p, err := h.projects.RemoveMember(c.UserContext(), shard, ws, id, user)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(p))
+}
+
+func memberKey(m Member) string { return m.UserID.String() }
+
+// decodeMember reads the project and the user a member body names.
+func decodeMember(c *fiber.Ctx) (req MemberRequest, id, user uuid.UUID, err error) {
+	if req, err = api.DecodeBody[MemberRequest](c); err != nil {
+		return req, id, user, err
+	}
+	id, user, err = ParseMember(req)
+	return req, id, user, err
 }

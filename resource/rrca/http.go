@@ -1,7 +1,6 @@
 package rrca
 
 import (
-	"context"
 	"net/http"
 	"time"
 
@@ -16,7 +15,6 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/validate"
 	"github.com/pmapi/pmapi/resource/project"
 	"github.com/pmapi/pmapi/resource/risk"
-	"github.com/pmapi/pmapi/tenant"
 )
 
 // ListQuery documents and decodes the analysis list's parameters.
@@ -29,15 +27,18 @@ type ListQuery struct {
 }
 
 // routes are the analyses' operations, REST-shaped under one base.
-var routes = route.Set{Name: "rrca", Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca", Read: "rrca:read", Write: "rrca:write"}
+var routes = route.Set{Name: "rrca", Tag: "Root-cause analysis (RRCA)", Base: "/openapi/v1/resource/rrca",
+	Read: "rrca:read", Write: "rrca:write"}
 
 // Resource registers root-cause analyses with the server. Corrective actions
 // and look-across applies create action items through items.
 func Resource(s Store) api.Resource {
 	return routes.Resource(api.Resource{
 		Tables: Tables, Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade: &facet.Cascade{Table: "rrca_analyses", Event: "rrca.deleted", IDPrefix: IDPrefix, IDField: "rrcaId", Remove: RemoveInProject},
-		TagDoc:  "Rapid root-cause analyses: phases DEFINE to CLOSED with gates, a cause tree, corrective actions, similar analyses, 5-why and look-across suggestions.",
+		Cascade: &facet.Cascade{Table: "rrca_analyses", Event: "rrca.deleted",
+			IDPrefix: IDPrefix, IDField: "rrcaId", Remove: RemoveInProject},
+		TagDoc: "Rapid root-cause analyses: phases DEFINE to CLOSED with gates, a cause tree, corrective actions, " +
+			"similar analyses, 5-why and look-across suggestions.",
 	}, handlers{s}.operations)
 }
 
@@ -82,69 +83,111 @@ func (RejectRequest) SchemaName() string { return "RejectRequest" }
 
 func (h handlers) operations(api.Catalog) []api.Operation {
 	const one = "/{rrcaId}"
-	analysis := api.PathID("rrcaId", ParseID)
-	a := h.analyses
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "", ID: "listRRCA",
-			Summary: "Analyses, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("rrca", listFilter, a.List)},
+			Summary: "Analyses, newest first",
+			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
-			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)", Body: CreateRequest{}, Result: View{},
-			Handler: api.Write(parseCreate, a.Create, ToView)},
+			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)",
+			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
 		{Method: http.MethodGet, Path: one, ID: "getRRCA",
-			Summary: "One analysis with node count, corrective actions and phase history", Result: Detail{}, Handler: api.Handle(http.StatusOK, analysis, a.Detail, ToDetail)},
+			Summary: "One analysis with node count, corrective actions and phase history",
+			Result:  Detail{}, Handler: h.get},
 		{Method: http.MethodPatch, Path: one, ID: "updateRRCA",
-			Summary: "Edit an analysis's title or problem statement", Body: UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readUpdate, h.update, ToView)},
-		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA", Fails: []pmapi.Code{pmapi.CodeInvalidTransition, pmapi.CodeGateNotMet, pmapi.CodeConflict},
-			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)", Body: AdvanceRequest{}, Result: View{}, Handler: api.Handle(http.StatusCreated, readAdvance, h.advance, ToView)},
+			Summary: "Edit an analysis's title or problem statement",
+			Body:    UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: h.update},
+		{Method: http.MethodPost, Path: one + "/advance", ID: "advanceRRCA",
+			Fails:   []pmapi.Code{pmapi.CodeInvalidTransition, pmapi.CodeGateNotMet, pmapi.CodeConflict},
+			Summary: "Move to the next phase (409 GATE_NOT_MET naming the gate)",
+			Body:    AdvanceRequest{}, Result: View{}, Handler: h.advance},
 		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA",
-			Summary: "Archive an analysis", Result: View{}, Handler: api.Handle(http.StatusCreated, analysis, api.With(true, a.SetArchived), ToView)},
+			Summary: "Archive an analysis",
+			Result:  View{}, Handler: h.setArchived(true)},
 		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA",
-			Summary: "Restore an archived analysis", Result: View{}, Handler: api.Handle(http.StatusCreated, analysis, api.With(false, a.SetArchived), ToView)},
+			Summary: "Restore an archived analysis",
+			Result:  View{}, Handler: h.setArchived(false)},
 		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes",
-			Summary: "The analysis's nodes (a tree through parentId)", Query: NodeListQuery{}, Result: NodeList{}, Handler: api.HandleAll("rrca-nodes", readNodeQuery, api.On(a.Nodes), nodeKey, ToNodeView)},
+			Summary: "The analysis's nodes (a tree through parentId)",
+			Query:   NodeListQuery{}, Result: NodeList{}, Handler: h.listNodes},
 		{Method: http.MethodPost, Path: one + "/nodes", ID: "createRRCANode", Idempotent: true,
-			Summary: "Add a node", Body: NodeRequest{}, Result: NodeView{}, Handler: api.Handle(http.StatusCreated, readNewNode, h.addNode, ToNodeView)},
-		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode", Fails: []pmapi.Code{pmapi.CodeGateNotMet},
-			Summary: "Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)", Result: NodeDeleted{}, Status: http.StatusOK, Handler: api.Handle(http.StatusOK, readNode, h.deleteNode, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY", Result: NodeView{}, Handler: api.Handle(http.StatusCreated, readNode, h.acceptNode, ToNodeView)},
+			Summary: "Add a node",
+			Body:    NodeRequest{}, Result: NodeView{}, Handler: h.addNode},
+		{Method: http.MethodDelete, Path: one + "/nodes/{nodeId}", ID: "deleteRRCANode",
+			Fails:   []pmapi.Code{pmapi.CodeGateNotMet},
+			Summary: "Delete a node and its whole subtree (past ANALYZE, not the last ROOT_CAUSE: 409 GATE_NOT_MET)",
+			Result:  NodeDeleted{}, Status: http.StatusOK, Handler: h.deleteNode},
+		{Method: http.MethodPost, Path: one + "/nodes/{nodeId}/accept", ID: "acceptRRCANode",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Summary: "Accept a WHY_SUGGESTION node: it becomes a WHY",
+			Result:  NodeView{}, Handler: h.acceptNode},
 		{Method: http.MethodPost, Path: one + "/corrective-actions", ID: "createCorrectiveAction", Idempotent: true,
-			Summary: "Emit a corrective action from a ROOT_CAUSE node: creates an action item (source CORRECTIVE_ACTION), linked both ways",
-			Body:    CorrectiveRequest{}, Result: CorrectiveCreated{}, Handler: api.Handle(http.StatusCreated, readCorrective, h.addCorrective, api.AsIs)},
+			Summary: "Emit a corrective action from a ROOT_CAUSE node: " +
+				"creates an action item (source CORRECTIVE_ACTION), linked both ways",
+			Body: CorrectiveRequest{}, Result: CorrectiveCreated{}, Handler: h.addCorrective},
 		{Method: http.MethodGet, Path: one + "/corrective-actions", ID: "listCorrectiveActions",
-			Summary: "The analysis's corrective actions with their items' status", Query: api.ListQuery{}, Result: CorrectiveActionList{}, Handler: api.HandleAll("rrca-corrective", analysis, a.Correctives, correctiveKey, ToCorrectiveView)},
+			Summary: "The analysis's corrective actions with their items' status",
+			Query:   api.ListQuery{}, Result: CorrectiveActionList{}, Handler: h.listCorrectives},
 		{Method: http.MethodGet, Path: one + "/similar", ID: "listSimilarRRCA",
-			Summary: "Other analyses ranked by text similarity (recomputed by a job after each change; pending says one is queued)",
-			Query:   SimilarQuery{}, Result: SimilarList{}, Handler: api.Handle(http.StatusOK, readSimilar, api.On(a.Similar), api.AsIs)},
+			Summary: "Other analyses ranked by text similarity " +
+				"(recomputed by a job after each change; pending says one is queued)",
+			Query: SimilarQuery{}, Result: SimilarList{}, Handler: h.similar},
 		{Method: http.MethodPost, Path: one + "/5why/suggest", ID: "suggestFiveWhy",
-			Summary: "Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY", Result: RunView{},
-			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunFiveWhy, a.CreateRun), toNewRunView)},
+			Summary: "Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY",
+			Result:  RunView{}, Handler: h.startRun(RunFiveWhy)},
 		{Method: http.MethodGet, Path: one + "/5why/suggestions/{runId}", ID: "getFiveWhyRun",
-			Summary: "A 5-why run and the nodes it wrote", Result: RunView{}, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
+			Summary: "A 5-why run and the nodes it wrote",
+			Result:  RunView{}, Handler: h.getRun},
 		{Method: http.MethodGet, Path: one + "/look-across", ID: "listLookAcross",
-			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first", Query: api.ListQuery{}, Result: SuggestionList{},
-			Handler: api.HandleAll("rrca-look-across", analysis, a.Suggestions, suggestionKey, api.AsIs[SuggestionView])},
+			Summary: "Look-across (yokoten) suggestions: other projects with the same failure mechanism, best first",
+			Query:   api.ListQuery{}, Result: SuggestionList{}, Handler: h.listLookAcross},
 		{Method: http.MethodPost, Path: one + "/look-across/suggest", ID: "suggestLookAcross",
-			Summary: "Start a look-across run over every other project of the workspace", Result: RunView{},
-			Handler: api.Handle(http.StatusCreated, analysis, api.With(RunLookAcross, a.CreateRun), toNewRunView)},
+			Summary: "Start a look-across run over every other project of the workspace",
+			Result:  RunView{}, Handler: h.startRun(RunLookAcross)},
 		{Method: http.MethodGet, Path: one + "/look-across/runs/{runId}", ID: "getLookAcrossRun",
-			Summary: "A look-across run's status", Result: RunView{}, Handler: api.Handle(http.StatusOK, readRun, h.getRun, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Apply a suggestion: create its corrective actions as action items (source LOOK_ACROSS) in the target project",
-			Body:    ApplyRequest{}, Result: Applied{}, Handler: api.Handle(http.StatusCreated, readApply, h.apply, api.AsIs)},
-		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross", Fails: []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Reject a suggestion with a reason", Body: RejectRequest{}, Result: SuggestionView{}, Handler: api.Handle(http.StatusCreated, readReject, h.reject, api.AsIs)},
+			Summary: "A look-across run's status",
+			Result:  RunView{}, Handler: h.getRun},
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/apply", ID: "applyLookAcross",
+			Fails: []pmapi.Code{pmapi.CodeConflict},
+			Summary: "Apply a suggestion: " +
+				"create its corrective actions as action items (source LOOK_ACROSS) in the target project",
+			Body: ApplyRequest{}, Result: Applied{}, Handler: h.apply},
+		{Method: http.MethodPost, Path: one + "/look-across/{suggestionId}/reject", ID: "rejectLookAcross",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Summary: "Reject a suggestion with a reason",
+			Body:    RejectRequest{}, Result: SuggestionView{}, Handler: h.reject},
 	}
 }
 
-func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
-	return Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
+// Every route below /{rrcaId} reads the analysis from the path first, then
+// what else the path, the query and the body give, in that order.
+
+// list answers a page of analyses, written by the store from PostgreSQL's
+// wire values (api.ListRows).
+func (h handlers) list(c *fiber.Ctx) error {
+	q, before, err := api.DecodeList[ListQuery](c, "rrca")
+	if err != nil {
+		return err
+	}
+	f := Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID,
+		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
+	return api.ListRows(c, "rrca", q.Limit, f, h.analyses.List)
 }
 
-// Reading the requests: each read takes what its operation needs from the
-// path, query and body, in that order, and checks it.
+func (h handlers) create(c *fiber.Ctx) error {
+	in, err := api.ParseBody(c, parseCreate)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	a, err := h.analyses.Create(c.UserContext(), shard, ws, in)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(a))
+}
 
-func parseCreate(req CreateRequest, _ func(string) bool) (NewAnalysis, error) {
+// parseCreate reads a new analysis: a title unless it comes from a risk.
+func parseCreate(req CreateRequest) (NewAnalysis, error) {
 	var in NewAnalysis
 	var err error
 	if req.Title != "" || req.SourceRiskID == nil {
@@ -165,203 +208,318 @@ func parseCreate(req CreateRequest, _ func(string) bool) (NewAnalysis, error) {
 	return in, err
 }
 
-// withAnalysis reads the analysis the path names, then what read takes from
-// the rest of the request (api.DecodeBody, api.DecodeQuery, ...).
-func withAnalysis[X any](c *fiber.Ctx, read func(*fiber.Ctx) (X, error)) (uuid.UUID, X, error) {
+func (h handlers) get(c *fiber.Ctx) error {
 	id, err := ParseID(c.Params("rrcaId"))
 	if err != nil {
-		var x X
-		return id, x, err
+		return err
 	}
-	x, err := read(c)
-	return id, x, err
-}
-
-type update struct {
-	id             uuid.UUID
-	title, problem *string
-}
-
-func readUpdate(c *fiber.Ctx) (update, error) {
-	id, req, err := withAnalysis(c, api.DecodeBody[UpdateRequest])
+	shard, ws := api.Tenant(c)
+	full, err := h.analyses.Detail(c.UserContext(), shard, ws, id)
 	if err != nil {
-		return update{}, err
+		return err
+	}
+	return api.OK(c, ToDetail(full))
+}
+
+func (h handlers) update(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
 	}
 	if req.Title != nil {
-		t, err := ValidTitle(*req.Title)
+		title, err := ValidTitle(*req.Title)
 		if err != nil {
-			return update{}, err
+			return err
 		}
-		req.Title = &t
+		req.Title = &title
 	}
 	if req.ProblemStatement != nil {
 		if err := ValidProblem(*req.ProblemStatement); err != nil {
-			return update{}, err
+			return err
 		}
 	}
-	return update{id, req.Title, req.ProblemStatement}, nil
-}
-
-type advance struct {
-	id        uuid.UUID
-	to, actor string
-}
-
-func readAdvance(c *fiber.Ctx) (advance, error) {
-	id, req, err := withAnalysis(c, api.DecodeOptionalBody[AdvanceRequest])
-	return advance{id, req.To, api.Principal(c).ClientID}, err
-}
-
-func readNodeQuery(c *fiber.Ctx) (api.Target[string], error) {
-	id, q, err := withAnalysis(c, api.DecodeQuery[NodeListQuery])
-	return api.Target[string]{ID: id, Change: q.Kind}, err
-}
-
-type newNode struct {
-	id         uuid.UUID
-	kind, text string
-	parent     *uuid.UUID
-}
-
-func readNewNode(c *fiber.Ctx) (newNode, error) {
-	id, req, err := withAnalysis(c, api.DecodeBody[NodeRequest])
+	shard, ws := api.Tenant(c)
+	a, err := h.analyses.Update(c.UserContext(), shard, ws, id, req.Title, req.ProblemStatement)
 	if err != nil {
-		return newNode{}, err
+		return err
+	}
+	return api.OK(c, ToView(a))
+}
+
+// advance moves the analysis to its next phase, by the caller.
+func (h handlers) advance(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeOptionalBody[AdvanceRequest](c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	a, err := h.analyses.Advance(c.UserContext(), shard, ws, id, req.To, api.Principal(c).ClientID)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(a))
+}
+
+// setArchived serves archive (true) and restore (false).
+func (h handlers) setArchived(archived bool) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := ParseID(c.Params("rrcaId"))
+		if err != nil {
+			return err
+		}
+		shard, ws := api.Tenant(c)
+		a, err := h.analyses.SetArchived(c.UserContext(), shard, ws, id, archived)
+		if err != nil {
+			return err
+		}
+		return api.Created(c, ToView(a))
+	}
+}
+
+func (h handlers) listNodes(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	q, err := api.DecodeQuery[NodeListQuery](c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	nodes, err := h.analyses.Nodes(c.UserContext(), shard, ws, id, q.Kind)
+	if err != nil {
+		return err
+	}
+	nodes, next, err := api.PageIn(c, "rrca-nodes", nodes, nodeKey)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, NodeList{Items: api.Views(nodes, ToNodeView), NextCursor: next})
+}
+
+func (h handlers) addNode(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeBody[NodeRequest](c)
+	if err != nil {
+		return err
 	}
 	text, err := ValidNewNode(req.Kind, req.Text)
 	if err != nil {
-		return newNode{}, err
+		return err
 	}
-	n := newNode{id: id, kind: req.Kind, text: text}
+	var parent *uuid.UUID
 	if req.ParentID != nil {
 		p, err := pmapi.ParseID(NodeIDPrefix, *req.ParentID, "node")
 		if err != nil {
-			return n, pmapi.Invalid("parentId", "parentId must be a node of this analysis")
+			return pmapi.Invalid("parentId", "parentId must be a node of this analysis")
 		}
-		n.parent = &p
+		parent = &p
 	}
-	return n, nil
+	shard, ws := api.Tenant(c)
+	n, err := h.analyses.AddNode(c.UserContext(), shard, ws, id, req.Kind, text, parent)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToNodeView(n))
 }
 
-// ref is a row under the analysis the path names, by a second path parameter.
-type ref struct {
-	id, sub uuid.UUID
-	raw     string // the second parameter as given
+// deleteNode deletes the node the path names with its subtree, answering
+// with the id as given and every node's that went.
+func (h handlers) deleteNode(c *fiber.Ctx) error {
+	id, node, raw, err := pathRow(c, "nodeId", NodeIDPrefix, "node")
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	removed, err := h.analyses.DeleteNode(c.UserContext(), shard, ws, id, node)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, NodeDeleted{ID: raw, Deleted: api.Views(removed, formatNodeID)})
 }
 
-// readRef reads the analysis and the row param names (prefix, noun).
-func readRef(c *fiber.Ctx, param, prefix, noun string) (ref, error) {
+func formatNodeID(id uuid.UUID) string { return pmapi.FormatID(NodeIDPrefix, id) }
+
+func (h handlers) acceptNode(c *fiber.Ctx) error {
+	id, node, _, err := pathRow(c, "nodeId", NodeIDPrefix, "node")
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	n, err := h.analyses.AcceptSuggestion(c.UserContext(), shard, ws, id, node)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToNodeView(n))
+}
+
+// addCorrective makes an action item from the ROOT_CAUSE node the body names.
+func (h handlers) addCorrective(c *fiber.Ctx) error {
 	id, err := ParseID(c.Params("rrcaId"))
 	if err != nil {
-		return ref{}, err
+		return err
 	}
-	raw := c.Params(param)
-	sub, err := pmapi.ParseID(prefix, raw, noun)
-	return ref{id, sub, raw}, err
-}
-
-func readNode(c *fiber.Ctx) (ref, error) { return readRef(c, "nodeId", NodeIDPrefix, "node") }
-
-func readRun(c *fiber.Ctx) (ref, error) { return readRef(c, "runId", RunIDPrefix, "suggestion run") }
-
-type corrective struct {
-	id, node uuid.UUID
-	item     actionitem.NewItem
-}
-
-func readCorrective(c *fiber.Ctx) (corrective, error) {
-	id, req, err := withAnalysis(c, api.DecodeBody[CorrectiveRequest])
+	req, err := api.DecodeBody[CorrectiveRequest](c)
 	if err != nil {
-		return corrective{}, err
+		return err
 	}
 	node, err := pmapi.ParseID(NodeIDPrefix, req.NodeID, "node")
 	if err != nil {
-		return corrective{}, pmapi.Invalid("nodeId", "nodeId must be a ROOT_CAUSE node of this analysis")
+		return pmapi.Invalid("nodeId", "nodeId must be a ROOT_CAUSE node of this analysis")
 	}
-	item, err := actionitem.ParseCreate(actionitem.CreateRequest{Title: req.Title, Description: req.Description, OwnerHint: req.OwnerHint, DueDate: req.DueDate})
-	return corrective{id, node, item}, err
-}
-
-func readSimilar(c *fiber.Ctx) (api.Target[int], error) {
-	id, q, err := withAnalysis(c, api.DecodeQuery[SimilarQuery])
-	return api.Target[int]{ID: id, Change: q.Limit}, err
-}
-
-// decision is an apply's or a reject's suggestion and body.
-type decision[Req any] struct {
-	ref
-	req Req
-}
-
-func readDecision[Req any](c *fiber.Ctx, decode func(*fiber.Ctx) (Req, error)) (decision[Req], error) {
-	r, err := readRef(c, "suggestionId", SuggestionIDPrefix, "suggestion")
+	item, err := actionitem.ParseCreate(actionitem.CreateRequest{Title: req.Title, Description: req.Description,
+		OwnerHint: req.OwnerHint, DueDate: req.DueDate})
 	if err != nil {
-		return decision[Req]{}, err
+		return err
 	}
-	req, err := decode(c)
-	return decision[Req]{r, req}, err
-}
-
-func readApply(c *fiber.Ctx) (decision[ApplyRequest], error) {
-	d, err := readDecision(c, api.DecodeOptionalBody[ApplyRequest])
+	shard, ws := api.Tenant(c)
+	ca, it, err := h.analyses.AddCorrective(c.UserContext(), shard, ws, id, node, item)
 	if err != nil {
-		return d, err
+		return err
 	}
-	return d, actionitem.ValidOwnerHint(d.req.OwnerHint)
+	return api.Created(c, CorrectiveCreated{CorrectiveAction: ToCorrectiveView(ca), ActionItem: actionitem.ToView(it)})
 }
 
-func readReject(c *fiber.Ctx) (decision[RejectRequest], error) {
-	d, err := readDecision(c, api.DecodeBody[RejectRequest])
+func (h handlers) listCorrectives(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
 	if err != nil {
-		return d, err
+		return err
 	}
-	return d, validate.Text("reason", d.req.Reason, 2000)
-}
-
-// Calling the store with what was read.
-
-func (h handlers) update(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in update) (Analysis, error) {
-	return h.analyses.Update(ctx, shard, ws, in.id, in.title, in.problem)
-}
-
-func (h handlers) advance(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in advance) (Analysis, error) {
-	return h.analyses.Advance(ctx, shard, ws, in.id, in.to, in.actor)
-}
-
-func (h handlers) addNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in newNode) (Node, error) {
-	return h.analyses.AddNode(ctx, shard, ws, in.id, in.kind, in.text, in.parent)
-}
-
-func (h handlers) deleteNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, n ref) (NodeDeleted, error) {
-	removed, err := h.analyses.DeleteNode(ctx, shard, ws, n.id, n.sub)
-	return NodeDeleted{ID: n.raw, Deleted: api.Views(removed, func(id uuid.UUID) string { return pmapi.FormatID(NodeIDPrefix, id) })}, err
-}
-
-func (h handlers) acceptNode(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, n ref) (Node, error) {
-	return h.analyses.AcceptSuggestion(ctx, shard, ws, n.id, n.sub)
-}
-
-func (h handlers) addCorrective(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in corrective) (CorrectiveCreated, error) {
-	ca, it, err := h.analyses.AddCorrective(ctx, shard, ws, in.id, in.node, in.item)
+	shard, ws := api.Tenant(c)
+	correctives, err := h.analyses.Correctives(c.UserContext(), shard, ws, id)
 	if err != nil {
-		return CorrectiveCreated{}, err
+		return err
 	}
-	return CorrectiveCreated{CorrectiveAction: ToCorrectiveView(ca), ActionItem: actionitem.ToView(it)}, nil
-}
-
-func (h handlers) getRun(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, r ref) (RunView, error) {
-	run, nodes, err := h.analyses.GetRun(ctx, shard, ws, r.id, r.sub)
+	correctives, next, err := api.PageIn(c, "rrca-corrective", correctives, correctiveKey)
 	if err != nil {
-		return RunView{}, err
+		return err
 	}
-	return ToRunView(run, nodes), nil
+	return api.OK(c, CorrectiveActionList{Items: api.Views(correctives, ToCorrectiveView), NextCursor: next})
 }
 
-func (h handlers) apply(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d decision[ApplyRequest]) (Applied, error) {
-	v, items, err := h.analyses.Apply(ctx, shard, ws, d.id, d.sub, d.req.OwnerHint, d.req.DueDate)
-	return Applied{Suggestion: v, ActionItems: api.Views(items, actionitem.ToView)}, err
+func (h handlers) similar(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	q, err := api.DecodeQuery[SimilarQuery](c)
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	similar, err := h.analyses.Similar(c.UserContext(), shard, ws, id, q.Limit)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, similar)
 }
 
-func (h handlers) reject(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, d decision[RejectRequest]) (SuggestionView, error) {
-	return h.analyses.Reject(ctx, shard, ws, d.id, d.sub, d.req.Reason)
+// startRun queues a suggestion run of kind (RunFiveWhy, RunLookAcross).
+func (h handlers) startRun(kind string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := ParseID(c.Params("rrcaId"))
+		if err != nil {
+			return err
+		}
+		shard, ws := api.Tenant(c)
+		run, err := h.analyses.CreateRun(c.UserContext(), shard, ws, id, kind)
+		if err != nil {
+			return err
+		}
+		return api.Created(c, toNewRunView(run))
+	}
+}
+
+// getRun answers the run the path names, of either kind.
+func (h handlers) getRun(c *fiber.Ctx) error {
+	id, runID, _, err := pathRow(c, "runId", RunIDPrefix, "suggestion run")
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	run, nodes, err := h.analyses.GetRun(c.UserContext(), shard, ws, id, runID)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, ToRunView(run, nodes))
+}
+
+func (h handlers) listLookAcross(c *fiber.Ctx) error {
+	id, err := ParseID(c.Params("rrcaId"))
+	if err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	suggestions, err := h.analyses.Suggestions(c.UserContext(), shard, ws, id)
+	if err != nil {
+		return err
+	}
+	suggestions, next, err := api.PageIn(c, "rrca-look-across", suggestions, suggestionKey)
+	if err != nil {
+		return err
+	}
+	return api.OK(c, SuggestionList{Items: suggestions, NextCursor: next})
+}
+
+// apply creates the suggestion's corrective actions as action items.
+func (h handlers) apply(c *fiber.Ctx) error {
+	id, sug, _, err := pathRow(c, "suggestionId", SuggestionIDPrefix, "suggestion")
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeOptionalBody[ApplyRequest](c)
+	if err != nil {
+		return err
+	}
+	if err := actionitem.ValidOwnerHint(req.OwnerHint); err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	v, items, err := h.analyses.Apply(c.UserContext(), shard, ws, id, sug, req.OwnerHint, req.DueDate)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, Applied{Suggestion: v, ActionItems: api.Views(items, actionitem.ToView)})
+}
+
+func (h handlers) reject(c *fiber.Ctx) error {
+	id, sug, _, err := pathRow(c, "suggestionId", SuggestionIDPrefix, "suggestion")
+	if err != nil {
+		return err
+	}
+	req, err := api.DecodeBody[RejectRequest](c)
+	if err != nil {
+		return err
+	}
+	if err := validate.Text("reason", req.Reason, 2000); err != nil {
+		return err
+	}
+	shard, ws := api.Tenant(c)
+	v, err := h.analyses.Reject(c.UserContext(), shard, ws, id, sug, req.Reason)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, v)
+}
+
+// pathRow reads the analysis the path names and the row under it its
+// parameter param names (an id with prefix, of a noun), and that id as given.
+func pathRow(c *fiber.Ctx, param, prefix, noun string) (id, row uuid.UUID, raw string, err error) {
+	if id, err = ParseID(c.Params("rrcaId")); err != nil {
+		return id, row, "", err
+	}
+	raw = c.Params(param)
+	row, err = pmapi.ParseID(prefix, raw, noun)
+	return id, row, raw, err
 }

@@ -28,7 +28,8 @@ type View struct {
 func ToView(a Analysis) View {
 	return View{
 		ID: pmapi.FormatID(IDPrefix, a.ID), Title: a.Title, ProblemStatement: a.ProblemStatement,
-		ProjectID: pmapi.FormatOptionalID(project.IDPrefix, a.ProjectID), SourceRiskID: pmapi.FormatOptionalID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
+		ProjectID:    pmapi.FormatOptionalID(project.IDPrefix, a.ProjectID),
+		SourceRiskID: pmapi.FormatOptionalID(risk.IDPrefix, a.SourceRiskID), Phase: a.Phase,
 		NodeCount: a.NodeCount, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt, ArchivedAt: a.ArchivedAt,
 	}
 }
@@ -43,7 +44,7 @@ type Detail struct {
 // ToDetail converts an analysis with its corrective actions and history.
 func ToDetail(f Full) Detail {
 	return Detail{View: ToView(f.Analysis), CorrectiveActions: api.Views(f.Correctives, ToCorrectiveView),
-		PhaseHistory: api.Views(f.History, api.AsIs)}
+		PhaseHistory: append([]PhaseChange{}, f.History...)}
 }
 
 // List is a page of analyses.
@@ -62,8 +63,9 @@ type NodeView struct {
 
 // ToNodeView converts a node.
 func ToNodeView(n Node) NodeView {
-	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID), ParentID: pmapi.FormatOptionalID(NodeIDPrefix, n.ParentID),
-		Kind: n.Kind, Text: n.Text, SuggestionRunID: pmapi.FormatOptionalID(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
+	return NodeView{ID: pmapi.FormatID(NodeIDPrefix, n.ID), RRCAID: pmapi.FormatID(IDPrefix, n.RRCAID),
+		ParentID: pmapi.FormatOptionalID(NodeIDPrefix, n.ParentID), Kind: n.Kind, Text: n.Text,
+		SuggestionRunID: pmapi.FormatOptionalID(RunIDPrefix, n.SuggestionRunID), CreatedAt: n.CreatedAt}
 }
 
 // NodeList is an analysis's nodes (a tree through parentId), oldest first.
@@ -85,7 +87,8 @@ type CorrectiveActionView struct {
 // ToCorrectiveView converts a corrective action.
 func ToCorrectiveView(c CorrectiveAction) CorrectiveActionView {
 	return CorrectiveActionView{ID: pmapi.FormatID(CorrectivePrefix, c.ID), RRCAID: pmapi.FormatID(IDPrefix, c.RRCAID),
-		NodeID: pmapi.FormatOptionalID(NodeIDPrefix, c.NodeID), ActionItemID: pmapi.FormatOptionalID(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
+		NodeID:       pmapi.FormatOptionalID(NodeIDPrefix, c.NodeID),
+		ActionItemID: pmapi.FormatOptionalID(actionitem.IDPrefix, c.ActionItemID), ActionItemStatus: c.ItemStatus,
 		Title: c.Title, CreatedAt: c.CreatedAt}
 }
 

@@ -40,9 +40,11 @@ type handlers struct{ sources []facet.Search }
 
 func (h handlers) operations() []api.Operation {
 	return []api.Operation{{
-		Method: http.MethodGet, Path: "/openapi/v1/resource/search", ID: "search", Tag: "Search", Auth: api.AuthKey, ScopeInHandler: true,
-		Summary: "Search projects, tasks, risks, notes and more, best first; needs the read scope of every type searched",
-		Query:   Query{}, Result: Results{}, Status: http.StatusOK, Handler: h.search,
+		Method: http.MethodGet, Path: "/openapi/v1/resource/search", ID: "search",
+		Tag: "Search", Auth: api.AuthKey, ScopeInHandler: true,
+		Summary: "Search projects, tasks, risks, notes and more, best first; " +
+			"needs the read scope of every type searched",
+		Query: Query{}, Result: Results{}, Status: http.StatusOK, Handler: h.search,
 	}}
 }
 
@@ -82,7 +84,7 @@ func (h handlers) search(c *fiber.Ctx) error {
 		cur := api.EncodeCursor(cursorList, next.String())
 		res.NextCursor = &cur
 	}
-	return api.Respond(c, http.StatusOK, res)
+	return api.OK(c, res)
 }
 
 // Choose picks the sources a search reads: those named in types (a comma
@@ -98,7 +100,8 @@ func Choose(all []facet.Search, types string, canRead func(scope string) bool) (
 			}
 		}
 		if len(chosen) == 0 {
-			return nil, pmapi.Errorf(pmapi.CodeInsufficientScope, "the key can read no searchable type").With("scope", all[0].Scope)
+			return nil, pmapi.Errorf(pmapi.CodeInsufficientScope, "the key can read no searchable type").
+				With("scope", all[0].Scope)
 		}
 		return chosen, nil
 	}
@@ -113,10 +116,12 @@ func Choose(all []facet.Search, types string, canRead func(scope string) bool) (
 		t = strings.TrimSpace(t)
 		src, ok := byType[t]
 		if !ok {
-			return nil, pmapi.Invalid("types", "unknown type %q; types are %s", t, strings.Join(known, ", ")).With("allowed", known)
+			return nil, pmapi.Invalid("types", "unknown type %q; types are %s", t, strings.Join(known, ", ")).
+				With("allowed", known)
 		}
 		if !canRead(src.Scope) {
-			return nil, pmapi.Errorf(pmapi.CodeInsufficientScope, "searching %s needs the %s scope", t, src.Scope).With("scope", src.Scope)
+			return nil, pmapi.Errorf(pmapi.CodeInsufficientScope, "searching %s needs the %s scope", t, src.Scope).
+				With("scope", src.Scope)
 		}
 		if !seen[t] {
 			seen[t] = true

@@ -20,8 +20,10 @@ var routes = route.For("task", "tasks", "Tasks")
 func Resource(s Store) api.Resource {
 	return routes.Resource(api.Resource{
 		Tables: []string{"tasks", "task_search"}, Events: EventTypes(), Search: []facet.Search{SearchSource},
-		Cascade: &facet.Cascade{Table: "tasks", Event: "task.deleted", IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
-		TagDoc:  "Tasks of a project, moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",
+		Cascade: &facet.Cascade{Table: "tasks", Event: "task.deleted",
+			IDPrefix: IDPrefix, IDField: "taskId", Remove: RemoveInProject},
+		TagDoc: "Tasks of a project, " +
+			"moved through TODO, IN_PROGRESS, BLOCKED, REVIEW and DONE by the transition table.",
 	}, handlers{s}.operations)
 }
 
@@ -47,63 +49,151 @@ type DetailQuery struct {
 type handlers struct{ tasks Store }
 
 func (h handlers) operations(api.Catalog) []api.Operation {
-	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic, View: func(t Task) any { return ToView(t) }}
+	batch := api.Batch[Op, Task]{Kinds: OpKinds, Parse: h.parseOp, Do: h.tasks.Do, DoAtomic: h.tasks.DoAtomic,
+		View: func(t Task) any { return ToView(t) }}
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listTasks",
-			Summary: "Tasks, newest first", Query: ListQuery{}, Result: List{}, Handler: api.ListRows("tasks", listFilter, h.tasks.List)},
+			Summary: "Tasks, newest first",
+			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getTask",
-			Summary: "One task", Query: DetailQuery{}, Result: View{}, Handler: api.DetailRow(ParseID, h.tasks.Detail)},
+			Summary: "One task",
+			Query:   DetailQuery{}, Result: View{}, Handler: h.get},
 		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
-			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)", Body: CreateRequest{},
-			Result: View{}, Handler: api.Write(ParseCreate, h.tasks.Create, ToView)},
+			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)",
+			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
 		{Method: route.PostAndPatch, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
-			Summary: "Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); " +
-				"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.",
-			Body: UpdateRequest{}, Result: View{}, Handler: api.WriteOn(ParseUpdate, h.tasks.Update, ToView)},
+			Summary: "Change a task's fields or status " +
+				"(emits task.status_changed, task.assigned and task.updated as they apply); " +
+				"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. " +
+				"Both POST and PATCH are served.",
+			Body: UpdateRequest{}, Result: View{}, Handler: h.update},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveTask",
-			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)", Body: IDRequest{},
-			Result: View{}, Handler: api.Write(parseIDRequest, api.With(true, h.tasks.SetArchived), ToView)},
+			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)",
+			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpArchive)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreTask",
-			Summary: "Restore an archived task (emits task.restored)", Body: IDRequest{},
-			Result: View{}, Handler: api.Write(parseIDRequest, api.With(false, h.tasks.SetArchived), ToView)},
-		{Method: http.MethodPost, Path: "batch", ID: "batchTasks", Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
-			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; an atomic batch that fails " +
-				"answers with the failing operation's status and code, details.index and details.results",
+			Summary: "Restore an archived task (emits task.restored)",
+			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpRestore)},
+		{Method: http.MethodPost, Path: "batch", ID: "batchTasks",
+			Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
+			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; " +
+				"an atomic batch that fails answers with the failing operation's status and code, " +
+				"details.index and details.results",
 			Body: BatchRequest{}, Result: BatchResponse{}, Handler: batch.Handler},
 	}
 }
 
-func listFilter(q ListQuery, before *uuid.UUID, limit int) Filter {
-	return Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q, DueAfter: q.DueAfter, DueBefore: q.DueBefore,
-		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived, Before: before, Limit: limit}
+// list answers a page of tasks, written by the store from PostgreSQL's wire
+// values (api.ListRows).
+func (h handlers) list(c *fiber.Ctx) error {
+	q, before, err := api.DecodeList[ListQuery](c, "tasks")
+	if err != nil {
+		return err
+	}
+	f := Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q,
+		DueAfter: q.DueAfter, DueBefore: q.DueBefore, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
+		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
+	return api.ListRows(c, "tasks", q.Limit, f, h.tasks.List)
 }
 
-func parseIDRequest(req IDRequest, _ Has) (uuid.UUID, error) { return ParseIDRequest(req) }
+// get answers the task the query's id names (a malformed id is not found).
+func (h handlers) get(c *fiber.Ctx) error {
+	id, err := ParseID(c.Query("id"))
+	if err != nil {
+		return err
+	}
+	return api.DetailRow(c, id, h.tasks.Detail)
+}
+
+// The single writes are the batch's operations run one at a time: each
+// route decodes its body and makes the operation of it as the batch does
+// (createOp, updateOp, namedOp), then runs it (run).
+
+func (h handlers) create(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[CreateRequest](c)
+	if err != nil {
+		return err
+	}
+	op, err := createOp(req, api.BodyFields(c))
+	if err != nil {
+		return err
+	}
+	return h.run(c, op)
+}
+
+func (h handlers) update(c *fiber.Ctx) error {
+	req, err := api.DecodeBody[UpdateRequest](c)
+	if err != nil {
+		return err
+	}
+	op, err := updateOp(req, api.BodyFields(c))
+	if err != nil {
+		return err
+	}
+	return h.run(c, op)
+}
+
+// named serves archive and restore, whose body only names the task.
+func (h handlers) named(kind string) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := api.DecodeBody[IDRequest](c)
+		if err != nil {
+			return err
+		}
+		op, err := namedOp(kind, req)
+		if err != nil {
+			return err
+		}
+		return h.run(c, op)
+	}
+}
+
+// run runs one operation in its own transaction, as the batch runs it, and
+// answers 201 with the task after it.
+func (h handlers) run(c *fiber.Ctx, op Op) error {
+	shard, ws := api.Tenant(c)
+	t, err := h.tasks.Do(c.UserContext(), shard, ws, op)
+	if err != nil {
+		return err
+	}
+	return api.Created(c, ToView(t))
+}
 
 // parseOp decodes and validates one batch operation exactly as its own
 // endpoint would decode its body.
-func (h handlers) parseOp(_ *fiber.Ctx, kind string, fields []byte, has func(string) bool) (Op, error) {
-	op := Op{Kind: kind}
-	var err error
+func (h handlers) parseOp(_ *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
 	switch kind {
 	case OpCreate:
 		var req CreateRequest
-		if err := api.DecodeJSON(fields, &req); err != nil {
-			return op, err
+		if err := decode(&req); err != nil {
+			return Op{Kind: kind}, err
 		}
-		op.New, err = ParseCreate(req, has)
+		return createOp(req, has)
 	case OpUpdate:
 		var req UpdateRequest
-		if err := api.DecodeJSON(fields, &req); err != nil {
-			return op, err
+		if err := decode(&req); err != nil {
+			return Op{Kind: kind}, err
 		}
-		op.ID, op.Changes, err = ParseUpdate(req, has)
-	default:
-		var req IDRequest
-		if err := api.DecodeJSON(fields, &req); err != nil {
-			return op, err
-		}
-		op.ID, err = ParseIDRequest(req)
+		return updateOp(req, has)
 	}
-	return op, err
+	var req IDRequest
+	if err := decode(&req); err != nil {
+		return Op{Kind: kind}, err
+	}
+	return namedOp(kind, req)
+}
+
+func createOp(req CreateRequest, has Has) (Op, error) {
+	in, err := ParseCreate(req, has)
+	return Op{Kind: OpCreate, New: in}, err
+}
+
+func updateOp(req UpdateRequest, has Has) (Op, error) {
+	id, changes, err := ParseUpdate(req, has)
+	return Op{Kind: OpUpdate, ID: id, Changes: changes}, err
+}
+
+// namedOp is an archive or a restore (kind) of the task req names.
+func namedOp(kind string, req IDRequest) (Op, error) {
+	id, err := ParseIDRequest(req)
+	return Op{Kind: kind, ID: id}, err
 }

@@ -78,37 +78,57 @@ func (h handlers) operations() []api.Operation {
 	subs := "/openapi/v1/apps/{clientId}/webhooks"
 	one := subs + "/{subId}"
 	deliveries := "/openapi/v1/webhooks/deliveries"
+	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
 	return []api.Operation{
-		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Fails: []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}, Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
-			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once", Body: CreateRequest{},
-			Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
-		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Fails: []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}, Tag: tag, Auth: api.AuthSession,
-			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)", Body: UpdateRequest{},
-			Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
-		{Method: http.MethodGet, Path: subs, ID: "listWebhooks", Tag: tag, Auth: api.AuthSession,
-			Summary: "The app's subscriptions (never their secrets)", Query: api.ListQuery{}, Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
-		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook", Tag: tag, Auth: api.AuthSession,
-			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED", Result: SubscriptionView{},
-			Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "deleted")},
-		{Method: http.MethodPost, Path: one + "/disable", ID: "disableWebhook", Tag: tag, Auth: api.AuthSession,
-			Summary: "Disable a subscription (as delete)", Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
-		{Method: http.MethodPost, Path: one + "/enable", ID: "enableWebhook", Tag: tag, Auth: api.AuthSession,
-			Summary: "Enable a disabled subscription", Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("ACTIVE", "")},
-		{Method: http.MethodPost, Path: one + "/test", ID: "testWebhook", Tag: tag, Auth: api.AuthSession,
-			Summary: "Send a webhook.test event now and report the endpoint's answer", Result: TestResult{}, Status: http.StatusCreated, Handler: h.testWebhook},
-		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret", Tag: tag, Auth: api.AuthSession, SecretField: "secret",
-			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period", Body: RotateRequest{},
-			Result: SecretRotated{}, Status: http.StatusCreated, Handler: h.rotateWebhookSecret},
-		{Method: http.MethodGet, Path: deliveries, ID: "listDeliveries", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
-			Summary: "The calling app's deliveries, newest first", Query: DeliveryListQuery{}, Result: DeliveryList{}, Status: http.StatusOK, Handler: h.listDeliveries},
-		{Method: http.MethodGet, Path: deliveries + "/{deliveryId}", ID: "getDelivery", Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
-			Summary: "One delivery with its attempt log", Result: DeliveryDetail{}, Status: http.StatusOK, Handler: h.getDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
-			Summary: "Deliver the same event again as a new delivery (replayOf names the original)", Result: DeliveryView{},
-			Status: http.StatusCreated, Handler: h.replayDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
-			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, each event once (includeReplayed: every one)", Body: BulkReplayRequest{},
-			Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
+		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Fails: badURL,
+			Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
+			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once",
+			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
+		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Fails: badURL,
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)",
+			Body:    UpdateRequest{}, Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
+		{Method: http.MethodGet, Path: subs, ID: "listWebhooks",
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "The app's subscriptions (never their secrets)",
+			Query:   api.ListQuery{}, Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
+		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook",
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED",
+			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "deleted")},
+		{Method: http.MethodPost, Path: one + "/disable", ID: "disableWebhook",
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "Disable a subscription (as delete)",
+			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
+		{Method: http.MethodPost, Path: one + "/enable", ID: "enableWebhook",
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "Enable a disabled subscription",
+			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("ACTIVE", "")},
+		{Method: http.MethodPost, Path: one + "/test", ID: "testWebhook",
+			Tag: tag, Auth: api.AuthSession,
+			Summary: "Send a webhook.test event now and report the endpoint's answer",
+			Result:  TestResult{}, Status: http.StatusCreated, Handler: h.testWebhook},
+		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret",
+			Tag: tag, Auth: api.AuthSession, SecretField: "secret",
+			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period",
+			Body:    RotateRequest{}, Result: SecretRotated{}, Status: http.StatusCreated, Handler: h.rotateWebhookSecret},
+		{Method: http.MethodGet, Path: deliveries, ID: "listDeliveries",
+			Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Summary: "The calling app's deliveries, newest first",
+			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Status: http.StatusOK, Handler: h.listDeliveries},
+		{Method: http.MethodGet, Path: deliveries + "/{deliveryId}", ID: "getDelivery",
+			Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Summary: "One delivery with its attempt log",
+			Result:  DeliveryDetail{}, Status: http.StatusOK, Handler: h.getDelivery},
+		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery",
+			Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Summary: "Deliver the same event again as a new delivery (replayOf names the original)",
+			Result:  DeliveryView{}, Status: http.StatusCreated, Handler: h.replayDelivery},
+		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries",
+			Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, " +
+				"each event once (includeReplayed: every one)",
+			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
 	}
 }
 
@@ -135,13 +155,14 @@ func (h handlers) createWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	res := api.Console(c)
-	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), u.String(),
-		slices.Compact(slices.Sorted(slices.Values(req.Events))), req.MaxPerSecond)
+	events := slices.Compact(slices.Sorted(slices.Values(req.Events)))
+	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"),
+		u.String(), events, req.MaxPerSecond)
 	if err != nil {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return api.Respond(c, http.StatusCreated, SubscriptionCreated{SubscriptionView: ToView(sub), Secret: secret})
+	return api.Created(c, SubscriptionCreated{SubscriptionView: ToView(sub), Secret: secret})
 }
 
 // validRate checks a rate cap: 1 to 1000 deliveries a second.
@@ -168,11 +189,12 @@ func (h handlers) updateWebhook(c *fiber.Ctx) error {
 		return err
 	}
 	res := api.Console(c)
-	sub, err := h.webhooks.SetRate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, req.MaxPerSecond)
+	sub, err := h.webhooks.SetRate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id,
+		req.MaxPerSecond)
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, ToView(sub))
+	return api.OK(c, ToView(sub))
 }
 
 func (h handlers) listWebhooks(c *fiber.Ctx) error {
@@ -181,11 +203,11 @@ func (h handlers) listWebhooks(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page, err := api.PageIn(c, "webhooks", subs, func(s Subscription) string { return s.ID.String() }, ToView)
+	subs, next, err := api.PageIn(c, "webhooks", subs, func(s Subscription) string { return s.ID.String() })
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, SubscriptionList(page))
+	return api.OK(c, SubscriptionList{Items: api.Views(subs, ToView), NextCursor: next})
 }
 
 func subPath(c *fiber.Ctx) (uuid.UUID, error) {
@@ -199,11 +221,12 @@ func (h handlers) setWebhookStatus(status, reason string) fiber.Handler {
 			return err
 		}
 		res := api.Console(c)
-		sub, err := h.webhooks.SetStatus(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, status, reason)
+		sub, err := h.webhooks.SetStatus(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id,
+			status, reason)
 		if err != nil {
 			return err
 		}
-		return api.Respond(c, http.StatusOK, ToView(sub))
+		return api.OK(c, ToView(sub))
 	}
 }
 
@@ -231,7 +254,7 @@ func (h handlers) testWebhook(c *fiber.Ctx) error {
 		msg := result.Err.Error()
 		out.Error = &msg
 	}
-	return api.Respond(c, http.StatusCreated, out)
+	return api.Created(c, out)
 }
 
 func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
@@ -256,28 +279,23 @@ func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
 		return err
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return api.Respond(c, http.StatusCreated, SecretRotated{SubscriptionView: ToView(sub), Secret: secret})
+	return api.Created(c, SecretRotated{SubscriptionView: ToView(sub), Secret: secret})
 }
 
 func (h handlers) listDeliveries(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DeliveryListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("deliveries")
+	q, before, err := api.DecodeList[DeliveryListQuery](c, "deliveries")
 	if err != nil {
 		return err
 	}
 	p := api.Principal(c)
-	f := DeliveryFilter{ClientID: p.ClientID, SubscriptionID: q.SubscriptionID, Status: q.Status, EventType: q.EventType, Since: q.Since,
-		Before: before, Limit: q.Limit + 1}
+	f := DeliveryFilter{ClientID: p.ClientID, SubscriptionID: q.SubscriptionID, Status: q.Status,
+		EventType: q.EventType, Since: q.Since, Before: before, Limit: q.Limit + 1}
 	items, err := h.webhooks.Deliveries(c.UserContext(), p.Shard, p.Workspace.ID, f)
 	if err != nil {
 		return err
 	}
-	page := DeliveryList{}
-	page.Items, page.NextCursor = api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID }, ToDeliveryView)
-	return api.Respond(c, http.StatusOK, page)
+	items, next := api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID })
+	return api.OK(c, DeliveryList{Items: api.Views(items, ToDeliveryView), NextCursor: next})
 }
 
 func (h handlers) getDelivery(c *fiber.Ctx) error {
@@ -297,7 +315,7 @@ func (h handlers) getDelivery(c *fiber.Ctx) error {
 	if err := json.Unmarshal(d.Data, &out.Data); err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, out)
+	return api.OK(c, out)
 }
 
 func (h handlers) replayDelivery(c *fiber.Ctx) error {
@@ -310,7 +328,7 @@ func (h handlers) replayDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusCreated, ToDeliveryView(ds[0]))
+	return api.Created(c, ToDeliveryView(ds[0]))
 }
 
 func (h handlers) replayFailed(c *fiber.Ctx) error {
@@ -339,5 +357,5 @@ func (h handlers) replayFailed(c *fiber.Ctx) error {
 		}
 	}
 	out.Count = len(out.Items)
-	return api.Respond(c, http.StatusCreated, out)
+	return api.Created(c, out)
 }

@@ -69,11 +69,7 @@ func pathApp(c *fiber.Ctx) (*tenant.Shard, uuid.UUID, string, error) {
 }
 
 func (h handlers) listAppDeliveries(c *fiber.Ctx) error {
-	q, err := api.DecodeQuery[DeliveryListQuery](c)
-	if err != nil {
-		return err
-	}
-	before, err := q.Before("deliveries")
+	q, before, err := api.DecodeList[DeliveryListQuery](c, "deliveries")
 	if err != nil {
 		return err
 	}
@@ -87,15 +83,8 @@ func (h handlers) listAppDeliveries(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	page := DeliveryList{}
-	page.Items, page.NextCursor = api.Page(
-		"deliveries",
-		items,
-		q.Limit,
-		func(d Delivery) uuid.UUID { return d.ID },
-		ToDeliveryView,
-	)
-	return api.Respond(c, http.StatusOK, page)
+	items, next := api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID })
+	return api.OK(c, DeliveryList{Items: api.Views(items, ToDeliveryView), NextCursor: next})
 }
 
 func (h handlers) getAppDelivery(c *fiber.Ctx) error {
@@ -118,7 +107,7 @@ func (h handlers) getAppDelivery(c *fiber.Ctx) error {
 	if err := json.Unmarshal(d.Data, &out.Data); err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusOK, out)
+	return api.OK(c, out)
 }
 
 func (h handlers) replayAppDelivery(c *fiber.Ctx) error {
@@ -134,7 +123,7 @@ func (h handlers) replayAppDelivery(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return api.Respond(c, http.StatusCreated, ToDeliveryView(ds[0]))
+	return api.Created(c, ToDeliveryView(ds[0]))
 }
 
 func (h handlers) replayAppFailed(c *fiber.Ctx) error {
@@ -166,5 +155,5 @@ func (h handlers) replayAppFailed(c *fiber.Ctx) error {
 		}
 	}
 	out.Count = len(out.Items)
-	return api.Respond(c, http.StatusCreated, out)
+	return api.Created(c, out)
 }
