@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/resource/internal/route"
 )
 
 // The scopes of webhook deliveries (subscriptions are managed with the
@@ -74,62 +75,54 @@ type DeliveryListQuery struct {
 }
 
 func (h handlers) operations() []api.Operation {
-	const tag = "Webhooks"
-	subs := "/openapi/v1/apps/{clientId}/webhooks"
-	one := subs + "/{subId}"
-	deliveries := "/openapi/v1/webhooks/deliveries"
+	// An app's subscriptions are managed with the console session; the
+	// deliveries are read and replayed with the app's key.
+	subs := route.Set{Tag: "Webhooks", Base: "/openapi/v1/apps/{clientId}/webhooks", Session: true}
+	deliveries := route.Set{Tag: "Webhooks", Base: "/openapi/v1/webhooks/deliveries",
+		Read: ScopeRead, Write: ScopeWrite}
 	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
-	return []api.Operation{
-		{Method: http.MethodPost, Path: subs, ID: "createWebhook", Fails: badURL,
-			Tag: tag, Auth: api.AuthSession, Idempotent: true, SecretField: "secret",
+	return append(subs.Ops([]api.Operation{
+		{Method: http.MethodPost, Path: "", ID: "createWebhook", Fails: badURL, Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once",
-			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Status: http.StatusCreated, Handler: h.createWebhook},
-		{Method: http.MethodPatch, Path: one, ID: "updateWebhook", Fails: badURL,
-			Tag: tag, Auth: api.AuthSession,
+			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Handler: h.createWebhook},
+		{Method: http.MethodPatch, Path: "/{subId}", ID: "updateWebhook", Fails: badURL, Status: http.StatusOK,
 			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)",
-			Body:    UpdateRequest{}, Result: SubscriptionView{}, Status: http.StatusOK, Handler: h.updateWebhook},
-		{Method: http.MethodGet, Path: subs, ID: "listWebhooks",
-			Tag: tag, Auth: api.AuthSession,
+			Body:    UpdateRequest{}, Result: SubscriptionView{}, Handler: h.updateWebhook},
+		{Method: http.MethodGet, Path: "", ID: "listWebhooks",
 			Summary: "The app's subscriptions (never their secrets)",
-			Query:   api.ListQuery{}, Result: SubscriptionList{}, Status: http.StatusOK, Handler: h.listWebhooks},
-		{Method: http.MethodDelete, Path: one, ID: "deleteWebhook",
-			Tag: tag, Auth: api.AuthSession,
+			Query:   api.ListQuery{}, Result: SubscriptionList{}, Handler: h.listWebhooks},
+		{Method: http.MethodDelete, Path: "/{subId}", ID: "deleteWebhook", Status: http.StatusOK,
 			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED",
-			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "deleted")},
-		{Method: http.MethodPost, Path: one + "/disable", ID: "disableWebhook",
-			Tag: tag, Auth: api.AuthSession,
+			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "deleted")},
+		{Method: http.MethodPost, Path: "/{subId}/disable", ID: "disableWebhook", Status: http.StatusOK,
 			Summary: "Disable a subscription (as delete)",
-			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
-		{Method: http.MethodPost, Path: one + "/enable", ID: "enableWebhook",
-			Tag: tag, Auth: api.AuthSession,
+			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
+		{Method: http.MethodPost, Path: "/{subId}/enable", ID: "enableWebhook", Status: http.StatusOK,
 			Summary: "Enable a disabled subscription",
-			Result:  SubscriptionView{}, Status: http.StatusOK, Handler: h.setWebhookStatus("ACTIVE", "")},
-		{Method: http.MethodPost, Path: one + "/test", ID: "testWebhook",
-			Tag: tag, Auth: api.AuthSession,
+			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("ACTIVE", "")},
+		{Method: http.MethodPost, Path: "/{subId}/test", ID: "testWebhook",
 			Summary: "Send a webhook.test event now and report the endpoint's answer",
-			Result:  TestResult{}, Status: http.StatusCreated, Handler: h.testWebhook},
-		{Method: http.MethodPost, Path: one + "/rotate-secret", ID: "rotateWebhookSecret",
-			Tag: tag, Auth: api.AuthSession, SecretField: "secret",
+			Result:  TestResult{}, Handler: h.testWebhook},
+		{Method: http.MethodPost, Path: "/{subId}/rotate-secret", ID: "rotateWebhookSecret", SecretField: "secret",
 			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period",
-			Body:    RotateRequest{}, Result: SecretRotated{}, Status: http.StatusCreated, Handler: h.rotateWebhookSecret},
-		{Method: http.MethodGet, Path: deliveries, ID: "listDeliveries",
-			Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Body:    RotateRequest{}, Result: SecretRotated{}, Handler: h.rotateWebhookSecret},
+	}), deliveries.Ops([]api.Operation{
+		{Method: http.MethodGet, Path: "", ID: "listDeliveries",
 			Summary: "The calling app's deliveries, newest first",
-			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Status: http.StatusOK, Handler: h.listDeliveries},
-		{Method: http.MethodGet, Path: deliveries + "/{deliveryId}", ID: "getDelivery",
-			Tag: tag, Auth: api.AuthKey, Scope: ScopeRead,
+			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries},
+		{Method: http.MethodGet, Path: "/{deliveryId}", ID: "getDelivery",
 			Summary: "One delivery with its attempt log",
-			Result:  DeliveryDetail{}, Status: http.StatusOK, Handler: h.getDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/{deliveryId}/replay", ID: "replayDelivery",
-			Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Result:  DeliveryDetail{}, Handler: h.getDelivery},
+		{Method: http.MethodPost, Path: "/{deliveryId}/replay", ID: "replayDelivery",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Deliver the same event again as a new delivery (replayOf names the original)",
-			Result:  DeliveryView{}, Status: http.StatusCreated, Handler: h.replayDelivery},
-		{Method: http.MethodPost, Path: deliveries + "/replay", ID: "replayFailedDeliveries",
-			Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: api.AuthKey, Scope: ScopeWrite,
+			Result:  DeliveryView{}, Handler: h.replayDelivery},
+		{Method: http.MethodPost, Path: "/replay", ID: "replayFailedDeliveries",
+			Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, " +
 				"each event once (includeReplayed: every one)",
-			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Status: http.StatusCreated, Handler: h.replayFailed},
-	}
+			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed},
+	})...)
 }
 
 func (h handlers) createWebhook(c *fiber.Ctx) error {

@@ -1,6 +1,6 @@
 // Package route says once what every operation of a resource shares: its tag,
-// its path base, key credentials, and which of its two scopes and which
-// success status a method implies. Each operation then states only what is its
+// its path base, its credentials (a key, or the console session), and which of
+// its two scopes and which success status a method implies. Each operation then states only what is its
 // own (path, id, summary, types, handler, and an exception where it has one).
 package route
 
@@ -18,12 +18,16 @@ type Set struct {
 	Base string // the path every operation's Path continues: "/openapi/v1/resource/task/"
 	// Read is the scope of its GETs, Write of every other method.
 	Read, Write string
+	// Session marks operations the console session calls (an app's webhook
+	// subscriptions) rather than a key; they have no scope.
+	Session bool
 }
 
 // For is the Set of a resource served the spec's way: its operations under
 // /openapi/v1/resource/<name>/, its scopes <scopes>:read and <scopes>:write.
 func For(name, scopes, tag string) Set {
-	return Set{Name: name, Tag: tag, Base: "/openapi/v1/resource/" + name + "/", Read: scopes + ":read", Write: scopes + ":write"}
+	return Set{Name: name, Tag: tag, Base: "/openapi/v1/resource/" + name + "/",
+		Read: scopes + ":read", Write: scopes + ":write"}
 }
 
 // PostAndPatch is the Method of an update the spec serves on POST and on
@@ -42,9 +46,10 @@ func (s Set) Resource(r api.Resource, ops func(api.Catalog) []api.Operation) api
 }
 
 // Ops completes ops: each Path is read under Base, every operation carries
-// the Tag and asks for a key (a resource's routes never answer a session or
-// no credentials), and an operation that names no Scope or Status gets the
-// read scope and 200 for a GET, the write scope and 201 otherwise. A
+// the Tag and asks for a key (or with Session the console session; a
+// resource's routes never answer no credentials), and an operation that names
+// no Scope or Status gets the read scope and 200 for a GET, the write scope
+// and 201 otherwise. A
 // PostAndPatch operation stands as its two.
 func (s Set) Ops(in []api.Operation) []api.Operation {
 	ops := make([]api.Operation, 0, len(in)+1)
@@ -64,6 +69,9 @@ func (s Set) Ops(in []api.Operation) []api.Operation {
 func (s Set) op(op api.Operation) api.Operation {
 	op.Path = s.Base + op.Path
 	op.Tag, op.Auth = s.Tag, api.AuthKey
+	if s.Session {
+		op.Auth = api.AuthSession
+	}
 	scope, status := s.Write, http.StatusCreated
 	if op.Method == http.MethodGet {
 		scope, status = s.Read, http.StatusOK
