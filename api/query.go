@@ -22,8 +22,8 @@ type ListQuery struct {
 	Cursor string `query:"cursor" doc:"nextCursor of the previous page"`
 }
 
-// IDQuery documents a detail route's one parameter, the `id` Detail reads
-// (required in the document; an absent one is looked up and not found).
+// IDQuery documents a detail route's one parameter, the `id` its handler
+// reads (required in the document; an absent one is looked up and not found).
 type IDQuery struct {
 	ID string `query:"id" required:"true"`
 }
@@ -50,7 +50,9 @@ type IDQuery struct {
 func DecodeQuery[T any](c *fiber.Ctx) (T, error) {
 	var v T
 	args := c.Context().QueryArgs()
-	err := decodeQueryInto(reflect.ValueOf(&v).Elem(), func(name string) (string, bool) { return c.Query(name), args.Has(name) })
+	err := decodeQueryInto(reflect.ValueOf(&v).Elem(), func(name string) (string, bool) {
+		return c.Query(name), args.Has(name)
+	})
 	return v, err
 }
 
@@ -191,7 +193,8 @@ func queryIDKind(name string, tag reflect.StructTag) (noun, prefix string, err e
 	if noun := tag.Get("id"); noun != "" {
 		prefix, ok := pmapi.IDPrefixOf(noun)
 		if !ok {
-			return "", "", fmt.Errorf("api: query parameter %s is tagged id:%q, which resource/ids does not know", name, noun)
+			return "", "", fmt.Errorf("api: query parameter %s is tagged id:%q, which resource/ids does not know",
+				name, noun)
 		}
 		return noun, prefix, nil
 	}
