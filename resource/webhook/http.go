@@ -13,6 +13,7 @@ import (
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/resource/internal/route"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // The scopes of webhook deliveries (subscriptions are managed with the
@@ -109,19 +110,19 @@ func (h handlers) operations() []api.Operation {
 	}), deliveries.Ops([]api.Operation{
 		{Method: http.MethodGet, Path: "", ID: "listDeliveries",
 			Summary: "The calling app's deliveries, newest first",
-			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries},
+			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries(callerApp)},
 		{Method: http.MethodGet, Path: "/{deliveryId}", ID: "getDelivery",
 			Summary: "One delivery with its attempt log",
-			Result:  DeliveryDetail{}, Handler: h.getDelivery},
+			Result:  DeliveryDetail{}, Handler: h.getDelivery(callerApp)},
 		{Method: http.MethodPost, Path: "/{deliveryId}/replay", ID: "replayDelivery",
 			Fails:   []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Deliver the same event again as a new delivery (replayOf names the original)",
-			Result:  DeliveryView{}, Handler: h.replayDelivery},
+			Result:  DeliveryView{}, Handler: h.replayDelivery(callerApp)},
 		{Method: http.MethodPost, Path: "/replay", ID: "replayFailedDeliveries",
 			Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, " +
 				"each event once (includeReplayed: every one)",
-			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed},
+			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed(callerApp)},
 	})...)
 }
 
@@ -275,80 +276,122 @@ func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
 	return api.Created(c, SecretRotated{SubscriptionView: ToView(sub), Secret: secret})
 }
 
-func (h handlers) listDeliveries(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[DeliveryListQuery](c, "deliveries")
-	if err != nil {
-		return err
-	}
-	p := api.Principal(c)
-	f := DeliveryFilter{ClientID: p.ClientID, SubscriptionID: q.SubscriptionID, Status: q.Status,
-		EventType: q.EventType, Since: q.Since, Before: before, Limit: q.Limit + 1}
-	items, err := h.webhooks.Deliveries(c.UserContext(), p.Shard, p.Workspace.ID, f)
-	if err != nil {
-		return err
-	}
-	items, next := api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID })
-	return api.OK(c, DeliveryList{Items: api.Views(items, ToDeliveryView), NextCursor: next})
+// anApp is the app whose deliveries a route reads and replays, in its
+// workspace.
+type anApp struct {
+	shard    *tenant.Shard
+	ws       uuid.UUID
+	clientID string
 }
 
-func (h handlers) getDelivery(c *fiber.Ctx) error {
-	id, err := pmapi.ParseID(DeliveryPrefix, c.Params("deliveryId"), "delivery")
-	if err != nil {
-		return err
-	}
+// appOf finds that app: the calling one on a key's route (callerApp), the
+// path's on the console's (pathApp, http_console.go). Its error is the
+// route's.
+type appOf func(c *fiber.Ctx) (anApp, error)
+
+// callerApp is the app whose key calls.
+func callerApp(c *fiber.Ctx) (anApp, error) {
 	p := api.Principal(c)
-	d, attempts, err := h.webhooks.Detail(c.UserContext(), p.Shard, p.Workspace.ID, p.ClientID, id)
-	if err != nil {
-		return err
-	}
-	out := DeliveryDetail{DeliveryView: ToDeliveryView(d), Attempts: attempts}
-	if out.Attempts == nil {
-		out.Attempts = []AttemptView{}
-	}
-	if err := json.Unmarshal(d.Data, &out.Data); err != nil {
-		return err
-	}
-	return api.OK(c, out)
+	return anApp{p.Shard, p.Workspace.ID, p.ClientID}, nil
 }
 
-func (h handlers) replayDelivery(c *fiber.Ctx) error {
-	id, err := pmapi.ParseID(DeliveryPrefix, c.Params("deliveryId"), "delivery")
-	if err != nil {
-		return err
-	}
-	p := api.Principal(c)
-	ds, err := h.webhooks.Replay(c.UserContext(), p.Shard, p.Workspace.ID, p.ClientID, []uuid.UUID{id})
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToDeliveryView(ds[0]))
-}
-
-func (h handlers) replayFailed(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[BulkReplayRequest](c)
-	if err != nil {
-		return err
-	}
-	sub, err := pmapi.ParseID(SubscriptionPrefix, req.SubscriptionID, "subscription")
-	if err != nil {
-		return err
-	}
-	p := api.Principal(c)
-	ctx := c.UserContext()
-	ids, err := h.webhooks.FailedSince(ctx, p.Shard, p.Workspace.ID, p.ClientID, sub, req.Since, req.IncludeReplayed)
-	if err != nil {
-		return err
-	}
-	out := BulkReplayed{Items: []DeliveryView{}}
-	if len(ids) > 0 {
-		ds, err := h.webhooks.Replay(ctx, p.Shard, p.Workspace.ID, p.ClientID, ids)
+func (h handlers) listDeliveries(appOf appOf) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		q, before, err := api.DecodeList[DeliveryListQuery](c, "deliveries")
 		if err != nil {
 			return err
 		}
-		for _, d := range ds {
-			out.Items = append(out.Items, ToDeliveryView(d))
+		app, err := appOf(c)
+		if err != nil {
+			return err
 		}
+		f := DeliveryFilter{ClientID: app.clientID, SubscriptionID: q.SubscriptionID, Status: q.Status,
+			EventType: q.EventType, Since: q.Since, Before: before, Limit: q.Limit + 1}
+		items, err := h.webhooks.Deliveries(c.UserContext(), app.shard, app.ws, f)
+		if err != nil {
+			return err
+		}
+		items, next := api.Page("deliveries", items, q.Limit, func(d Delivery) uuid.UUID { return d.ID })
+		return api.OK(c, DeliveryList{Items: api.Views(items, ToDeliveryView), NextCursor: next})
 	}
-	out.Count = len(out.Items)
-	return api.Created(c, out)
+}
+
+// pathDelivery reads the delivery the path names, then the app it must be
+// of.
+func pathDelivery(c *fiber.Ctx, appOf appOf) (uuid.UUID, anApp, error) {
+	id, err := pmapi.ParseID(DeliveryPrefix, c.Params("deliveryId"), "delivery")
+	if err != nil {
+		return id, anApp{}, err
+	}
+	app, err := appOf(c)
+	return id, app, err
+}
+
+func (h handlers) getDelivery(appOf appOf) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, app, err := pathDelivery(c, appOf)
+		if err != nil {
+			return err
+		}
+		d, attempts, err := h.webhooks.Detail(c.UserContext(), app.shard, app.ws, app.clientID, id)
+		if err != nil {
+			return err
+		}
+		out := DeliveryDetail{DeliveryView: ToDeliveryView(d), Attempts: attempts}
+		if out.Attempts == nil {
+			out.Attempts = []AttemptView{}
+		}
+		if err := json.Unmarshal(d.Data, &out.Data); err != nil {
+			return err
+		}
+		return api.OK(c, out)
+	}
+}
+
+func (h handlers) replayDelivery(appOf appOf) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, app, err := pathDelivery(c, appOf)
+		if err != nil {
+			return err
+		}
+		ds, err := h.webhooks.Replay(c.UserContext(), app.shard, app.ws, app.clientID, []uuid.UUID{id})
+		if err != nil {
+			return err
+		}
+		return api.Created(c, ToDeliveryView(ds[0]))
+	}
+}
+
+func (h handlers) replayFailed(appOf appOf) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		req, err := api.DecodeBody[BulkReplayRequest](c)
+		if err != nil {
+			return err
+		}
+		sub, err := pmapi.ParseID(SubscriptionPrefix, req.SubscriptionID, "subscription")
+		if err != nil {
+			return err
+		}
+		app, err := appOf(c)
+		if err != nil {
+			return err
+		}
+		ctx := c.UserContext()
+		ids, err := h.webhooks.FailedSince(ctx, app.shard, app.ws, app.clientID, sub, req.Since, req.IncludeReplayed)
+		if err != nil {
+			return err
+		}
+		out := BulkReplayed{Items: []DeliveryView{}}
+		if len(ids) > 0 {
+			ds, err := h.webhooks.Replay(ctx, app.shard, app.ws, app.clientID, ids)
+			if err != nil {
+				return err
+			}
+			for _, d := range ds {
+				out.Items = append(out.Items, ToDeliveryView(d))
+			}
+		}
+		out.Count = len(out.Items)
+		return api.Created(c, out)
+	}
 }
