@@ -33,4 +33,3 @@ func TestSystemSecondsIsTheKernelsPartOfCPUSeconds(t *testing.T) {
 		t.Errorf("system %.2f s of %.2f s CPU for reads from /dev/zero; want most of it", sys, all)
 	}
 }
-
