@@ -112,13 +112,16 @@ func TestReceiversCanDeduplicateOnEventID(t *testing.T) {
 	}
 	event, when := got[0].EventID, got[0].OccurredAt
 
-	var orig string
-	for _, d := range tn.Get(t, "/openapi/v1/webhooks/deliveries",
-		map[string]string{"subscriptionId": first}).Items() {
-		orig = d["id"].(string)
-		if d["eventId"] != event {
-			t.Errorf("the listed delivery names event %v, want %s", d["eventId"], event)
-		}
+	// The fan-out sends before it records the deliveries, so a receiver can
+	// hold a delivery a moment before the list shows it.
+	var listed []map[string]any
+	apitest.Eventually(t, apitest.JobWait, "the delivery recorded", func() bool {
+		listed = tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": first}).Items()
+		return len(listed) == 1
+	})
+	orig := listed[0]["id"].(string)
+	if listed[0]["eventId"] != event {
+		t.Errorf("the listed delivery names event %v, want %s", listed[0]["eventId"], event)
 	}
 	rcv.SetStatuses(200)
 	rep := tn.Do(t, "POST", "/openapi/v1/webhooks/deliveries/"+orig+"/replay", nil)
