@@ -153,7 +153,13 @@ func TestImportsFollowTheLayers(t *testing.T) {
 		for _, imp := range p.Imports {
 			to, ok := layer[displayName(imp)]
 			if ok && to > from {
-				t.Errorf("%s (layer %d) imports %s (layer %d): an arrow up the layers", displayName(p.Path), from, displayName(imp), to)
+				t.Errorf(
+					"%s (layer %d) imports %s (layer %d): an arrow up the layers",
+					displayName(p.Path),
+					from,
+					displayName(imp),
+					to,
+				)
 			}
 		}
 	}

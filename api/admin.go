@@ -108,7 +108,13 @@ func workspaceView(w tenant.Workspace) WorkspaceView {
 }
 
 func userView(u authz.User) UserView {
-	return UserView{ID: u.ID.String(), WorkspaceID: u.WorkspaceID.String(), Email: u.Email, Name: u.Name, CreatedAt: u.CreatedAt}
+	return UserView{
+		ID:          u.ID.String(),
+		WorkspaceID: u.WorkspaceID.String(),
+		Email:       u.Email,
+		Name:        u.Name,
+		CreatedAt:   u.CreatedAt,
+	}
 }
 
 func (s *Server) adminOperations() []Operation {
@@ -120,23 +126,76 @@ func (s *Server) adminOperations() []Operation {
 		{Method: http.MethodGet, Path: "/admin/v1/workspaces", ID: "adminListWorkspaces", Tag: tag, Auth: AuthAdmin,
 			Summary: "List workspaces, oldest first", Query: ListQuery{}, Result: WorkspaceList{},
 			Status: http.StatusOK, Handler: s.adminListWorkspaces},
-		{Method: http.MethodGet, Path: "/admin/v1/workspaces/{workspaceId}", ID: "adminGetWorkspace", Tag: tag, Auth: AuthAdmin,
-			Summary: "One workspace", Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminGetWorkspace},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/suspend", ID: "adminSuspendWorkspace", Tag: tag, Auth: AuthAdmin,
-			Summary: "Suspend a workspace: its calls get 403 WORKSPACE_SUSPENDED", Result: WorkspaceView{}, Status: http.StatusOK,
-			Handler: s.adminSetStatus(tenant.StatusSuspended)},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/resume", ID: "adminResumeWorkspace", Tag: tag, Auth: AuthAdmin,
-			Summary: "Resume a suspended workspace", Result: WorkspaceView{}, Status: http.StatusOK,
-			Handler: s.adminSetStatus(tenant.StatusActive)},
-		{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/shard", ID: "adminPlaceWorkspace", Tag: tag, Auth: AuthAdmin,
-			Summary: "Place a workspace on a shard (refused while it has rows on its current shard)", Body: PlaceWorkspaceRequest{},
-			Result: WorkspaceView{}, Status: http.StatusOK, Handler: s.adminPlaceWorkspace},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users", ID: "adminCreateUser", Fails: []pmapi.Code{pmapi.CodeConflict, pmapi.CodeWorkspaceSuspended}, Tag: tag, Auth: AuthAdmin,
-			Summary: "Create a console user in a workspace", Body: CreateUserRequest{}, Result: UserView{},
-			Status: http.StatusCreated, Handler: s.adminCreateUser},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions", ID: "adminIssueSession", Tag: tag, Auth: AuthAdmin,
-			Summary: "Issue a console session for a user; returns the sid once", Body: IssueSessionRequest{}, Result: SessionIssued{},
-			Status: http.StatusCreated, Handler: s.adminIssueSession},
+		{
+			Method:  http.MethodGet,
+			Path:    "/admin/v1/workspaces/{workspaceId}",
+			ID:      "adminGetWorkspace",
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "One workspace",
+			Result:  WorkspaceView{},
+			Status:  http.StatusOK,
+			Handler: s.adminGetWorkspace,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/suspend",
+			ID:      "adminSuspendWorkspace",
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "Suspend a workspace: its calls get 403 WORKSPACE_SUSPENDED",
+			Result:  WorkspaceView{},
+			Status:  http.StatusOK,
+			Handler: s.adminSetStatus(tenant.StatusSuspended),
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/resume",
+			ID:      "adminResumeWorkspace",
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "Resume a suspended workspace",
+			Result:  WorkspaceView{},
+			Status:  http.StatusOK,
+			Handler: s.adminSetStatus(tenant.StatusActive),
+		},
+		{
+			Method:  http.MethodPut,
+			Path:    "/admin/v1/workspaces/{workspaceId}/shard",
+			ID:      "adminPlaceWorkspace",
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "Place a workspace on a shard (refused while it has rows on its current shard)",
+			Body:    PlaceWorkspaceRequest{},
+			Result:  WorkspaceView{},
+			Status:  http.StatusOK,
+			Handler: s.adminPlaceWorkspace,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/users",
+			ID:      "adminCreateUser",
+			Fails:   []pmapi.Code{pmapi.CodeConflict, pmapi.CodeWorkspaceSuspended},
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "Create a console user in a workspace",
+			Body:    CreateUserRequest{},
+			Result:  UserView{},
+			Status:  http.StatusCreated,
+			Handler: s.adminCreateUser,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/users/{userId}/sessions",
+			ID:      "adminIssueSession",
+			Tag:     tag,
+			Auth:    AuthAdmin,
+			Summary: "Issue a console session for a user; returns the sid once",
+			Body:    IssueSessionRequest{},
+			Result:  SessionIssued{},
+			Status:  http.StatusCreated,
+			Handler: s.adminIssueSession,
+		},
 		s.adminRateLimitOperation(),
 	}
 }
@@ -283,9 +342,18 @@ func (r *RateLimitRequest) Validate() error {
 }
 
 func (s *Server) adminRateLimitOperation() Operation {
-	return Operation{Method: http.MethodPut, Path: "/admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit", ID: "adminSetAppRateLimit",
-		Tag: "Operator admin", Auth: AuthAdmin, Summary: "Override the per-key rate limit of one app",
-		Body: RateLimitRequest{}, Result: AppView{}, Status: http.StatusOK, Handler: s.adminSetRateLimit}
+	return Operation{
+		Method:  http.MethodPut,
+		Path:    "/admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit",
+		ID:      "adminSetAppRateLimit",
+		Tag:     "Operator admin",
+		Auth:    AuthAdmin,
+		Summary: "Override the per-key rate limit of one app",
+		Body:    RateLimitRequest{},
+		Result:  AppView{},
+		Status:  http.StatusOK,
+		Handler: s.adminSetRateLimit,
+	}
 }
 
 func (s *Server) adminSetRateLimit(c *fiber.Ctx) error {

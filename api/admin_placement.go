@@ -40,29 +40,65 @@ const placementNote = " On plain PostgreSQL, or when this process has no owner-r
 func (s *Server) adminPlacementOperations() []Operation {
 	const tag = "Operator admin"
 	return []Operation{
-		{Method: http.MethodGet, Path: "/admin/v1/workspaces/{workspaceId}/placement", ID: "adminGetPlacement", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthAdmin,
+		{
+			Method:      http.MethodGet,
+			Path:        "/admin/v1/workspaces/{workspaceId}/placement",
+			ID:          "adminGetPlacement",
+			Fails:       []pmapi.Code{pmapi.CodeConflict},
+			Tag:         tag,
+			Auth:        AuthAdmin,
 			Summary:     "Where a workspace's rows live on a Citus cluster",
 			Description: "The Citus shard and node holding the workspace." + placementNote,
-			Result:      PlacementView{}, Status: http.StatusOK, Handler: s.adminPlacement(nil)},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/isolate", ID: "adminIsolateWorkspace", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthAdmin,
+			Result:      PlacementView{},
+			Status:      http.StatusOK,
+			Handler:     s.adminPlacement(nil),
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/isolate",
+			ID:      "adminIsolateWorkspace",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    AuthAdmin,
 			Summary: "Give a workspace Citus shards of its own",
 			Description: "Splits the workspace out of the shard group it shares (isolate_tenant_to_new_shard ... CASCADE, block_writes: " +
 				"writes to the shared hash range wait for the split's copy, none fails) onto the same node; answers when done. A workspace already isolated is left as it is." + placementNote,
-			Result: PlacementView{}, Status: http.StatusOK, Handler: s.adminPlacement((*tenant.Placer).Isolate)},
-		{Method: http.MethodPost, Path: "/admin/v1/workspaces/{workspaceId}/move", ID: "adminMoveWorkspace", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthAdmin,
+			Result:  PlacementView{},
+			Status:  http.StatusOK,
+			Handler: s.adminPlacement((*tenant.Placer).Isolate),
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    "/admin/v1/workspaces/{workspaceId}/move",
+			ID:      "adminMoveWorkspace",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    AuthAdmin,
 			Summary: "Move a workspace's Citus shards to another node, online",
 			Description: "citus_move_shard_placement with logical replication: reads and writes go on, and are held only for the final catch-up; " +
 				"answers when done. Every workspace of the same shard group moves too, so isolate a large workspace first." + placementNote,
-			Body: MoveWorkspaceRequest{}, Result: PlacementView{}, Status: http.StatusOK, Handler: s.adminMoveWorkspace},
+			Body:    MoveWorkspaceRequest{},
+			Result:  PlacementView{},
+			Status:  http.StatusOK,
+			Handler: s.adminMoveWorkspace,
+		},
 	}
 }
 
 func placementView(w tenant.Workspace, p tenant.Placement) PlacementView {
-	return PlacementView{WorkspaceID: w.ID.String(), Shard: w.Shard, CitusShard: p.ShardID, Node: p.Node, Isolated: p.Isolated}
+	return PlacementView{
+		WorkspaceID: w.ID.String(),
+		Shard:       w.Shard,
+		CitusShard:  p.ShardID,
+		Node:        p.Node,
+		Isolated:    p.Isolated,
+	}
 }
 
 // adminPlacement answers a workspace's placement after act (nil: as it is).
-func (s *Server) adminPlacement(act func(*tenant.Placer, context.Context, tenant.Workspace) (tenant.Placement, error)) fiber.Handler {
+func (s *Server) adminPlacement(
+	act func(*tenant.Placer, context.Context, tenant.Workspace) (tenant.Placement, error),
+) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w, err := s.pathWorkspace(c)
 		if err != nil {

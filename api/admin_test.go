@@ -17,7 +17,15 @@ type workspace struct {
 
 func createWorkspace(t *testing.T, env *apitest.Env, name string) workspace {
 	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: map[string]any{"name": name}})
+	r := env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/admin/v1/workspaces",
+			Header: env.Admin(),
+			Body:   map[string]any{"name": name},
+		},
+	)
 	if r.Status != 201 {
 		t.Fatalf("create workspace: %d %s", r.Status, r.Raw)
 	}
@@ -28,7 +36,14 @@ func createWorkspace(t *testing.T, env *apitest.Env, name string) workspace {
 		t.Fatalf("create user: %d %s", r.Status, r.Raw)
 	}
 	w.UserID = r.Str("id")
-	r = env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + w.ID + "/users/" + w.UserID + "/sessions", Header: env.Admin()})
+	r = env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/admin/v1/workspaces/" + w.ID + "/users/" + w.UserID + "/sessions",
+			Header: env.Admin(),
+		},
+	)
 	if r.Status != 201 {
 		t.Fatalf("issue session: %d %s", r.Status, r.Raw)
 	}
@@ -44,7 +59,15 @@ func sessionCall(env *apitest.Env, t *testing.T, clientID, sid string) *apitest.
 func TestAdminCreateWorkspace(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: map[string]any{"name": "  Acme  "}})
+	r := env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/admin/v1/workspaces",
+			Header: env.Admin(),
+			Body:   map[string]any{"name": "  Acme  "},
+		},
+	)
 	if r.Status != 201 {
 		t.Fatalf("status %d: %s", r.Status, r.Raw)
 	}
@@ -54,11 +77,22 @@ func TestAdminCreateWorkspace(t *testing.T) {
 	if !clientIDFormat.MatchString(r.Str("consoleClientId")) {
 		t.Errorf("consoleClientId %q is not pm_cli_ + 20 base62", r.Str("consoleClientId"))
 	}
-	got := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + r.Str("workspaceId"), Header: env.Admin()})
+	got := env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + r.Str("workspaceId"), Header: env.Admin()},
+	)
 	if got.Status != 200 || got.Str("consoleClientId") != r.Str("consoleClientId") {
 		t.Errorf("get: %d %s", got.Status, got.Raw)
 	}
-	bad := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: env.Admin(), Body: map[string]any{"name": "x", "shard": "mars"}})
+	bad := env.Do(
+		t,
+		apitest.Request{
+			Method: "POST",
+			Path:   "/admin/v1/workspaces",
+			Header: env.Admin(),
+			Body:   map[string]any{"name": "x", "shard": "mars"},
+		},
+	)
 	if bad.Status != 400 || bad.ErrorCode() != "VALIDATION_FAILED" {
 		t.Errorf("unknown shard: %d %s", bad.Status, bad.Raw)
 	}
@@ -134,7 +168,14 @@ func TestAdminUsersAndSessions(t *testing.T) {
 		}
 	})
 	t.Run("missing sid", func(t *testing.T) {
-		r := env.Do(t, apitest.Request{Method: "GET", Path: "/openapi/v1/session", Header: map[string]string{"X-Client-ID": a.ConsoleClientID}})
+		r := env.Do(
+			t,
+			apitest.Request{
+				Method: "GET",
+				Path:   "/openapi/v1/session",
+				Header: map[string]string{"X-Client-ID": a.ConsoleClientID},
+			},
+		)
 		if r.Status != 401 || r.ErrorCode() != "UNAUTHENTICATED" {
 			t.Fatalf("got %d %s", r.Status, r.Raw)
 		}
@@ -149,19 +190,30 @@ func TestAdminUsersAndSessions(t *testing.T) {
 	t.Run("bad email", func(t *testing.T) {
 		r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users", Header: env.Admin(),
 			Body: map[string]any{"email": "not-an-address", "name": "X"}})
-		if r.Status != 400 || r.Data() != nil || r.Body["error"].(map[string]any)["details"].(map[string]any)["field"] != "email" {
+		if r.Status != 400 || r.Data() != nil ||
+			r.Body["error"].(map[string]any)["details"].(map[string]any)["field"] != "email" {
 			t.Fatalf("got %d %s", r.Status, r.Raw)
 		}
 	})
 	t.Run("session for another workspace's user is 404", func(t *testing.T) {
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users/" + b.UserID + "/sessions", Header: env.Admin()})
+		r := env.Do(
+			t,
+			apitest.Request{
+				Method: "POST",
+				Path:   "/admin/v1/workspaces/" + a.ID + "/users/" + b.UserID + "/sessions",
+				Header: env.Admin(),
+			},
+		)
 		if r.Status != 404 || r.ErrorCode() != "NOT_FOUND" {
 			t.Fatalf("got %d %s", r.Status, r.Raw)
 		}
 	})
 	t.Run("expired session", func(t *testing.T) {
-		r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users/" + a.UserID + "/sessions",
-			Header: env.Admin(), Body: map[string]any{"ttlSeconds": 1}})
+		r := env.Do(
+			t,
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users/" + a.UserID + "/sessions",
+				Header: env.Admin(), Body: map[string]any{"ttlSeconds": 1}},
+		)
 		if r.Status != 201 {
 			t.Fatalf("issue: %d %s", r.Status, r.Raw)
 		}
@@ -183,11 +235,13 @@ func TestSuspendBlocksAndResumeRestores(t *testing.T) {
 	if r.Status != 200 || r.Str("status") != "SUSPENDED" || r.Data()["suspendedAt"] == nil {
 		t.Fatalf("suspend: %d %s", r.Status, r.Raw)
 	}
-	if got := sessionCall(env, t, a.ConsoleClientID, a.SID); got.Status != 403 || got.ErrorCode() != "WORKSPACE_SUSPENDED" {
+	if got := sessionCall(env, t, a.ConsoleClientID, a.SID); got.Status != 403 ||
+		got.ErrorCode() != "WORKSPACE_SUSPENDED" {
 		t.Errorf("session call while suspended: %d %s", got.Status, got.Raw)
 	}
 	if got := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users", Header: env.Admin(),
-		Body: map[string]any{"email": "late@example.com", "name": "Late"}}); got.Status != 403 || got.ErrorCode() != "WORKSPACE_SUSPENDED" {
+		Body: map[string]any{"email": "late@example.com", "name": "Late"}}); got.Status != 403 ||
+		got.ErrorCode() != "WORKSPACE_SUSPENDED" {
 		t.Errorf("create user while suspended: %d %s", got.Status, got.Raw)
 	}
 	if got := sessionCall(env, t, other.ConsoleClientID, other.SID); got.Status != 200 {
@@ -207,11 +261,27 @@ func TestAdminPlaceWorkspace(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	a := createWorkspace(t, env, "placed")
-	same := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + a.ID + "/shard", Header: env.Admin(), Body: map[string]any{"shard": "default"}})
+	same := env.Do(
+		t,
+		apitest.Request{
+			Method: "PUT",
+			Path:   "/admin/v1/workspaces/" + a.ID + "/shard",
+			Header: env.Admin(),
+			Body:   map[string]any{"shard": "default"},
+		},
+	)
 	if same.Status != 200 || same.Str("shard") != "default" {
 		t.Errorf("place on its own shard: %d %s", same.Status, same.Raw)
 	}
-	unknown := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + a.ID + "/shard", Header: env.Admin(), Body: map[string]any{"shard": "nowhere"}})
+	unknown := env.Do(
+		t,
+		apitest.Request{
+			Method: "PUT",
+			Path:   "/admin/v1/workspaces/" + a.ID + "/shard",
+			Header: env.Admin(),
+			Body:   map[string]any{"shard": "nowhere"},
+		},
+	)
 	if unknown.Status != 400 || unknown.ErrorCode() != "VALIDATION_FAILED" {
 		t.Errorf("place on an unknown shard: %d %s", unknown.Status, unknown.Raw)
 	}

@@ -81,9 +81,21 @@ func appView(a authz.App) AppView {
 func (s *Server) appOperations() []Operation {
 	const tag = "Apps"
 	return []Operation{
-		{Method: http.MethodPost, Path: "/openapi/v1/apps", ID: "createApp", Fails: []pmapi.Code{pmapi.CodeForbidden, pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "secret",
-			Summary: "Register an app; returns its secret once", Body: CreateAppRequest{}, Result: AppCreated{},
-			Status: http.StatusCreated, Handler: s.createApp},
+		{
+			Method:      http.MethodPost,
+			Path:        "/openapi/v1/apps",
+			ID:          "createApp",
+			Fails:       []pmapi.Code{pmapi.CodeForbidden, pmapi.CodeScopeNotAllowed},
+			Tag:         tag,
+			Auth:        AuthSession,
+			Idempotent:  true,
+			SecretField: "secret",
+			Summary:     "Register an app; returns its secret once",
+			Body:        CreateAppRequest{},
+			Result:      AppCreated{},
+			Status:      http.StatusCreated,
+			Handler:     s.createApp,
+		},
 		{Method: http.MethodGet, Path: "/openapi/v1/apps", ID: "listApps", Tag: tag, Auth: AuthSession,
 			Summary: "The workspace's apps", Query: ListQuery{}, Result: AppList{}, Status: http.StatusOK, Handler: s.listApps},
 		{Method: http.MethodGet, Path: "/openapi/v1/apps/{clientId}", ID: "getApp", Tag: tag, Auth: AuthSession,
@@ -94,12 +106,31 @@ func (s *Server) appOperations() []Operation {
 		{Method: http.MethodDelete, Path: "/openapi/v1/apps/{clientId}", ID: "deleteApp", Tag: tag, Auth: AuthSession,
 			Summary: "Delete an app, or disable it while it has active keys, webhooks or OAuth grants", Result: AppDeleted{},
 			Status: http.StatusOK, Handler: s.deleteApp},
-		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}/scopes", ID: "setAppScopes", Fails: []pmapi.Code{pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession,
-			Summary: "Replace the app's declared scopes (keys keep theirs, limited to these)", Body: ScopesRequest{}, Result: AppView{},
-			Status: http.StatusOK, Handler: s.setAppScopes},
-		{Method: http.MethodPost, Path: "/openapi/v1/apps/{clientId}/secret/rotate", ID: "rotateAppSecret", Tag: tag, Auth: AuthSession, SecretField: "secret",
-			Summary: "Replace the app's secret; the new one is returned once", Result: AppSecretRotated{},
-			Status: http.StatusCreated, Handler: s.rotateAppSecret},
+		{
+			Method:  http.MethodPatch,
+			Path:    "/openapi/v1/apps/{clientId}/scopes",
+			ID:      "setAppScopes",
+			Fails:   []pmapi.Code{pmapi.CodeScopeNotAllowed},
+			Tag:     tag,
+			Auth:    AuthSession,
+			Summary: "Replace the app's declared scopes (keys keep theirs, limited to these)",
+			Body:    ScopesRequest{},
+			Result:  AppView{},
+			Status:  http.StatusOK,
+			Handler: s.setAppScopes,
+		},
+		{
+			Method:      http.MethodPost,
+			Path:        "/openapi/v1/apps/{clientId}/secret/rotate",
+			ID:          "rotateAppSecret",
+			Tag:         tag,
+			Auth:        AuthSession,
+			SecretField: "secret",
+			Summary:     "Replace the app's secret; the new one is returned once",
+			Result:      AppSecretRotated{},
+			Status:      http.StatusCreated,
+			Handler:     s.rotateAppSecret,
+		},
 	}
 }
 
@@ -223,7 +254,13 @@ func (s *Server) patchApp(c *fiber.Ctx, patch authz.AppPatch) error {
 func (s *Server) deleteApp(c *fiber.Ctx) error {
 	res := resolutionOf(c)
 	clientID := c.Params("clientId")
-	_, removed, err := authz.DeleteApp(c.UserContext(), s.Directory, res.Shard, res.Workspace.ID, clientID, s.catalog.AppInUse...)
+	_, removed, err := authz.DeleteApp(
+		c.UserContext(),
+		s.Directory,
+		res.Shard,
+		res.Workspace.ID,
+		clientID,
+		s.catalog.AppInUse...)
 	if err != nil {
 		return err
 	}

@@ -12,12 +12,23 @@ func TestAppLifecycle(t *testing.T) {
 	env := apitest.Shared(t)
 	c := newConsole(t, env)
 
-	r := c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": " Sync ", "description": "mirrors tasks", "scopes": []string{"tasks:read", "projects:read"}})
+	r := c.do(
+		t,
+		"POST",
+		"/openapi/v1/apps",
+		map[string]any{
+			"workspaceId": c.ID,
+			"name":        " Sync ",
+			"description": "mirrors tasks",
+			"scopes":      []string{"tasks:read", "projects:read"},
+		},
+	)
 	if r.Status != 201 {
 		t.Fatalf("create: %d %s", r.Status, r.Raw)
 	}
 	clientID, secret := r.Str("clientId"), r.Str("secret")
-	if !clientIDFormat.MatchString(clientID) || !strings.HasPrefix(secret, "pm_sec_") || r.Str("secretPrefix") != secret[:12] {
+	if !clientIDFormat.MatchString(clientID) || !strings.HasPrefix(secret, "pm_sec_") ||
+		r.Str("secretPrefix") != secret[:12] {
 		t.Fatalf("create returned clientId %q secret %q prefix %q", clientID, secret, r.Str("secretPrefix"))
 	}
 	if r.Str("name") != "Sync" || r.Str("status") != "ACTIVE" {
@@ -60,10 +71,35 @@ func TestAppLifecycle(t *testing.T) {
 		}
 	})
 	t.Run("bad input", func(t *testing.T) {
-		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}), 400, "VALIDATION_FAILED")
-		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x", "scopes": []string{"nope:read"}}), 400, "VALIDATION_FAILED")
-		apitest.WantError(t, c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x"}), 400, "VALIDATION_FAILED")
-		apitest.WantError(t, c.do(t, "PATCH", "/openapi/v1/apps/"+clientID, map[string]any{"status": "PAUSED"}), 400, "VALIDATION_FAILED")
+		apitest.WantError(
+			t,
+			c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "", "scopes": []string{}}),
+			400,
+			"VALIDATION_FAILED",
+		)
+		apitest.WantError(
+			t,
+			c.do(
+				t,
+				"POST",
+				"/openapi/v1/apps",
+				map[string]any{"workspaceId": c.ID, "name": "x", "scopes": []string{"nope:read"}},
+			),
+			400,
+			"VALIDATION_FAILED",
+		)
+		apitest.WantError(
+			t,
+			c.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": c.ID, "name": "x"}),
+			400,
+			"VALIDATION_FAILED",
+		)
+		apitest.WantError(
+			t,
+			c.do(t, "PATCH", "/openapi/v1/apps/"+clientID, map[string]any{"status": "PAUSED"}),
+			400,
+			"VALIDATION_FAILED",
+		)
 	})
 }
 
@@ -93,7 +129,8 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
 			r := b.do(t, tc.method, tc.path, tc.body)
 			apitest.WantError(t, r, 404, "NOT_FOUND")
-			if strings.Contains(string(r.Raw), appA.ClientID[7:]) && tc.method == "GET" && strings.Contains(string(r.Raw), "tasks:read") {
+			if strings.Contains(string(r.Raw), appA.ClientID[7:]) && tc.method == "GET" &&
+				strings.Contains(string(r.Raw), "tasks:read") {
 				t.Errorf("404 leaks the app: %s", r.Raw)
 			}
 		})
@@ -105,10 +142,20 @@ func TestAppsOfAnotherWorkspaceAreNotFound(t *testing.T) {
 		}
 	})
 	t.Run("creating an app in A's workspace with B's session", func(t *testing.T) {
-		r := b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": a.ID, "name": "intruder", "scopes": []string{}})
+		r := b.do(
+			t,
+			"POST",
+			"/openapi/v1/apps",
+			map[string]any{"workspaceId": a.ID, "name": "intruder", "scopes": []string{}},
+		)
 		apitest.WantError(t, r, 404, "NOT_FOUND")
 		// A workspace that does not exist answers the same.
-		r = b.do(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": "0193a6c4-0000-7000-8000-000000000000", "name": "intruder", "scopes": []string{}})
+		r = b.do(
+			t,
+			"POST",
+			"/openapi/v1/apps",
+			map[string]any{"workspaceId": "0193a6c4-0000-7000-8000-000000000000", "name": "intruder", "scopes": []string{}},
+		)
 		apitest.WantError(t, r, 404, "NOT_FOUND")
 	})
 	t.Run("A's key still works after all of B's attempts", func(t *testing.T) {
@@ -160,7 +207,12 @@ func TestDeleteAppRemovesOrDisables(t *testing.T) {
 	})
 	t.Run("active webhook and no key: disabled; removed once the webhook is deleted", func(t *testing.T) {
 		a := c.createApp(t, "tasks:read")
-		hook := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/webhooks", map[string]any{"url": "https://127.0.0.1:9/hook", "events": []string{"task.created"}})
+		hook := c.do(
+			t,
+			"POST",
+			"/openapi/v1/apps/"+a.ClientID+"/webhooks",
+			map[string]any{"url": "https://127.0.0.1:9/hook", "events": []string{"task.created"}},
+		)
 		if hook.Status != 201 {
 			t.Fatalf("subscribe: %d %s", hook.Status, hook.Raw)
 		}

@@ -39,7 +39,10 @@ func (s *Server) requireKey(c *fiber.Ctx) error {
 	clientID := c.Get(headerClientID)
 	given := keyOrBearer(c.Get(fiber.HeaderAuthorization))
 	if looksLikeJWT(given) {
-		err := pmapi.Errorf(pmapi.CodeInvalidToken, "this looks like an OAuth access token: send it as Authorization: Bearer <token>")
+		err := pmapi.Errorf(
+			pmapi.CodeInvalidToken,
+			"this looks like an OAuth access token: send it as Authorization: Bearer <token>",
+		)
 		challengeBearer(c, err)
 		return err
 	}

@@ -47,9 +47,15 @@ func challengeBearer(c *fiber.Ctx, err error) {
 	case c.Get(fiber.HeaderAuthorization) == "":
 		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="`+realm+`"`)
 	case e.Code == pmapi.CodeUnauthenticated:
-		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="`+realm+`", error="invalid_request", error_description="`+quotable(e.Message)+`"`)
+		c.Set(
+			fiber.HeaderWWWAuthenticate,
+			`Bearer realm="`+realm+`", error="invalid_request", error_description="`+quotable(e.Message)+`"`,
+		)
 	default:
-		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="`+realm+`", error="invalid_token", error_description="`+quotable(e.Message)+`"`)
+		c.Set(
+			fiber.HeaderWWWAuthenticate,
+			`Bearer realm="`+realm+`", error="invalid_token", error_description="`+quotable(e.Message)+`"`,
+		)
 	}
 }
 

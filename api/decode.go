@@ -72,7 +72,11 @@ func decodeJSON(body []byte, into any) error {
 		jerr := jsonError(err)
 		if e := pmapi.AsError(jerr); e.Details["field"] == nil {
 			if field := locateBadField(body, into); field != "" {
-				return pmapi.Invalid(field, "%s has the wrong type or format (timestamps are RFC 3339, like 2026-01-31T09:00:00Z)", field)
+				return pmapi.Invalid(
+					field,
+					"%s has the wrong type or format (timestamps are RFC 3339, like 2026-01-31T09:00:00Z)",
+					field,
+				)
 			}
 		}
 		return jerr

@@ -51,12 +51,14 @@ func FuzzDecodeJSON(f *testing.F) {
 			texts = append(texts, *v.Inner.Text)
 		}
 		for _, s := range texts {
-			if !utf8.ValidString(s) || bytes.IndexByte([]byte(s), 0) >= 0 || (!mayHaveFFFD && bytes.ContainsRune([]byte(s), utf8.RuneError)) {
+			if !utf8.ValidString(s) || bytes.IndexByte([]byte(s), 0) >= 0 ||
+				(!mayHaveFFFD && bytes.ContainsRune([]byte(s), utf8.RuneError)) {
 				t.Fatalf("%q accepted as %q", body, s)
 			}
 		}
 		for _, at := range []*time.Time{v.Due, &v.Inner.At} {
-			if at != nil && !at.IsZero() && (at.Year() < 1 || at.Year() > 9999 || at.UTC().Year() < 1 || at.UTC().Year() > 9999) {
+			if at != nil && !at.IsZero() &&
+				(at.Year() < 1 || at.Year() > 9999 || at.UTC().Year() < 1 || at.UTC().Year() > 9999) {
 				t.Fatalf("%q accepted with time %v", body, at)
 			}
 		}
@@ -100,7 +102,8 @@ func FuzzDecodeQuery(f *testing.F) {
 			}
 			return
 		}
-		if q.Limit < 1 || q.Limit > 200 || (q.Status != "" && q.Status != "OPEN" && q.Status != "DONE") || utf8.RuneCountInString(q.Q) > 10 {
+		if q.Limit < 1 || q.Limit > 200 || (q.Status != "" && q.Status != "OPEN" && q.Status != "DONE") ||
+			utf8.RuneCountInString(q.Q) > 10 {
 			t.Fatalf("%q accepted out of bounds: %+v", raw, q)
 		}
 	})

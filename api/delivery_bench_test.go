@@ -112,9 +112,18 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	}
 	b.ReportMetric(float64(jobsRun)/float64(b.N), "jobs/delivery")
 	b.ReportMetric(float64(st.EmptyAcquireCount())/float64(max(st.AcquireCount(), 1)), "waited-acquires/acquire")
-	b.Logf("%d deliveries in %v: %.0f/s; pool max %d conns: %d acquires, %d had to wait, %v waiting in all (%v per acquire)",
-		b.N, elapsed.Round(time.Millisecond), float64(b.N)/elapsed.Seconds(), st.MaxConns(), st.AcquireCount(), st.EmptyAcquireCount(),
-		st.AcquireDuration().Round(time.Millisecond), (st.AcquireDuration() / time.Duration(max(st.AcquireCount(), 1))).Round(time.Microsecond))
+	b.Logf(
+		"%d deliveries in %v: %.0f/s; pool max %d conns: %d acquires, %d had to wait, %v waiting in all (%v per acquire)",
+		b.N,
+		elapsed.Round(time.Millisecond),
+		float64(b.N)/elapsed.Seconds(),
+		st.MaxConns(),
+		st.AcquireCount(),
+		st.EmptyAcquireCount(),
+		st.AcquireDuration().
+			Round(time.Millisecond),
+		(st.AcquireDuration() / time.Duration(max(st.AcquireCount(), 1))).Round(time.Microsecond),
+	)
 	logJobTimes(b, ws)
 }
 

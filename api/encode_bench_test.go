@@ -22,9 +22,12 @@ func listPage() any {
 	var rows []task.Task
 	for i := range 50 {
 		a := uuid.New()
-		rows = append(rows, task.Task{ID: uuid.Must(uuid.NewV7()), ProjectID: uuid.New(), Title: "Task number " + string(rune('A'+i%26)),
-			Description: &desc, Status: "IN_PROGRESS", Priority: 3, AssigneeID: &a, DueDate: &due,
-			CreatedAt: time.Now(), UpdatedAt: time.Now()})
+		rows = append(
+			rows,
+			task.Task{ID: uuid.Must(uuid.NewV7()), ProjectID: uuid.New(), Title: "Task number " + string(rune('A'+i%26)),
+				Description: &desc, Status: "IN_PROGRESS", Priority: 3, AssigneeID: &a, DueDate: &due,
+				CreatedAt: time.Now(), UpdatedAt: time.Now()},
+		)
 	}
 	views := make([]task.View, 0, len(rows))
 	for _, r := range rows {

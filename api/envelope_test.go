@@ -16,11 +16,17 @@ import (
 func TestRequestIDEchoedWhenSane(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
-	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "client-chosen-id-123"}})
+	resp := env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "client-chosen-id-123"}},
+	)
 	if got := resp.Header.Get("X-Request-Id"); got != "client-chosen-id-123" {
 		t.Errorf("X-Request-Id = %q, want the client's", got)
 	}
-	resp = env.Do(t, apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "bad id\twith spaces"}})
+	resp = env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/healthz", Header: map[string]string{"X-Request-Id": "bad id\twith spaces"}},
+	)
 	if got := resp.Header.Get("X-Request-Id"); !strings.HasPrefix(got, "req_") {
 		t.Errorf("X-Request-Id = %q, want a generated one for an insane value", got)
 	}
@@ -38,24 +44,134 @@ func TestErrors(t *testing.T) {
 		field  string
 	}{
 		{"unknown route", apitest.Request{Method: "GET", Path: "/openapi/v1/nope"}, 404, "NOT_FOUND", ""},
-		{"malformed JSON", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":`}, 400, "VALIDATION_FAILED", ""},
-		{"not an object", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `[1,2]`}, 400, "VALIDATION_FAILED", ""},
-		{"empty body", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin}, 400, "VALIDATION_FAILED", ""},
-		{"wrong type", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name": 42}`}, 400, "VALIDATION_FAILED", "name"},
-		{"unknown field", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"x","colour":"red"}`}, 400, "VALIDATION_FAILED", "colour"},
-		{"missing field", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{}`}, 400, "VALIDATION_FAILED", "name"},
-		{"trailing data", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"x"} {}`}, 400, "VALIDATION_FAILED", ""},
-		{"bad limit", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?limit=0", Header: admin}, 400, "VALIDATION_FAILED", "limit"},
-		{"foreign cursor", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=bm9wZQ", Header: admin}, 400, "VALIDATION_FAILED", "cursor"},
+		{
+			"malformed JSON",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":`},
+			400,
+			"VALIDATION_FAILED",
+			"",
+		},
+		{
+			"not an object",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `[1,2]`},
+			400,
+			"VALIDATION_FAILED",
+			"",
+		},
+		{
+			"empty body",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin},
+			400,
+			"VALIDATION_FAILED",
+			"",
+		},
+		{
+			"wrong type",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name": 42}`},
+			400,
+			"VALIDATION_FAILED",
+			"name",
+		},
+		{
+			"unknown field",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"x","colour":"red"}`},
+			400,
+			"VALIDATION_FAILED",
+			"colour",
+		},
+		{
+			"missing field",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{}`},
+			400,
+			"VALIDATION_FAILED",
+			"name",
+		},
+		{
+			"trailing data",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"x"} {}`},
+			400,
+			"VALIDATION_FAILED",
+			"",
+		},
+		{
+			"bad limit",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?limit=0", Header: admin},
+			400,
+			"VALIDATION_FAILED",
+			"limit",
+		},
+		{
+			"foreign cursor",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=bm9wZQ", Header: admin},
+			400,
+			"VALIDATION_FAILED",
+			"cursor",
+		},
 		{"admin without token", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces"}, 401, "UNAUTHENTICATED", ""},
-		{"admin with wrong token", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": "Bearer wrong"}}, 401, "INVALID_TOKEN", ""},
-		{"admin with bare token", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": env.AdminToken}}, 401, "UNAUTHENTICATED", ""},
-		{"workspace id not a uuid", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/xyz", Header: admin}, 404, "NOT_FOUND", ""},
-		{"absent workspace", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/01a20674-ff96-758d-9438-aa801a08f580", Header: admin}, 404, "NOT_FOUND", ""},
-		{"NUL in a string field", apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"a\u0000b"}`}, 400, "VALIDATION_FAILED", "name"},
-		{"NUL in a query parameter", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=a%00b", Header: admin}, 400, "VALIDATION_FAILED", "cursor"},
-		{"query parameter not UTF-8", apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=%ff%fe", Header: admin}, 400, "VALIDATION_FAILED", "cursor"},
-		{"session without credentials", apitest.Request{Method: "GET", Path: "/openapi/v1/session"}, 401, "UNAUTHENTICATED", ""},
+		{
+			"admin with wrong token",
+			apitest.Request{
+				Method: "GET",
+				Path:   "/admin/v1/workspaces",
+				Header: map[string]string{"Authorization": "Bearer wrong"},
+			},
+			401,
+			"INVALID_TOKEN",
+			"",
+		},
+		{
+			"admin with bare token",
+			apitest.Request{
+				Method: "GET",
+				Path:   "/admin/v1/workspaces",
+				Header: map[string]string{"Authorization": env.AdminToken},
+			},
+			401,
+			"UNAUTHENTICATED",
+			"",
+		},
+		{
+			"workspace id not a uuid",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/xyz", Header: admin},
+			404,
+			"NOT_FOUND",
+			"",
+		},
+		{
+			"absent workspace",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/01a20674-ff96-758d-9438-aa801a08f580", Header: admin},
+			404,
+			"NOT_FOUND",
+			"",
+		},
+		{
+			"NUL in a string field",
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces", Header: admin, Body: `{"name":"a\u0000b"}`},
+			400,
+			"VALIDATION_FAILED",
+			"name",
+		},
+		{
+			"NUL in a query parameter",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=a%00b", Header: admin},
+			400,
+			"VALIDATION_FAILED",
+			"cursor",
+		},
+		{
+			"query parameter not UTF-8",
+			apitest.Request{Method: "GET", Path: "/admin/v1/workspaces?cursor=%ff%fe", Header: admin},
+			400,
+			"VALIDATION_FAILED",
+			"cursor",
+		},
+		{
+			"session without credentials",
+			apitest.Request{Method: "GET", Path: "/openapi/v1/session"},
+			401,
+			"UNAUTHENTICATED",
+			"",
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,8 +207,12 @@ func TestBodyOverOneMebibyteIs413(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	fmt.Fprintf(conn, "POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"name\":\"",
-		env.AdminToken, 1<<20+100)
+	fmt.Fprintf(
+		conn,
+		"POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"name\":\"",
+		env.AdminToken,
+		1<<20+100,
+	)
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,7 +225,12 @@ func TestBodyOverOneMebibyteIs413(t *testing.T) {
 	}
 	code, _ := body["error"].(map[string]any)["code"].(string)
 	if resp.StatusCode != 413 || code != "PAYLOAD_TOO_LARGE" || resp.Header.Get("X-Request-Id") == "" {
-		t.Fatalf("got %d %s (request id %q), want 413 PAYLOAD_TOO_LARGE with a request id", resp.StatusCode, raw, resp.Header.Get("X-Request-Id"))
+		t.Fatalf(
+			"got %d %s (request id %q), want 413 PAYLOAD_TOO_LARGE with a request id",
+			resp.StatusCode,
+			raw,
+			resp.Header.Get("X-Request-Id"),
+		)
 	}
 	env.ValidateError(t, raw)
 }
@@ -136,7 +261,10 @@ func TestPanicBecomes500WithoutInternals(t *testing.T) {
 func TestAdminAPIOffWithoutToken(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t, func(d *apitest.Config) { d.AdminToken = "" })
-	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": "Bearer "}})
+	resp := env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/admin/v1/workspaces", Header: map[string]string{"Authorization": "Bearer "}},
+	)
 	if resp.Status != 404 || resp.ErrorCode() != "NOT_FOUND" {
 		t.Fatalf("got %d %s, want 404 NOT_FOUND with the admin API off", resp.Status, resp.ErrorCode())
 	}

@@ -25,7 +25,10 @@ func (s *Server) eventTypeOperations() []Operation {
 		Handler: func(c *fiber.Ctx) error {
 			out := EventTypeList{Items: []EventTypeView{}}
 			for _, t := range s.catalog.Events {
-				out.Items = append(out.Items, EventTypeView{Type: t.Name, Description: t.Description, Schema: schemaName(t.Payload)})
+				out.Items = append(
+					out.Items,
+					EventTypeView{Type: t.Name, Description: t.Description, Schema: schemaName(t.Payload)},
+				)
 			}
 			return respond(c, http.StatusOK, out)
 		},

@@ -70,7 +70,13 @@ func TestGeneratedClientDrivesTheServer(t *testing.T) {
 	must("go", "mod", "tidy")
 	cmd := exec.Command("go", "run", ".")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOFLAGS=-mod=mod", "PMAPI_BASE="+base, "PMAPI_CLIENT_ID="+tn.ClientID, "PMAPI_KEY="+tn.Key)
+	cmd.Env = append(
+		os.Environ(),
+		"GOFLAGS=-mod=mod",
+		"PMAPI_BASE="+base,
+		"PMAPI_CLIENT_ID="+tn.ClientID,
+		"PMAPI_KEY="+tn.Key,
+	)
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "scenario ok") {
 		t.Fatalf("scenario: %v\n%s", err, out)

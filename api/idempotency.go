@@ -52,7 +52,8 @@ func (s *Server) idempotent(secretField string) fiber.Handler {
 			if secretField != "" && stored.Status < 300 {
 				id := createdID(stored.Body)
 				return pmapi.Errorf(pmapi.CodeConflict, "the first request with this Idempotency-Key created %s; its %s was shown only in that answer",
-					id, secretField).With("id", id)
+					id, secretField).
+					With("id", id)
 			}
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 			return c.Status(stored.Status).Send(stored.Body)

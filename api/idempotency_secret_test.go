@@ -23,9 +23,27 @@ func TestSecretCreatesAreNotReplayed(t *testing.T) {
 		name, path, secretField, idField string
 		body                             map[string]any
 	}{
-		{"app", "/openapi/v1/apps", "secret", "clientId", map[string]any{"workspaceId": tn.WorkspaceID, "name": "retried", "scopes": []string{}}},
-		{"key", "/openapi/v1/apps/" + tn.ClientID + "/keys", "apiKey", "id", map[string]any{"scopes": []string{"tasks:read"}}},
-		{"webhook", "/openapi/v1/apps/" + tn.ClientID + "/webhooks", "secret", "id", map[string]any{"url": "https://127.0.0.1:9/hook", "events": []string{"task.created"}}},
+		{
+			"app",
+			"/openapi/v1/apps",
+			"secret",
+			"clientId",
+			map[string]any{"workspaceId": tn.WorkspaceID, "name": "retried", "scopes": []string{}},
+		},
+		{
+			"key",
+			"/openapi/v1/apps/" + tn.ClientID + "/keys",
+			"apiKey",
+			"id",
+			map[string]any{"scopes": []string{"tasks:read"}},
+		},
+		{
+			"webhook",
+			"/openapi/v1/apps/" + tn.ClientID + "/webhooks",
+			"secret",
+			"id",
+			map[string]any{"url": "https://127.0.0.1:9/hook", "events": []string{"task.created"}},
+		},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -65,7 +83,8 @@ func storedIdempotentAnswer(t *testing.T, workspace, idemKey string) string {
 	t.Helper()
 	var stored string
 	err := testdb.InWorkspace(t, testdb.OwnerPool(t), workspace, func(tx pgx.Tx) error {
-		return tx.QueryRow(context.Background(), "select coalesce(convert_from(response_body, 'UTF8'), '') from idempotency_keys where key = $1", idemKey).Scan(&stored)
+		return tx.QueryRow(context.Background(), "select coalesce(convert_from(response_body, 'UTF8'), '') from idempotency_keys where key = $1", idemKey).
+			Scan(&stored)
 	})
 	if err != nil {
 		t.Fatal(err)

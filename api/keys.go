@@ -71,7 +71,10 @@ func keyView(k authz.Key) KeyView {
 		status = "EXPIRED"
 	}
 	return KeyView{
-		ID: pmapi.FormatID(authz.KeyIDPrefix, k.ID), ClientID: k.ClientID, Name: k.Name, Prefix: k.Prefix, LastFour: k.LastFour,
+		ID: pmapi.FormatID(
+			authz.KeyIDPrefix,
+			k.ID,
+		), ClientID: k.ClientID, Name: k.Name, Prefix: k.Prefix, LastFour: k.LastFour,
 		Scopes: k.Scopes.Names(), Status: status, ExpiresAt: k.ExpiresAt, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt,
 	}
 }
@@ -80,23 +83,65 @@ func (s *Server) keyOperations() []Operation {
 	const tag = "API keys"
 	base := "/openapi/v1/apps/{clientId}/keys"
 	return []Operation{
-		{Method: http.MethodPost, Path: base, ID: "createKey", Fails: []pmapi.Code{pmapi.CodeScopeNotAllowed}, Tag: tag, Auth: AuthSession, Idempotent: true, SecretField: "apiKey",
-			Summary: "Issue an API key; its value is returned once", Body: CreateKeyRequest{}, Result: KeyCreated{},
-			Status: http.StatusCreated, Handler: s.createKey},
+		{
+			Method:      http.MethodPost,
+			Path:        base,
+			ID:          "createKey",
+			Fails:       []pmapi.Code{pmapi.CodeScopeNotAllowed},
+			Tag:         tag,
+			Auth:        AuthSession,
+			Idempotent:  true,
+			SecretField: "apiKey",
+			Summary:     "Issue an API key; its value is returned once",
+			Body:        CreateKeyRequest{},
+			Result:      KeyCreated{},
+			Status:      http.StatusCreated,
+			Handler:     s.createKey,
+		},
 		{Method: http.MethodGet, Path: base, ID: "listKeys", Tag: tag, Auth: AuthSession,
 			Summary: "The app's keys, revoked ones included; values never appear", Query: ListQuery{}, Result: KeyList{},
 			Status: http.StatusOK, Handler: s.listKeys},
-		{Method: http.MethodDelete, Path: base + "/{keyId}", ID: "revokeKey", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthSession,
+		{
+			Method:  http.MethodDelete,
+			Path:    base + "/{keyId}",
+			ID:      "revokeKey",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    AuthSession,
 			Summary: "Revoke a key: every request with it fails with 401 INVALID_TOKEN at once; the record is kept",
-			Result:  KeyView{}, Status: http.StatusOK, Handler: s.revokeKey},
-		{Method: http.MethodPost, Path: base + "/{keyId}/regenerate", ID: "regenerateKey", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthSession, SecretField: "apiKey",
-			Summary: "Give the key a new value (returned once); the old one stops at once or after graceSeconds",
-			Body:    RegenerateKeyRequest{}, Result: KeyCreated{}, Status: http.StatusCreated, Handler: s.regenerateKey},
+			Result:  KeyView{},
+			Status:  http.StatusOK,
+			Handler: s.revokeKey,
+		},
+		{
+			Method:      http.MethodPost,
+			Path:        base + "/{keyId}/regenerate",
+			ID:          "regenerateKey",
+			Fails:       []pmapi.Code{pmapi.CodeConflict},
+			Tag:         tag,
+			Auth:        AuthSession,
+			SecretField: "apiKey",
+			Summary:     "Give the key a new value (returned once); the old one stops at once or after graceSeconds",
+			Body:        RegenerateKeyRequest{},
+			Result:      KeyCreated{},
+			Status:      http.StatusCreated,
+			Handler:     s.regenerateKey,
+		},
 		{Method: http.MethodPatch, Path: base + "/{keyId}/name", ID: "renameKey", Tag: tag, Auth: AuthSession,
 			Summary: "Rename a key", Body: RenameKeyRequest{}, Result: KeyView{}, Status: http.StatusOK, Handler: s.renameKey},
-		{Method: http.MethodPost, Path: base + "/{keyId}/renew", ID: "renewKey", Fails: []pmapi.Code{pmapi.CodeConflict}, Tag: tag, Auth: AuthSession,
-			Summary: "Move a key's expiry (default: 90 days from now)", Body: RenewKeyRequest{}, Result: KeyView{},
-			Status: http.StatusCreated, Handler: s.renewKey},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "/{keyId}/renew",
+			ID:      "renewKey",
+			Fails:   []pmapi.Code{pmapi.CodeConflict},
+			Tag:     tag,
+			Auth:    AuthSession,
+			Summary: "Move a key's expiry (default: 90 days from now)",
+			Body:    RenewKeyRequest{},
+			Result:  KeyView{},
+			Status:  http.StatusCreated,
+			Handler: s.renewKey,
+		},
 	}
 }
 
@@ -199,9 +244,14 @@ func (s *Server) renameKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.changeKey(c, http.StatusOK, false, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
-		return authz.RenameKey(ctx, shard, ws, clientID, id, name)
-	})
+	return s.changeKey(
+		c,
+		http.StatusOK,
+		false,
+		func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
+			return authz.RenameKey(ctx, shard, ws, clientID, id, name)
+		},
+	)
 }
 
 func (s *Server) renewKey(c *fiber.Ctx) error {
@@ -209,7 +259,12 @@ func (s *Server) renewKey(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return s.changeKey(c, http.StatusCreated, true, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
-		return authz.RenewKey(ctx, shard, ws, clientID, id, req.ExpiresAt)
-	})
+	return s.changeKey(
+		c,
+		http.StatusCreated,
+		true,
+		func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error) {
+			return authz.RenewKey(ctx, shard, ws, clientID, id, req.ExpiresAt)
+		},
+	)
 }

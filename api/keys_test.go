@@ -27,7 +27,10 @@ func TestSecretsAppearOnce(t *testing.T) {
 	for _, p := range []string{"/openapi/v1/apps", "/openapi/v1/apps/" + a.ClientID, "/openapi/v1/apps/" + a.ClientID + "/keys"} {
 		later = append(later, string(c.do(t, "GET", p, nil).Raw))
 	}
-	later = append(later, string(c.do(t, "PATCH", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/name", map[string]any{"name": "ci2"}).Raw))
+	later = append(
+		later,
+		string(c.do(t, "PATCH", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/name", map[string]any{"name": "ci2"}).Raw),
+	)
 	later = append(later, string(me(t, env, a.ClientID, k.Value).Raw))
 	for _, body := range later {
 		for _, secret := range []string{a.Secret, k.Value, c.SID} {
@@ -47,7 +50,8 @@ func TestSecretsAppearOnce(t *testing.T) {
 	}
 	list := c.do(t, "GET", "/openapi/v1/apps/"+a.ClientID+"/keys", nil)
 	item := list.Data()["items"].([]any)[0].(map[string]any)
-	if item["prefix"] != k.Value[:13] || item["lastFour"] != k.Value[len(k.Value)-4:] || item["name"] != "ci2" || item["apiKey"] != nil {
+	if item["prefix"] != k.Value[:13] || item["lastFour"] != k.Value[len(k.Value)-4:] || item["name"] != "ci2" ||
+		item["apiKey"] != nil {
 		t.Errorf("listed key: %v", item)
 	}
 }
@@ -61,14 +65,24 @@ func TestCredentialErrors(t *testing.T) {
 	good := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	revoked := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	c.do(t, "DELETE", "/openapi/v1/apps/"+a.ClientID+"/keys/"+revoked.ID, nil)
-	expiring := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(1500 * time.Millisecond).Format(time.RFC3339Nano)})
+	expiring := c.createKey(
+		t,
+		a,
+		map[string]any{
+			"scopes":    []string{"tasks:read"},
+			"expiresAt": time.Now().Add(1500 * time.Millisecond).Format(time.RFC3339Nano),
+		},
+	)
 	disabledApp := c.createApp(t, "tasks:read")
 	disabledKey := c.createKey(t, disabledApp, map[string]any{"scopes": []string{"tasks:read"}})
 	c.do(t, "PATCH", "/openapi/v1/apps/"+disabledApp.ClientID, map[string]any{"status": "DISABLED"})
 	suspended := newConsole(t, env)
 	sApp := suspended.createApp(t, "tasks:read")
 	sKey := suspended.createKey(t, sApp, map[string]any{"scopes": []string{"tasks:read"}})
-	env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + suspended.ID + "/suspend", Header: env.Admin()})
+	env.Do(
+		t,
+		apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + suspended.ID + "/suspend", Header: env.Admin()},
+	)
 	forged := "pmk_" + strings.Repeat("A", 32) + "AAAAAA"
 	time.Sleep(1600 * time.Millisecond) // let the expiring key expire
 
@@ -112,7 +126,12 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
-	r := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys", map[string]any{"scopes": []string{"tasks:read", "tasks:write"}})
+	r := c.do(
+		t,
+		"POST",
+		"/openapi/v1/apps/"+a.ClientID+"/keys",
+		map[string]any{"scopes": []string{"tasks:read", "tasks:write"}},
+	)
 	apitest.WantError(t, r, 400, "SCOPE_NOT_ALLOWED")
 	if got := strings.Join(apitest.Strings(r.Body["error"].(map[string]any)["details"].(map[string]any)["notAllowed"]),
 		","); got != "tasks:write" {
@@ -236,7 +255,11 @@ func TestRenewAndExpiry(t *testing.T) {
 	env := apitest.Shared(t)
 	c := newConsole(t, env)
 	a := c.createApp(t, "tasks:read")
-	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Hour).Format(time.RFC3339)})
+	k := c.createKey(
+		t,
+		a,
+		map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Hour).Format(time.RFC3339)},
+	)
 
 	r := c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", nil)
 	exp, _ := time.Parse(time.RFC3339, r.Str("expiresAt"))
@@ -244,7 +267,12 @@ func TestRenewAndExpiry(t *testing.T) {
 		t.Fatalf("default renew: %d %s", r.Status, r.Raw)
 	}
 	at := time.Now().Add(48 * time.Hour).UTC().Truncate(time.Second)
-	r = c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew", map[string]any{"expiresAt": at.Format(time.RFC3339)})
+	r = c.do(
+		t,
+		"POST",
+		"/openapi/v1/apps/"+a.ClientID+"/keys/"+k.ID+"/renew",
+		map[string]any{"expiresAt": at.Format(time.RFC3339)},
+	)
 	if got, _ := time.Parse(time.RFC3339, r.Str("expiresAt")); !got.Equal(at) {
 		t.Fatalf("explicit renew: %s", r.Raw)
 	}
@@ -252,7 +280,11 @@ func TestRenewAndExpiry(t *testing.T) {
 		map[string]any{"expiresAt": "2000-01-01T00:00:00Z"}), 400, "VALIDATION_FAILED")
 
 	// A key that expired comes back when renewed.
-	short := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Second).Format(time.RFC3339Nano)})
+	short := c.createKey(
+		t,
+		a,
+		map[string]any{"scopes": []string{"tasks:read"}, "expiresAt": time.Now().Add(time.Second).Format(time.RFC3339Nano)},
+	)
 	time.Sleep(1100 * time.Millisecond)
 	apitest.WantError(t, me(t, env, a.ClientID, short.Value), 401, "TOKEN_EXPIRED")
 	c.do(t, "POST", "/openapi/v1/apps/"+a.ClientID+"/keys/"+short.ID+"/renew", nil)
@@ -306,33 +338,45 @@ func TestRateLimit(t *testing.T) {
 	a := c.createApp(t, "tasks:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	r := me(t, env, a.ClientID, k.Value)
-	if r.Header.Get("X-RateLimit-Limit") != "1000" || r.Header.Get("RateLimit-Policy") != `"default";q=1000;w=60` || r.Header.Get("RateLimit") == "" {
+	if r.Header.Get("X-RateLimit-Limit") != "1000" || r.Header.Get("RateLimit-Policy") != `"default";q=1000;w=60` ||
+		r.Header.Get("RateLimit") == "" {
 		t.Fatalf("headers with the default: %v", r.Header)
 	}
-	set := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-		Header: env.Admin(), Body: map[string]any{"rateLimitPerMinute": 2}})
+	set := env.Do(
+		t,
+		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
+			Header: env.Admin(), Body: map[string]any{"rateLimitPerMinute": 2}},
+	)
 	if set.Status != 200 || set.Data()["rateLimitPerMinute"] != float64(2) {
 		t.Fatalf("override: %d %s", set.Status, set.Raw)
 	}
 	first := me(t, env, a.ClientID, k.Value)
-	if first.Status != 200 || first.Header.Get("X-RateLimit-Limit") != "2" || first.Header.Get("X-RateLimit-Remaining") != "1" {
+	if first.Status != 200 || first.Header.Get("X-RateLimit-Limit") != "2" ||
+		first.Header.Get("X-RateLimit-Remaining") != "1" {
 		t.Fatalf("first under the override: %d %v", first.Status, first.Header)
 	}
 	me(t, env, a.ClientID, k.Value)
 	third := me(t, env, a.ClientID, k.Value)
 	apitest.WantError(t, third, 429, "RATE_LIMITED")
-	if third.Header.Get("Retry-After") == "" || third.Header.Get("X-RateLimit-Remaining") != "0" || !strings.Contains(third.Header.Get("RateLimit"), "r=0") {
+	if third.Header.Get("Retry-After") == "" || third.Header.Get("X-RateLimit-Remaining") != "0" ||
+		!strings.Contains(third.Header.Get("RateLimit"), "r=0") {
 		t.Errorf("429 headers: %v", third.Header)
 	}
 	// perMinute, the body's name in 0.1.0, is still taken; the two names
 	// disagreeing are refused.
-	old := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-		Header: env.Admin(), Body: map[string]any{"perMinute": 3}})
+	old := env.Do(
+		t,
+		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
+			Header: env.Admin(), Body: map[string]any{"perMinute": 3}},
+	)
 	if old.Status != 200 || old.Data()["rateLimitPerMinute"] != float64(3) {
 		t.Errorf("the deprecated name: %d %s", old.Status, old.Raw)
 	}
-	both := env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-		Header: env.Admin(), Body: map[string]any{"perMinute": 3, "rateLimitPerMinute": 4}})
+	both := env.Do(
+		t,
+		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
+			Header: env.Admin(), Body: map[string]any{"perMinute": 3, "rateLimitPerMinute": 4}},
+	)
 	apitest.WantError(t, both, 400, "VALIDATION_FAILED")
 	// Another key is not affected by this one's bucket.
 	other := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
@@ -385,7 +429,8 @@ func TestIdempotencyKey(t *testing.T) {
 	running := map[string]any{"workspaceId": c.ID, "name": "slow", "scopes": []string{}}
 	raw, _ := json.Marshal(running)
 	h := sha256.Sum256(append([]byte("POST /openapi/v1/apps\n"), raw...))
-	if outcome, _, err := idempotency.Begin(context.Background(), scope, "in-flight-1", h[:]); err != nil || outcome != idempotency.Proceed {
+	if outcome, _, err := idempotency.Begin(context.Background(), scope, "in-flight-1", h[:]); err != nil ||
+		outcome != idempotency.Proceed {
 		t.Fatalf("claim: %v %v", outcome, err)
 	}
 	apitest.WantError(t, send(running, "in-flight-1"), 409, "CONFLICT")

@@ -24,9 +24,13 @@ func BenchmarkTaskListRequest(b *testing.B) {
 	tn := env.NewTenant(b)
 	project := tn.Created(b, "/openapi/v1/resource/project/create", map[string]any{"name": "bench"})["id"].(string)
 	for i := range 51 {
-		tn.Created(b, apitest.TaskBase+"create", map[string]any{"projectId": project, "title": fmt.Sprintf("Replace the <worn> coupling %d", i),
-			"description": "Check the alignment & the run-in", "assigneeId": tn.UserID, "reporterId": tn.UserID,
-			"startDate": "2026-11-02T08:00:00Z", "dueDate": "2026-12-01T17:00:00.5Z"})
+		tn.Created(
+			b,
+			apitest.TaskBase+"create",
+			map[string]any{"projectId": project, "title": fmt.Sprintf("Replace the <worn> coupling %d", i),
+				"description": "Check the alignment & the run-in", "assigneeId": tn.UserID, "reporterId": tn.UserID,
+				"startDate": "2026-11-02T08:00:00Z", "dueDate": "2026-12-01T17:00:00.5Z"},
+		)
 	}
 	path := apitest.TaskBase + "list?limit=50&projectId=" + project
 	b.Run("handler", func(b *testing.B) {

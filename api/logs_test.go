@@ -64,7 +64,8 @@ func TestRequestAndJobLogLines(t *testing.T) {
 	if line == nil {
 		t.Fatalf("no request line with id %s", reqID)
 	}
-	if line["method"] != "GET" || line["status"] != float64(200) || line["workspaceId"] != tn.WorkspaceID || line["clientId"] != tn.ClientID {
+	if line["method"] != "GET" || line["status"] != float64(200) || line["workspaceId"] != tn.WorkspaceID ||
+		line["clientId"] != tn.ClientID {
 		t.Errorf("request line %v", line)
 	}
 	if route, _ := line["route"].(string); route == "" || strings.Contains(route, id) {
@@ -92,7 +93,10 @@ func TestAccessLineIsSlogs(t *testing.T) {
 	tn := env.NewTenant(t)
 	tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "5"})
 	tn.Get(t, apitest.TaskBase+"list", map[string]string{"limit": "abc"})
-	env.Do(t, apitest.Request{Method: "GET", Path: "/no/such/route", Header: map[string]string{"X-Request-Id": "caller.id:1-2_3"}})
+	env.Do(
+		t,
+		apitest.Request{Method: "GET", Path: "/no/such/route", Header: map[string]string{"X-Request-Id": "caller.id:1-2_3"}},
+	)
 	env.Do(t, apitest.Request{Method: "GET", Path: "/healthz"})
 
 	want := []string{

@@ -30,7 +30,9 @@ func TestMain(m *testing.M) {
 // the API tests' traffic (requests, auth outcomes, deliveries, jobs) and holds
 // it to `promtool check metrics`. Without promtool it fails under CI and is
 // skipped locally, as cmd/pmapi's scrape check is.
-var idInLabel = regexp.MustCompile(`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|\b(pm_cli|pmk|pms|pmadm|whsec|evt|whk|act|rca|nod|run|lac|cac)_[A-Za-z0-9]{6,}|(workspace|client_?id|key)="`)
+var idInLabel = regexp.MustCompile(
+	`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|\b(pm_cli|pmk|pms|pmadm|whsec|evt|whk|act|rca|nod|run|lac|cac)_[A-Za-z0-9]{6,}|(workspace|client_?id|key)="`,
+)
 
 func checkScrapeAfterTraffic() int {
 	promtool, err := exec.LookPath("promtool")
@@ -46,7 +48,13 @@ func checkScrapeAfterTraffic() int {
 	cmd := exec.Command(promtool, "check", "metrics")
 	cmd.Stdin = bytes.NewReader(rec.Body.Bytes())
 	if out, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "promtool check metrics on the scrape after the API tests: %v\n%s\n%.3000s\n", err, out, rec.Body.String())
+		fmt.Fprintf(
+			os.Stderr,
+			"promtool check metrics on the scrape after the API tests: %v\n%s\n%.3000s\n",
+			err,
+			out,
+			rec.Body.String(),
+		)
 		return 1
 	}
 	// No label carries a workspace, key or id: no UUIDs, no prefixed ids or

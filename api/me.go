@@ -25,7 +25,12 @@ func (s *Server) meOperations() []Operation {
 		Result:  CredentialView{}, Status: http.StatusOK,
 		Handler: func(c *fiber.Ctx) error {
 			p := principalOf(c)
-			v := CredentialView{ClientID: p.ClientID, WorkspaceID: p.Workspace.ID.String(), Type: p.Credential, Scopes: p.Scopes.Names()}
+			v := CredentialView{
+				ClientID:    p.ClientID,
+				WorkspaceID: p.Workspace.ID.String(),
+				Type:        p.Credential,
+				Scopes:      p.Scopes.Names(),
+			}
 			if p.Credential == "api_key" {
 				id := pmapi.FormatID(authz.KeyIDPrefix, p.KeyID)
 				v.KeyID = &id

@@ -57,7 +57,17 @@ func recoverPanics(log *slog.Logger) fiber.Handler {
 	return func(c *fiber.Ctx) (err error) {
 		defer func() {
 			if r := recover(); r != nil {
-				log.Error("panic", "requestId", requestID(c), "route", routeOf(c), "panic", fmt.Sprint(r), "stack", string(debug.Stack()))
+				log.Error(
+					"panic",
+					"requestId",
+					requestID(c),
+					"route",
+					routeOf(c),
+					"panic",
+					fmt.Sprint(r),
+					"stack",
+					string(debug.Stack()),
+				)
 				err = pmapi.Errorf(pmapi.CodeInternal, "internal error").Wrap(fmt.Errorf("panic: %v", r))
 			}
 		}()

@@ -113,18 +113,89 @@ func (s *Server) oauthOperations() []Operation {
 	const tag, base = "OAuth", "/openapi/v1/oauth/"
 	oauthErrors := map[int]any{400: OAuthError{}, 401: OAuthError{}}
 	return append([]Operation{
-		{Method: http.MethodPost, Path: base + "device/code", ID: "oauthDeviceCode", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
-			Summary: "Start a device authorization (RFC 8628)", Body: DeviceCodeRequest{}, Result: DeviceCodeResponse{}, Status: http.StatusOK, Handler: s.deviceCode},
-		{Method: http.MethodPost, Path: base + "device/approve", ID: "oauthApprove", Fails: []pmapi.Code{pmapi.CodeRateLimited}, Tag: tag, Auth: AuthSession,
-			Summary: "A signed-in user approves or denies a user code", Body: ApproveRequest{}, Result: ApproveResult{}, Status: http.StatusOK, Handler: s.approveDevice},
-		{Method: http.MethodPost, Path: base + "token", ID: "oauthToken", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
-			Summary: "Token endpoint: device_code and refresh_token grants (RFC 6749, RFC 8628)", Body: TokenRequest{}, Result: TokenResponse{}, Status: http.StatusOK, Handler: s.token},
-		{Method: http.MethodPost, Path: base + "refresh", ID: "oauthRefresh", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
-			Summary: "The refresh_token grant (also accepted at the token endpoint)", Body: TokenRequest{}, Result: TokenResponse{}, Status: http.StatusOK, Handler: s.refresh},
-		{Method: http.MethodPost, Path: base + "revoke", ID: "oauthRevoke", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
-			Summary: "Revoke a token and its family (RFC 7009); unknown tokens are not an error", Body: RevokeRequest{}, Result: Empty{}, Status: http.StatusOK, Handler: s.revoke},
-		{Method: http.MethodPost, Path: base + "introspect", ID: "oauthIntrospect", Tag: tag, Raw: true, Form: true, Errors: oauthErrors,
-			Summary: "Introspect one of the app's own tokens (RFC 7662)", Body: RevokeRequest{}, Result: authz.Introspection{}, Status: http.StatusOK, Handler: s.introspect},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "device/code",
+			ID:      "oauthDeviceCode",
+			Tag:     tag,
+			Raw:     true,
+			Form:    true,
+			Errors:  oauthErrors,
+			Summary: "Start a device authorization (RFC 8628)",
+			Body:    DeviceCodeRequest{},
+			Result:  DeviceCodeResponse{},
+			Status:  http.StatusOK,
+			Handler: s.deviceCode,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "device/approve",
+			ID:      "oauthApprove",
+			Fails:   []pmapi.Code{pmapi.CodeRateLimited},
+			Tag:     tag,
+			Auth:    AuthSession,
+			Summary: "A signed-in user approves or denies a user code",
+			Body:    ApproveRequest{},
+			Result:  ApproveResult{},
+			Status:  http.StatusOK,
+			Handler: s.approveDevice,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "token",
+			ID:      "oauthToken",
+			Tag:     tag,
+			Raw:     true,
+			Form:    true,
+			Errors:  oauthErrors,
+			Summary: "Token endpoint: device_code and refresh_token grants (RFC 6749, RFC 8628)",
+			Body:    TokenRequest{},
+			Result:  TokenResponse{},
+			Status:  http.StatusOK,
+			Handler: s.token,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "refresh",
+			ID:      "oauthRefresh",
+			Tag:     tag,
+			Raw:     true,
+			Form:    true,
+			Errors:  oauthErrors,
+			Summary: "The refresh_token grant (also accepted at the token endpoint)",
+			Body:    TokenRequest{},
+			Result:  TokenResponse{},
+			Status:  http.StatusOK,
+			Handler: s.refresh,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "revoke",
+			ID:      "oauthRevoke",
+			Tag:     tag,
+			Raw:     true,
+			Form:    true,
+			Errors:  oauthErrors,
+			Summary: "Revoke a token and its family (RFC 7009); unknown tokens are not an error",
+			Body:    RevokeRequest{},
+			Result:  Empty{},
+			Status:  http.StatusOK,
+			Handler: s.revoke,
+		},
+		{
+			Method:  http.MethodPost,
+			Path:    base + "introspect",
+			ID:      "oauthIntrospect",
+			Tag:     tag,
+			Raw:     true,
+			Form:    true,
+			Errors:  oauthErrors,
+			Summary: "Introspect one of the app's own tokens (RFC 7662)",
+			Body:    RevokeRequest{},
+			Result:  authz.Introspection{},
+			Status:  http.StatusOK,
+			Handler: s.introspect,
+		},
 		{Method: http.MethodGet, Path: base + "jwks.json", ID: "oauthJWKS", Tag: tag, Raw: true,
 			Summary: "Public keys that verify access tokens", Result: JWKSet{}, Status: http.StatusOK, Handler: s.jwks},
 		{Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", ID: "oauthMetadata", Tag: tag, Raw: true,
@@ -237,8 +308,10 @@ func (s *Server) tokenAnswer(c *fiber.Ctx, t authz.Tokens, err error, viaHeader 
 	}
 	c.Set(fiber.HeaderCacheControl, "no-store")
 	c.Set(fiber.HeaderPragma, "no-cache")
-	return c.JSON(TokenResponse{AccessToken: t.AccessToken, TokenType: "Bearer", ExpiresIn: t.ExpiresIn, RefreshToken: t.RefreshToken,
-		Scope: strings.Join(t.Scopes.Names(), " ")})
+	return c.JSON(
+		TokenResponse{AccessToken: t.AccessToken, TokenType: "Bearer", ExpiresIn: t.ExpiresIn, RefreshToken: t.RefreshToken,
+			Scope: strings.Join(t.Scopes.Names(), " ")},
+	)
 }
 
 func (s *Server) token(c *fiber.Ctx) error {
@@ -323,7 +396,11 @@ func (s *Server) metadata(c *fiber.Ctx) error {
 		Issuer: s.OAuth.Issuer, TokenEndpoint: base + "token", DeviceAuthorizationEndpoint: base + "device/code",
 		RevocationEndpoint: base + "revoke", IntrospectionEndpoint: base + "introspect", JWKSURI: base + "jwks.json",
 		GrantTypesSupported: []string{deviceGrant, "refresh_token"}, ScopesSupported: authz.AllScopeNames(),
-		TokenEndpointAuthMethodsSupported: []string{"none", "client_secret_basic", "client_secret_post"}, ResponseTypesSupported: []string{},
+		TokenEndpointAuthMethodsSupported: []string{
+			"none",
+			"client_secret_basic",
+			"client_secret_post",
+		}, ResponseTypesSupported: []string{},
 	})
 }
 

@@ -43,7 +43,14 @@ func approve(t *testing.T, tn *apitest.Tenant, code, action string) *apitest.Res
 // the document's validation.
 func bearerGet(t *testing.T, env *apitest.Env, clientID, token, path string) (int, map[string]any) {
 	t.Helper()
-	r := env.Do(t, apitest.Request{Method: "GET", Path: path, Header: map[string]string{"X-Client-ID": clientID, "Authorization": "Bearer " + token}})
+	r := env.Do(
+		t,
+		apitest.Request{
+			Method: "GET",
+			Path:   path,
+			Header: map[string]string{"X-Client-ID": clientID, "Authorization": "Bearer " + token},
+		},
+	)
 	return r.Status, r.Body
 }
 
@@ -70,7 +77,9 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 			if err != nil {
 				t.Fatalf("DeviceAuth: %v", err)
 			}
-			if len(da.UserCode) != 9 || da.UserCode[4] != '-' || !strings.HasPrefix(da.VerificationURIComplete, da.VerificationURI) || da.Interval != 1 {
+			if len(da.UserCode) != 9 || da.UserCode[4] != '-' ||
+				!strings.HasPrefix(da.VerificationURIComplete, da.VerificationURI) ||
+				da.Interval != 1 {
 				t.Fatalf("device auth response %+v", da)
 			}
 			go func() {
@@ -89,7 +98,8 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 			if status != 200 || !strings.Contains(toJSON(body), "visible through OAuth") {
 				t.Fatalf("reading tasks with the token: %d %v", status, body)
 			}
-			if status, body := bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list"); status != 403 || errCode(body) != "INSUFFICIENT_SCOPE" {
+			if status, body := bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list"); status != 403 ||
+				errCode(body) != "INSUFFICIENT_SCOPE" {
 				t.Errorf("a tasks:read token reads projects: %d %v", status, body)
 			}
 			// The library refreshes through /oauth/token once the token is stale.
@@ -109,11 +119,19 @@ func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 // post sends a form to an OAuth endpoint through the app; the answer is
 // validated against the document like every other.
-func post(t *testing.T, env *apitest.Env, path string, form url.Values, basic ...string) (int, http.Header, map[string]any) {
+func post(
+	t *testing.T,
+	env *apitest.Env,
+	path string,
+	form url.Values,
+	basic ...string,
+) (int, http.Header, map[string]any) {
 	t.Helper()
 	h := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	if len(basic) == 2 {
-		h["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(basic[0])+":"+url.QueryEscape(basic[1])))
+		h["Authorization"] = "Basic " + base64.StdEncoding.EncodeToString(
+			[]byte(url.QueryEscape(basic[0])+":"+url.QueryEscape(basic[1])),
+		)
 	}
 	r := env.Do(t, apitest.Request{Method: "POST", Path: path, Body: form.Encode(), Header: h})
 	return r.Status, r.Header, r.Body
@@ -130,8 +148,13 @@ func deviceCode(t *testing.T, env *apitest.Env, clientID string) map[string]any 
 
 func poll(t *testing.T, env *apitest.Env, clientID, code string) (int, map[string]any) {
 	t.Helper()
-	status, _, body := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
-		"device_code": {code}, "client_id": {clientID}})
+	status, _, body := post(
+		t,
+		env,
+		"/openapi/v1/oauth/token",
+		url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
+			"device_code": {code}, "client_id": {clientID}},
+	)
 	return status, body
 }
 
@@ -161,17 +184,20 @@ func TestOAuthTokenErrors(t *testing.T) {
 	if _, b := poll(t, env, tn.ClientID, "pmd_unknown"); b["error"] != "invalid_grant" {
 		t.Errorf("unknown device code: %v", b)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 || b["error"] != "unsupported_grant_type" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 ||
+		b["error"] != "unsupported_grant_type" {
 		t.Errorf("unsupported grant: %d %v", s, b)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 || b["error"] != "invalid_client" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 ||
+		b["error"] != "invalid_client" {
 		t.Errorf("unknown client: %d %v", s, b)
 	}
 	s, h, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{}, tn.ClientID, "pm_sec_wrong")
 	if s != 401 || b["error"] != "invalid_client" || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("wrong secret by header: %d %v %v", s, b, h)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 || b["error"] != "invalid_scope" {
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 ||
+		b["error"] != "invalid_scope" {
 		t.Errorf("invalid scope: %d %v", s, b)
 	}
 	// A DISABLED app is invalid_client.
@@ -200,7 +226,8 @@ func TestOAuthTokenErrors(t *testing.T) {
 	if _, b := poll(t, env, tn.ClientID, dc2["device_code"].(string)); b["error"] != "invalid_grant" {
 		t.Errorf("second redemption: %v", b)
 	}
-	if s, b := bearerGet(t, env, tn.ClientID, first["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
+	if s, b := bearerGet(t, env, tn.ClientID, first["access_token"].(string), "/openapi/v1/me"); s != 401 ||
+		errCode(b) != "INVALID_TOKEN" {
 		t.Errorf("the first redemption's token after a second redemption: %d %v", s, b)
 	}
 }
@@ -221,7 +248,12 @@ func obtain(t *testing.T, env *apitest.Env, tn *apitest.Tenant) map[string]any {
 
 func refresh(t *testing.T, env *apitest.Env, clientID, token string) (int, map[string]any) {
 	t.Helper()
-	s, _, b := post(t, env, "/openapi/v1/oauth/refresh", url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {clientID}})
+	s, _, b := post(
+		t,
+		env,
+		"/openapi/v1/oauth/refresh",
+		url.Values{"grant_type": {"refresh_token"}, "refresh_token": {token}, "client_id": {clientID}},
+	)
 	return s, b
 }
 
@@ -240,7 +272,8 @@ func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
 	if s, b := refresh(t, env, tn.ClientID, next["refresh_token"].(string)); b["error"] != "invalid_grant" {
 		t.Errorf("the newest refresh token after reuse: %d %v", s, b)
 	}
-	if s, b := bearerGet(t, env, tn.ClientID, next["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "INVALID_TOKEN" {
+	if s, b := bearerGet(t, env, tn.ClientID, next["access_token"].(string), "/openapi/v1/me"); s != 401 ||
+		errCode(b) != "INVALID_TOKEN" {
 		t.Errorf("the newest access token after reuse: %d %v", s, b)
 	}
 
@@ -266,7 +299,9 @@ func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
 	}
 	// Introspection of the app's own live token.
 	live := obtain(t, genv, gtn)
-	if s, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 || b["active"] != true || b["client_id"] != gtn.ClientID {
+	if s, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 ||
+		b["active"] != true ||
+		b["client_id"] != gtn.ClientID {
 		t.Errorf("introspect: %d %v", s, b)
 	}
 	if _, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {r["access_token"].(string)}, "client_id": {gtn.ClientID}}); b["active"] != false {
@@ -328,7 +363,8 @@ func TestOAuthJWTsVerifyIndependentlyAndForgeriesFail(t *testing.T) {
 	stn := senv.NewTenant(t)
 	short := obtain(t, senv, stn)
 	time.Sleep(1100 * time.Millisecond)
-	if s, b := bearerGet(t, senv, stn.ClientID, short["access_token"].(string), "/openapi/v1/me"); s != 401 || errCode(b) != "TOKEN_EXPIRED" {
+	if s, b := bearerGet(t, senv, stn.ClientID, short["access_token"].(string), "/openapi/v1/me"); s != 401 ||
+		errCode(b) != "TOKEN_EXPIRED" {
 		t.Errorf("expired token: %d %v", s, b)
 	}
 	_ = jwt.SigningMethodES256

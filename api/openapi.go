@@ -44,7 +44,9 @@ func BuildDocument(ops []Operation, c Catalog) (*openapi3.T, error) {
 		},
 	}
 	b := &builder{doc: doc, envelopes: map[string]string{}, gen: openapi3gen.NewGenerator(
-		openapi3gen.CreateComponentSchemas(openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true}),
+		openapi3gen.CreateComponentSchemas(
+			openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true},
+		),
 		openapi3gen.SchemaCustomizer(customizeSchema),
 		openapi3gen.CreateTypeNameGenerator(typeName),
 	)}
@@ -69,7 +71,8 @@ func BuildDocument(ops []Operation, c Catalog) (*openapi3.T, error) {
 		}
 		o.Security = security(op)
 		if op.Idempotent {
-			p := openapi3.NewHeaderParameter(headerIdempotencyKey).WithSchema(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(255))
+			p := openapi3.NewHeaderParameter(headerIdempotencyKey).
+				WithSchema(openapi3.NewStringSchema().WithMinLength(1).WithMaxLength(255))
 			p.Description = "Makes the request safe to retry for 24 hours: the same key with the same body replays the first " +
 				"response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the " +
 				"first request still runs is 409 CONFLICT"
@@ -238,7 +241,10 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	}
 	if t == rawJSONType {
 		// Raw JSON a type's own schema describes (the webhook body's data).
-		*s = openapi3.Schema{Type: &openapi3.Types{"object"}, AdditionalProperties: openapi3.AdditionalProperties{Has: new(true)}}
+		*s = openapi3.Schema{
+			Type:                 &openapi3.Types{"object"},
+			AdditionalProperties: openapi3.AdditionalProperties{Has: new(true)},
+		}
 	}
 	if d := tag.Get("doc"); d != "" {
 		s.Description = d
@@ -333,7 +339,9 @@ func applyBounds(tag reflect.StructTag, s *openapi3.Schema) {
 // rateLimitHeaders documents what every key-authenticated answer carries.
 func rateLimitHeaders() openapi3.Headers {
 	h := func(desc string, schema *openapi3.Schema) *openapi3.HeaderRef {
-		return &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc, Schema: openapi3.NewSchemaRef("", schema)}}}
+		return &openapi3.HeaderRef{
+			Value: &openapi3.Header{Parameter: openapi3.Parameter{Description: desc, Schema: openapi3.NewSchemaRef("", schema)}},
+		}
 	}
 	return openapi3.Headers{
 		"X-RateLimit-Limit":     h("Requests allowed per minute for this credential", openapi3.NewIntegerSchema()),

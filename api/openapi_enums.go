@@ -73,8 +73,11 @@ func nameEnums(doc *openapi3.T) error {
 			return fmt.Errorf("api: enum %s (%s) has the name of another schema; give it an enumName tag", name, key)
 		}
 		first := uses[0].ref.Value
-		doc.Components.Schemas[name] = openapi3.NewSchemaRef("", &openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: first.Enum,
-			Extensions: map[string]any{enumVarNamesExtension: enumVarNames(first.Enum)}})
+		doc.Components.Schemas[name] = openapi3.NewSchemaRef(
+			"",
+			&openapi3.Schema{Type: &openapi3.Types{"string"}, Enum: first.Enum,
+				Extensions: map[string]any{enumVarNamesExtension: enumVarNames(first.Enum)}},
+		)
 		for _, u := range uses {
 			ref := openapi3.NewSchemaRef("#/components/schemas/"+name, doc.Components.Schemas[name].Value)
 			if u.ref.Value.Description != "" || u.ref.Value.Nullable || u.ref.Value.Example != nil {

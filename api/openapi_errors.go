@@ -112,7 +112,13 @@ func failures(op Operation) map[int][]pmapi.Code {
 			codes = append(codes, pmapi.CodeInsufficientScope)
 		}
 	case AuthSession:
-		codes = append(codes, pmapi.CodeUnauthenticated, pmapi.CodeInvalidToken, pmapi.CodeTokenExpired, pmapi.CodeWorkspaceSuspended)
+		codes = append(
+			codes,
+			pmapi.CodeUnauthenticated,
+			pmapi.CodeInvalidToken,
+			pmapi.CodeTokenExpired,
+			pmapi.CodeWorkspaceSuspended,
+		)
 	case AuthAdmin:
 		// Without an operator token configured the admin API is 404.
 		codes = append(codes, pmapi.CodeUnauthenticated, pmapi.CodeInvalidToken, pmapi.CodeNotFound)

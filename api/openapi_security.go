@@ -77,7 +77,9 @@ func security(op Operation) *openapi3.SecurityRequirements {
 	case AuthAdmin:
 		return &openapi3.SecurityRequirements{openapi3.NewSecurityRequirement().Authenticate(schemeAdmin)}
 	case AuthSession:
-		return &openapi3.SecurityRequirements{openapi3.NewSecurityRequirement().Authenticate(schemeClientID).Authenticate(schemeSession)}
+		return &openapi3.SecurityRequirements{
+			openapi3.NewSecurityRequirement().Authenticate(schemeClientID).Authenticate(schemeSession),
+		}
 	case AuthKey:
 		var scopes []string
 		if op.Scope != "" {

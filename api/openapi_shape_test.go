@@ -77,7 +77,10 @@ func TestDocumentIsShapedForGenerators(t *testing.T) {
 		}
 		uses := map[string]*openapi3.SchemaRef{
 			"TaskView.status": prop("TaskView", "status"), "TaskUpdateRequest.status": prop("TaskUpdateRequest", "status"),
-			"TaskStatusChangedEvent.from": prop("TaskStatusChangedEvent", "from"), "TaskBatchOperation.status": prop("TaskBatchOperation", "status"),
+			"TaskStatusChangedEvent.from": prop(
+				"TaskStatusChangedEvent",
+				"from",
+			), "TaskBatchOperation.status": prop("TaskBatchOperation", "status"),
 		}
 		for _, p := range op("listTasks").Parameters {
 			if p.Value.Name == "status" {
@@ -177,7 +180,8 @@ func TestDocumentIsShapedForGenerators(t *testing.T) {
 	})
 
 	t.Run("null clears: nullable update fields", func(t *testing.T) {
-		if !prop("TaskUpdateRequest", "description").Value.Nullable || !prop("TaskUpdateRequest", "assigneeId").Value.Nullable {
+		if !prop("TaskUpdateRequest", "description").Value.Nullable ||
+			!prop("TaskUpdateRequest", "assigneeId").Value.Nullable {
 			t.Error("TaskUpdateRequest's description and assigneeId cannot be sent as null")
 		}
 		if prop("TaskUpdateRequest", "title").Value.Nullable {

@@ -66,12 +66,22 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 	if !onCitus(t) {
 		check(withOwner, "citus")
 	}
-	r := withOwner.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + uuid.NewString() + "/placement", Header: withOwner.Admin()})
+	r := withOwner.Do(
+		t,
+		apitest.Request{
+			Method: "GET",
+			Path:   "/admin/v1/workspaces/" + uuid.NewString() + "/placement",
+			Header: withOwner.Admin(),
+		},
+	)
 	if r.Status != 404 {
 		t.Errorf("unknown workspace: %d %s, want 404", r.Status, r.Raw)
 	}
-	r = withOwner.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: withOwner.Admin(),
-		Body: map[string]any{"node": " "}})
+	r = withOwner.Do(
+		t,
+		apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: withOwner.Admin(),
+			Body: map[string]any{"node": " "}},
+	)
 	if r.Status != 400 || r.ErrorDetails()["field"] != "node" {
 		t.Errorf("empty node: %d %s, want 400 naming node", r.Status, r.Raw)
 	}
@@ -153,7 +163,11 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	go func() { // the writer
 		defer wg.Done()
 		for i := 0; load.Err() == nil; i++ {
-			status, raw, err := call("POST", apitest.TaskBase+"create", map[string]any{"projectId": prj, "title": fmt.Sprintf("task %d", i)})
+			status, raw, err := call(
+				"POST",
+				apitest.TaskBase+"create",
+				map[string]any{"projectId": prj, "title": fmt.Sprintf("task %d", i)},
+			)
 			mu.Lock()
 			if err != nil || status != 201 {
 				failures = append(failures, fmt.Sprintf("create: %d %v %s", status, err, raw))
@@ -181,7 +195,10 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 
 	time.Sleep(500 * time.Millisecond)
 	began := time.Now()
-	r := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/isolate", Header: env.Admin()})
+	r := env.Do(
+		t,
+		apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/isolate", Header: env.Admin()},
+	)
 	isolateTook := time.Since(began)
 	if r.Status != 200 || r.Data()["isolated"] != true {
 		stop()
@@ -195,8 +212,11 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 		t.Fatalf("another worker than %s: %v", from, err)
 	}
 	began = time.Now()
-	r = env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: env.Admin(),
-		Body: map[string]any{"node": to}})
+	r = env.Do(
+		t,
+		apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/move", Header: env.Admin(),
+			Body: map[string]any{"node": to}},
+	)
 	moveTook := time.Since(began)
 	if r.Status != 200 || r.Str("node") != to {
 		stop()
@@ -300,7 +320,11 @@ func readTasksOnNode(t *testing.T, node, shardTable string, ws uuid.UUID) (map[u
 		return nil, err
 	}
 	defer conn.Close(context.Background())
-	rows, err := conn.Query(context.Background(), "select id from "+pgx.Identifier{shardTable}.Sanitize()+" where workspace_id = $1", ws)
+	rows, err := conn.Query(
+		context.Background(),
+		"select id from "+pgx.Identifier{shardTable}.Sanitize()+" where workspace_id = $1",
+		ws,
+	)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,10 @@ func TestQueryIDsTakeTheirPrefixFromTheirNoun(t *testing.T) {
 	id := pmapi.NewID()
 	decode := func(params map[string]string) (query, error) {
 		var q query
-		err := decodeQueryInto(reflect.ValueOf(&q).Elem(), func(name string) (string, bool) { v, ok := params[name]; return v, ok })
+		err := decodeQueryInto(
+			reflect.ValueOf(&q).Elem(),
+			func(name string) (string, bool) { v, ok := params[name]; return v, ok },
+		)
 		return q, err
 	}
 	q, err := decode(map[string]string{"projectId": pmapi.FormatID(pmapi.ProjectIDPrefix, id)})

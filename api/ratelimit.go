@@ -35,7 +35,11 @@ func newRateLimiter(perMinute int) *rateLimiter {
 }
 
 // take spends one token for key and reports the state of its bucket.
-func (r *rateLimiter) take(key uuid.UUID, perMinute int, now time.Time) (ok bool, remaining int, retryAfter, fullIn time.Duration) {
+func (r *rateLimiter) take(
+	key uuid.UUID,
+	perMinute int,
+	now time.Time,
+) (ok bool, remaining int, retryAfter, fullIn time.Duration) {
 	if perMinute <= 0 {
 		perMinute = r.defaultPerMinute
 	}
@@ -96,7 +100,8 @@ func (s *Server) limit(c *fiber.Ctx) error {
 		}
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
 		return pmapi.Errorf(pmapi.CodeRateLimited, "rate limit of %d requests per minute exceeded; retry after %d s", perMinute, secs).
-			With("limit", perMinute).With("retryAfterSeconds", secs)
+			With("limit", perMinute).
+			With("retryAfterSeconds", secs)
 	}
 	return c.Next()
 }

@@ -24,11 +24,13 @@ func TestReferencePageIsServedStrictly(t *testing.T) {
 	env := apitest.New(t)
 	page := env.Do(t, apitest.Request{Method: "GET", Path: "/docs"})
 	csp := page.Header.Get("Content-Security-Policy")
-	if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") || page.Header.Get("X-Frame-Options") != "DENY" {
+	if page.Status != 200 || !strings.HasPrefix(page.Header.Get("Content-Type"), "text/html") ||
+		page.Header.Get("X-Frame-Options") != "DENY" {
 		t.Fatalf("/docs: %d %v", page.Status, page.Header)
 	}
 	script := regexp.MustCompile(`script-src ([^;]*)`).FindStringSubmatch(csp)
-	if script == nil || strings.TrimSpace(script[1]) != "'self'" || !strings.Contains(csp, "default-src 'none'") || !strings.Contains(csp, "connect-src 'self'") {
+	if script == nil || strings.TrimSpace(script[1]) != "'self'" || !strings.Contains(csp, "default-src 'none'") ||
+		!strings.Contains(csp, "connect-src 'self'") {
 		t.Errorf("CSP %q: scripts must come from this origin only", csp)
 	}
 	srcs := regexp.MustCompile(`<script src="([^"]+)"`).FindAllStringSubmatch(string(page.Raw), -1)
@@ -41,7 +43,8 @@ func TestReferencePageIsServedStrictly(t *testing.T) {
 			continue
 		}
 		r := env.Do(t, apitest.Request{Method: "GET", Path: src[1], Header: map[string]string{"Accept-Encoding": "gzip"}})
-		if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/javascript") || r.Header.Get("Content-Encoding") != "gzip" {
+		if r.Status != 200 || !strings.HasPrefix(r.Header.Get("Content-Type"), "text/javascript") ||
+			r.Header.Get("Content-Encoding") != "gzip" {
 			t.Errorf("%s: %d %v", src[1], r.Status, r.Header)
 		}
 		zr, err := gzip.NewReader(bytes.NewReader(r.Raw))
@@ -74,15 +77,32 @@ func TestReferencePageRendersInChromium(t *testing.T) {
 		}
 	}
 	if browser == "" {
-		t.Skip("no headless Chromium here, so the page is not rendered: apt-get install chromium (Debian); make docs-check fails instead of skipping")
+		t.Skip(
+			"no headless Chromium here, so the page is not rendered: apt-get install chromium (Debian); make docs-check fails instead of skipping",
+		)
 	}
 	env := apitest.New(t)
 	base := env.Listen(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
-		"--enable-logging=stderr", "--v=0", "--virtual-time-budget=30000", "--dump-dom", base+"/docs")
+	cmd := exec.CommandContext(
+		ctx,
+		browser,
+		"--headless",
+		"--no-sandbox",
+		"--disable-gpu",
+		"--disable-quic",
+		"--no-first-run",
+		"--disable-background-networking",
+		"--disable-component-update",
+		"--disable-sync",
+		"--user-data-dir="+t.TempDir(),
+		"--enable-logging=stderr",
+		"--v=0",
+		"--virtual-time-budget=30000",
+		"--dump-dom",
+		base+"/docs",
+	)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	dom, err := cmd.Output()
@@ -100,7 +120,8 @@ func TestReferencePageRendersInChromium(t *testing.T) {
 		}
 	}
 	for _, line := range strings.Split(stderr.String(), "\n") {
-		if strings.Contains(line, "Content Security Policy") && !strings.Contains(line, "https://cdn.redoc.ly/redoc/logo-mini.svg") {
+		if strings.Contains(line, "Content Security Policy") &&
+			!strings.Contains(line, "https://cdn.redoc.ly/redoc/logo-mini.svg") {
 			t.Errorf("CSP violation: %s", line)
 		}
 	}

@@ -91,7 +91,14 @@ func TestRegistrationsKeepTheChecklist(t *testing.T) {
 					continue
 				}
 				if !enabled || !forced || class != "distributed" {
-					t.Errorf("%s (of %s): rls enabled=%v forced=%v, class %q; want both and distributed", table, r.Name, enabled, forced, class)
+					t.Errorf(
+						"%s (of %s): rls enabled=%v forced=%v, class %q; want both and distributed",
+						table,
+						r.Name,
+						enabled,
+						forced,
+						class,
+					)
 				}
 			}
 		}

@@ -42,7 +42,8 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 				map[string]any{"op": "create", "projectId": prj, "title": "ok"},
 				map[string]any{"op": "create", "projectId": prj, "title": "x", "dueDate": bad},
 			}})
-			if r.Status >= 500 || strings.Contains(string(r.Raw), `"code":"INTERNAL"`) || !strings.Contains(string(r.Raw), `"field":"dueDate"`) {
+			if r.Status >= 500 || strings.Contains(string(r.Raw), `"code":"INTERNAL"`) ||
+				!strings.Contains(string(r.Raw), `"field":"dueDate"`) {
 				t.Errorf("batch (atomic %v) with dueDate %s: %d %s", atomic, bad, r.Status, r.Raw)
 			}
 		}

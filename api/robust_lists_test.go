@@ -65,8 +65,11 @@ func TestChildListsPage(t *testing.T) {
 	tn := env.NewTenant(t)
 	users := []string{tn.UserID}
 	for i := range 2 {
-		u := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users", Header: env.Admin(),
-			Body: map[string]any{"email": fmt.Sprintf("m%d@%s.example.com", i, tn.WorkspaceID[:8]), "name": "Member"}})
+		u := env.Do(
+			t,
+			apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users", Header: env.Admin(),
+				Body: map[string]any{"email": fmt.Sprintf("m%d@%s.example.com", i, tn.WorkspaceID[:8]), "name": "Member"}},
+		)
 		users = append(users, u.Str("id"))
 	}
 	prj := tn.CreateProject(t, map[string]any{"name": "paged", "memberIds": users})["id"].(string)
@@ -87,14 +90,26 @@ func TestChildListsPage(t *testing.T) {
 	problem := tn.AddNode(t, id, "PROBLEM", "Oil", "")
 	why := tn.AddNode(t, id, "WHY", "Seal", problem)
 	root := tn.AddNode(t, id, "ROOT_CAUSE", "Torque", why)
-	wantAll(t, "nodes", walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?"+q, nil) }, "id"), problem, why, root)
+	wantAll(
+		t,
+		"nodes",
+		walk(t, func(q string) *apitest.Response { return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?"+q, nil) }, "id"),
+		problem,
+		why,
+		root,
+	)
 	wantAll(t, "WHY nodes", walk(t, func(q string) *apitest.Response {
 		return tn.Do(t, "GET", apitest.RRCABase+"/"+id+"/nodes?kind=WHY&"+q, nil)
 	}, "id"), why)
 
 	var cas []string
 	for i := range 3 {
-		r := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/corrective-actions", map[string]any{"nodeId": root, "title": fmt.Sprintf("fix %d", i)})
+		r := tn.Do(
+			t,
+			"POST",
+			apitest.RRCABase+"/"+id+"/corrective-actions",
+			map[string]any{"nodeId": root, "title": fmt.Sprintf("fix %d", i)},
+		)
 		cas = append(cas, r.Str("correctiveAction.id"))
 	}
 	wantAll(t, "corrective actions", walk(t, func(q string) *apitest.Response {

@@ -96,7 +96,10 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 	console := func(path string, body any) func(h map[string]string) *apitest.Response {
 		return func(h map[string]string) *apitest.Response {
 			h["X-Client-ID"] = tn.ConsoleID
-			return env.Do(t, apitest.Request{Method: "POST", Path: path, Body: body, Header: h, Cookies: map[string]string{"sid": tn.SID}})
+			return env.Do(
+				t,
+				apitest.Request{Method: "POST", Path: path, Body: body, Header: h, Cookies: map[string]string{"sid": tn.SID}},
+			)
 		}
 	}
 	for name, send := range map[string]func(h map[string]string) *apitest.Response{
@@ -106,8 +109,17 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 		"task update":         resource("POST", apitest.TaskBase+"update", map[string]any{"taskId": tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"], "title": "u"}),
 	} {
 		first, again := keyed("work-"+strings.ReplaceAll(name, " ", "-"), send)
-		if first.Status != 201 || again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" || string(first.Raw) != string(again.Raw) {
-			t.Errorf("%s: %d then %d (replayed %q)\n%s\n%s", name, first.Status, again.Status, again.Header.Get("Idempotent-Replayed"), first.Raw, again.Raw)
+		if first.Status != 201 || again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" ||
+			string(first.Raw) != string(again.Raw) {
+			t.Errorf(
+				"%s: %d then %d (replayed %q)\n%s\n%s",
+				name,
+				first.Status,
+				again.Status,
+				again.Header.Get("Idempotent-Replayed"),
+				first.Raw,
+				again.Raw,
+			)
 		}
 	}
 	if r := tn.Get(t, apitest.RRCABase+"/"+id, nil); r.Str("phase") != "CONTAIN" {
@@ -115,7 +127,8 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 	}
 
 	key := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/keys", map[string]any{"scopes": []string{}}).Str("id")
-	hook := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"task.created"}}).Str("id")
+	hook := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"task.created"}}).
+		Str("id")
 	for name, c := range map[string]struct {
 		send   func(h map[string]string) *apitest.Response
 		secret string
@@ -130,7 +143,8 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 			t.Fatalf("%s: %d %s", name, first.Status, first.Raw)
 		}
 		apitest.WantError(t, again, 409, "CONFLICT")
-		if got := again.Body["error"].(map[string]any)["details"].(map[string]any)["id"]; got != c.id || strings.Contains(string(again.Raw), first.Str(c.secret)) {
+		if got := again.Body["error"].(map[string]any)["details"].(map[string]any)["id"]; got != c.id ||
+			strings.Contains(string(again.Raw), first.Str(c.secret)) {
 			t.Errorf("%s replay: %s, want details.id %s and no secret", name, again.Raw, c.id)
 		}
 	}

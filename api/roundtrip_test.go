@@ -66,7 +66,12 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 	tn := env.NewTenant(t)
 	prj := tn.TaskProject(t)
 	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "counted"})["id"].(string)
-	risk := tn.Do(t, "POST", "/openapi/v1/resource/risk/create", map[string]any{"projectId": prj, "title": "counted", "severity": "LOW"})
+	risk := tn.Do(
+		t,
+		"POST",
+		"/openapi/v1/resource/risk/create",
+		map[string]any{"projectId": prj, "title": "counted", "severity": "LOW"},
+	)
 	if risk.Status != 201 {
 		t.Fatalf("create risk: %d %s", risk.Status, risk.Raw)
 	}

@@ -84,7 +84,12 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	if d.Auth == nil && d.Directory != nil {
 		d.Auth = authz.NewAuthenticator(d.Directory)
 	}
-	s := &Server{Deps: d, resources: resources, limiter: newRateLimiter(d.RateLimitPerMinute), guesses: &codeGuesses{fails: map[string][]time.Time{}}}
+	s := &Server{
+		Deps:      d,
+		resources: resources,
+		limiter:   newRateLimiter(d.RateLimitPerMinute),
+		guesses:   &codeGuesses{fails: map[string][]time.Time{}},
+	}
 	if d.OAuth != nil && d.Auth != nil {
 		d.Auth.Bearer = d.OAuth
 	}
@@ -140,10 +145,16 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		TrustedProxies:          d.TrustedProxies,
 	})
 	guardRequests(app)
-	app.Use(withRequestID, accessLog(cmp.Or(d.AccessLog, d.Log)), recoverPanics(d.Log), saneQuery, func(c *fiber.Ctx) error {
-		c.Locals(localLog, d.Log)
-		return c.Next()
-	})
+	app.Use(
+		withRequestID,
+		accessLog(cmp.Or(d.AccessLog, d.Log)),
+		recoverPanics(d.Log),
+		saneQuery,
+		func(c *fiber.Ctx) error {
+			c.Locals(localLog, d.Log)
+			return c.Next()
+		},
+	)
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
 		switch {

@@ -25,7 +25,11 @@ func (s *Server) sessionOperations() []Operation {
 		Summary: "The signed-in console user and their workspace", Auth: AuthSession,
 		Result: SessionView{}, Status: http.StatusOK,
 		Handler: func(c *fiber.Ctx) error {
-			return respond(c, http.StatusOK, SessionView{User: userView(userOf(c)), Workspace: workspaceView(resolutionOf(c).Workspace)})
+			return respond(
+				c,
+				http.StatusOK,
+				SessionView{User: userView(userOf(c)), Workspace: workspaceView(resolutionOf(c).Workspace)},
+			)
 		},
 	}, {
 		Method: http.MethodDelete, Path: "/openapi/v1/session", ID: "endSession", Tag: "Session",

@@ -35,11 +35,26 @@ var specActionItemAndRRCAOperations = []struct {
 	{"POST", "/openapi/v1/resource/rrca/{rrcaId}/corrective-actions", true, "TestRRCAPhasesAndGates"},
 	{"GET", "/openapi/v1/resource/rrca/{rrcaId}/corrective-actions", false, "TestRRCAPhasesAndGates"},
 	{"GET", "/openapi/v1/resource/rrca/{rrcaId}/similar", false, "TestSimilarFindsPlantedNearDuplicates"},
-	{"POST", "/openapi/v1/resource/rrca/{rrcaId}/5why/suggest", false, "TestFiveWhySuggestionsFromSimilarAnalysesAndRisks"},
+	{
+		"POST",
+		"/openapi/v1/resource/rrca/{rrcaId}/5why/suggest",
+		false,
+		"TestFiveWhySuggestionsFromSimilarAnalysesAndRisks",
+	},
 	{"GET", "/openapi/v1/resource/rrca/{rrcaId}/look-across", false, "TestLookAcrossSuggestApplyAndReject"},
 	{"POST", "/openapi/v1/resource/rrca/{rrcaId}/look-across/suggest", false, "TestLookAcrossSuggestApplyAndReject"},
-	{"POST", "/openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply", true, "TestLookAcrossSuggestApplyAndReject"},
-	{"POST", "/openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject", true, "TestLookAcrossSuggestApplyAndReject"},
+	{
+		"POST",
+		"/openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/apply",
+		true,
+		"TestLookAcrossSuggestApplyAndReject",
+	},
+	{
+		"POST",
+		"/openapi/v1/resource/rrca/{rrcaId}/look-across/{suggestionId}/reject",
+		true,
+		"TestLookAcrossSuggestApplyAndReject",
+	},
 }
 
 // TestSpecActionItemAndRRCAOperationsAreDescribed: each of the 26 operations is
@@ -68,7 +83,8 @@ func TestSpecActionItemAndRRCAOperationsAreDescribed(t *testing.T) {
 		if !ok {
 			t.Errorf("%s %s has no success response schema", op.method, op.path)
 		}
-		if op.body && (o.RequestBody == nil || o.RequestBody.Value == nil || o.RequestBody.Value.Content.Get("application/json") == nil) {
+		if op.body &&
+			(o.RequestBody == nil || o.RequestBody.Value == nil || o.RequestBody.Value.Content.Get("application/json") == nil) {
 			t.Errorf("%s %s has no request body schema", op.method, op.path)
 		}
 	}

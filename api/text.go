@@ -71,7 +71,8 @@ func jsonContentType(c *fiber.Ctx) error {
 		return nil
 	}
 	mt, _, err := mime.ParseMediaType(declared)
-	if err == nil && (mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
+	if err == nil &&
+		(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return nil
 	}
 	return pmapi.Errorf(pmapi.CodeUnsupportedMedia, "the request body must be JSON (Content-Type: application/json), not %q", declared).

@@ -79,7 +79,13 @@ type NewApp struct {
 // CreateApp registers the app's client id in the directory, then writes the app on
 // the workspace's shard. If the shard write fails the directory entry is removed,
 // so no client id points at nothing. The secret is returned once.
-func CreateApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, in NewApp) (App, string, error) {
+func CreateApp(
+	ctx context.Context,
+	dir *tenant.Directory,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	in NewApp,
+) (App, string, error) {
 	clientID := pmapi.NewClientID()
 	secret := NewAppSecret()
 	if err := dir.RegisterClient(ctx, clientID, ws); err != nil {
@@ -88,9 +94,21 @@ func CreateApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, 
 	var app App
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var err error
-		app, err = scanApp(tx.QueryRow(ctx, `insert into apps (workspace_id, client_id, name, description, scopes, secret_hash, secret_prefix, created_by)
+		app, err = scanApp(
+			tx.QueryRow(
+				ctx,
+				`insert into apps (workspace_id, client_id, name, description, scopes, secret_hash, secret_prefix, created_by)
 			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+appColumns,
-			ws, clientID, in.Name, in.Description, in.Scopes.Names(), hashSecret(secret), secret[:secretDisplayPrefix], in.CreatedBy))
+				ws,
+				clientID,
+				in.Name,
+				in.Description,
+				in.Scopes.Names(),
+				hashSecret(secret),
+				secret[:secretDisplayPrefix],
+				in.CreatedBy,
+			),
+		)
 		return err
 	})
 	if err != nil {
@@ -139,7 +157,14 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 	var app App
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var err error
-		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
+		app, err = scanApp(
+			tx.QueryRow(
+				ctx,
+				"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update",
+				ws,
+				clientID,
+			),
+		)
 		if err != nil {
 			return err
 		}
@@ -178,7 +203,13 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 }
 
 // SetRateLimit sets or clears (nil) the app's per-key rate limit override.
-func SetRateLimit(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, perMinute *int) (App, error) {
+func SetRateLimit(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	perMinute *int,
+) (App, error) {
 	if perMinute != nil && (*perMinute < 1 || *perMinute > 1000000) {
 		return App{}, pmapi.Invalid("perMinute", "perMinute must be from 1 to 1000000, or null for the default")
 	}
@@ -215,13 +246,14 @@ func RotateAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 func VerifyAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, secret string) (bool, error) {
 	var stored []byte
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select secret_hash from apps where workspace_id = $1 and client_id = $2", ws, clientID).QueryRow(func(row pgx.Row) error {
-			err := row.Scan(&stored)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		})
+		b.Queue("select secret_hash from apps where workspace_id = $1 and client_id = $2", ws, clientID).
+			QueryRow(func(row pgx.Row) error {
+				err := row.Scan(&stored)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				return err
+			})
 	})
 	if err != nil || stored == nil {
 		return false, err
@@ -245,10 +277,24 @@ var ownInUse = []string{
 // DeleteApp removes the app when nothing active hangs on it (its keys and
 // grants, and whatever inUse reports), and otherwise disables it (the spec's
 // rule). removed tells which happened.
-func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, ws uuid.UUID, clientID string, inUse ...AppInUse) (app App, removed bool, err error) {
+func DeleteApp(
+	ctx context.Context,
+	dir *tenant.Directory,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	inUse ...AppInUse,
+) (app App, removed bool, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		removed = false
-		app, err = scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
+		app, err = scanApp(
+			tx.QueryRow(
+				ctx,
+				"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update",
+				ws,
+				clientID,
+			),
+		)
 		if err != nil {
 			return err
 		}
@@ -263,8 +309,10 @@ func DeleteApp(ctx context.Context, dir *tenant.Directory, shard *tenant.Shard, 
 			if app.DisabledAt == nil {
 				disabledAt = "now()"
 			}
-			app, err = scanApp(tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = `+disabledAt+`, updated_at = now()
-				where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID))
+			app, err = scanApp(
+				tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = `+disabledAt+`, updated_at = now()
+				where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID),
+			)
 			if err != nil {
 				return err
 			}

@@ -21,7 +21,8 @@ func TestAppDisabledAtKeepsTheFirstTime(t *testing.T) {
 	}
 	first := *a.DisabledAt
 	if a, err = authz.UpdateApp(ctx, f.shard, f.ws.ID, f.clientID, authz.AppPatch{Name: &renamed, Status: &disabled}); err != nil ||
-		a.DisabledAt == nil || !a.DisabledAt.Equal(first) || a.Name != renamed {
+		a.DisabledAt == nil || !a.DisabledAt.Equal(first) ||
+		a.Name != renamed {
 		t.Errorf("a PATCH of a disabled app: %+v, %v; want disabled_at %v kept", a, err, first)
 	}
 	// The app's key is active, so a delete only disables.
@@ -29,7 +30,8 @@ func TestAppDisabledAtKeepsTheFirstTime(t *testing.T) {
 	if err != nil || removed || a.DisabledAt == nil || !a.DisabledAt.Equal(first) {
 		t.Errorf("delete of a disabled app in use: %+v removed %v, %v; want disabled_at %v kept", a, removed, err, first)
 	}
-	if a, err = authz.UpdateApp(ctx, f.shard, f.ws.ID, f.clientID, authz.AppPatch{Status: &active}); err != nil || a.DisabledAt != nil {
+	if a, err = authz.UpdateApp(ctx, f.shard, f.ws.ID, f.clientID, authz.AppPatch{Status: &active}); err != nil ||
+		a.DisabledAt != nil {
 		t.Errorf("enable: %+v, %v", a, err)
 	}
 	a, removed, err = authz.DeleteApp(ctx, f.dir, f.shard, f.ws.ID, f.clientID)

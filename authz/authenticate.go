@@ -191,7 +191,11 @@ func (a *Authenticator) admit(e *cachedKey, clientID string) (Principal, error) 
 	case e.appStatus != AppActive:
 		return Principal{}, pmapi.Errorf(pmapi.CodeAppDisabled, "the app is disabled")
 	case e.expiresAt != nil && !now.Before(*e.expiresAt):
-		return Principal{}, pmapi.Errorf(pmapi.CodeTokenExpired, "the API key expired at %s", e.expiresAt.UTC().Format(time.RFC3339))
+		return Principal{}, pmapi.Errorf(
+			pmapi.CodeTokenExpired,
+			"the API key expired at %s",
+			e.expiresAt.UTC().Format(time.RFC3339),
+		)
 	}
 	a.lastUsed.record(e.shard, e.workspace.ID, e.keyID, now)
 	return Principal{

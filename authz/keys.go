@@ -41,7 +41,18 @@ const keyColumns = "id, client_id, name, prefix, last_four, scopes, expires_at, 
 func scanKey(row pgx.Row) (Key, error) {
 	var k Key
 	var scopes []string
-	err := row.Scan(&k.ID, &k.ClientID, &k.Name, &k.Prefix, &k.LastFour, &scopes, &k.ExpiresAt, &k.CreatedAt, &k.LastUsedAt, &k.RevokedAt)
+	err := row.Scan(
+		&k.ID,
+		&k.ClientID,
+		&k.Name,
+		&k.Prefix,
+		&k.LastFour,
+		&scopes,
+		&k.ExpiresAt,
+		&k.CreatedAt,
+		&k.LastUsedAt,
+		&k.RevokedAt,
+	)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return k, pmapi.NotFound("key")
 	}
@@ -52,7 +63,14 @@ func scanKey(row pgx.Row) (Key, error) {
 // lockApp loads the app for a key operation, so a key is never created for (or
 // moved under) an app of another workspace or one being deleted.
 func lockApp(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (App, error) {
-	return scanApp(tx.QueryRow(ctx, "select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for share", ws, clientID))
+	return scanApp(
+		tx.QueryRow(
+			ctx,
+			"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for share",
+			ws,
+			clientID,
+		),
+	)
 }
 
 // NewKey is what key creation needs.
@@ -64,7 +82,13 @@ type NewKey struct {
 
 // CreateKey issues a key for the app. Its scopes must be within the app's declared
 // scopes (SCOPE_NOT_ALLOWED otherwise, and nothing is written).
-func CreateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, in NewKey) (Key, string, error) {
+func CreateKey(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	in NewKey,
+) (Key, string, error) {
 	if in.ExpiresAt != nil && !in.ExpiresAt.After(time.Now()) {
 		return Key{}, "", pmapi.Invalid("expiresAt", "expiresAt must be in the future")
 	}
@@ -77,11 +101,26 @@ func CreateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 		}
 		if !app.Scopes.Has(in.Scopes) {
 			return pmapi.Errorf(pmapi.CodeScopeNotAllowed, "the app does not declare every scope asked for; declare them on the app first").
-				With("field", "scopes").With("notAllowed", app.Scopes.Missing(in.Scopes)).With("allowed", app.Scopes.Names())
+				With("field", "scopes").
+				With("notAllowed", app.Scopes.Missing(in.Scopes)).
+				With("allowed", app.Scopes.Names())
 		}
-		key, err = scanKey(tx.QueryRow(ctx, `insert into api_keys (workspace_id, id, client_id, name, prefix, last_four, hash, scopes, expires_at)
+		key, err = scanKey(
+			tx.QueryRow(
+				ctx,
+				`insert into api_keys (workspace_id, id, client_id, name, prefix, last_four, hash, scopes, expires_at)
 			values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning `+keyColumns,
-			ws, pmapi.NewID(), clientID, in.Name, value[:KeyDisplayPrefix], value[len(value)-4:], hashSecret(value), in.Scopes.Names(), in.ExpiresAt))
+				ws,
+				pmapi.NewID(),
+				clientID,
+				in.Name,
+				value[:KeyDisplayPrefix],
+				value[len(value)-4:],
+				hashSecret(value),
+				in.Scopes.Names(),
+				in.ExpiresAt,
+			),
+		)
 		return err
 	})
 	if err != nil {
@@ -91,14 +130,22 @@ func CreateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 }
 
 // ListKeys pages through an app's keys, newest last (ids are time-ordered).
-func ListKeys(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, after uuid.UUID, limit int) ([]Key, error) {
+func ListKeys(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	after uuid.UUID,
+	limit int,
+) ([]Key, error) {
 	var keys []Key
 	appFound := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).
 			QueryRow(func(row pgx.Row) error { return row.Scan(&appFound) })
 		b.Queue("select "+keyColumns+` from api_keys where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
-			ws, clientID, after, limit).Query(func(rows pgx.Rows) (err error) { keys, err = collect(rows, scanKey); return err })
+			ws, clientID, after, limit).
+			Query(func(rows pgx.Rows) (err error) { keys, err = collect(rows, scanKey); return err })
 	})
 	if err == nil && !appFound {
 		return nil, pmapi.NotFound("app")
@@ -113,13 +160,30 @@ const keyWhere = " where workspace_id = $1 and client_id = $2 and id = $3 return
 
 // changeKey runs one update on a key of the app inside a transaction that also
 // tells every instance to drop the key from its cache.
-func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, allowRevoked bool, sql string, args ...any) (Key, error) {
+func changeKey(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	allowRevoked bool,
+	sql string,
+	args ...any,
+) (Key, error) {
 	var key Key
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		if _, err := lockApp(ctx, tx, ws, clientID); err != nil {
 			return err
 		}
-		current, err := scanKey(tx.QueryRow(ctx, "select "+keyColumns+" from api_keys where workspace_id = $1 and client_id = $2 and id = $3 for update", ws, clientID, id))
+		current, err := scanKey(
+			tx.QueryRow(
+				ctx,
+				"select "+keyColumns+" from api_keys where workspace_id = $1 and client_id = $2 and id = $3 for update",
+				ws,
+				clientID,
+				id,
+			),
+		)
 		if err != nil {
 			return err
 		}
@@ -136,18 +200,39 @@ func changeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 }
 
 // RenameKey changes a key's name (revoked keys too: names are for people).
-func RenameKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, name string) (Key, error) {
+func RenameKey(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	name string,
+) (Key, error) {
 	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4"+keyWhere, name)
 }
 
 // RenewKey moves expiresAt to the date given. Without one it extends the key
 // to DefaultRenewal from now and never shortens it: a later expiry stays, and
 // so does a key that never expires.
-func RenewKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, expiresAt *time.Time) (Key, error) {
+func RenewKey(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	expiresAt *time.Time,
+) (Key, error) {
 	if expiresAt == nil {
-		return changeKey(ctx, shard, ws, clientID, id, false,
+		return changeKey(
+			ctx,
+			shard,
+			ws,
+			clientID,
+			id,
+			false,
 			"update api_keys set expires_at = case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end"+keyWhere,
-			time.Now().Add(DefaultRenewal))
+			time.Now().Add(DefaultRenewal),
+		)
 	}
 	if !expiresAt.After(time.Now()) {
 		return Key{}, pmapi.Invalid("expiresAt", "expiresAt must be in the future")
@@ -157,12 +242,27 @@ func RenewKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID s
 
 // RevokeKey sets revokedAt; the record stays for audit.
 func RevokeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Key, error) {
-	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null"+keyWhere)
+	return changeKey(
+		ctx,
+		shard,
+		ws,
+		clientID,
+		id,
+		false,
+		"update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null"+keyWhere,
+	)
 }
 
 // RegenerateKey gives the key record a new value, returned once. The old value
 // stops at once, or after grace (at most MaxGrace) when grace is positive.
-func RegenerateKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, grace time.Duration) (Key, string, error) {
+func RegenerateKey(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	grace time.Duration,
+) (Key, string, error) {
 	if grace < 0 || grace > MaxGrace {
 		return Key{}, "", pmapi.Invalid("graceSeconds", "graceSeconds must be from 0 to 86400")
 	}

@@ -32,7 +32,12 @@ type keyUse struct {
 }
 
 func newLastUsedBatcher() *lastUsedBatcher {
-	return &lastUsedBatcher{pending: map[uuid.UUID]keyUse{}, written: map[uuid.UUID]time.Time{}, every: 30 * time.Second, minGap: time.Minute}
+	return &lastUsedBatcher{
+		pending: map[uuid.UUID]keyUse{},
+		written: map[uuid.UUID]time.Time{},
+		every:   30 * time.Second,
+		minGap:  time.Minute,
+	}
 }
 
 func (b *lastUsedBatcher) record(shard *tenant.Shard, ws, key uuid.UUID, at time.Time) {

@@ -87,7 +87,12 @@ type DeviceStart struct {
 }
 
 // StartDevice opens a device authorization for the app with scopes.
-func (o *OAuth) StartDevice(ctx context.Context, res tenant.Resolution, clientID string, scopes Scopes) (DeviceStart, error) {
+func (o *OAuth) StartDevice(
+	ctx context.Context,
+	res tenant.Resolution,
+	clientID string,
+	scopes Scopes,
+) (DeviceStart, error) {
 	device := "pmd_" + pmapi.RandomBase62(40)
 	user := newUserCode()
 	expires := time.Now().Add(o.DeviceTTL)
@@ -96,19 +101,36 @@ func (o *OAuth) StartDevice(ctx context.Context, res tenant.Resolution, clientID
 		return DeviceStart{}, err
 	}
 	err := res.Shard.Tx(ctx, res.Workspace.ID, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, interval_seconds, expires_at)
-			values ($1, $2, $3, $4, $5, $6, $7, $8)`, res.Workspace.ID, pmapi.NewID(), clientID, hashSecret(device), hashSecret(user),
-			scopes.Names(), int(o.Interval.Seconds()), expires)
+		_, err := tx.Exec(
+			ctx,
+			`insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, interval_seconds, expires_at)
+			values ($1, $2, $3, $4, $5, $6, $7, $8)`,
+			res.Workspace.ID,
+			pmapi.NewID(),
+			clientID,
+			hashSecret(device),
+			hashSecret(user),
+			scopes.Names(),
+			int(o.Interval.Seconds()),
+			expires,
+		)
 		return err
 	})
-	return DeviceStart{DeviceCode: device, UserCode: user[:4] + "-" + user[4:], ExpiresIn: int(o.DeviceTTL.Seconds()), Interval: int(o.Interval.Seconds())}, err
+	return DeviceStart{
+		DeviceCode: device,
+		UserCode:   user[:4] + "-" + user[4:],
+		ExpiresIn:  int(o.DeviceTTL.Seconds()),
+		Interval:   int(o.Interval.Seconds()),
+	}, err
 }
 
 // WorkspaceOfUserCode finds which workspace issued a user code.
 func (o *OAuth) WorkspaceOfUserCode(ctx context.Context, code string) (tenant.Workspace, error) {
 	var ws uuid.UUID
-	err := o.Dir.Pool().QueryRow(ctx, `select workspace_id from oauth_user_codes where user_code_hash = $1 and expires_at > now()`,
-		hashSecret(NormalizeUserCode(code))).Scan(&ws)
+	err := o.Dir.Pool().
+		QueryRow(ctx, `select workspace_id from oauth_user_codes where user_code_hash = $1 and expires_at > now()`,
+			hashSecret(NormalizeUserCode(code))).
+		Scan(&ws)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return tenant.Workspace{}, pmapi.NotFound("pending authorization")
 	}
@@ -120,7 +142,12 @@ func (o *OAuth) WorkspaceOfUserCode(ctx context.Context, code string) (tenant.Wo
 
 // PendingApp returns which app asks, and for what, behind a pending user code of
 // workspace ws (for the verification page).
-func (o *OAuth) PendingApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, code string) (string, Scopes, error) {
+func (o *OAuth) PendingApp(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	code string,
+) (string, Scopes, error) {
 	var client string
 	var scopes []string
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
@@ -145,7 +172,8 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 		var client string
 		var scopes []string
 		err := tx.QueryRow(ctx, `select id, client_id, scopes from oauth_device_codes where workspace_id = $1 and user_code_hash = $2
-			and status = 'PENDING' and expires_at > now() for update`, ws, hashSecret(NormalizeUserCode(code))).Scan(&id, &client, &scopes)
+			and status = 'PENDING' and expires_at > now() for update`, ws, hashSecret(NormalizeUserCode(code))).
+			Scan(&id, &client, &scopes)
 		if errors.Is(err, pgx.ErrNoRows) {
 			return pmapi.NotFound("pending authorization")
 		}
@@ -153,7 +181,13 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 			return err
 		}
 		if !approve {
-			_, err = tx.Exec(ctx, `update oauth_device_codes set status = 'DENIED', user_id = $3 where workspace_id = $1 and id = $2`, ws, id, user.ID)
+			_, err = tx.Exec(
+				ctx,
+				`update oauth_device_codes set status = 'DENIED', user_id = $3 where workspace_id = $1 and id = $2`,
+				ws,
+				id,
+				user.ID,
+			)
 			return err
 		}
 		grant := pmapi.NewID()
@@ -161,8 +195,14 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 			ws, grant, client, user.ID, scopes); err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, `update oauth_device_codes set status = 'APPROVED', user_id = $3, grant_id = $4 where workspace_id = $1 and id = $2`,
-			ws, id, user.ID, grant)
+		_, err = tx.Exec(
+			ctx,
+			`update oauth_device_codes set status = 'APPROVED', user_id = $3, grant_id = $4 where workspace_id = $1 and id = $2`,
+			ws,
+			id,
+			user.ID,
+			grant,
+		)
 		return err
 	})
 }
@@ -184,11 +224,24 @@ type AccessClaims struct {
 	Grant     string `json:"gid"`
 }
 
-func (o *OAuth) issue(ctx context.Context, tx pgx.Tx, ws uuid.UUID, client string, grant, user uuid.UUID, scopes Scopes) (Tokens, error) {
+func (o *OAuth) issue(
+	ctx context.Context,
+	tx pgx.Tx,
+	ws uuid.UUID,
+	client string,
+	grant, user uuid.UUID,
+	scopes Scopes,
+) (Tokens, error) {
 	now := time.Now()
 	claims := AccessClaims{
-		RegisteredClaims: jwt.RegisteredClaims{Issuer: o.Issuer, Subject: user.String(), Audience: jwt.ClaimStrings{o.Audience},
-			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(o.AccessTTL)), ID: pmapi.NewID().String()},
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    o.Issuer,
+			Subject:   user.String(),
+			Audience:  jwt.ClaimStrings{o.Audience},
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(o.AccessTTL)),
+			ID:        pmapi.NewID().String(),
+		},
 		ClientID: client, Scope: strings.Join(scopes.Names(), " "), Workspace: ws.String(), Grant: grant.String(),
 	}
 	access, err := o.Ring.Sign(ctx, claims)
@@ -238,7 +291,15 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 		switch {
 		case status == "REDEEMED":
 			// A second redemption: someone else has the code. Revoke what it gave.
-			return Tokens{}, tokenErr("invalid_grant", "the device code was already used; its tokens are revoked"), revokeGrant(ctx, tx, ws, *grant)
+			return Tokens{}, tokenErr(
+					"invalid_grant",
+					"the device code was already used; its tokens are revoked",
+				), revokeGrant(
+					ctx,
+					tx,
+					ws,
+					*grant,
+				)
 		case !now.Before(expires):
 			return Tokens{}, tokenErr("expired_token", "the device code has expired; start again"), nil
 		case status == "DENIED":
@@ -249,7 +310,13 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 					where workspace_id = $1 and id = $2`, ws, id, now)
 				return Tokens{}, tokenErr("slow_down", "polling faster than the interval; it is now 5 seconds longer"), err
 			}
-			_, err := tx.Exec(ctx, `update oauth_device_codes set last_polled_at = $3 where workspace_id = $1 and id = $2`, ws, id, now)
+			_, err := tx.Exec(
+				ctx,
+				`update oauth_device_codes set last_polled_at = $3 where workspace_id = $1 and id = $2`,
+				ws,
+				id,
+				now,
+			)
 			return Tokens{}, tokenErr("authorization_pending", "the user has not decided yet"), err
 		}
 		user = *userID
@@ -263,7 +330,12 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 
 // Refresh is the refresh_token grant: the token rotates; a spent token used
 // again after ReuseGrace revokes its whole family (RFC 9700 section 4.14.2).
-func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, token string, narrow *Scopes) (Tokens, error) {
+func (o *OAuth) Refresh(
+	ctx context.Context,
+	res tenant.Resolution,
+	clientID, token string,
+	narrow *Scopes,
+) (Tokens, error) {
 	ws := res.Workspace.ID
 	return exchange(ctx, res, func(tx pgx.Tx) (Tokens, *TokenError, error) {
 		var (
@@ -287,7 +359,15 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 		case !now.Before(expires):
 			return Tokens{}, tokenErr("invalid_grant", "the refresh token has expired"), nil
 		case used != nil && now.Sub(*used) > o.ReuseGrace:
-			return Tokens{}, tokenErr("invalid_grant", "the refresh token was already used; every token of this grant is revoked"), revokeGrant(ctx, tx, ws, grant)
+			return Tokens{}, tokenErr(
+					"invalid_grant",
+					"the refresh token was already used; every token of this grant is revoked",
+				), revokeGrant(
+					ctx,
+					tx,
+					ws,
+					grant,
+				)
 		}
 		s := scopesFromDB(scopes)
 		if narrow != nil {
@@ -310,7 +390,11 @@ func (o *OAuth) Refresh(ctx context.Context, res tenant.Resolution, clientID, to
 // workspace: decide reads the locked row and answers the tokens issued or the
 // RFC 6749 error, whose transaction still commits what decide wrote (a
 // revoked family, a slower interval).
-func exchange(ctx context.Context, res tenant.Resolution, decide func(tx pgx.Tx) (Tokens, *TokenError, error)) (Tokens, error) {
+func exchange(
+	ctx context.Context,
+	res tenant.Resolution,
+	decide func(tx pgx.Tx) (Tokens, *TokenError, error),
+) (Tokens, error) {
 	var out Tokens
 	var tokErr *TokenError
 	err := res.Shard.Tx(ctx, res.Workspace.ID, func(tx pgx.Tx) error {
@@ -370,7 +454,8 @@ func (o *OAuth) Revoke(ctx context.Context, res tenant.Resolution, clientID, tok
 	return res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		if !ok {
 			err := tx.QueryRow(ctx, `select r.grant_id from oauth_refresh_tokens r join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
-				where r.workspace_id = $1 and r.token_hash = $2 and g.client_id = $3`, ws, hashSecret(token), clientID).Scan(&grant)
+				where r.workspace_id = $1 and r.token_hash = $2 and g.client_id = $3`, ws, hashSecret(token), clientID).
+				Scan(&grant)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return nil
 			}
@@ -405,8 +490,16 @@ func (o *OAuth) Introspect(ctx context.Context, res tenant.Resolution, clientID,
 	if err != nil || st.revoked {
 		return Introspection{}
 	}
-	return Introspection{Active: true, Scope: claims.Scope, ClientID: claims.ClientID, Sub: claims.Subject, Exp: claims.ExpiresAt.Unix(),
-		Iat: claims.IssuedAt.Unix(), Jti: claims.ID, TokenType: "Bearer"}
+	return Introspection{
+		Active:    true,
+		Scope:     claims.Scope,
+		ClientID:  claims.ClientID,
+		Sub:       claims.Subject,
+		Exp:       claims.ExpiresAt.Unix(),
+		Iat:       claims.IssuedAt.Unix(),
+		Jti:       claims.ID,
+		TokenType: "Bearer",
+	}
 }
 
 // grantState is what the verifier caches per grant.
@@ -436,16 +529,17 @@ func (o *OAuth) grant(ctx context.Context, res tenant.Resolution, claims *Access
 	err = res.Shard.Read(ctx, res.Workspace.ID, func(b *pgx.Batch) {
 		b.Queue(`select g.revoked_at is not null, a.client_id is not null, coalesce(a.scopes, '{}'), coalesce(a.status, 'DISABLED')
 			from oauth_grants g left join apps a on a.workspace_id = g.workspace_id and a.client_id = g.client_id
-			where g.workspace_id = $1 and g.id = $2`, res.Workspace.ID, id).QueryRow(func(r pgx.Row) error {
-			var scopes []string
-			err := r.Scan(&st.revoked, &st.appFound, &scopes, &st.appStatus)
-			if errors.Is(err, pgx.ErrNoRows) {
-				st.revoked = true
-				return nil
-			}
-			st.appScopes = scopesFromDB(scopes)
-			return err
-		})
+			where g.workspace_id = $1 and g.id = $2`, res.Workspace.ID, id).
+			QueryRow(func(r pgx.Row) error {
+				var scopes []string
+				err := r.Scan(&st.revoked, &st.appFound, &scopes, &st.appStatus)
+				if errors.Is(err, pgx.ErrNoRows) {
+					st.revoked = true
+					return nil
+				}
+				st.appScopes = scopesFromDB(scopes)
+				return err
+			})
 	})
 	if err != nil {
 		return nil, err

@@ -112,7 +112,11 @@ func (k *KeyRing) reload(ctx context.Context) error {
 		// others': refuse, rather than rotate the key away from under them.
 		priv, err := k.openPrivate(kid, sealed)
 		if err != nil {
-			return fmt.Errorf("the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY (or PMAPI_SECRET_KEY_PREVIOUS); every instance needs the same keys: %w", kid, err)
+			return fmt.Errorf(
+				"the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY (or PMAPI_SECRET_KEY_PREVIOUS); every instance needs the same keys: %w",
+				kid,
+				err,
+			)
 		}
 		private[kid], active = priv, kid
 	}

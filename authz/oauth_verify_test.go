@@ -44,8 +44,15 @@ func setupOAuth(t *testing.T) oauthFixture {
 	}
 	f.oauth = authz.NewOAuth(f.dir, f.ring, testIssuer)
 	err := f.shard.Tx(context.Background(), f.ws.ID, func(tx pgx.Tx) error {
-		_, err := tx.Exec(context.Background(), `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, $3, $4, $5)`,
-			f.ws.ID, f.grant, f.clientID, f.user, []string{"tasks:read"})
+		_, err := tx.Exec(
+			context.Background(),
+			`insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, $3, $4, $5)`,
+			f.ws.ID,
+			f.grant,
+			f.clientID,
+			f.user,
+			[]string{"tasks:read"},
+		)
 		return err
 	})
 	if err != nil {
@@ -58,8 +65,14 @@ func setupOAuth(t *testing.T) oauthFixture {
 func (f oauthFixture) claims() authz.AccessClaims {
 	now := time.Now()
 	return authz.AccessClaims{
-		RegisteredClaims: jwt.RegisteredClaims{Issuer: testIssuer, Subject: f.user.String(), Audience: jwt.ClaimStrings{"pmapi"},
-			IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute)), ID: pmapi.NewID().String()},
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    testIssuer,
+			Subject:   f.user.String(),
+			Audience:  jwt.ClaimStrings{"pmapi"},
+			IssuedAt:  jwt.NewNumericDate(now),
+			ExpiresAt: jwt.NewNumericDate(now.Add(time.Minute)),
+			ID:        pmapi.NewID().String(),
+		},
 		ClientID: f.clientID, Scope: "tasks:read", Workspace: f.ws.ID.String(), Grant: f.grant.String(),
 	}
 }

@@ -50,8 +50,9 @@ func Reseal(ctx context.Context, dir *tenant.Directory, box *seal.Box) ([]seal.R
 			r.Failed = append(r.Failed, s.kid)
 			continue
 		}
-		tag, err := dir.Pool().Exec(ctx, `update oauth_signing_keys set private_sealed = $2 where kid = $1 and private_sealed = $3`,
-			s.kid, box.Seal(der, signingKeyAt(s.kid)), s.sealed)
+		tag, err := dir.Pool().
+			Exec(ctx, `update oauth_signing_keys set private_sealed = $2 where kid = $1 and private_sealed = $3`,
+				s.kid, box.Seal(der, signingKeyAt(s.kid)), s.sealed)
 		if err != nil {
 			return []seal.Report{r}, err
 		}

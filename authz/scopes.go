@@ -44,7 +44,10 @@ func DefineScopes(names ...string) error {
 	defineMu.Lock()
 	defer defineMu.Unlock()
 	cur := table()
-	next := &scopeTable{names: append([]string(nil), cur.names...), bits: make(map[string]Scopes, len(cur.bits)+len(names))}
+	next := &scopeTable{
+		names: append([]string(nil), cur.names...),
+		bits:  make(map[string]Scopes, len(cur.bits)+len(names)),
+	}
 	for n, b := range cur.bits {
 		next.bits[n] = b
 	}

@@ -84,7 +84,8 @@ func TestRevokingAGrantTwiceKeepsTheFirstTime(t *testing.T) {
 			if err := revokeGrant(ctx, tx, ws, grant); err != nil {
 				return err
 			}
-			return tx.QueryRow(ctx, "select revoked_at from oauth_grants where workspace_id = $1 and id = $2", ws, grant).Scan(&at)
+			return tx.QueryRow(ctx, "select revoked_at from oauth_grants where workspace_id = $1 and id = $2", ws, grant).
+				Scan(&at)
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -92,7 +93,13 @@ func TestRevokingAGrantTwiceKeepsTheFirstTime(t *testing.T) {
 		return at
 	}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, 'app', $3, '{}')`, ws, grant, uuid.New())
+		_, err := tx.Exec(
+			ctx,
+			`insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, 'app', $3, '{}')`,
+			ws,
+			grant,
+			uuid.New(),
+		)
 		return err
 	})
 	if err != nil {

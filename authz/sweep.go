@@ -17,7 +17,12 @@ const KeepExpiredSessions = 7 * 24 * time.Hour
 // SweepSessions deletes the workspace's sessions KeepExpiredSessions past
 // expiry, inside tx (the maintenance job's per-workspace transaction).
 func SweepSessions(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
-	_, err := tx.Exec(ctx, "delete from sessions where workspace_id = $1 and expires_at < $2", ws, time.Now().Add(-KeepExpiredSessions))
+	_, err := tx.Exec(
+		ctx,
+		"delete from sessions where workspace_id = $1 and expires_at < $2",
+		ws,
+		time.Now().Add(-KeepExpiredSessions),
+	)
 	return err
 }
 
@@ -25,7 +30,11 @@ func SweepSessions(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
 // expiry: undecided or unredeemed codes are of no further use, and the day keeps
 // a late poll answered expired_token rather than invalid_grant.
 func SweepDeviceCodes(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
-	_, err := tx.Exec(ctx, "delete from oauth_device_codes where workspace_id = $1 and expires_at < now() - interval '1 day'", ws)
+	_, err := tx.Exec(
+		ctx,
+		"delete from oauth_device_codes where workspace_id = $1 and expires_at < now() - interval '1 day'",
+		ws,
+	)
 	return err
 }
 

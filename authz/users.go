@@ -61,7 +61,8 @@ func CreateUser(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, email, n
 	u := User{ID: id, WorkspaceID: ws, Email: email, Name: strings.TrimSpace(name)}
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		return tx.QueryRow(ctx, `insert into users (workspace_id, id, email, name) values ($1, $2, $3, $4) returning created_at`,
-			ws, id, u.Email, u.Name).Scan(&u.CreatedAt)
+			ws, id, u.Email, u.Name).
+			Scan(&u.CreatedAt)
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
@@ -71,7 +72,12 @@ func CreateUser(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, email, n
 }
 
 // IssueSession creates a session for user valid for ttl and returns its sid value.
-func IssueSession(ctx context.Context, shard *tenant.Shard, ws, user uuid.UUID, ttl time.Duration) (string, Session, error) {
+func IssueSession(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, user uuid.UUID,
+	ttl time.Duration,
+) (string, Session, error) {
 	if ttl <= 0 || ttl > 90*24*time.Hour {
 		return "", Session{}, pmapi.Invalid("ttlSeconds", "session lifetime must be between 1 second and 90 days")
 	}

@@ -97,8 +97,12 @@ func TestDashboardIsScopedToOneRelease(t *testing.T) {
 
 // queueGauge is a use of a gauge that every pod reports alike.
 var (
-	queueGauge       = regexp.MustCompile(`pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`)
-	queueGaugeMaxed  = regexp.MustCompile(`max by \([^)]*\bshard\b[^)]*\) \(pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`)
+	queueGauge = regexp.MustCompile(
+		`pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`,
+	)
+	queueGaugeMaxed = regexp.MustCompile(
+		`max by \([^)]*\bshard\b[^)]*\) \(pmapi_webhook_(queue_depth|oldest_pending_age_seconds|queue_up|circuits_open)\b`,
+	)
 	alertName        = regexp.MustCompile(`(?m)^\s*- alert: (\S+)$`)
 	runbookURL       = regexp.MustCompile(`(?m)^\s*runbook_url: (\S+)$`)
 	heading          = regexp.MustCompile(`(?m)^#{2,4} (.+)$`)
@@ -139,7 +143,12 @@ func TestEveryAlertHasARunbook(t *testing.T) {
 	alerts := alertName.FindAllStringSubmatch(rules, -1)
 	urls := runbookURL.FindAllStringSubmatch(rules, -1)
 	if len(alerts) < 10 || len(alerts) != len(urls) {
-		t.Fatalf("%d alerts and %d runbook_url annotations in %s; want one each, at least 10", len(alerts), len(urls), rulesFile)
+		t.Fatalf(
+			"%d alerts and %d runbook_url annotations in %s; want one each, at least 10",
+			len(alerts),
+			len(urls),
+			rulesFile,
+		)
 	}
 	for i, a := range alerts {
 		name := a[1]

@@ -54,7 +54,11 @@ func (s Search) From() string {
 	if s.Docs == "" {
 		return pgx.Identifier{s.Table}.Sanitize() + " r where r.workspace_id = $1 and"
 	}
-	return pgx.Identifier{s.Docs}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{s.Table}.Sanitize() +
+	return pgx.Identifier{
+		s.Docs,
+	}.Sanitize() + " d cross join lateral (select * from " + pgx.Identifier{
+		s.Table,
+	}.Sanitize() +
 		" r where r.workspace_id = $1 and r.id = d.id offset 0) r where d.workspace_id = $1 and"
 }
 

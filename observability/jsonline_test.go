@@ -21,10 +21,26 @@ func TestJSONLineIsSlogs(t *testing.T) {
 		time.Date(1999, 1, 2, 3, 4, 5, 1_000_000, time.Local),
 	}
 	plain := [][]slog.Attr{
-		{slog.String("requestId", "req_abc.DEF:1-2_3"), slog.String("method", "GET"), slog.String("route", "/v1/workspaces/:ws/tasks"),
-			slog.Int("status", 200), slog.Float64("latencyMs", 1.234)},
-		{slog.String("route", "unmatched"), slog.Int("status", -1), slog.Float64("latencyMs", 0), slog.String("code", "NOT_FOUND")},
-		{slog.String("a", "<&>'{}"), slog.Float64("x", 123456.789), slog.Float64("y", 0.001), slog.Float64("z", 1e20), slog.String("e", "")},
+		{
+			slog.String("requestId", "req_abc.DEF:1-2_3"),
+			slog.String("method", "GET"),
+			slog.String("route", "/v1/workspaces/:ws/tasks"),
+			slog.Int("status", 200),
+			slog.Float64("latencyMs", 1.234),
+		},
+		{
+			slog.String("route", "unmatched"),
+			slog.Int("status", -1),
+			slog.Float64("latencyMs", 0),
+			slog.String("code", "NOT_FOUND"),
+		},
+		{
+			slog.String("a", "<&>'{}"),
+			slog.Float64("x", 123456.789),
+			slog.Float64("y", 0.001),
+			slog.Float64("z", 1e20),
+			slog.String("e", ""),
+		},
 	}
 	for _, at := range times {
 		for _, attrs := range plain {
@@ -80,7 +96,9 @@ func TestJSONLoggerTakesLines(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Info("third")
-	if lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")); len(lines) != 3 || !bytes.Contains(lines[1], []byte("second")) || !bytes.Contains(lines[2], []byte("third")) {
+	if lines := bytes.Split(bytes.TrimSpace(out.Bytes()), []byte("\n")); len(lines) != 3 ||
+		!bytes.Contains(lines[1], []byte("second")) ||
+		!bytes.Contains(lines[2], []byte("third")) {
 		t.Errorf("lines out of order:\n%s", out.Bytes())
 	}
 	if _, ok := log.With("k", "v").Handler().(LineWriter); ok {

@@ -27,7 +27,13 @@ const lineBufferMax = 32 << 10
 
 // NewLineBuffer writes to w, flushing every interval until Close.
 func NewLineBuffer(w io.Writer, interval time.Duration) *LineBuffer {
-	l := &LineBuffer{w: w, buf: make([]byte, 0, lineBufferMax), open: true, stop: make(chan struct{}), done: make(chan struct{})}
+	l := &LineBuffer{
+		w:    w,
+		buf:  make([]byte, 0, lineBufferMax),
+		open: true,
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
+	}
 	go func() {
 		defer close(l.done)
 		t := time.NewTicker(interval)

@@ -31,7 +31,8 @@ func TestLogLevelAndFormat(t *testing.T) {
 		t.Fatalf("at warn, %d lines: %q", len(lines), buf.String())
 	}
 	var m map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil || m["msg"] != "shown" || m["requestId"] != "req_1" || m["level"] != "WARN" {
+	if err := json.Unmarshal([]byte(lines[0]), &m); err != nil || m["msg"] != "shown" || m["requestId"] != "req_1" ||
+		m["level"] != "WARN" {
 		t.Errorf("line %s: %v", lines[0], err)
 	}
 }
@@ -67,7 +68,8 @@ func TestLogFormat(t *testing.T) {
 
 	var buf bytes.Buffer
 	NewLogger(&buf, slog.LevelInfo, FormatText).Info("listening", "addr", "127.0.0.1:8080")
-	if !regexp.MustCompile(`^time=\d\d:\d\d:\d\d\.\d{3} level=INFO msg=listening addr=127\.0\.0\.1:8080\n$`).MatchString(buf.String()) {
+	if !regexp.MustCompile(`^time=\d\d:\d\d:\d\d\.\d{3} level=INFO msg=listening addr=127\.0\.0\.1:8080\n$`).
+		MatchString(buf.String()) {
 		t.Errorf("text line: %q", buf.String())
 	}
 }

@@ -65,8 +65,18 @@ type poolCollector struct {
 func RegisterPools(pools []PoolSource) {
 	c := &poolCollector{
 		pools: pools,
-		conns: prometheus.NewDesc("pmapi_db_pool_connections", "Connections of a shard's pool, by state.", []string{"shard", "state"}, nil),
-		waits: prometheus.NewDesc("pmapi_db_pool_empty_acquire_total", "Acquires that waited because the pool was empty.", []string{"shard"}, nil),
+		conns: prometheus.NewDesc(
+			"pmapi_db_pool_connections",
+			"Connections of a shard's pool, by state.",
+			[]string{"shard", "state"},
+			nil,
+		),
+		waits: prometheus.NewDesc(
+			"pmapi_db_pool_empty_acquire_total",
+			"Acquires that waited because the pool was empty.",
+			[]string{"shard"},
+			nil,
+		),
 	}
 	Reregister(c)
 }

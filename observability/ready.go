@@ -7,8 +7,12 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-var readyDesc = prometheus.NewDesc("pmapi_ready",
-	"1 when the readiness check (every shard reachable and carrying the newest migration; what /readyz answers) passes at scrape time, else 0.", nil, nil)
+var readyDesc = prometheus.NewDesc(
+	"pmapi_ready",
+	"1 when the readiness check (every shard reachable and carrying the newest migration; what /readyz answers) passes at scrape time, else 0.",
+	nil,
+	nil,
+)
 
 // readiness runs the process's readiness check at scrape time, so the alert on
 // it needs no kube-state-metrics and also covers `pmapi work`, which has no

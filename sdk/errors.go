@@ -34,5 +34,11 @@ func Check(r Response, body []byte) error {
 	if err := json.Unmarshal(body, &env); err != nil || env.Error.Code == "" {
 		return &APIError{Status: st, Code: ErrorCodeInternal, Message: string(body)}
 	}
-	return &APIError{Status: st, Code: env.Error.Code, Message: env.Error.Message, Details: env.Error.Details, RequestID: env.Error.RequestId}
+	return &APIError{
+		Status:    st,
+		Code:      env.Error.Code,
+		Message:   env.Error.Message,
+		Details:   env.Error.Details,
+		RequestID: env.Error.RequestId,
+	}
 }

@@ -53,6 +53,10 @@ func TestSDKIsFresh(t *testing.T) {
 	}
 	have, _ := os.ReadFile("client.gen.go")
 	if !bytes.Equal(have, fresh) {
-		t.Fatalf("sdk/client.gen.go is stale against the served document (%d bytes, regenerated %d): run make sdk", len(have), len(fresh))
+		t.Fatalf(
+			"sdk/client.gen.go is stale against the served document (%d bytes, regenerated %d): run make sdk",
+			len(have),
+			len(fresh),
+		)
 	}
 }

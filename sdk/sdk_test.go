@@ -42,11 +42,19 @@ func TestSDKDrivesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	p, err := c.CreateProjectWithResponse(ctx, &pmapisdk.CreateProjectParams{}, pmapisdk.ProjectCreateRequest{Name: "SDK project"})
+	p, err := c.CreateProjectWithResponse(
+		ctx,
+		&pmapisdk.CreateProjectParams{},
+		pmapisdk.ProjectCreateRequest{Name: "SDK project"},
+	)
 	must(t, "create project", p, p.Body, err)
 	var ids []string
 	for _, title := range []string{"first", "second", "third"} {
-		r, err := c.CreateTaskWithResponse(ctx, &pmapisdk.CreateTaskParams{}, pmapisdk.TaskCreateRequest{ProjectId: p.JSON201.Data.Id, Title: title})
+		r, err := c.CreateTaskWithResponse(
+			ctx,
+			&pmapisdk.CreateTaskParams{},
+			pmapisdk.TaskCreateRequest{ProjectId: p.JSON201.Data.Id, Title: title},
+		)
 		must(t, "create task", r, r.Body, err)
 		if r.JSON201.Data.Status != pmapisdk.TaskStatusTodo {
 			t.Errorf("a new task is %s", r.JSON201.Data.Status)
@@ -79,9 +87,17 @@ func TestSDKDrivesTheServer(t *testing.T) {
 
 	t.Run("null clears", func(t *testing.T) {
 		desc := "to be cleared"
-		u, err := c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullableWithValue(desc)})
+		u, err := c.UpdateTaskWithResponse(
+			ctx,
+			&pmapisdk.UpdateTaskParams{},
+			pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullableWithValue(desc)},
+		)
 		must(t, "set description", u, u.Body, err)
-		u, err = c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullNullable[string]()})
+		u, err = c.UpdateTaskWithResponse(
+			ctx,
+			&pmapisdk.UpdateTaskParams{},
+			pmapisdk.TaskUpdateRequest{TaskId: ids[0], Description: nullable.NewNullNullable[string]()},
+		)
 		must(t, "clear description", u, u.Body, err)
 		if !u.JSON201.Data.Description.IsNull() {
 			t.Errorf("description after null: %v", u.JSON201.Data.Description)
@@ -90,7 +106,11 @@ func TestSDKDrivesTheServer(t *testing.T) {
 
 	t.Run("errors are typed", func(t *testing.T) {
 		review := pmapisdk.TaskStatusReview
-		u, err := c.UpdateTaskWithResponse(ctx, &pmapisdk.UpdateTaskParams{}, pmapisdk.TaskUpdateRequest{TaskId: ids[1], Status: &review})
+		u, err := c.UpdateTaskWithResponse(
+			ctx,
+			&pmapisdk.UpdateTaskParams{},
+			pmapisdk.TaskUpdateRequest{TaskId: ids[1], Status: &review},
+		)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +148,12 @@ func TestSDKDeviceLogin(t *testing.T) {
 	go func() {
 		// The user approves on the device page; here, the console API does.
 		time.Sleep(1200 * time.Millisecond)
-		tn.Console(t, http.MethodPost, "/openapi/v1/oauth/device/approve", map[string]any{"user_code": da.UserCode, "action": "approve"})
+		tn.Console(
+			t,
+			http.MethodPost,
+			"/openapi/v1/oauth/device/approve",
+			map[string]any{"user_code": da.UserCode, "action": "approve"},
+		)
 	}()
 	tok, err := conf.DeviceAccessToken(ctx, da)
 	if err != nil {

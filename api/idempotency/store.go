@@ -109,7 +109,13 @@ func Finish(ctx context.Context, s Scope, key string, resp Response) error {
 // with the same key runs again.
 func Abandon(ctx context.Context, s Scope, key string) error {
 	return s.Shard.Tx(ctx, s.Workspace, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `delete from idempotency_keys where workspace_id = $1 and client_id = $2 and key = $3`, s.Workspace, s.ClientID, key)
+		_, err := tx.Exec(
+			ctx,
+			`delete from idempotency_keys where workspace_id = $1 and client_id = $2 and key = $3`,
+			s.Workspace,
+			s.ClientID,
+			key,
+		)
 		return err
 	})
 }

@@ -64,7 +64,9 @@ func New(current string, previous ...string) (*Box, error) {
 	raw, ok := randomKey(current)
 	if !ok {
 		if len(strings.TrimSpace(current)) >= 32 {
-			return nil, errors.New(`PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32); passphrases are no longer accepted: put the passphrase in PMAPI_SECRET_KEY_PREVIOUS, a new key in PMAPI_SECRET_KEY, and run pmapi admin reseal (docs/operations.md, "Rotating PMAPI_SECRET_KEY")`)
+			return nil, errors.New(
+				`PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32); passphrases are no longer accepted: put the passphrase in PMAPI_SECRET_KEY_PREVIOUS, a new key in PMAPI_SECRET_KEY, and run pmapi admin reseal (docs/operations.md, "Rotating PMAPI_SECRET_KEY")`,
+			)
 		}
 		return nil, errors.New("PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32)")
 	}
@@ -77,7 +79,10 @@ func New(current string, previous ...string) (*Box, error) {
 		raw, ok := randomKey(p)
 		if !ok {
 			if p = strings.TrimSpace(p); len(p) < 32 {
-				return nil, fmt.Errorf("PMAPI_SECRET_KEY_PREVIOUS: entry %d is neither 32 bytes in base64 nor a passphrase of at least 32 characters", i+1)
+				return nil, fmt.Errorf(
+					"PMAPI_SECRET_KEY_PREVIOUS: entry %d is neither 32 bytes in base64 nor a passphrase of at least 32 characters",
+					i+1,
+				)
 			}
 			sum := sha256.Sum256([]byte(p))
 			raw = sum[:]
@@ -188,7 +193,9 @@ func (b *Box) Seal(plain string, where Binding) []byte {
 // ErrNoKey is what Open answers for a value no configured key opens where it
 // is bound: sealed under a key that is no longer configured, tampered with,
 // or copied from another row.
-var ErrNoKey = errors.New("the sealed value opens under none of the configured keys (PMAPI_SECRET_KEY, PMAPI_SECRET_KEY_PREVIOUS) for this row")
+var ErrNoKey = errors.New(
+	"the sealed value opens under none of the configured keys (PMAPI_SECRET_KEY, PMAPI_SECRET_KEY_PREVIOUS) for this row",
+)
 
 // Open decrypts what Seal made for the same place, under whichever
 // configured key sealed it, and values of the legacy form.

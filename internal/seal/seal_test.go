@@ -12,7 +12,12 @@ import (
 	"testing"
 )
 
-var here = Bind("webhook_subscriptions", "secret_sealed", "01a2067a-08b3-7dd9-85e5-1da4831daa78", "0190d1c4-0000-7000-8000-000000000001")
+var here = Bind(
+	"webhook_subscriptions",
+	"secret_sealed",
+	"01a2067a-08b3-7dd9-85e5-1da4831daa78",
+	"0190d1c4-0000-7000-8000-000000000001",
+)
 
 func mustNew(t *testing.T, current string, previous ...string) *Box {
 	t.Helper()
@@ -43,7 +48,8 @@ func TestSealRoundTripAndTamper(t *testing.T) {
 		}
 	}
 	other := mustNew(t, Random())
-	if _, err := other.Open(b.Seal("x", here), here); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), b.KeyID()) {
+	if _, err := other.Open(b.Seal("x", here), here); !errors.Is(err, ErrNoKey) ||
+		!strings.Contains(err.Error(), b.KeyID()) {
 		t.Errorf("another key: %v", err)
 	}
 	if bytes.Equal(b.Seal("x", here), b.Seal("x", here)) {
@@ -97,7 +103,18 @@ func TestRotation(t *testing.T) {
 	k1, k2 := Random(), Random()
 	const passphrase = "an old passphrase that is at least thirty-two characters long"
 	old := mustNew(t, k1)
-	underK1, legacyK1, legacyPass := old.Seal("v1", here), legacySeal(t, k1, "legacy"), legacySeal(t, passphrase, "from a passphrase")
+	underK1, legacyK1, legacyPass := old.Seal(
+		"v1",
+		here,
+	), legacySeal(
+		t,
+		k1,
+		"legacy",
+	), legacySeal(
+		t,
+		passphrase,
+		"from a passphrase",
+	)
 	if got, err := old.Open(legacyK1, here); err != nil || got != "legacy" || old.Current(legacyK1) {
 		t.Errorf("legacy value under the current key: %q %v", got, err)
 	}
@@ -136,7 +153,8 @@ func TestKeyTexts(t *testing.T) {
 	if _, err := New("short"); err == nil {
 		t.Error("a short key was accepted")
 	}
-	if _, err := New("a passphrase that is at least thirty-two characters long"); err == nil || !strings.Contains(err.Error(), "PMAPI_SECRET_KEY_PREVIOUS") {
+	if _, err := New("a passphrase that is at least thirty-two characters long"); err == nil ||
+		!strings.Contains(err.Error(), "PMAPI_SECRET_KEY_PREVIOUS") {
 		t.Errorf("a passphrase as the current key: %v", err)
 	}
 	if _, err := New(base64.StdEncoding.EncodeToString(make([]byte, 16))); err == nil {

@@ -258,8 +258,15 @@ func (st *state) modify(m modification, seq []*node) {
 	verb := strings.ToUpper(m.verb)
 	if st.tenant(target) {
 		if joined != nil {
-			st.add(RuleModifyOneTable, "%s %s ... %s %s: Citus cannot prune a multi-relation %s with a generic plan; match rows with = any($n) instead",
-				verb, target, strings.ToUpper(m.join), clip(text(joined)), verb)
+			st.add(
+				RuleModifyOneTable,
+				"%s %s ... %s %s: Citus cannot prune a multi-relation %s with a generic plan; match rows with = any($n) instead",
+				verb,
+				target,
+				strings.ToUpper(m.join),
+				clip(text(joined)),
+				verb,
+			)
 		} else if hasSubquery(seq) {
 			st.add(RuleModifyOneTable, "%s %s with a subquery: Citus cannot prune it with a generic plan; read first, then %s by key", verb, target, m.verb)
 		}
@@ -307,8 +314,12 @@ func (st *state) insert(seq []*node) {
 			}
 		case len(source) > 0 && source[0].is("default"):
 		default:
-			st.add(RuleInsertValues, "INSERT INTO %s %s: Citus ships INSERT ... SELECT with COPY, which row-level security refuses; use multi-row VALUES",
-				target, clip(text(source)))
+			st.add(
+				RuleInsertValues,
+				"INSERT INTO %s %s: Citus ships INSERT ... SELECT with COPY, which row-level security refuses; use multi-row VALUES",
+				target,
+				clip(text(source)),
+			)
 		}
 	}
 	if len(source) > 0 && (source[0].is("select", "with") || source[0].query()) {
@@ -365,7 +376,8 @@ func alias(seq []*node, i *int) (string, bool) {
 	if j < len(seq) && seq[j].is("as") {
 		j++
 	}
-	if j < len(seq) && !seq[j].paren && (seq[j].tok.kind == kIdent && !notAlias[seq[j].tok.text] || seq[j].tok.kind == kQuoted) {
+	if j < len(seq) && !seq[j].paren &&
+		(seq[j].tok.kind == kIdent && !notAlias[seq[j].tok.text] || seq[j].tok.kind == kQuoted) {
 		a := seq[j].tok.text
 		j++
 		if j < len(seq) && seq[j].paren && !seq[j].query() {
@@ -527,7 +539,12 @@ func (st *state) checkLevel(lv *level) {
 			if r.alias != r.table {
 				name += " " + r.alias
 			}
-			st.add(RuleTenantKey, "%s is not restricted by %s.workspace_id = $n at its own query level (a correlated or missing workspace_id makes Citus plan it across every shard)", name, r.alias)
+			st.add(
+				RuleTenantKey,
+				"%s is not restricted by %s.workspace_id = $n at its own query level (a correlated or missing workspace_id makes Citus plan it across every shard)",
+				name,
+				r.alias,
+			)
 		}
 	}
 }
@@ -691,12 +708,22 @@ func (st *state) mutableInCase(what string, seq []*node) {
 			depth--
 			if depth == 0 {
 				if f := mutableCall(seq[start : i+1]); f != "" {
-					st.add(RuleMutableInCase, "%s uses %s inside CASE: decide in Go and choose between statements, or pass the time as a parameter", what, f)
+					st.add(
+						RuleMutableInCase,
+						"%s uses %s inside CASE: decide in Go and choose between statements, or pass the time as a parameter",
+						what,
+						f,
+					)
 				}
 			}
 		case n.is("coalesce") && i+1 < len(seq) && seq[i+1].paren:
 			if f := mutableCall(seq[i+1].group); f != "" && depth == 0 {
-				st.add(RuleMutableInCase, "%s uses %s inside COALESCE: decide in Go and choose between statements, or pass the time as a parameter", what, f)
+				st.add(
+					RuleMutableInCase,
+					"%s uses %s inside COALESCE: decide in Go and choose between statements, or pass the time as a parameter",
+					what,
+					f,
+				)
 			}
 		case n.paren && !n.query() && depth == 0:
 			st.mutableInCase(what, n.group)
@@ -718,7 +745,14 @@ func (st *state) stableWithColumn(what string, seq []*node) {
 				switch {
 				case fn == "least" || fn == "greatest":
 					if i+1 < len(seq) && seq[i+1].op("+", "-") {
-						st.add(RuleStableWithColumn, "%s computes %s(column, %s) %s ...: a STABLE operator over a column; decide in Go or pass the time as a parameter", what, fn, f, seq[i+1].tok.text)
+						st.add(
+							RuleStableWithColumn,
+							"%s computes %s(column, %s) %s ...: a STABLE operator over a column; decide in Go or pass the time as a parameter",
+							what,
+							fn,
+							f,
+							seq[i+1].tok.text,
+						)
 					}
 				case fn == "coalesce" || notColumn[fn] || (i >= 2 && seq[i-2].op("::")):
 				default:
@@ -735,10 +769,16 @@ func (st *state) stableWithColumn(what string, seq []*node) {
 		right := seq[i+1]
 		isInterval := right.is("interval") || (right.is("make_interval") && i+2 < len(seq) && seq[i+2].paren)
 		left := seq[i-1]
-		leftColumn := !left.paren && left.tok.kind == kIdent && !notColumn[left.tok.text] && !sqlValueFunctions[left.tok.text] &&
+		leftColumn := !left.paren && left.tok.kind == kIdent && !notColumn[left.tok.text] &&
+			!sqlValueFunctions[left.tok.text] &&
 			!(i >= 2 && seq[i-2].op("::"))
 		if isInterval && leftColumn {
-			st.add(RuleStableWithColumn, "%s adds an interval to the column %s: timestamptz arithmetic is STABLE; compute the value in Go or from now() alone", what, left.tok.text)
+			st.add(
+				RuleStableWithColumn,
+				"%s adds an interval to the column %s: timestamptz arithmetic is STABLE; compute the value in Go or from now() alone",
+				what,
+				left.tok.text,
+			)
 		}
 	}
 }
@@ -793,7 +833,11 @@ func checkSetConfig(seq []*node, st *state) {
 			if len(args) > 0 && args[0].tok.kind == kString && args[0].tok.text == "'pmapi.workspace_id'" {
 				continue
 			}
-			st.add(RuleSetConfig, "set_config(%s) does not reach Citus workers: use tenant's Shard.QueueLocalSetting", clip(text(args)))
+			st.add(
+				RuleSetConfig,
+				"set_config(%s) does not reach Citus workers: use tenant's Shard.QueueLocalSetting",
+				clip(text(args)),
+			)
 		}
 	}
 }

@@ -18,8 +18,11 @@ var bad = []struct {
 }{
 	{RuleTenantKey, `select p.id, coalesce((select json_agg(m.user_id) from project_members m
 		where m.workspace_id = p.workspace_id and m.project_id = p.id), '[]') from projects p where p.workspace_id = $1 and p.id = $2 for update`},
-	{RuleTenantKey, `select a.id, (select count(*) from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id)::int
-		from rrca_analyses a where a.workspace_id = $1 and a.id = $2 for update of a`},
+	{
+		RuleTenantKey,
+		`select a.id, (select count(*) from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id)::int
+		from rrca_analyses a where a.workspace_id = $1 and a.id = $2 for update of a`,
+	},
 	{RuleTenantKey, `with docs as (
 			select a.id, a.title || ' ' || coalesce((select string_agg(n.text, ' ' order by n.id)
 				from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id and n.kind <> 'WHY_SUGGESTION'), '') as doc
@@ -30,13 +33,25 @@ var bad = []struct {
 	{RuleTenantKey, `select t.id from tasks t join projects p on p.id = t.project_id where t.workspace_id = $1`},
 	{RuleTenantKey, `update tasks set title = $2 where id = $1`},
 	{RuleTenantKey, `delete from rrca_nodes where id = $1`},
-	{RuleInsertValues, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
+	{
+		RuleInsertValues,
+		`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, event_type, data)
 		select $1::uuid, * from unnest($2::uuid[], $3::uuid[], $4::text[], $5::uuid[], $6::text[], $7::jsonb[])
-		on conflict do nothing returning id`},
-	{RuleInsertValues, `insert into events (workspace_id, id, type, data) select $1::uuid, * from unnest($2::uuid[], $3::text[], $4::jsonb[])`},
-	{RuleInsertValues, `insert into events (workspace_id, id, type, data) values ($1, $2, (select type from tasks where workspace_id = $1 limit 1), '{}')`},
-	{RuleModifyOneTable, `update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
-		where d.workspace_id = $1 and d.id = j.id`},
+		on conflict do nothing returning id`,
+	},
+	{
+		RuleInsertValues,
+		`insert into events (workspace_id, id, type, data) select $1::uuid, * from unnest($2::uuid[], $3::text[], $4::jsonb[])`,
+	},
+	{
+		RuleInsertValues,
+		`insert into events (workspace_id, id, type, data) values ($1, $2, (select type from tasks where workspace_id = $1 limit 1), '{}')`,
+	},
+	{
+		RuleModifyOneTable,
+		`update webhook_deliveries d set job_id = j.job from unnest($2::uuid[], $3::bigint[]) as j(id, job)
+		where d.workspace_id = $1 and d.id = j.id`,
+	},
 	{RuleModifyOneTable, `update api_keys k set last_used_at = u.at
 		from unnest($2::uuid[], $3::timestamptz[]) as u(id, at)
 		where k.workspace_id = $1 and k.id = u.id and (k.last_used_at is null or k.last_used_at < u.at)`},
@@ -44,34 +59,61 @@ var bad = []struct {
 		where d.workspace_id = $1 and d.id = j.id`},
 	{RuleModifyOneTable, `update corrective_actions set action_item_id = null where workspace_id = $1
 		and action_item_id in (select id from action_items where workspace_id = $1 and project_id = $2)`},
-	{RuleModifyOneTable, `delete from tasks t using projects p where t.workspace_id = $1 and p.workspace_id = $1 and p.id = t.project_id`},
-	{RuleMutableInCase, `update projects set archived_at = case when $3 then now() end, updated_at = now() where workspace_id = $1 and id = $2`},
+	{
+		RuleModifyOneTable,
+		`delete from tasks t using projects p where t.workspace_id = $1 and p.workspace_id = $1 and p.id = t.project_id`,
+	},
+	{
+		RuleMutableInCase,
+		`update projects set archived_at = case when $3 then now() end, updated_at = now() where workspace_id = $1 and id = $2`,
+	},
 	{RuleMutableInCase, `update tasks as t set archived_at = case when $3 then now() end, updated_at = now()
 		where t.workspace_id = $1 and t.id = $2 returning t.id`},
 	{RuleMutableInCase, `update apps set name = $3, description = $4, scopes = $5, status = $6,
 		disabled_at = case when $6 = 'DISABLED' then coalesce(disabled_at, now()) end, updated_at = now()
 		where workspace_id = $1 and client_id = $2 returning client_id`},
-	{RuleMutableInCase, `update apps set status = 'DISABLED', disabled_at = coalesce(disabled_at, now()), updated_at = now()
-		where workspace_id = $1 and client_id = $2`},
-	{RuleMutableInCase, `update oauth_grants set revoked_at = coalesce(revoked_at, now()) where workspace_id = $1 and id = $2`},
+	{
+		RuleMutableInCase,
+		`update apps set status = 'DISABLED', disabled_at = coalesce(disabled_at, now()), updated_at = now()
+		where workspace_id = $1 and client_id = $2`,
+	},
+	{
+		RuleMutableInCase,
+		`update oauth_grants set revoked_at = coalesce(revoked_at, now()) where workspace_id = $1 and id = $2`,
+	},
 	{RuleMutableInCase, `update workspaces set status = $2,
 		suspended_at = case when $2 = 'SUSPENDED' then coalesce(suspended_at, now()) end where id = $1 returning id`},
-	{RuleMutableInCase, `update webhook_subscriptions s set previous_secret_sealed = case when $5 > 0 then secret_sealed end,
+	{
+		RuleMutableInCase,
+		`update webhook_subscriptions s set previous_secret_sealed = case when $5 > 0 then secret_sealed end,
 		previous_valid_until = case when $5 > 0 then now() + make_interval(secs => $5) end,
 		secret_sealed = $3, secret_prefix = $4, updated_at = now()
-		where s.workspace_id = $1 and s.client_id = $6 and s.id = $2 returning s.id`},
+		where s.workspace_id = $1 and s.client_id = $6 and s.id = $2 returning s.id`,
+	},
 	{RuleMutableInCase, `update webhook_deliveries set status = $3, attempts = $4, last_status = $5, next_attempt_at = $6,
 		completed_at = case when $3 in ('SUCCEEDED', 'DEAD') then now() end
 		where workspace_id = $1 and id = $2 and status not in ('CANCELLED', 'SUCCEEDED', 'DEAD')`},
 	{RuleMutableInCase, `update webhook_subscriptions set failing_since = coalesce(failing_since, now())
 		where workspace_id = $1 and id = $2 returning failing_since`},
-	{RuleMutableInCase, `update webhook_subscriptions set failing_since = coalesce(failing_since, current_timestamp) where workspace_id = $1 and id = $2`},
+	{
+		RuleMutableInCase,
+		`update webhook_subscriptions set failing_since = coalesce(failing_since, current_timestamp) where workspace_id = $1 and id = $2`,
+	},
 	{RuleMutableInCase, `insert into apps (workspace_id, client_id) values ($1, $2)
 		on conflict (workspace_id, client_id) do update set disabled_at = coalesce(apps.disabled_at, now())`},
-	{RuleStableWithColumn, `update webhook_subscriptions set failing_since = least(failing_since, now()) + interval '1 second'
-		where workspace_id = $1 and id = $2`},
-	{RuleStableWithColumn, `update api_keys set expires_at = expires_at + interval '30 days' where workspace_id = $1 and id = $2`},
-	{RuleStableWithColumn, `update api_keys set expires_at = date_trunc('day', last_used_at, now()::text) where workspace_id = $1 and id = $2`},
+	{
+		RuleStableWithColumn,
+		`update webhook_subscriptions set failing_since = least(failing_since, now()) + interval '1 second'
+		where workspace_id = $1 and id = $2`,
+	},
+	{
+		RuleStableWithColumn,
+		`update api_keys set expires_at = expires_at + interval '30 days' where workspace_id = $1 and id = $2`,
+	},
+	{
+		RuleStableWithColumn,
+		`update api_keys set expires_at = date_trunc('day', last_used_at, now()::text) where workspace_id = $1 and id = $2`,
+	},
 	{RuleSetConfig, `select set_config('pg_trgm.word_similarity_threshold', $1, true)`},
 	{RuleSetConfig, `select set_config($1, $2, true)`},
 	{RuleParse, `select 'unterminated from tasks`},

@@ -46,8 +46,9 @@ func Statements(root string) ([]Statement, error) {
 		if d.IsDir() {
 			name := d.Name()
 			// This package's own messages quote SQL.
-			if path != root && (strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "node_modules" ||
-				name == "bin" || path == filepath.Join(root, "internal", "sqlcheck")) {
+			if path != root &&
+				(strings.HasPrefix(name, ".") || name == "testdata" || name == "vendor" || name == "node_modules" ||
+					name == "bin" || path == filepath.Join(root, "internal", "sqlcheck")) {
 				return filepath.SkipDir
 			}
 			return nil
@@ -288,7 +289,13 @@ func (e *evaluator) eval(p *pkg, imports map[string]string, fn *ast.BlockStmt, x
 
 // local folds a variable or constant of the enclosing function: the values of
 // every assignment to it, each optionally followed by what += adds.
-func (e *evaluator) local(p *pkg, imports map[string]string, fn *ast.BlockStmt, name string, depth int) ([]string, bool) {
+func (e *evaluator) local(
+	p *pkg,
+	imports map[string]string,
+	fn *ast.BlockStmt,
+	name string,
+	depth int,
+) ([]string, bool) {
 	a := e.assignments(fn)[name]
 	if a == nil {
 		return nil, false

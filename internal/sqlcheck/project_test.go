@@ -41,7 +41,12 @@ func TestProjectSQL(t *testing.T) {
 				used[key] = true
 				continue
 			}
-			t.Errorf("%s: %s\n\t%s", s.Pos, v, strings.Join(strings.Fields(strings.ReplaceAll(s.SQL, sqlcheck.Hole, "<runtime>")), " "))
+			t.Errorf(
+				"%s: %s\n\t%s",
+				s.Pos,
+				v,
+				strings.Join(strings.Fields(strings.ReplaceAll(s.SQL, sqlcheck.Hole, "<runtime>")), " "),
+			)
 		}
 	}
 	for key, why := range exempt {

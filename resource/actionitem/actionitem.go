@@ -103,8 +103,13 @@ func ValidOwnerHint(h *string) error { return validate.Optional("ownerHint", h, 
 // the server itself when the status moves, never by callers.
 func ValidLog(kind, message string) (string, error) { return logEntry.Check(kind, message) }
 
-var logEntry = validate.Entry{ServerKind: LogStatusChange, ServerWhy: "STATUS_CHANGE entries are written by the server when the status changes",
-	Kinds: LogKinds[:4], TextField: "message", MaxText: 10000}
+var logEntry = validate.Entry{
+	ServerKind: LogStatusChange,
+	ServerWhy:  "STATUS_CHANGE entries are written by the server when the status changes",
+	Kinds:      LogKinds[:4],
+	TextField:  "message",
+	MaxText:    10000,
+}
 
 // ParseID reads an action-item id; a malformed one names nothing (404).
 func ParseID(s string) (uuid.UUID, error) { return pmapi.ParseID(IDPrefix, s, "action item") }

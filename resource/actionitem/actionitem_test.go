@@ -44,7 +44,12 @@ func TestParseTellsNullFromAbsent(t *testing.T) {
 	if _, err := ParseOp(OpAttachProject, BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID())}, has(), "pm_cli_x"); err == nil {
 		t.Error("attach-project without projectId accepted")
 	}
-	op, err := ParseOp(OpUpdate, BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID()), Title: new(" Fix it ")}, has("title"), "pm_cli_x")
+	op, err := ParseOp(
+		OpUpdate,
+		BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID()), Title: new(" Fix it ")},
+		has("title"),
+		"pm_cli_x",
+	)
 	if err != nil || *op.Fields.Title != "Fix it" || op.Author != "pm_cli_x" {
 		t.Errorf("update op %+v %v", op, err)
 	}

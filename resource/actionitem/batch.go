@@ -49,7 +49,15 @@ func ParseOp(kind string, req BatchOp, has func(string) bool, author string) (Op
 	op := Op{Kind: kind, Author: author, RawID: req.ActionItemID}
 	var err error
 	if kind == OpCreate {
-		op.New, err = ParseCreate(CreateRequest{Title: deref(req.Title), Description: req.Description, OwnerHint: req.OwnerHint, ProjectID: req.ProjectID, DueDate: req.DueDate})
+		op.New, err = ParseCreate(
+			CreateRequest{
+				Title:       deref(req.Title),
+				Description: req.Description,
+				OwnerHint:   req.OwnerHint,
+				ProjectID:   req.ProjectID,
+				DueDate:     req.DueDate,
+			},
+		)
 		return op, err
 	}
 	if op.ID, err = ParseID(req.ActionItemID); err != nil {
@@ -57,7 +65,16 @@ func ParseOp(kind string, req BatchOp, has func(string) bool, author string) (Op
 	}
 	switch kind {
 	case OpUpdate:
-		op.Fields, err = ParseFields(UpdateRequest{Title: req.Title, Description: req.Description, Status: req.Status, OwnerHint: req.OwnerHint, DueDate: req.DueDate}, has)
+		op.Fields, err = ParseFields(
+			UpdateRequest{
+				Title:       req.Title,
+				Description: req.Description,
+				Status:      req.Status,
+				OwnerHint:   req.OwnerHint,
+				DueDate:     req.DueDate,
+			},
+			has,
+		)
 	case OpAttachProject:
 		if req.ProjectID == nil {
 			return op, pmapi.Invalid("projectId", "attach-project needs projectId")

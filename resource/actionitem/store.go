@@ -37,12 +37,22 @@ func scan(row pgx.Row) (Item, error) {
 }
 
 func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
-	return scan(tx.QueryRow(ctx, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2 for update", ws, id))
+	return scan(
+		tx.QueryRow(ctx, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2 for update", ws, id),
+	)
 }
 
 // Get returns one action item.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2", ws, id)
+	return storekit.Get(
+		ctx,
+		shard,
+		ws,
+		scan,
+		"select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2",
+		ws,
+		id,
+	)
 }
 
 // Filter selects action items for a list.
@@ -152,10 +162,25 @@ func (s Store) CreateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws 
 	if in.Source == "" {
 		in.Source = SourceManual
 	}
-	it, err := scan(tx.QueryRow(ctx, `insert into action_items as a (workspace_id, id, title, description, owner_hint, project_id, due_date,
+	it, err := scan(
+		tx.QueryRow(
+			ctx,
+			`insert into action_items as a (workspace_id, id, title, description, owner_hint, project_id, due_date,
 			source, source_rrca_id, source_node_id, source_suggestion_id)
 		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) returning `+columns,
-		ws, pmapi.NewID(), in.Title, in.Description, in.OwnerHint, in.ProjectID, in.DueDate, in.Source, in.SourceRRCAID, in.SourceNodeID, in.SourceSuggestionID))
+			ws,
+			pmapi.NewID(),
+			in.Title,
+			in.Description,
+			in.OwnerHint,
+			in.ProjectID,
+			in.DueDate,
+			in.Source,
+			in.SourceRRCAID,
+			in.SourceNodeID,
+			in.SourceSuggestionID,
+		),
+	)
 	if err != nil {
 		return Item{}, err
 	}
@@ -183,7 +208,14 @@ type Fields struct {
 // UpdateTx applies f inside tx. A status move is checked against the table,
 // logged as a STATUS_CHANGE entry by author, and emitted as
 // action-item.status_changed; any change emits action-item.updated.
-func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, f Fields, author string) (Item, error) {
+func (s Store) UpdateTx(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	f Fields,
+	author string,
+) (Item, error) {
 	cur, err := getTx(ctx, tx, ws, id)
 	if err != nil {
 		return Item{}, err
@@ -205,9 +237,11 @@ func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 	validate.Set(&next.Description, f.Description)
 	validate.Set(&next.OwnerHint, f.OwnerHint)
 	validate.Set(&next.DueDate, f.DueDate)
-	it, err := scan(tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
+	it, err := scan(
+		tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
 		updated_at = now() where a.workspace_id = $1 and a.id = $2 returning `+columns,
-		ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate))
+			ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate),
+	)
 	if err != nil {
 		return Item{}, err
 	}
@@ -216,7 +250,12 @@ func (s Store) UpdateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 }
 
 // AttachTx puts the item in a project of the workspace.
-func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id, projectID uuid.UUID) (Item, error) {
+func (s Store) AttachTx(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, id, projectID uuid.UUID,
+) (Item, error) {
 	if _, err := getTx(ctx, tx, ws, id); err != nil {
 		return Item{}, err
 	}
@@ -232,7 +271,13 @@ func (s Store) AttachTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 }
 
 // SetArchivedTx archives or restores; repeating it changes and emits nothing.
-func (s Store) SetArchivedTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Item, error) {
+func (s Store) SetArchivedTx(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	archived bool,
+) (Item, error) {
 	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
 
@@ -254,7 +299,10 @@ func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws,
 		return err
 	}
 	return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "action-item.deleted",
-		Data: DeletedEvent{ActionItemID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatOptionalID(project.IDPrefix, cur.ProjectID)}})
+		Data: DeletedEvent{
+			ActionItemID: pmapi.FormatID(IDPrefix, id),
+			ProjectID:    pmapi.FormatOptionalID(project.IDPrefix, cur.ProjectID),
+		}})
 }
 
 func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.UUID) error {
@@ -268,7 +316,9 @@ func (s Store) detach(ctx context.Context, tx pgx.Tx, ws uuid.UUID, ids []uuid.U
 // logs, inside its transaction, and returns their ids (the project store emits
 // action-item.deleted).
 func (s Store) RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	ids, err := storekit.IDs(tx.Query(ctx, "select id from action_items where workspace_id = $1 and project_id = $2", ws, project))
+	ids, err := storekit.IDs(
+		tx.Query(ctx, "select id from action_items where workspace_id = $1 and project_id = $2", ws, project),
+	)
 	if err != nil || len(ids) == 0 {
 		return ids, err
 	}
@@ -290,7 +340,12 @@ func addLog(ctx context.Context, tx pgx.Tx, ws, item uuid.UUID, kind, message, a
 }
 
 // AddLog appends an entry to the item's execution log, emitting action-item.logged.
-func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind, message, author string) (Log, error) {
+func (s Store) AddLog(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, item uuid.UUID,
+	kind, message, author string,
+) (Log, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (l Log, err error) {
 		if _, err := getTx(ctx, tx, ws, item); err != nil {
 			return l, err
@@ -304,9 +359,22 @@ func (s Store) AddLog(ctx context.Context, shard *tenant.Shard, ws, item uuid.UU
 }
 
 // ListLogs returns the item's log, oldest first, optionally of one kind.
-func (s Store) ListLogs(ctx context.Context, shard *tenant.Shard, ws, item uuid.UUID, kind string, after *uuid.UUID, limit int) ([]Log, error) {
+func (s Store) ListLogs(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, item uuid.UUID,
+	kind string,
+	after *uuid.UUID,
+	limit int,
+) ([]Log, error) {
 	var logs []Log
-	err := storekit.ReadUnder(ctx, shard, ws, "action item", "select exists(select 1 from action_items where workspace_id = $1 and id = $2)", item,
+	err := storekit.ReadUnder(
+		ctx,
+		shard,
+		ws,
+		"action item",
+		"select exists(select 1 from action_items where workspace_id = $1 and id = $2)",
+		item,
 		func(b *pgx.Batch) {
 			storekit.QueueRows(b, &logs, func(row pgx.Row) (l Log, err error) {
 				err = row.Scan(&l.ID, &l.ActionItemID, &l.Kind, &l.Message, &l.Author, &l.CreatedAt)
@@ -314,14 +382,19 @@ func (s Store) ListLogs(ctx context.Context, shard *tenant.Shard, ws, item uuid.
 			}, `select id, action_item_id, kind, message, author, created_at from execution_logs
 				where workspace_id = $1 and action_item_id = $2 and ($3 = '' or kind = $3) and ($4::uuid is null or id > $4)
 				order by id limit $5`, ws, item, kind, after, limit)
-		})
+		},
+	)
 	return logs, err
 }
 
 // EventTypes documents the events action items emit.
 func EventTypes() []event.Type {
 	return []event.Type{
-		{Name: "action-item.created", Description: "An action item is created (by hand, by a corrective action or a look-across apply)", Payload: View{}},
+		{
+			Name:        "action-item.created",
+			Description: "An action item is created (by hand, by a corrective action or a look-across apply)",
+			Payload:     View{},
+		},
 		{Name: "action-item.updated", Description: "An action item is edited (status moves included)", Payload: View{}},
 		{Name: "action-item.status_changed", Description: "An action item's status moves", Payload: StatusEvent{}},
 		{Name: "action-item.project_attached", Description: "An action item is attached to a project", Payload: View{}},

@@ -29,7 +29,10 @@ type View struct {
 // ToView converts a stored item for the API.
 func ToView(i Item) View {
 	v := View{
-		ID: pmapi.FormatID(IDPrefix, i.ID), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
+		ID: pmapi.FormatID(
+			IDPrefix,
+			i.ID,
+		), Title: i.Title, Description: i.Description, Status: i.Status, OwnerHint: i.OwnerHint,
 		DueDate: i.DueDate, Source: i.Source, CreatedAt: i.CreatedAt, UpdatedAt: i.UpdatedAt, ArchivedAt: i.ArchivedAt,
 	}
 	v.ProjectID = pmapi.FormatOptionalID(project.IDPrefix, i.ProjectID)

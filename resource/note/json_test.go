@@ -14,7 +14,15 @@ import (
 func TestNoteJSONIsView(t *testing.T) {
 	rows := []Note{
 		{ID: uuid.Must(uuid.NewV7()), ProjectID: uuid.Must(uuid.NewV7()), Body: "Met the <supplier> & agreed\n\"dates\"",
-			CreatedAt: time.Now().Truncate(time.Microsecond), UpdatedAt: time.Date(2026, 3, 4, 5, 6, 7, 120_000_000, time.Local)},
+			CreatedAt: time.Now().
+				Truncate(time.Microsecond),
+			UpdatedAt: time.Date(2026, 3, 4, 5, 6, 7, 120_000_000, time.Local)},
 	}
-	rowjsontest.Same(t, viewJSON, rows, func(n Note) []any { return []any{n.ID, n.ProjectID, n.Body, n.CreatedAt, n.UpdatedAt} }, ToView)
+	rowjsontest.Same(
+		t,
+		viewJSON,
+		rows,
+		func(n Note) []any { return []any{n.ID, n.ProjectID, n.Body, n.CreatedAt, n.UpdatedAt} },
+		ToView,
+	)
 }

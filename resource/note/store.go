@@ -89,7 +89,8 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) error {
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var projectID uuid.UUID
-		err := tx.QueryRow(ctx, "delete from notes where workspace_id = $1 and id = $2 returning project_id", ws, id).Scan(&projectID)
+		err := tx.QueryRow(ctx, "delete from notes where workspace_id = $1 and id = $2 returning project_id", ws, id).
+			Scan(&projectID)
 		if err := storekit.Found(err, "note"); err != nil {
 			return err
 		}
@@ -110,5 +111,7 @@ func EventTypes() []event.Type {
 // RemoveInProject deletes the notes of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits note.deleted).
 func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, projectID uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(tx.Query(ctx, "delete from notes where workspace_id = $1 and project_id = $2 returning id", ws, projectID))
+	return storekit.IDs(
+		tx.Query(ctx, "delete from notes where workspace_id = $1 and project_id = $2 returning id", ws, projectID),
+	)
 }

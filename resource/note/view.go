@@ -19,7 +19,13 @@ type View struct {
 
 // ToView converts a stored note.
 func ToView(n Note) View {
-	return View{ID: pmapi.FormatID(IDPrefix, n.ID), ProjectID: pmapi.FormatID(project.IDPrefix, n.ProjectID), Body: n.Body, CreatedAt: n.CreatedAt, UpdatedAt: n.UpdatedAt}
+	return View{
+		ID:        pmapi.FormatID(IDPrefix, n.ID),
+		ProjectID: pmapi.FormatID(project.IDPrefix, n.ProjectID),
+		Body:      n.Body,
+		CreatedAt: n.CreatedAt,
+		UpdatedAt: n.UpdatedAt,
+	}
 }
 
 // List is a page of notes.

@@ -8,7 +8,14 @@ import (
 
 // ParseCreate turns a decoded create body into a validated NewProject.
 func ParseCreate(req CreateRequest) (NewProject, error) {
-	in := NewProject{Settings: Settings{Description: req.Description, RAGStatus: Green, StartDate: req.StartDate, TargetDate: req.TargetDate}}
+	in := NewProject{
+		Settings: Settings{
+			Description: req.Description,
+			RAGStatus:   Green,
+			StartDate:   req.StartDate,
+			TargetDate:  req.TargetDate,
+		},
+	}
 	var err error
 	if in.Name, err = ValidName(req.Name); err != nil {
 		return in, err

@@ -40,7 +40,19 @@ func scan(row pgx.Row) (Project, error) {
 	var p Project
 	var start, target *string
 	var members []byte
-	err := row.Scan(&p.ID, &p.Name, &p.Description, &p.OwnerID, &p.RAGStatus, &start, &target, &members, &p.CreatedAt, &p.UpdatedAt, &p.ArchivedAt)
+	err := row.Scan(
+		&p.ID,
+		&p.Name,
+		&p.Description,
+		&p.OwnerID,
+		&p.RAGStatus,
+		&start,
+		&target,
+		&members,
+		&p.CreatedAt,
+		&p.UpdatedAt,
+		&p.ArchivedAt,
+	)
 	if err := storekit.Found(err, "project"); err != nil {
 		return p, err
 	}
@@ -61,7 +73,15 @@ func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (
 
 // Get returns one project.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
-	return storekit.Get(ctx, shard, ws, scan, "select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2", ws, id)
+	return storekit.Get(
+		ctx,
+		shard,
+		ws,
+		scan,
+		"select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2",
+		ws,
+		id,
+	)
 }
 
 // Filter selects projects for a list.
@@ -82,7 +102,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "name")
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + storekit.Limit(f.Limit)
+	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + storekit.Limit(
+		f.Limit,
+	)
 	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 
@@ -116,7 +138,13 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			if _, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id) values ($1, $2, $3)`, ws, id, u); err != nil {
 				return p, err
 			}
-			events = append(events, event.Event{Type: "project.member_added", Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, id), UserID: u.String(), Role: RoleMember}})
+			events = append(
+				events,
+				event.Event{
+					Type: "project.member_added",
+					Data: MemberEvent{ProjectID: pmapi.FormatID(IDPrefix, id), UserID: u.String(), Role: RoleMember},
+				},
+			)
 		}
 		if p, err = get(ctx, tx, ws, id, false); err != nil {
 			return p, err
@@ -165,7 +193,12 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 // SetArchived archives (true) or restores (false) a project. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Project, error) {
-	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Project, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
+	return storekit.Tx(
+		ctx,
+		shard,
+		ws,
+		func(tx pgx.Tx) (Project, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) },
+	)
 }
 
 var archival = storekit.Archival[Project]{Noun: "project",
@@ -216,7 +249,12 @@ func (s Store) Delete(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 }
 
 // AddMember adds a user to a project (CONFLICT if already a member).
-func (s Store) AddMember(ctx context.Context, shard *tenant.Shard, ws, projectID, user uuid.UUID, role string) (Project, error) {
+func (s Store) AddMember(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, projectID, user uuid.UUID,
+	role string,
+) (Project, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		if _, err := get(ctx, tx, ws, projectID, true); err != nil {
 			return p, err
@@ -224,7 +262,14 @@ func (s Store) AddMember(ctx context.Context, shard *tenant.Shard, ws, projectID
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("userId", &user)); err != nil {
 			return p, err
 		}
-		_, err = tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`, ws, projectID, user, role)
+		_, err = tx.Exec(
+			ctx,
+			`insert into project_members (workspace_id, project_id, user_id, role) values ($1, $2, $3, $4)`,
+			ws,
+			projectID,
+			user,
+			role,
+		)
 		var pgErr *pgconn.PgError
 		if errors.As(err, &pgErr) && pgErr.Code == "23505" {
 			return p, pmapi.Errorf(pmapi.CodeConflict, "the user is already a member of this project")
@@ -248,7 +293,8 @@ func (s Store) RemoveMember(ctx context.Context, shard *tenant.Shard, ws, projec
 		}
 		var role string
 		err = tx.QueryRow(ctx, `delete from project_members where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`,
-			ws, projectID, user).Scan(&role)
+			ws, projectID, user).
+			Scan(&role)
 		if err := storekit.Found(err, "member"); err != nil {
 			return p, err
 		}
@@ -267,7 +313,11 @@ func EventTypes() []event.Type {
 		{Name: "project.updated", Description: "A project's fields change", Payload: View{}},
 		{Name: "project.archived", Description: "A project is archived", Payload: View{}},
 		{Name: "project.restored", Description: "An archived project is restored", Payload: View{}},
-		{Name: "project.deleted", Description: "An archived project is deleted with everything in it", Payload: DeletedEvent{}},
+		{
+			Name:        "project.deleted",
+			Description: "An archived project is deleted with everything in it",
+			Payload:     DeletedEvent{},
+		},
 		{Name: "project.member_added", Description: "A member is added", Payload: MemberEvent{}},
 		{Name: "project.member_removed", Description: "A member is removed", Payload: MemberEvent{}},
 	}

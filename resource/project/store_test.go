@@ -18,12 +18,16 @@ func TestRolledBackChangeLeavesNoRowEventOrJob(t *testing.T) {
 	ctx := context.Background()
 	f := storetest.New(t, "rollback")
 	failing := project.Store{Events: storetest.FailAfterEmit{Real: f.Events}}
-	if _, err := failing.Create(ctx, f.Shard, f.WS, project.NewProject{Settings: project.Settings{Name: "doomed", RAGStatus: project.Green}}); !errors.Is(err, storetest.ErrLate) {
+	if _, err := failing.Create(ctx, f.Shard, f.WS, project.NewProject{Settings: project.Settings{Name: "doomed", RAGStatus: project.Green}}); !errors.Is(
+		err,
+		storetest.ErrLate,
+	) {
 		t.Fatalf("Create returned %v, want the late failure", err)
 	}
 	counts := func() (projects, events, jobsQueued int) {
 		events, jobsQueued = f.Written(t, func(b *pgx.Batch) {
-			b.Queue("select count(*) from projects where workspace_id = $1", f.WS).QueryRow(func(r pgx.Row) error { return r.Scan(&projects) })
+			b.Queue("select count(*) from projects where workspace_id = $1", f.WS).
+				QueryRow(func(r pgx.Row) error { return r.Scan(&projects) })
 		})
 		return projects, events, jobsQueued
 	}

@@ -117,6 +117,14 @@ func (noJobs) Retry(context.Context, pgx.Tx, *tenant.Shard, uuid.UUID, uuid.UUID
 }
 func (noJobs) Cancel(context.Context, pgx.Tx, *tenant.Shard, []int64) error { return nil }
 
-func noAttempt(context.Context, webhook.Store, *webhook.Sender, webhook.Delivery, webhook.Subscription) (webhook.Result, error) {
-	return webhook.Result{}, errors.New("webhook test deliveries need the job runner's sender (registry.Deps.WebhookAttempt)")
+func noAttempt(
+	context.Context,
+	webhook.Store,
+	*webhook.Sender,
+	webhook.Delivery,
+	webhook.Subscription,
+) (webhook.Result, error) {
+	return webhook.Result{}, errors.New(
+		"webhook test deliveries need the job runner's sender (registry.Deps.WebhookAttempt)",
+	)
 }

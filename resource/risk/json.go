@@ -9,8 +9,17 @@ import (
 // its wire values (storekit.RowJSON): the list page and the detail
 // (api.ListRows, api.DetailRow; TestRiskJSONIsView).
 var viewJSON = storekit.NewRowJSON(
-	storekit.ID("id", "id", IDPrefix), storekit.ID("project_id", "projectId", project.IDPrefix),
-	storekit.Text("title", "title"), storekit.Text("description", "description").OrNull(),
-	storekit.Text("severity", "severity"), storekit.Text("status", "status"),
+	storekit.ID("id", "id", IDPrefix),
+	storekit.ID("project_id", "projectId", project.IDPrefix),
+	storekit.Text("title", "title"),
+	storekit.Text("description", "description").OrNull(),
+	storekit.Text("severity", "severity"),
+	storekit.Text("status", "status"),
 	storekit.UUID("owner_id", "ownerId").OrNull(),
-	storekit.Time("created_at", "createdAt"), storekit.Time("updated_at", "updatedAt"), storekit.Time("archived_at", "archivedAt").OrNull())
+	storekit.Time(
+		"created_at",
+		"createdAt",
+	),
+	storekit.Time("updated_at", "updatedAt"),
+	storekit.Time("archived_at", "archivedAt").OrNull(),
+)

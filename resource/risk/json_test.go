@@ -19,9 +19,29 @@ func TestRiskJSONIsView(t *testing.T) {
 		{ID: uuid.Must(uuid.NewV7()), ProjectID: uuid.Must(uuid.NewV7()), Title: "Seal <failure>", Description: &desc,
 			Severity: "HIGH", Status: Mitigating, OwnerID: &owner, CreatedAt: now, UpdatedAt: now, ArchivedAt: &archived},
 		{ID: uuid.Must(uuid.NewV7()), ProjectID: uuid.Must(uuid.NewV7()), Title: "t", Severity: "LOW", Status: Open,
-			CreatedAt: time.Date(2026, 11, 25, 0, 0, 0, 0, time.Local), UpdatedAt: time.Date(2026, 11, 25, 0, 0, 0, 0, time.Local)},
+			CreatedAt: time.Date(
+				2026,
+				11,
+				25,
+				0,
+				0,
+				0,
+				0,
+				time.Local,
+			), UpdatedAt: time.Date(2026, 11, 25, 0, 0, 0, 0, time.Local)},
 	}
 	rowjsontest.Same(t, viewJSON, rows, func(r Risk) []any {
-		return []any{r.ID, r.ProjectID, r.Title, r.Description, r.Severity, r.Status, r.OwnerID, r.CreatedAt, r.UpdatedAt, r.ArchivedAt}
+		return []any{
+			r.ID,
+			r.ProjectID,
+			r.Title,
+			r.Description,
+			r.Severity,
+			r.Status,
+			r.OwnerID,
+			r.CreatedAt,
+			r.UpdatedAt,
+			r.ArchivedAt,
+		}
 	}, ToView)
 }

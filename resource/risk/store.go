@@ -25,8 +25,21 @@ const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.statu
 
 // fields are where the columns go in a Risk.
 func fields(r *Risk) []any {
-	return []any{&r.ID, &r.ProjectID, &r.Title, storekit.NullString(&r.Description), storekit.OneOf(&r.Severity, Severities),
-		storekit.OneOf(&r.Status, Statuses), storekit.NullUUID(&r.OwnerID), &r.CreatedAt, &r.UpdatedAt, storekit.NullTime(&r.ArchivedAt)}
+	return []any{
+		&r.ID,
+		&r.ProjectID,
+		&r.Title,
+		storekit.NullString(&r.Description),
+		storekit.OneOf(&r.Severity, Severities),
+		storekit.OneOf(
+			&r.Status,
+			Statuses,
+		),
+		storekit.NullUUID(&r.OwnerID),
+		&r.CreatedAt,
+		&r.UpdatedAt,
+		storekit.NullTime(&r.ArchivedAt),
+	}
 }
 
 func scan(row pgx.Row) (Risk, error) {
@@ -36,7 +49,9 @@ func scan(row pgx.Row) (Risk, error) {
 }
 
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
-	return scan(tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id))
+	return scan(
+		tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id),
+	)
 }
 
 const getSQL = "select " + columns + " from risks r where r.workspace_id = $1 and r.id = $2"
@@ -98,8 +113,10 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
 			return r, err
 		}
-		r, err = scan(tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
-			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
+		r, err = scan(
+			tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
+			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID),
+		)
 		if err != nil {
 			return r, err
 		}
@@ -132,7 +149,12 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				return r, err
 			}
 			next.Status = *ch.Status
-			data := StatusEvent{RiskID: pmapi.FormatID(IDPrefix, id), ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID), From: cur.Status, To: next.Status}
+			data := StatusEvent{
+				RiskID:    pmapi.FormatID(IDPrefix, id),
+				ProjectID: pmapi.FormatID(project.IDPrefix, cur.ProjectID),
+				From:      cur.Status,
+				To:        next.Status,
+			}
 			events = append(events, event.Event{Type: "risk.status_changed", Data: data})
 			switch next.Status {
 			case Open:
@@ -162,7 +184,12 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
-	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Risk, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
+	return storekit.Tx(
+		ctx,
+		shard,
+		ws,
+		func(tx pgx.Tx) (Risk, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) },
+	)
 }
 
 var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),
@@ -187,5 +214,7 @@ func EventTypes() []event.Type {
 // RemoveInProject deletes the risks of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits risk.deleted).
 func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(tx.Query(ctx, "delete from risks where workspace_id = $1 and project_id = $2 returning id", ws, project))
+	return storekit.IDs(
+		tx.Query(ctx, "delete from risks where workspace_id = $1 and project_id = $2 returning id", ws, project),
+	)
 }

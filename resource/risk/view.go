@@ -24,8 +24,18 @@ type View struct {
 
 // ToView converts a stored risk.
 func ToView(r Risk) View {
-	return View{ID: pmapi.FormatID(IDPrefix, r.ID), ProjectID: pmapi.FormatID(project.IDPrefix, r.ProjectID), Title: r.Title, Description: r.Description,
-		Severity: r.Severity, Status: r.Status, OwnerID: pmapi.FormatOptionalUserID(r.OwnerID), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, ArchivedAt: r.ArchivedAt}
+	return View{
+		ID:          pmapi.FormatID(IDPrefix, r.ID),
+		ProjectID:   pmapi.FormatID(project.IDPrefix, r.ProjectID),
+		Title:       r.Title,
+		Description: r.Description,
+		Severity:    r.Severity,
+		Status:      r.Status,
+		OwnerID:     pmapi.FormatOptionalUserID(r.OwnerID),
+		CreatedAt:   r.CreatedAt,
+		UpdatedAt:   r.UpdatedAt,
+		ArchivedAt:  r.ArchivedAt,
+	}
 }
 
 // List is a page of risks.

@@ -8,7 +8,11 @@ import (
 	"github.com/pmapi/pmapi/resource/search"
 )
 
-var sources = []facet.Search{{Type: "project", Scope: "projects:read"}, {Type: "task", Scope: "tasks:read"}, {Type: "note", Scope: "notes:read"}}
+var sources = []facet.Search{
+	{Type: "project", Scope: "projects:read"},
+	{Type: "task", Scope: "tasks:read"},
+	{Type: "note", Scope: "notes:read"},
+}
 
 func reads(scopes ...string) func(string) bool {
 	return func(s string) bool {
@@ -34,7 +38,9 @@ func TestChooseReadsWhatTheKeyMay(t *testing.T) {
 	if err != nil || len(got) != 2 {
 		t.Errorf("named types are deduplicated: %v %v", got, err)
 	}
-	if _, err := search.Choose(sources, "project", reads("tasks:read")); pmapi.ErrorCode(err) != pmapi.CodeInsufficientScope {
+	if _, err := search.Choose(sources, "project", reads("tasks:read")); pmapi.ErrorCode(
+		err,
+	) != pmapi.CodeInsufficientScope {
 		t.Errorf("a named type the key cannot read is refused: %v", err)
 	}
 	_, err = search.Choose(sources, "milestone", reads("tasks:read"))

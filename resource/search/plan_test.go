@@ -64,7 +64,16 @@ func (s seedText) words(n int) string {
 // seedTable inserts n rows with the given ids through the server's
 // role, in multi-row VALUES (Citus refuses INSERT ... SELECT into a table with
 // row-level security). row returns the values after workspace_id and id.
-func seedTable(ctx context.Context, tx pgx.Tx, ws uuid.UUID, table string, n int, cols []string, ids []uuid.UUID, row func(i int) []any) error {
+func seedTable(
+	ctx context.Context,
+	tx pgx.Tx,
+	ws uuid.UUID,
+	table string,
+	n int,
+	cols []string,
+	ids []uuid.UUID,
+	row func(i int) []any,
+) error {
 	const chunk = 500
 	for start := 0; start < n; start += chunk {
 		var sb strings.Builder
@@ -122,10 +131,22 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 				return append([]any{prj}, taskText[i]...)
 			}},
 			{"task_search", []string{"title", "description"}, func(i int) []any { return taskText[i] }},
-			{"risks", []string{"project_id", "title", "description"}, func(i int) []any { return []any{prj, title(i), txt.words(12)} }},
+			{
+				"risks",
+				[]string{"project_id", "title", "description"},
+				func(i int) []any { return []any{prj, title(i), txt.words(12)} },
+			},
 			{"notes", []string{"project_id", "body"}, func(i int) []any { return []any{prj, title(i) + ". " + txt.words(20)} }},
-			{"action_items", []string{"project_id", "title", "description", "owner_hint"}, func(i int) []any { return []any{prj, title(i), txt.words(12), txt.words(2)} }},
-			{"rrca_analyses", []string{"project_id", "title", "problem_statement"}, func(i int) []any { return []any{prj, title(i), txt.words(12)} }},
+			{
+				"action_items",
+				[]string{"project_id", "title", "description", "owner_hint"},
+				func(i int) []any { return []any{prj, title(i), txt.words(12), txt.words(2)} },
+			},
+			{
+				"rrca_analyses",
+				[]string{"project_id", "title", "problem_statement"},
+				func(i int) []any { return []any{prj, title(i), txt.words(12)} },
+			},
 		}
 		ids := map[string][]uuid.UUID{}
 		for _, s := range seeds {
@@ -253,7 +274,16 @@ func TestSearchReadsAHitsTaskByKey(t *testing.T) {
 			func(i int) []any { return append([]any{prj}, text[i]...) }); err != nil {
 			return err
 		}
-		return seedTable(ctx, tx, ws, "task_search", tasks, []string{"title", "description"}, ids, func(i int) []any { return text[i] })
+		return seedTable(
+			ctx,
+			tx,
+			ws,
+			"task_search",
+			tasks,
+			[]string{"title", "description"},
+			ids,
+			func(i int) []any { return text[i] },
+		)
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -274,7 +304,8 @@ func TestSearchReadsAHitsTaskByKey(t *testing.T) {
 					t.Errorf("q=%q: %d task rows read for a page of 21:\n%s", q, n, strings.Join(plan, "\n"))
 				}
 			}
-			if taskScan.MatchString(line) && !strings.Contains(line, "Index Scan using tasks_pkey on tasks") || strings.Contains(line, "Gather") {
+			if taskScan.MatchString(line) && !strings.Contains(line, "Index Scan using tasks_pkey on tasks") ||
+				strings.Contains(line, "Gather") {
 				t.Errorf("q=%q: the plan reads tasks other than by a hit's key, or in parallel:\n%s", q, strings.Join(plan, "\n"))
 				break
 			}

@@ -64,7 +64,10 @@ const minSimilarity = 0.3
 
 // trigramThreshold makes pg_trgm's <<% operator (which the trigram indexes
 // serve) use minSimilarity instead of its default 0.5, for the transaction.
-var trigramThreshold = tenant.MustLocalSetting("pg_trgm.strict_word_similarity_threshold", strconv.FormatFloat(minSimilarity, 'f', -1, 64))
+var trigramThreshold = tenant.MustLocalSetting(
+	"pg_trgm.strict_word_similarity_threshold",
+	strconv.FormatFloat(minSimilarity, 'f', -1, 64),
+)
 
 // Filter narrows a search; the zero value narrows nothing.
 type Filter struct {
@@ -110,7 +113,15 @@ func ParseKey(s string) (*Key, error) {
 // Run searches sources for q and returns at most limit items, best first, and
 // the key of the last one when more follow (nil on the last page). It is one
 // round trip: the threshold, the workspace and the query travel as one batch.
-func Run(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, q string, sources []facet.Search, f Filter, limit int) ([]Item, *Key, error) {
+func Run(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	q string,
+	sources []facet.Search,
+	f Filter,
+	limit int,
+) ([]Item, *Key, error) {
 	if f.Status != "" {
 		sources = withStatus(sources)
 	}
@@ -183,5 +194,6 @@ func ValidStatus(sources []facet.Search, status string) error {
 			}
 		}
 	}
-	return pmapi.Invalid("status", "status must be a status of a searched type: %s", strings.Join(allowed, ", ")).With("allowed", allowed)
+	return pmapi.Invalid("status", "status must be a status of a searched type: %s", strings.Join(allowed, ", ")).
+		With("allowed", allowed)
 }

@@ -27,7 +27,12 @@ func TestTyposMatchInEitherSettingMode(t *testing.T) {
 		shard := tenant.NewShard("default", testdb.AppPool(t), mode)
 		ws, id := uuid.New(), uuid.New()
 		err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Hydraulic press upgrade')", ws, id)
+			_, err := tx.Exec(
+				ctx,
+				"insert into projects (workspace_id, id, name) values ($1, $2, 'Hydraulic press upgrade')",
+				ws,
+				id,
+			)
 			return err
 		})
 		if err != nil {
@@ -35,7 +40,8 @@ func TestTyposMatchInEitherSettingMode(t *testing.T) {
 		}
 		var bySetting bool
 		err = shard.Read(ctx, ws, func(b *pgx.Batch) {
-			b.Queue("select $1 <<% 'Hydraulic press upgrade'", "hydrolic").QueryRow(func(r pgx.Row) error { return r.Scan(&bySetting) })
+			b.Queue("select $1 <<% 'Hydraulic press upgrade'", "hydrolic").
+				QueryRow(func(r pgx.Row) error { return r.Scan(&bySetting) })
 		})
 		if err != nil || bySetting {
 			t.Fatalf("the typo matches at pg_trgm's default threshold (%v, %v): it tests nothing", bySetting, err)

@@ -98,7 +98,8 @@ func wordsSQL(s facet.Search, filters, after string) string {
 // in that order until the page is full (row filters can drop a hit), so a
 // search reads a page of rows rather than one per hit.
 func wordsDocsSQL(s facet.Search, filters, after string) string {
-	return fmt.Sprintf(`(select '%[1]s'::text as type, s.id, %[5]s as project_id, s.title, s.body, s.kind, s.score
+	return fmt.Sprintf(
+		`(select '%[1]s'::text as type, s.id, %[5]s as project_id, s.title, s.body, s.kind, s.score
 		from (select * from (select d.id, %[3]s as title, %[4]s as body, m.kind,
 				(case m.kind when 2 then 2 + ts_rank(d.search_doc, websearch_to_tsquery('english', $2), 32)
 					else 1 + ts_rank(d.search_doc, to_tsquery('english', $3), 32) end)::float8 as score
@@ -107,7 +108,16 @@ func wordsDocsSQL(s facet.Search, filters, after string) string {
 			%[8]s order by score desc, id desc) s
 		cross join lateral (select * from %[9]s r where r.workspace_id = $1 and r.id = s.id offset 0) r
 		where %[6]s%[7]s order by s.score desc, s.id desc limit $4)`,
-		s.Type, pgx.Identifier{s.Docs}.Sanitize(), s.Title, s.Body, s.ProjectID, s.Live, filters, after, pgx.Identifier{s.Table}.Sanitize())
+		s.Type,
+		pgx.Identifier{s.Docs}.Sanitize(),
+		s.Title,
+		s.Body,
+		s.ProjectID,
+		s.Live,
+		filters,
+		after,
+		pgx.Identifier{s.Table}.Sanitize(),
+	)
 }
 
 // docs is the alias of the table that holds a source's search_doc.
@@ -125,13 +135,24 @@ func docs(s facet.Search) string {
 // search that finds its words never pays for the trigram index's candidates
 // (thousands for a short word, each compared again in full).
 func typosSQL(s facet.Search, fuzzy, filters, after string) string {
-	return fmt.Sprintf(`(select * from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, 0 as kind,
+	return fmt.Sprintf(
+		`(select * from (select '%[1]s'::text as type, r.id, %[5]s as project_id, %[3]s as title, %[4]s as body, 0 as kind,
 			greatest(strict_word_similarity($2, %[3]s), strict_word_similarity($2, %[4]s) / 2)::float8 as score
 			from %[2]s %[6]s%[7]s and (%[8]s)
 				and not (%[10]s.search_doc @@ websearch_to_tsquery('english', $2) or %[10]s.search_doc @@ to_tsquery('english', $3))
 				and (select count(*) from (select 1 from words limit $4) w) < $4) s
 		%[9]s order by score desc, id desc limit $4)`,
-		s.Type, s.From(), s.Title, s.Body, s.ProjectID, s.Live, filters, fuzzy, after, docs(s))
+		s.Type,
+		s.From(),
+		s.Title,
+		s.Body,
+		s.ProjectID,
+		s.Live,
+		filters,
+		fuzzy,
+		after,
+		docs(s),
+	)
 }
 
 // fuzzyMatch is the trigram branch's condition: every word of the query

@@ -14,7 +14,14 @@ import (
 func inProject(t testing.TB, name string) (storetest.Fixture, project.Project) {
 	t.Helper()
 	f := storetest.New(t, name)
-	p, err := project.Store{Events: event.Discard{}}.Create(context.Background(), f.Shard, f.WS, project.NewProject{Settings: project.Settings{Name: "p", RAGStatus: project.Green}})
+	p, err := project.Store{
+		Events: event.Discard{},
+	}.Create(
+		context.Background(),
+		f.Shard,
+		f.WS,
+		project.NewProject{Settings: project.Settings{Name: "p", RAGStatus: project.Green}},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,7 +36,25 @@ func TestListJSONIsGetsView(t *testing.T) {
 		in := task.NewTask{ProjectID: p.ID, Title: fmt.Sprint("task <", i, "> & \u2028"), Priority: 1 + i}
 		if i%2 == 0 {
 			desc := fmt.Sprint("description\n\"", i, "\"")
-			start, due := time.Date(2026, 1, 1+i, 0, 0, 0, 120_000_000, time.UTC), time.Date(2026, 2, 1+i, 0, 0, 0, 123_456_000, time.UTC)
+			start, due := time.Date(
+				2026,
+				1,
+				1+i,
+				0,
+				0,
+				0,
+				120_000_000,
+				time.UTC,
+			), time.Date(
+				2026,
+				2,
+				1+i,
+				0,
+				0,
+				0,
+				123_456_000,
+				time.UTC,
+			)
 			in.Description, in.StartDate, in.DueDate, in.AssigneeID, in.ReporterID = &desc, &start, &due, &user, &user
 		}
 		created, err := store.Create(ctx, f.Shard, f.WS, in)

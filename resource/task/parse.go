@@ -17,7 +17,12 @@ type Has = func(field string) bool
 // ParseCreate turns a decoded create body into a validated NewTask. A missing
 // projectId is a bad request; a malformed one names no project (404).
 func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
-	in := NewTask{Description: req.Description, Priority: DefaultPriority, StartDate: micro(req.StartDate), DueDate: micro(req.DueDate)}
+	in := NewTask{
+		Description: req.Description,
+		Priority:    DefaultPriority,
+		StartDate:   micro(req.StartDate),
+		DueDate:     micro(req.DueDate),
+	}
 	var err error
 	if in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription); err != nil {
 		return in, err
@@ -115,7 +120,10 @@ func apply(cur Task, ch Changes) (Task, error) {
 // update that changes nothing writes nothing and emits nothing.
 func same(a, b Task) bool {
 	return a.Status == b.Status && a.Title == b.Title && eqPtr(a.Description, b.Description) && a.Priority == b.Priority &&
-		eqPtr(a.AssigneeID, b.AssigneeID) && eqPtr(a.ReporterID, b.ReporterID) && eqTime(a.StartDate, b.StartDate) && eqTime(a.DueDate, b.DueDate)
+		eqPtr(
+			a.AssigneeID,
+			b.AssigneeID,
+		) && eqPtr(a.ReporterID, b.ReporterID) && eqTime(a.StartDate, b.StartDate) && eqTime(a.DueDate, b.DueDate)
 }
 
 func eqPtr[T comparable](a, b *T) bool {

@@ -49,7 +49,8 @@ func TestListKeepsItsPlan(t *testing.T) {
 	store := task.Store{Events: event.Discard{}}
 	for range 10 {
 		var page jsonw.Rows
-		if err := store.List(ctx, shard, f.WS, task.Filter{ProjectID: &p.ID, Limit: 51}, &page); err != nil || page.Len() != 51 {
+		if err := store.List(ctx, shard, f.WS, task.Filter{ProjectID: &p.ID, Limit: 51}, &page); err != nil ||
+			page.Len() != 51 {
 			t.Fatalf("List: %d tasks, %v", page.Len(), err)
 		}
 	}

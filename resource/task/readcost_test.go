@@ -20,7 +20,14 @@ import (
 func BenchmarkBackendCPUPerRead(b *testing.B) {
 	ctx := context.Background()
 	f, p := inProject(b, "read cost")
-	tk, err := task.Store{Events: event.Discard{}}.Create(ctx, f.Shard, f.WS, task.NewTask{ProjectID: p.ID, Title: "read me", Priority: 3})
+	tk, err := task.Store{
+		Events: event.Discard{},
+	}.Create(
+		ctx,
+		f.Shard,
+		f.WS,
+		task.NewTask{ProjectID: p.ID, Title: "read me", Priority: 3},
+	)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -50,8 +57,12 @@ func BenchmarkBackendCPUPerRead(b *testing.B) {
 			_, err := c.Exec(ctx, row, f.WS, tk.ID)
 			return err
 		}},
-		{"the row under row security, workspace set once", db.AppURL, "select set_config('pmapi.workspace_id', '" + f.WS.String() + "', false)",
-			func(c *pgx.Conn) error { _, err := c.Exec(ctx, row, f.WS, tk.ID); return err }},
+		{
+			"the row under row security, workspace set once",
+			db.AppURL,
+			"select set_config('pmapi.workspace_id', '" + f.WS.String() + "', false)",
+			func(c *pgx.Conn) error { _, err := c.Exec(ctx, row, f.WS, tk.ID); return err },
+		},
 		{"pmapi's read: set_config and the row in one batch", db.AppURL, "", func(c *pgx.Conn) error {
 			batch := &pgx.Batch{}
 			batch.Queue("select set_config('pmapi.workspace_id', $1, true)", f.WS.String())

@@ -46,7 +46,12 @@ func TestTaskSearchTextFollowsTheTextAlone(t *testing.T) {
 	f, p := inProject(t, "task search text")
 	tasks := task.Store{Events: event.Discard{}}
 	desc := "on line seven"
-	tk, err := tasks.Create(ctx, f.Shard, f.WS, task.NewTask{ProjectID: p.ID, Title: "Calibrate the torque wrench", Description: &desc, Priority: 3})
+	tk, err := tasks.Create(
+		ctx,
+		f.Shard,
+		f.WS,
+		task.NewTask{ProjectID: p.ID, Title: "Calibrate the torque wrench", Description: &desc, Priority: 3},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,23 @@ const columns = `t.id, t.project_id, t.title, t.description, t.status, t.priorit
 
 // fields are where the columns go in a Task.
 func fields(t *Task) []any {
-	return []any{&t.ID, &t.ProjectID, &t.Title, storekit.NullString(&t.Description), storekit.OneOf(&t.Status, Statuses), &t.Priority,
-		storekit.NullUUID(&t.AssigneeID), storekit.NullUUID(&t.ReporterID), storekit.NullTime(&t.StartDate), storekit.NullTime(&t.DueDate),
-		&t.CreatedAt, &t.UpdatedAt, storekit.NullTime(&t.ArchivedAt)}
+	return []any{
+		&t.ID,
+		&t.ProjectID,
+		&t.Title,
+		storekit.NullString(&t.Description),
+		storekit.OneOf(&t.Status, Statuses),
+		&t.Priority,
+		storekit.NullUUID(
+			&t.AssigneeID,
+		),
+		storekit.NullUUID(&t.ReporterID),
+		storekit.NullTime(&t.StartDate),
+		storekit.NullTime(&t.DueDate),
+		&t.CreatedAt,
+		&t.UpdatedAt,
+		storekit.NullTime(&t.ArchivedAt),
+	}
 }
 
 func scan(row pgx.Row) (Task, error) {
@@ -38,7 +52,9 @@ func scan(row pgx.Row) (Task, error) {
 
 // lock reads a task for a change, holding its row until the transaction ends.
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
-	t, err := scan(tx.QueryRow(ctx, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2 for update", ws, id))
+	t, err := scan(
+		tx.QueryRow(ctx, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2 for update", ws, id),
+	)
 	return t, err
 }
 
@@ -100,12 +116,26 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 		return Task{}, err
 	}
 	// The text's copy for search goes in the same statement (migration 0015).
-	t, err := scan(tx.QueryRow(ctx, `with t as (insert into tasks as t (workspace_id, id, project_id, title, description, priority,
+	t, err := scan(
+		tx.QueryRow(
+			ctx,
+			`with t as (insert into tasks as t (workspace_id, id, project_id, title, description, priority,
 			assignee_id, reporter_id, start_date, due_date)
 		values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+columns+`),
 		d as (insert into task_search (workspace_id, id, title, description) values ($1, $2, $4, $5))
 		select * from t`,
-		ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Priority, in.AssigneeID, in.ReporterID, in.StartDate, in.DueDate))
+			ws,
+			pmapi.NewID(),
+			in.ProjectID,
+			in.Title,
+			in.Description,
+			in.Priority,
+			in.AssigneeID,
+			in.ReporterID,
+			in.StartDate,
+			in.DueDate,
+		),
+	)
 	if err != nil {
 		return t, err
 	}
@@ -145,10 +175,22 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 	if err := storekit.CheckUsers(ctx, tx, ws, users...); err != nil {
 		return cur, err
 	}
-	t, err := scan(tx.QueryRow(ctx, `update tasks as t set status = $3, title = $4, description = $5, priority = $6,
+	t, err := scan(tx.QueryRow(
+		ctx,
+		`update tasks as t set status = $3, title = $4, description = $5, priority = $6,
 			assignee_id = $7, reporter_id = $8, start_date = $9, due_date = $10, updated_at = now()
 		where t.workspace_id = $1 and t.id = $2 returning `+columns,
-		ws, id, next.Status, next.Title, next.Description, next.Priority, next.AssigneeID, next.ReporterID, next.StartDate, next.DueDate))
+		ws,
+		id,
+		next.Status,
+		next.Title,
+		next.Description,
+		next.Priority,
+		next.AssigneeID,
+		next.ReporterID,
+		next.StartDate,
+		next.DueDate,
+	))
 	if err != nil {
 		return t, err
 	}
@@ -173,16 +215,31 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 }
 
 func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
-	return AssignedEvent{TaskID: pmapi.FormatID(IDPrefix, id), From: pmapi.FormatOptionalUserID(from), To: pmapi.FormatOptionalUserID(to)}
+	return AssignedEvent{
+		TaskID: pmapi.FormatID(IDPrefix, id),
+		From:   pmapi.FormatOptionalUserID(from),
+		To:     pmapi.FormatOptionalUserID(to),
+	}
 }
 
 // SetArchived archives (true) or restores (false) a task. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Task, error) { return s.setArchived(ctx, tx, shard, ws, id, archived) })
+	return storekit.Tx(
+		ctx,
+		shard,
+		ws,
+		func(tx pgx.Tx) (Task, error) { return s.setArchived(ctx, tx, shard, ws, id, archived) },
+	)
 }
 
-func (s Store) setArchived(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
+func (s Store) setArchived(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	archived bool,
+) (Task, error) {
 	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
 
@@ -195,9 +252,17 @@ var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit
 func EventTypes() []event.Type {
 	return []event.Type{
 		{Name: "task.created", Description: "A task is created", Payload: View{}},
-		{Name: "task.updated", Description: "Any field of a task changes, status and assignee included (after their own events)", Payload: View{}},
+		{
+			Name:        "task.updated",
+			Description: "Any field of a task changes, status and assignee included (after their own events)",
+			Payload:     View{},
+		},
 		{Name: "task.status_changed", Description: "A task's status changes", Payload: StatusChangedEvent{}},
-		{Name: "task.assigned", Description: "A task's assignee changes, including at creation with an assignee and on unassignment", Payload: AssignedEvent{}},
+		{
+			Name:        "task.assigned",
+			Description: "A task's assignee changes, including at creation with an assignee and on unassignment",
+			Payload:     AssignedEvent{},
+		},
 		{Name: "task.archived", Description: "A task is archived", Payload: View{}},
 		{Name: "task.restored", Description: "An archived task is restored", Payload: View{}},
 		{Name: "task.deleted", Description: "A task is deleted with its project", Payload: DeletedEvent{}},
@@ -207,5 +272,7 @@ func EventTypes() []event.Type {
 // RemoveInProject deletes the tasks of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits task.deleted).
 func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(tx.Query(ctx, "delete from tasks where workspace_id = $1 and project_id = $2 returning id", ws, project))
+	return storekit.IDs(
+		tx.Query(ctx, "delete from tasks where workspace_id = $1 and project_id = $2 returning id", ws, project),
+	)
 }

@@ -38,13 +38,19 @@ func TestRolledBackTaskChangeLeavesNoRowEventOrJob(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := task.Done
-	if _, err := failing.Update(ctx, f.Shard, f.WS, created.ID, task.Changes{Status: &done}); !errors.Is(err, storetest.ErrLate) {
+	if _, err := failing.Update(ctx, f.Shard, f.WS, created.ID, task.Changes{Status: &done}); !errors.Is(
+		err,
+		storetest.ErrLate,
+	) {
 		t.Fatalf("Update returned %v, want the late failure", err)
 	}
 	if n, e, j, s := counts(); n != 1 || e != 1 || j != 1 || s != task.Todo {
 		t.Fatalf("after a rolled-back update: %d tasks in %s, %d events, %d jobs; want the create's alone", n, s, e, j)
 	}
-	if _, err := failing.DoAtomic(ctx, f.Shard, f.WS, []task.Op{{Kind: task.OpCreate, New: in}}); !errors.Is(err, storetest.ErrLate) {
+	if _, err := failing.DoAtomic(ctx, f.Shard, f.WS, []task.Op{{Kind: task.OpCreate, New: in}}); !errors.Is(
+		err,
+		storetest.ErrLate,
+	) {
 		t.Fatalf("DoAtomic returned %v, want the late failure", err)
 	}
 	if n, e, j, _ := counts(); n != 1 || e != 1 || j != 1 {

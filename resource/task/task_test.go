@@ -87,7 +87,9 @@ func TestParseCreate(t *testing.T) {
 			t.Errorf("%s: got %v, want a bad %s", name, err, tc.field)
 		}
 	}
-	if _, err := ParseCreate(CreateRequest{ProjectID: "prj_nope", Title: "x"}, has()); pmapi.ErrorCode(err) != pmapi.CodeNotFound {
+	if _, err := ParseCreate(CreateRequest{ProjectID: "prj_nope", Title: "x"}, has()); pmapi.ErrorCode(
+		err,
+	) != pmapi.CodeNotFound {
 		t.Errorf("malformed project id: %v, want NOT_FOUND", err)
 	}
 }
@@ -107,7 +109,9 @@ func TestParseUpdateTellsAbsentFromNull(t *testing.T) {
 		}
 	}
 	bogus := "DOING"
-	if _, _, err := ParseUpdate(UpdateRequest{TaskID: tsk, Status: &bogus}, has("taskId", "status")); field(err) != "status" {
+	if _, _, err := ParseUpdate(UpdateRequest{TaskID: tsk, Status: &bogus}, has("taskId", "status")); field(
+		err,
+	) != "status" {
 		t.Errorf("unknown status: %v", err)
 	}
 	if _, _, err := ParseUpdate(UpdateRequest{}, has()); field(err) != "taskId" {

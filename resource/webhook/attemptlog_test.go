@@ -38,7 +38,8 @@ func TestAnAttemptOnACancelledDeliveryIsLogged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != "CANCELLED" || d.Attempts != 0 || d.LastStatus != nil || len(log) != 1 || log[0].Outcome != "failed" || *log[0].StatusCode != 500 {
+	if d.Status != "CANCELLED" || d.Attempts != 0 || d.LastStatus != nil || len(log) != 1 || log[0].Outcome != "failed" ||
+		*log[0].StatusCode != 500 {
 		t.Errorf("the cancelled delivery %+v with log %+v; want it CANCELLED as it was, with the attempt logged", d, log)
 	}
 	if n := f.rowLog(t, del); n != 1 {
@@ -64,7 +65,8 @@ func TestATestDeliveryLogsItsAttempt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.Status != webhook.StatusSucceeded || len(log) != 1 || log[0].Attempt != 1 || log[0].Outcome != "succeeded" || !log[0].At.Equal(at.Truncate(time.Microsecond)) ||
-		log[0].LatencyMS != 1 || log[0].Error != nil || log[0].ResponseSnippet != nil {
+		log[0].LatencyMS != 1 || log[0].Error != nil ||
+		log[0].ResponseSnippet != nil {
 		t.Errorf("test delivery %+v with log %+v", d, log)
 	}
 	if n := f.rowLog(t, d.ID); n != 1 {

@@ -56,9 +56,22 @@ func (d Delivery) When() time.Time {
 
 // ToDeliveryView converts a delivery.
 func ToDeliveryView(d Delivery) DeliveryView {
-	v := DeliveryView{ID: pmapi.FormatID(DeliveryPrefix, d.ID), SubscriptionID: pmapi.FormatID(SubscriptionPrefix, d.SubscriptionID),
-		EventID: pmapi.FormatID(EventPrefix, d.Event()), OccurredAt: d.When().UTC(), EventType: d.EventType, Status: d.Status, Attempts: d.Attempts, NextAttemptAt: d.NextAttemptAt, LastStatus: d.LastStatus,
-		CreatedAt: d.CreatedAt, CompletedAt: d.CompletedAt}
+	v := DeliveryView{
+		ID:             pmapi.FormatID(DeliveryPrefix, d.ID),
+		SubscriptionID: pmapi.FormatID(SubscriptionPrefix, d.SubscriptionID),
+		EventID: pmapi.FormatID(
+			EventPrefix,
+			d.Event(),
+		),
+		OccurredAt:    d.When().UTC(),
+		EventType:     d.EventType,
+		Status:        d.Status,
+		Attempts:      d.Attempts,
+		NextAttemptAt: d.NextAttemptAt,
+		LastStatus:    d.LastStatus,
+		CreatedAt:     d.CreatedAt,
+		CompletedAt:   d.CompletedAt,
+	}
 	if d.ReplayOf != nil {
 		s := pmapi.FormatID(DeliveryPrefix, *d.ReplayOf)
 		v.ReplayOf = &s
@@ -76,8 +89,25 @@ func scanDeliveryRow(row pgx.Row) (Delivery, error) { return scanDelivery(row) }
 // statement selects after them.
 func scanDelivery(row pgx.Row, more ...any) (Delivery, error) {
 	var d Delivery
-	err := row.Scan(append([]any{&d.ID, &d.SubscriptionID, &d.ClientID, &d.EventID, &d.OccurredAt, &d.EventType, &d.Data, &d.Status, &d.Attempts,
-		&d.NextAttemptAt, &d.LastStatus, &d.ReplayOf, &d.CreatedAt, &d.CompletedAt}, more...)...)
+	err := row.Scan(
+		append(
+			[]any{
+				&d.ID,
+				&d.SubscriptionID,
+				&d.ClientID,
+				&d.EventID,
+				&d.OccurredAt,
+				&d.EventType,
+				&d.Data,
+				&d.Status,
+				&d.Attempts,
+				&d.NextAttemptAt,
+				&d.LastStatus,
+				&d.ReplayOf,
+				&d.CreatedAt,
+				&d.CompletedAt,
+			},
+			more...)...)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, pmapi.NotFound("delivery")
 	}
@@ -96,7 +126,12 @@ type DeliveryFilter struct {
 }
 
 // Deliveries returns a page of the app's deliveries, newest first.
-func (st Store) Deliveries(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f DeliveryFilter) ([]Delivery, error) {
+func (st Store) Deliveries(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	f DeliveryFilter,
+) ([]Delivery, error) {
 	where := []string{"d.workspace_id = $1", "d.client_id = $2"}
 	args := []any{ws, f.ClientID}
 	add := func(cond string, v any) {
@@ -119,7 +154,12 @@ func (st Store) Deliveries(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 		add("d.id < ?", *f.Before)
 	}
 	args = append(args, f.Limit)
-	sql := fmt.Sprintf("select %s from webhook_deliveries d where %s order by d.id desc limit $%d", deliveryColumns, strings.Join(where, " and "), len(args))
+	sql := fmt.Sprintf(
+		"select %s from webhook_deliveries d where %s order by d.id desc limit $%d",
+		deliveryColumns,
+		strings.Join(where, " and "),
+		len(args),
+	)
 	var out []Delivery
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		storekit.QueueRows(b, &out, scanDeliveryRow, sql, args...)
@@ -140,7 +180,13 @@ const deliveryDetailSQL = `select ` + deliveryColumns + `, d.attempt_log,
 // Detail returns one of the app's deliveries with its attempt log, oldest
 // first: attempts kept in webhook_attempts (before migration 0017) come
 // before those in the row's log, which began after them.
-func (st Store) Detail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Delivery, []AttemptView, error) {
+func (st Store) Detail(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+) (Delivery, []AttemptView, error) {
 	var d Delivery
 	var attempts []AttemptView
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
@@ -164,14 +210,27 @@ func (st Store) Detail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 // original; eventId and occurredAt stay the event's), waiting for the
 // subscription's retry job, which is queued to run at once. Only the app's own
 // deliveries can be replayed, and only to an ACTIVE subscription.
-func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, originals []uuid.UUID) ([]Delivery, error) {
+func (st Store) Replay(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	originals []uuid.UUID,
+) ([]Delivery, error) {
 	var out []Delivery
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		out = nil
 		origs := make([]Delivery, 0, len(originals))
 		for _, o := range originals {
-			orig, err := scanDelivery(tx.QueryRow(ctx, "select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",
-				ws, clientID, o))
+			orig, err := scanDelivery(
+				tx.QueryRow(
+					ctx,
+					"select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",
+					ws,
+					clientID,
+					o,
+				),
+			)
 			if err != nil {
 				return err
 			}
@@ -199,9 +258,11 @@ func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 				locked[sub.ID] = sub
 			}
 			event, when := orig.Event(), orig.When()
-			d, err := scanDelivery(tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_id,
+			d, err := scanDelivery(
+				tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_id,
 				occurred_at, event_type, data, replay_of, next_attempt_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+deliveryColumns,
-				ws, pmapi.NewID(), orig.SubscriptionID, clientID, event, when, orig.EventType, orig.Data, orig.ID, now))
+					ws, pmapi.NewID(), orig.SubscriptionID, clientID, event, when, orig.EventType, orig.Data, orig.ID, now),
+			)
 			if err != nil {
 				return err
 			}
@@ -222,7 +283,15 @@ func (st Store) Replay(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 // whose event has a newer delivery to the subscription since then (a replay)
 // is left out: each event is replayed once, from its newest failed delivery,
 // however often the recovery is run.
-func (st Store) FailedSince(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, sub uuid.UUID, since time.Time, includeReplayed bool) ([]uuid.UUID, error) {
+func (st Store) FailedSince(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	sub uuid.UUID,
+	since time.Time,
+	includeReplayed bool,
+) ([]uuid.UUID, error) {
 	var ids []uuid.UUID
 	found := false
 	// The subquery names the workspace parameter itself (Citus keeps it on
@@ -237,11 +306,12 @@ func (st Store) FailedSince(ctx context.Context, shard *tenant.Shard, ws uuid.UU
 		b.Queue("select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and id = $3)", ws, clientID, sub).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
 		b.Queue(`select d.id from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.subscription_id = $3 and d.created_at >= $4
-			and d.status in ('DEAD', 'CANCELLED') `+replayed+` order by d.id limit 1000`, ws, clientID, sub, since).Query(func(rows pgx.Rows) error {
-			var err error
-			ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-			return err
-		})
+			and d.status in ('DEAD', 'CANCELLED') `+replayed+` order by d.id limit 1000`, ws, clientID, sub, since).
+			Query(func(rows pgx.Rows) error {
+				var err error
+				ids, err = pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+				return err
+			})
 	})
 	if err == nil && !found {
 		return nil, pmapi.NotFound("subscription")
@@ -250,7 +320,13 @@ func (st Store) FailedSince(ctx context.Context, shard *tenant.Shard, ws uuid.UU
 }
 
 // NewTestDelivery records a webhook.test delivery to send synchronously.
-func (st Store) NewTestDelivery(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, sub uuid.UUID) (Delivery, Subscription, error) {
+func (st Store) NewTestDelivery(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	sub uuid.UUID,
+) (Delivery, Subscription, error) {
 	var d Delivery
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -258,11 +334,18 @@ func (st Store) NewTestDelivery(ctx context.Context, shard *tenant.Shard, ws uui
 		if s, err = scanSub(tx.QueryRow(ctx, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, sub)); err != nil {
 			return err
 		}
-		data, _ := json.Marshal(map[string]string{"subscriptionId": pmapi.FormatID(SubscriptionPrefix, sub), "message": "This is a test delivery from pmapi."})
+		data, _ := json.Marshal(
+			map[string]string{
+				"subscriptionId": pmapi.FormatID(SubscriptionPrefix, sub),
+				"message":        "This is a test delivery from pmapi.",
+			},
+		)
 		// A test is an event of its own: no event row, but an id and a time.
-		d, err = scanDelivery(tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_id,
+		d, err = scanDelivery(
+			tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_id,
 			occurred_at, event_type, data) values ($1, $2, $3, $4, $5, now(), 'webhook.test', $6) returning `+deliveryColumns,
-			ws, pmapi.NewID(), sub, clientID, pmapi.NewID(), data))
+				ws, pmapi.NewID(), sub, clientID, pmapi.NewID(), data),
+		)
 		return err
 	})
 	return d, s, err

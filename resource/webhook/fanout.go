@@ -41,8 +41,11 @@ func Plans(events []Event, subs []Subscription, now time.Time) []Plan {
 				continue
 			}
 			id, when := e.ID, e.OccurredAt
-			p.Deliveries = append(p.Deliveries, Delivery{ID: DeliveryID(e.ID, s.ID), SubscriptionID: s.ID, ClientID: s.ClientID, EventID: &id,
-				OccurredAt: &when, EventType: e.Type, Data: e.Data, Status: StatusPending, CreatedAt: now})
+			p.Deliveries = append(
+				p.Deliveries,
+				Delivery{ID: DeliveryID(e.ID, s.ID), SubscriptionID: s.ID, ClientID: s.ClientID, EventID: &id,
+					OccurredAt: &when, EventType: e.Type, Data: e.Data, Status: StatusPending, CreatedAt: now},
+			)
 		}
 		if len(p.Deliveries) > 0 {
 			out = append(out, p)
@@ -96,7 +99,14 @@ type FanoutReport struct {
 // attempt succeeded and nothing waits (the common case) that is one round
 // trip; otherwise the subscriptions concerned are locked and read first, since
 // their circuit and retry job depend on what they hold now.
-func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, events []uuid.UUID, runs []Fanned, schedule []time.Duration) (FanoutReport, error) {
+func (st Store) RecordFanout(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	events []uuid.UUID,
+	runs []Fanned,
+	schedule []time.Duration,
+) (FanoutReport, error) {
 	now := time.Now()
 	var rep FanoutReport
 	var rows []newDelivery
@@ -173,7 +183,12 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		ids = append(ids, id)
 	}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		rs, err := tx.Query(ctx, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = any($2) order by s.id for update", ws, ids)
+		rs, err := tx.Query(
+			ctx,
+			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = any($2) order by s.id for update",
+			ws,
+			ids,
+		)
 		if err != nil {
 			return err
 		}
@@ -205,7 +220,12 @@ func (st Store) RecordFanout(ctx context.Context, shard *tenant.Shard, ws uuid.U
 					circuitMoved(h.Circuit)
 				}
 			}
-			n := next{sub: sub, disable: ch.disable, at: ch.waiting, reopened: h.Circuit == CircuitOpen && sub.Health.Circuit != CircuitOpen}
+			n := next{
+				sub:      sub,
+				disable:  ch.disable,
+				at:       ch.waiting,
+				reopened: h.Circuit == CircuitOpen && sub.Health.Circuit != CircuitOpen,
+			}
 			n.sub.Health = h
 			if n.disable == "" && len(ch.oks) > 0 && !ch.oks[len(ch.oks)-1] && FailedTooLong(h.FailingSince, now) {
 				n.disable = "every delivery failed for 5 days"

@@ -99,12 +99,17 @@ func TestFanoutRecordsEveryDeliveryAtOnce(t *testing.T) {
 	all := f.deliveries(t)
 	wrong := 0
 	for _, d := range all {
-		if d.status != webhook.StatusSucceeded || d.attempts != 1 || d.logged != 1 || d.event == nil || *d.event != ev || d.occurred == nil {
+		if d.status != webhook.StatusSucceeded || d.attempts != 1 || d.logged != 1 || d.event == nil || *d.event != ev ||
+			d.occurred == nil {
 			wrong++
 		}
 	}
 	if len(all) != 1100 || wrong != 0 {
-		t.Errorf("%d deliveries, %d of them not SUCCEEDED with one attempt logged and their event; want 1100 and none", len(all), wrong)
+		t.Errorf(
+			"%d deliveries, %d of them not SUCCEEDED with one attempt logged and their event; want 1100 and none",
+			len(all),
+			wrong,
+		)
 	}
 	if plans, err := f.fanout(t, &ok204, ev); err != nil || len(plans) != 0 {
 		t.Errorf("a second fan-out of the event planned %d deliveries (%v), want none", len(plans), err)
@@ -171,7 +176,8 @@ func TestAFailureWaitsWithWhatFollowsIt(t *testing.T) {
 		t.Fatalf("retry jobs %+v, want one at the next attempt", f.jobs.retries)
 	}
 	s := f.subscription(t, all[0].sub)
-	if s.Health.Failures != 1 || s.Health.FailingSince == nil || !s.Health.Closed() || s.RetryJobID == nil || *s.RetryJobID != f.jobs.retries[0].id {
+	if s.Health.Failures != 1 || s.Health.FailingSince == nil || !s.Health.Closed() || s.RetryJobID == nil ||
+		*s.RetryJobID != f.jobs.retries[0].id {
 		t.Errorf("subscription %+v: want one failure, CLOSED, naming the retry job", s)
 	}
 	// A later failure due later leaves the earlier job in place.
@@ -180,7 +186,11 @@ func TestAFailureWaitsWithWhatFollowsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(f.jobs.retries) != 1 || len(f.jobs.cancelled) != 0 {
-		t.Errorf("retry jobs %+v, cancelled %v: the first job, due sooner, covers the new delivery", f.jobs.retries, f.jobs.cancelled)
+		t.Errorf(
+			"retry jobs %+v, cancelled %v: the first job, due sooner, covers the new delivery",
+			f.jobs.retries,
+			f.jobs.cancelled,
+		)
 	}
 }
 
@@ -214,8 +224,13 @@ func TestTheCircuitOpensAndDeliveriesWait(t *testing.T) {
 		t.Fatalf("after %d failures: %+v, want OPEN with a probe a cooldown later", testBreaker.Failures, s.Health)
 	}
 	last := f.jobs.retries[len(f.jobs.retries)-1]
-	if !last.probe || !same(last.at, *s.Health.ProbeAt) || s.RetryJobID == nil || *s.RetryJobID != last.id || len(f.jobs.cancelled) != 1 {
-		t.Errorf("retry jobs %+v, cancelled %v: want the earlier job replaced by a probe at probe_at", f.jobs.retries, f.jobs.cancelled)
+	if !last.probe || !same(last.at, *s.Health.ProbeAt) || s.RetryJobID == nil || *s.RetryJobID != last.id ||
+		len(f.jobs.cancelled) != 1 {
+		t.Errorf(
+			"retry jobs %+v, cancelled %v: want the earlier job replaced by a probe at probe_at",
+			f.jobs.retries,
+			f.jobs.cancelled,
+		)
 	}
 	if v := webhook.ToView(s); v.Circuit != "OPEN" || v.CircuitOpenedAt == nil {
 		t.Errorf("view %+v", v)
@@ -245,7 +260,8 @@ func TestDeliveryIDsAreStableAndSortLikeTheirEvents(t *testing.T) {
 	for i := range 1000 {
 		ev := uuid.Must(uuid.NewV7())
 		id := webhook.DeliveryID(ev, sub)
-		if id != webhook.DeliveryID(ev, sub) || id == webhook.DeliveryID(ev, other) || id.Version() != 7 || id.Variant() != uuid.RFC4122 {
+		if id != webhook.DeliveryID(ev, sub) || id == webhook.DeliveryID(ev, other) || id.Version() != 7 ||
+			id.Variant() != uuid.RFC4122 {
 			t.Fatalf("event %s: delivery id %s", ev, id)
 		}
 		if i > 0 && id.String() <= prev.String() {

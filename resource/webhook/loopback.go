@@ -35,7 +35,12 @@ func plainLoopback(u *url.URL) bool {
 
 // checkSubscriptionURL is CheckURL, except that with loopbackHTTP an http://
 // URL to a loopback host passes the same checks its https:// form would.
-func checkSubscriptionURL(ctx context.Context, raw string, r Resolver, allowLoopback, loopbackHTTP bool) (*url.URL, error) {
+func checkSubscriptionURL(
+	ctx context.Context,
+	raw string,
+	r Resolver,
+	allowLoopback, loopbackHTTP bool,
+) (*url.URL, error) {
 	if u, err := url.Parse(raw); err == nil && loopbackHTTP && plainLoopback(u) {
 		secure := *u
 		secure.Scheme = "https"

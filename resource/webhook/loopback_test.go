@@ -36,7 +36,9 @@ func TestPlainHTTPOnlyToLoopbackUnderDev(t *testing.T) {
 		}
 	}
 	// The switch never opens loopback by itself: the guard still decides.
-	if _, err := checkSubscriptionURL(ctx, "http://127.0.0.1:4242/", r, false, true); pmapi.ErrorCode(err) != pmapi.CodeURLNotAllowed {
+	if _, err := checkSubscriptionURL(ctx, "http://127.0.0.1:4242/", r, false, true); pmapi.ErrorCode(
+		err,
+	) != pmapi.CodeURLNotAllowed {
 		t.Errorf("loopback refused by the guard: %v, want URL_NOT_ALLOWED", err)
 	}
 }
@@ -44,7 +46,9 @@ func TestPlainHTTPOnlyToLoopbackUnderDev(t *testing.T) {
 // TestSenderPlainHTTP: a sender delivers over plain http only when pmapi dev
 // allowed it, and only to loopback.
 func TestSenderPlainHTTP(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }))
+	srv := httptest.NewServer(
+		http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }),
+	)
 	defer srv.Close()
 	send := func(s *Sender, url string) Result {
 		return s.Send(context.Background(), url, "webhook.test", "evt_1", []byte(`{}`), "t=1,v1=00")

@@ -30,7 +30,12 @@ type Event struct {
 // table is an outbox: a fan-out deletes its events when it records their
 // deliveries (RecordFanout), so what is left is what waits; rows marked
 // fanned_out_at by versions before that are skipped.
-func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID) ([]Event, []Subscription, error) {
+func (st Store) LoadFanout(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	ids []uuid.UUID,
+) ([]Event, []Subscription, error) {
 	var evs []Event
 	var subs []Subscription
 	err := shard.ReadWith(ctx, ws, keyLookups, func(b *pgx.Batch) {
@@ -49,7 +54,13 @@ func (st Store) LoadFanout(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 				return rows.Err()
 			})
 		}
-		storekit.QueueRows(b, &subs, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.status = 'ACTIVE' order by s.id", ws)
+		storekit.QueueRows(
+			b,
+			&subs,
+			scanSub,
+			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.status = 'ACTIVE' order by s.id",
+			ws,
+		)
 	})
 	return evs, subs, err
 }
@@ -153,7 +164,13 @@ type Waiting struct {
 
 // Unfanned reads up to limit of the workspace's events that still wait for
 // their fan-out longer than after since they were written, oldest first.
-func (st Store) Unfanned(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after time.Duration, limit int) ([]Waiting, error) {
+func (st Store) Unfanned(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	after time.Duration,
+	limit int,
+) ([]Waiting, error) {
 	var found []Waiting
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		storekit.QueueRows(b, &found, func(row pgx.Row) (Waiting, error) {
@@ -170,7 +187,14 @@ func (st Store) Unfanned(ctx context.Context, shard *tenant.Shard, ws uuid.UUID,
 // whole key and without sequential scans, as the fan-out reads and deletes
 // them (LoadFanout): a list of ids can be planned as a walk over every outbox
 // entry of the workspace, dead ones included.
-func Reassign(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, ids []uuid.UUID, fanoutJob int64) error {
+func Reassign(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	ids []uuid.UUID,
+	fanoutJob int64,
+) error {
 	b := &pgx.Batch{}
 	shard.QueueLocalSetting(b, KeyLookups)
 	for _, id := range ids {

@@ -27,7 +27,10 @@ import (
 // while a truncated heap was small). And vacuum leaves the outbox's heap its
 // size (migration 0016).
 func TestOutboxStatementsVisitOnlyTheirRows(t *testing.T) {
-	testdb.SkipOnCitus(t, "it reads PostgreSQL's own plans of the statements; Citus plans each routed statement on a worker")
+	testdb.SkipOnCitus(
+		t,
+		"it reads PostgreSQL's own plans of the statements; Citus plans each routed statement on a worker",
+	)
 	ctx := context.Background()
 	db := testdb.Database(t)
 	f, rec := recordedFixture(t)
@@ -51,7 +54,11 @@ func TestOutboxStatementsVisitOnlyTheirRows(t *testing.T) {
 	before := pages()
 	vacuum()
 	if after := pages(); after < before {
-		t.Errorf("vacuum truncated the emptied outbox from %d to %d pages: a plan made now would scan the heap the next burst grows", before, after)
+		t.Errorf(
+			"vacuum truncated the emptied outbox from %d to %d pages: a plan made now would scan the heap the next burst grows",
+			before,
+			after,
+		)
 	}
 	// Another burst, two events still waiting when vacuum counts them: the
 	// planner then takes the key for pages of dead entries around each live one.
@@ -253,7 +260,11 @@ func (r *statementRecorder) record(sql string, args []any, inBatch bool) {
 	}
 }
 
-func (r *statementRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+func (r *statementRecorder) TraceQueryStart(
+	ctx context.Context,
+	_ *pgx.Conn,
+	d pgx.TraceQueryStartData,
+) context.Context {
 	r.record(d.SQL, d.Args, false)
 	return ctx
 }
@@ -261,7 +272,11 @@ func (r *statementRecorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d 
 func (r *statementRecorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
 // TraceBatchStart: the fixture's store sends one batch at a time.
-func (r *statementRecorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+func (r *statementRecorder) TraceBatchStart(
+	ctx context.Context,
+	_ *pgx.Conn,
+	_ pgx.TraceBatchStartData,
+) context.Context {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.settings = nil

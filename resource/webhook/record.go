@@ -89,15 +89,22 @@ type newDelivery struct {
 // whose first run was only slow) collides on the deliveries' keys, which fails
 // its whole write: nothing is recorded twice.
 func queueNewDeliveries(b *pgx.Batch, ws uuid.UUID, ds []newDelivery) {
-	queueInserts(b, ws, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
-			data, status, attempts, last_status, next_attempt_at, completed_at, attempt_log) values`, 13, ds, func(d newDelivery) []any {
-		var log []byte
-		if d.first != nil {
-			log = d.first.logJSON()
-		}
-		return []any{d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
-			d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt, log}
-	})
+	queueInserts(
+		b,
+		ws,
+		`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_id, occurred_at, event_type,
+			data, status, attempts, last_status, next_attempt_at, completed_at, attempt_log) values`,
+		13,
+		ds,
+		func(d newDelivery) []any {
+			var log []byte
+			if d.first != nil {
+				log = d.first.logJSON()
+			}
+			return []any{d.ID, d.SubscriptionID, d.ClientID, d.EventID, d.OccurredAt, d.EventType, json.RawMessage(d.Data),
+				d.Status, d.Attempts, d.LastStatus, d.NextAttemptAt, d.CompletedAt, log}
+		},
+	)
 }
 
 // queueInserts queues head's INSERT of rows as multi-row VALUES, at most
@@ -162,8 +169,13 @@ func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 	moves := make(map[string]move, len(attempts))
 	for i, a := range attempts {
 		ids[i] = a.Delivery
-		m := move{Status: a.Verdict.Status, Attempts: a.Number, Next: micros(a.Verdict.NextAt), Completed: micros(a.completedAt()),
-			Log: []logged{a.logged()}}
+		m := move{
+			Status:    a.Verdict.Status,
+			Attempts:  a.Number,
+			Next:      micros(a.Verdict.NextAt),
+			Completed: micros(a.completedAt()),
+			Log:       []logged{a.logged()},
+		}
 		if a.Result.Status != 0 {
 			m.LastStatus = &a.Result.Status
 		}
@@ -174,15 +186,32 @@ func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 
 // queueHealth stores a locked subscription's circuit.
 func queueHealth(b *pgx.Batch, ws, sub uuid.UUID, h Health) {
-	b.Queue(`update webhook_subscriptions set circuit = $3, consecutive_failures = $4, circuit_opened_at = $5, probe_at = $6,
-		failing_since = $7 where workspace_id = $1 and id = $2`, ws, sub, h.Circuit, h.Failures, h.OpenedAt, h.ProbeAt, h.FailingSince)
+	b.Queue(
+		`update webhook_subscriptions set circuit = $3, consecutive_failures = $4, circuit_opened_at = $5, probe_at = $6,
+		failing_since = $7 where workspace_id = $1 and id = $2`,
+		ws,
+		sub,
+		h.Circuit,
+		h.Failures,
+		h.OpenedAt,
+		h.ProbeAt,
+		h.FailingSince,
+	)
 }
 
 // scheduleRetry makes sure the locked subscription's waiting deliveries are
 // looked at by at: a retry job already due by then is enough; otherwise a new
 // one replaces it (cancelled). force replaces it anyway, so the job knows
 // whether it probes an open circuit.
-func (st Store) scheduleRetry(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, sub Subscription, at time.Time, force bool) error {
+func (st Store) scheduleRetry(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	sub Subscription,
+	at time.Time,
+	force bool,
+) error {
 	if !force && sub.RetryJobID != nil && sub.RetryAt != nil && !sub.RetryAt.After(at) {
 		return nil
 	}
@@ -195,6 +224,13 @@ func (st Store) scheduleRetry(ctx context.Context, tx pgx.Tx, shard *tenant.Shar
 			return err
 		}
 	}
-	_, err = tx.Exec(ctx, "update webhook_subscriptions set retry_job_id = $3, retry_at = $4 where workspace_id = $1 and id = $2", ws, sub.ID, id, at)
+	_, err = tx.Exec(
+		ctx,
+		"update webhook_subscriptions set retry_job_id = $3, retry_at = $4 where workspace_id = $1 and id = $2",
+		ws,
+		sub.ID,
+		id,
+		at,
+	)
 	return err
 }

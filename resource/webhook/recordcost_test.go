@@ -19,7 +19,17 @@ const attemptRowSQL = `insert into webhook_attempts (workspace_id, id, delivery_
 
 func attemptRow(a Attempt) []any {
 	l := a.logged()
-	return []any{uuid.Must(uuid.NewV7()), a.Delivery, l.Attempt, l.At, l.Outcome, l.StatusCode, l.LatencyMS, l.ResponseSnippet, l.Error}
+	return []any{
+		uuid.Must(uuid.NewV7()),
+		a.Delivery,
+		l.Attempt,
+		l.At,
+		l.Outcome,
+		l.StatusCode,
+		l.LatencyMS,
+		l.ResponseSnippet,
+		l.Error,
+	}
 }
 
 // BenchmarkBackendCPUPerRecordedDelivery is what PostgreSQL's backend spends
@@ -50,10 +60,17 @@ func BenchmarkBackendCPUPerRecordedDelivery(b *testing.B) {
 	sent := func() (newDelivery, Attempt) {
 		id, now := uuid.Must(uuid.NewV7()), time.Now()
 		status := 200
-		a := Attempt{Delivery: id, Number: 1, At: now, Result: Result{Status: status, Latency: 3 * time.Millisecond, Snippet: `{"ok":true}`},
-			Verdict: Verdict{Status: StatusSucceeded}}
+		a := Attempt{
+			Delivery: id,
+			Number:   1,
+			At:       now,
+			Result:   Result{Status: status, Latency: 3 * time.Millisecond, Snippet: `{"ok":true}`},
+			Verdict:  Verdict{Status: StatusSucceeded},
+		}
 		d := Delivery{ID: id, SubscriptionID: sub, ClientID: "app", EventID: &id, OccurredAt: &now, EventType: "task.updated",
-			Data: []byte(`{"id":"tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0","status":"DONE"}`), Status: StatusSucceeded, Attempts: 1, LastStatus: &status,
+			Data: []byte(
+				`{"id":"tsk_01JD8X3Q4ZP6V1T9K2M5N7R8S0","status":"DONE"}`,
+			), Status: StatusSucceeded, Attempts: 1, LastStatus: &status,
 			CompletedAt: &now}
 		return newDelivery{Delivery: d, first: &a}, a
 	}

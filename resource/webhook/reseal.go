@@ -33,7 +33,10 @@ const resealBatch = 100
 // What is current is skipped, so an interrupted run continues where it
 // stopped when run again.
 func Reseal(ctx context.Context, dir *tenant.Directory, box *seal.Box) ([]seal.Report, error) {
-	reports := []seal.Report{{Table: "webhook_subscriptions", Column: colSecret}, {Table: "webhook_subscriptions", Column: colPrevious}}
+	reports := []seal.Report{
+		{Table: "webhook_subscriptions", Column: colSecret},
+		{Table: "webhook_subscriptions", Column: colPrevious},
+	}
 	for _, shard := range dir.Shards().All() {
 		workspaces, err := dir.WorkspacesOn(ctx, shard.Name)
 		if err != nil {
@@ -48,7 +51,13 @@ func Reseal(ctx context.Context, dir *tenant.Directory, box *seal.Box) ([]seal.R
 	return reports, nil
 }
 
-func resealWorkspace(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, box *seal.Box, reports []seal.Report) error {
+func resealWorkspace(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	box *seal.Box,
+	reports []seal.Report,
+) error {
 	prefix := box.CurrentPrefix()
 	var current, previous int
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
@@ -95,7 +104,13 @@ type sealedSecrets struct {
 // the last id. FOR NO KEY UPDATE, not FOR UPDATE: a fan-out inserting
 // deliveries (whose foreign key takes KEY SHARE on the subscription) does not
 // wait for it.
-func resealPage(ctx context.Context, tx pgx.Tx, ws, after uuid.UUID, box *seal.Box, batch []seal.Report) (int, uuid.UUID, error) {
+func resealPage(
+	ctx context.Context,
+	tx pgx.Tx,
+	ws, after uuid.UUID,
+	box *seal.Box,
+	batch []seal.Report,
+) (int, uuid.UUID, error) {
 	rows, err := tx.Query(ctx, `select id, secret_sealed, previous_secret_sealed from webhook_subscriptions
 		where workspace_id = $1 and id > $2
 		and (substring(secret_sealed from 1 for 5) <> $3 or substring(previous_secret_sealed from 1 for 5) <> $3)
@@ -118,8 +133,13 @@ func resealPage(ctx context.Context, tx pgx.Tx, ws, after uuid.UUID, box *seal.B
 		if previous != nil {
 			previous = reseal(box, previous, ws, s.id, colPrevious, &batch[1])
 		}
-		b.Queue(`update webhook_subscriptions set secret_sealed = $3, previous_secret_sealed = $4 where workspace_id = $1 and id = $2`,
-			ws, s.id, secret, previous)
+		b.Queue(
+			`update webhook_subscriptions set secret_sealed = $3, previous_secret_sealed = $4 where workspace_id = $1 and id = $2`,
+			ws,
+			s.id,
+			secret,
+			previous,
+		)
 	}
 	if b.Len() > 0 {
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {

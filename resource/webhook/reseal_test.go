@@ -78,8 +78,10 @@ func TestResealUpgradesEveryForm(t *testing.T) {
 	secret := func(i int) string { return fmt.Sprintf("whsec_%03d", i) }
 	for start := 0; start < n; start += 50 {
 		var sql strings.Builder
-		sql.WriteString(`insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix,
-			previous_secret_sealed, previous_valid_until) values `)
+		sql.WriteString(
+			`insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix,
+			previous_secret_sealed, previous_valid_until) values `,
+		)
 		args := []any{ws}
 		for i := start; i < start+50; i++ {
 			cur := old.Seal(secret(i), secretAt(ws, ids[i], "secret_sealed"))
@@ -94,7 +96,13 @@ func TestResealUpgradesEveryForm(t *testing.T) {
 			if i > start {
 				sql.WriteString(", ")
 			}
-			fmt.Fprintf(&sql, "($1, $%d, 'app', 'https://example.com/hook', '{*}', $%d, 'whsec_000000', $%d, now() + interval '1 hour')", len(args)-2, len(args)-1, len(args))
+			fmt.Fprintf(
+				&sql,
+				"($1, $%d, 'app', 'https://example.com/hook', '{*}', $%d, 'whsec_000000', $%d, now() + interval '1 hour')",
+				len(args)-2,
+				len(args)-1,
+				len(args),
+			)
 		}
 		if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error { _, err := tx.Exec(ctx, sql.String(), args...); return err }); err != nil {
 			t.Fatal(err)
@@ -116,7 +124,8 @@ func TestResealUpgradesEveryForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantFailed := []string{ws.String() + "/" + copied.String()}
-	if r := reports[0]; r.Column != "secret_sealed" || r.Resealed != n-1 || r.Current != 0 || !slices.Equal(r.Failed, wantFailed) {
+	if r := reports[0]; r.Column != "secret_sealed" || r.Resealed != n-1 || r.Current != 0 ||
+		!slices.Equal(r.Failed, wantFailed) {
 		t.Errorf("first run, secrets: %+v", r)
 	}
 	if r := reports[1]; r.Column != "previous_secret_sealed" || r.Resealed != n/5 || len(r.Failed) != 0 {

@@ -22,13 +22,33 @@ import (
 
 // LoadRetry reads a subscription and, oldest first, at most limit of its
 // waiting deliveries that are due now: one round trip.
-func (st Store) LoadRetry(ctx context.Context, shard *tenant.Shard, ws, sub uuid.UUID, limit int) (Subscription, []Delivery, error) {
+func (st Store) LoadRetry(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, sub uuid.UUID,
+	limit int,
+) (Subscription, []Delivery, error) {
 	var s Subscription
 	var due []Delivery
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		storekit.QueueRow(b, &s, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2", ws, sub)
-		storekit.QueueRows(b, &due, scanDeliveryRow, `select `+deliveryColumns+` from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
-			and d.status in ('PENDING', 'RETRYING') and d.next_attempt_at <= now() order by d.id limit $3`, ws, sub, limit)
+		storekit.QueueRow(
+			b,
+			&s,
+			scanSub,
+			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2",
+			ws,
+			sub,
+		)
+		storekit.QueueRows(
+			b,
+			&due,
+			scanDeliveryRow,
+			`select `+deliveryColumns+` from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
+			and d.status in ('PENDING', 'RETRYING') and d.next_attempt_at <= now() order by d.id limit $3`,
+			ws,
+			sub,
+			limit,
+		)
 	})
 	return s, due, err
 }
@@ -40,13 +60,14 @@ func (st Store) StartProbe(ctx context.Context, shard *tenant.Shard, ws, sub uui
 	started := false
 	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(`update webhook_subscriptions set circuit = 'HALF_OPEN' where workspace_id = $1 and id = $2 and retry_job_id = $3
-			and circuit in ('OPEN', 'HALF_OPEN') returning true`, ws, sub, job).QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&started)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return nil
-			}
-			return err
-		})
+			and circuit in ('OPEN', 'HALF_OPEN') returning true`, ws, sub, job).
+			QueryRow(func(r pgx.Row) error {
+				err := r.Scan(&started)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				return err
+			})
 	})
 	if started {
 		circuitMoved(CircuitHalfOpen)
@@ -65,8 +86,15 @@ type RetrySent struct {
 // next. more says the run stopped with due deliveries left (its time or batch
 // was up), so its successor runs at once (a capped subscription's waits its
 // pace before its first send). It returns how many deliveries went DEAD.
-func (st Store) RecordRetry(ctx context.Context, shard *tenant.Shard, ws, subID uuid.UUID, job int64, sent []RetrySent, more bool,
-	schedule []time.Duration) (dead int, err error) {
+func (st Store) RecordRetry(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, subID uuid.UUID,
+	job int64,
+	sent []RetrySent,
+	more bool,
+	schedule []time.Duration,
+) (dead int, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		dead = 0
 		now := time.Now()
@@ -79,7 +107,13 @@ func (st Store) RecordRetry(ctx context.Context, shard *tenant.Shard, ws, subID 
 		disable := ""
 		for i, s := range sent {
 			v := Judge(s.Delivery.Attempts+1, s.Result, schedule, s.At)
-			attempts[i] = Attempt{Delivery: s.Delivery.ID, Number: s.Delivery.Attempts + 1, At: s.At, Result: s.Result, Verdict: v}
+			attempts[i] = Attempt{
+				Delivery: s.Delivery.ID,
+				Number:   s.Delivery.Attempts + 1,
+				At:       s.At,
+				Result:   s.Result,
+				Verdict:  v,
+			}
 			if v.Status == StatusDead {
 				dead++
 			}
@@ -130,7 +164,12 @@ func (st Store) RecordRetry(ctx context.Context, shard *tenant.Shard, ws, subID 
 			next = h.ProbeAt
 		}
 		if next == nil {
-			_, err := tx.Exec(ctx, "update webhook_subscriptions set retry_job_id = null, retry_at = null where workspace_id = $1 and id = $2", ws, sub.ID)
+			_, err := tx.Exec(
+				ctx,
+				"update webhook_subscriptions set retry_job_id = null, retry_at = null where workspace_id = $1 and id = $2",
+				ws,
+				sub.ID,
+			)
 			return err
 		}
 		// This job is finishing: its successor replaces it without cancelling it.
@@ -146,7 +185,8 @@ func (st Store) Adopt(ctx context.Context, shard *tenant.Shard, ws, delivery uui
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var subID uuid.UUID
 		var status string
-		err := tx.QueryRow(ctx, "select subscription_id, status from webhook_deliveries where workspace_id = $1 and id = $2", ws, delivery).Scan(&subID, &status)
+		err := tx.QueryRow(ctx, "select subscription_id, status from webhook_deliveries where workspace_id = $1 and id = $2", ws, delivery).
+			Scan(&subID, &status)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && status != StatusPending && status != StatusRetrying) {
 			return nil
 		}
@@ -169,7 +209,12 @@ func (st Store) Adopt(ctx context.Context, shard *tenant.Shard, ws, delivery uui
 // been due for longer than after, with the retry job each names (nil for
 // none): the sweeper re-queues those whose job is gone (on Citus a
 // coordinator that died between its two commits can lose it).
-func (st Store) Overdue(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after time.Duration) (map[uuid.UUID]*int64, error) {
+func (st Store) Overdue(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	after time.Duration,
+) (map[uuid.UUID]*int64, error) {
 	out := map[uuid.UUID]*int64{}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(`select s.id, s.retry_job_id from webhook_subscriptions s where s.workspace_id = $1 and s.status = 'ACTIVE'
@@ -196,7 +241,8 @@ func (st Store) Overdue(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, 
 func (st Store) Requeue(ctx context.Context, shard *tenant.Shard, ws, subID uuid.UUID, lost *int64) error {
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		sub, err := lockSub(ctx, tx, ws, nil, subID)
-		if err != nil || sub.Status != "ACTIVE" || (sub.RetryJobID == nil) != (lost == nil) || (lost != nil && *sub.RetryJobID != *lost) {
+		if err != nil || sub.Status != "ACTIVE" || (sub.RetryJobID == nil) != (lost == nil) ||
+			(lost != nil && *sub.RetryJobID != *lost) {
 			return err
 		}
 		sub.RetryJobID, sub.RetryAt = nil, nil

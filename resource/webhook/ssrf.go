@@ -82,7 +82,8 @@ type Resolver interface {
 func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.User != nil {
-		return nil, pmapi.Errorf(pmapi.CodeInvalidWebhookURL, "url must be an absolute https:// URL without credentials").With("field", "url")
+		return nil, pmapi.Errorf(pmapi.CodeInvalidWebhookURL, "url must be an absolute https:// URL without credentials").
+			With("field", "url")
 	}
 	if !strings.EqualFold(u.Scheme, "https") {
 		return nil, pmapi.Errorf(pmapi.CodeInvalidWebhookURL, "url must use https").With("field", "url")
@@ -97,7 +98,8 @@ func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (
 		// names the IPv4 address itself. (Resolved A records arrive in that
 		// form too, which is why Blocked unmaps rather than refuses it.)
 		if a.Is4In6() {
-			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url names an IPv4-mapped IPv6 address (%s); name the IPv4 address", a).With("field", "url")
+			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url names an IPv4-mapped IPv6 address (%s); name the IPv4 address", a).
+				With("field", "url")
 		}
 		addrs = []netip.Addr{a}
 	} else {
@@ -109,7 +111,8 @@ func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (
 	}
 	for _, a := range addrs {
 		if Blocked(a, allowLoopback) {
-			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url resolves to an address webhooks may not reach (%s)", a).With("field", "url")
+			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url resolves to an address webhooks may not reach (%s)", a).
+				With("field", "url")
 		}
 	}
 	return u, nil

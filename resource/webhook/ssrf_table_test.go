@@ -115,7 +115,9 @@ func TestSpecialAddressesAreRefusedEverywhere(t *testing.T) {
 				t.Errorf("creation, %s (loopback=%v): %v", raw, loopback, err)
 			}
 			r := fakeResolver{"inward.example": {a}}
-			if _, err := CheckURL(ctx, "https://inward.example/hook", r, loopback); pmapi.ErrorCode(err) != pmapi.CodeURLNotAllowed {
+			if _, err := CheckURL(ctx, "https://inward.example/hook", r, loopback); pmapi.ErrorCode(
+				err,
+			) != pmapi.CodeURLNotAllowed {
 				t.Errorf("creation, a name resolving to %s (loopback=%v): %v", a, loopback, err)
 			}
 			if err := DialControl(loopback)("tcp", net.JoinHostPort(a.String(), "28443"), nil); !errors.Is(err, ErrBlocked) {
@@ -148,7 +150,10 @@ func TestSpecialAddressesAreRefusedEverywhere(t *testing.T) {
 // (::ffff:0:0/96 is a registry block).
 func TestMappedAddresses(t *testing.T) {
 	ctx := context.Background()
-	r := fakeResolver{"public.example": {netip.MustParseAddr("::ffff:8.8.8.8")}, "inward.example": {netip.MustParseAddr("::ffff:10.0.0.1")}}
+	r := fakeResolver{
+		"public.example": {netip.MustParseAddr("::ffff:8.8.8.8")},
+		"inward.example": {netip.MustParseAddr("::ffff:10.0.0.1")},
+	}
 	if _, err := CheckURL(ctx, "https://public.example/", r, false); err != nil {
 		t.Errorf("a name resolving to ::ffff:8.8.8.8: %v", err)
 	}

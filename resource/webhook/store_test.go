@@ -37,7 +37,14 @@ type retryJob struct {
 	probe bool
 }
 
-func (f *fakeJobs) Retry(_ context.Context, _ pgx.Tx, _ *tenant.Shard, _, sub uuid.UUID, at time.Time, probe bool) (int64, error) {
+func (f *fakeJobs) Retry(
+	_ context.Context,
+	_ pgx.Tx,
+	_ *tenant.Shard,
+	_, sub uuid.UUID,
+	at time.Time,
+	probe bool,
+) (int64, error) {
 	f.next++
 	f.retries = append(f.retries, retryJob{id: 1000 + f.next, sub: sub, at: at, probe: probe})
 	return 1000 + f.next, nil
@@ -70,8 +77,13 @@ func newFixture(t *testing.T) fixture {
 		t.Fatal(err)
 	}
 	jobs := &fakeJobs{}
-	return fixture{ctx: context.Background(), shard: tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
-		ws: uuid.New(), store: webhook.Store{Events: noEvents{}, Jobs: jobs, Box: box}, jobs: jobs}
+	return fixture{
+		ctx:   context.Background(),
+		shard: tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
+		ws:    uuid.New(),
+		store: webhook.Store{Events: noEvents{}, Jobs: jobs, Box: box},
+		jobs:  jobs,
+	}
 }
 
 func (f fixture) exec(t *testing.T, sql string, args ...any) {
@@ -92,7 +104,9 @@ func (f fixture) subscriptions(t *testing.T, n int) {
 	for done := 0; done < n; {
 		rows := min(n-done, 500)
 		var sql strings.Builder
-		sql.WriteString("insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix) values ")
+		sql.WriteString(
+			"insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix) values ",
+		)
 		args := []any{f.ws}
 		for i := range rows {
 			if i > 0 {
@@ -141,7 +155,8 @@ func TestDisableCancelsAndStampsOnce(t *testing.T) {
 	if err != nil || s.Status != "DISABLED" || s.DisabledAt == nil {
 		t.Fatalf("disable: %+v, %v", s, err)
 	}
-	if status, at := f.completedAt(t, del); status != "CANCELLED" || at == nil || len(f.jobs.cancelled) != 1 || f.jobs.cancelled[0] != 7 {
+	if status, at := f.completedAt(t, del); status != "CANCELLED" || at == nil || len(f.jobs.cancelled) != 1 ||
+		f.jobs.cancelled[0] != 7 {
 		// 7 is the delivery's own job, queued by a version before retry jobs.
 		t.Errorf("the open delivery: %s at %v, jobs cancelled %v", status, at, f.jobs.cancelled)
 	}
@@ -159,7 +174,8 @@ func TestRotateWithAndWithoutGrace(t *testing.T) {
 	if err != nil || s.PreviousValidUntil == nil || time.Until(*s.PreviousValidUntil) < 59*time.Minute {
 		t.Fatalf("rotate with an hour's grace: %+v, %v", s, err)
 	}
-	if signers, err := f.store.Secrets(s, time.Now()); err != nil || len(signers) != 2 || signers[0] != secret || signers[1] != "whsec_x" {
+	if signers, err := f.store.Secrets(s, time.Now()); err != nil || len(signers) != 2 || signers[0] != secret ||
+		signers[1] != "whsec_x" {
 		t.Errorf("secrets during the grace: %v, %v", signers, err)
 	}
 	s, secret, err = f.store.Rotate(f.ctx, f.shard, f.ws, "app", sub, 0)
@@ -206,8 +222,17 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 
 	recorded := make(chan error, 1)
 	go func() {
-		_, err := f.store.RecordRetry(f.ctx, f.shard, f.ws, sub, 7, []webhook.RetrySent{{Delivery: webhook.Delivery{ID: del, SubscriptionID: sub},
-			Sent: webhook.Sent{At: time.Now(), Result: failed}}}, false, testSchedule)
+		_, err := f.store.RecordRetry(
+			f.ctx,
+			f.shard,
+			f.ws,
+			sub,
+			7,
+			[]webhook.RetrySent{{Delivery: webhook.Delivery{ID: del, SubscriptionID: sub},
+				Sent: webhook.Sent{At: time.Now(), Result: failed}}},
+			false,
+			testSchedule,
+		)
 		recorded <- err
 	}()
 	// Wait until RecordRetry waits for the subscription (or has finished).
@@ -225,7 +250,12 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	// While RecordRetry waits for the subscription, the delivery must be free. This
 	// holds even where a deadlock would be retried away.
 	err = f.shard.Tx(f.ctx, f.ws, func(probe pgx.Tx) error {
-		_, err := probe.Exec(f.ctx, "select 1 from webhook_deliveries where workspace_id = $1 and id = $2 for no key update nowait", f.ws, del)
+		_, err := probe.Exec(
+			f.ctx,
+			"select 1 from webhook_deliveries where workspace_id = $1 and id = $2 for no key update nowait",
+			f.ws,
+			del,
+		)
 		return err
 	})
 	var pgErr *pgconn.PgError
@@ -234,8 +264,13 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	} else if err != nil {
 		t.Fatal(err)
 	}
-	_, err = tx.Exec(f.ctx, `update webhook_deliveries set status = 'CANCELLED' where workspace_id = $1 and subscription_id = $2
-		and status in ('PENDING', 'RETRYING')`, f.ws, sub)
+	_, err = tx.Exec(
+		f.ctx,
+		`update webhook_deliveries set status = 'CANCELLED' where workspace_id = $1 and subscription_id = $2
+		and status in ('PENDING', 'RETRYING')`,
+		f.ws,
+		sub,
+	)
 	if errors.As(err, &pgErr) && pgErr.Code == "40P01" {
 		t.Fatal("the disable deadlocked with RecordRetry")
 	}

@@ -76,10 +76,22 @@ func ToView(s Subscription) SubscriptionView {
 	if circuit == "" {
 		circuit = CircuitClosed
 	}
-	return SubscriptionView{ID: pmapi.FormatID(SubscriptionPrefix, s.ID), ClientID: s.ClientID, URL: s.URL, Events: s.Events,
-		Status: s.Status, SecretPrefix: s.SecretPrefix, PreviousValidUntil: s.PreviousValidUntil, DisabledReason: s.DisabledReason,
-		Circuit: circuit, CircuitOpenedAt: s.Health.OpenedAt, MaxPerSecond: s.MaxPerSecond,
-		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, DisabledAt: s.DisabledAt}
+	return SubscriptionView{
+		ID:                 pmapi.FormatID(SubscriptionPrefix, s.ID),
+		ClientID:           s.ClientID,
+		URL:                s.URL,
+		Events:             s.Events,
+		Status:             s.Status,
+		SecretPrefix:       s.SecretPrefix,
+		PreviousValidUntil: s.PreviousValidUntil,
+		DisabledReason:     s.DisabledReason,
+		Circuit:            circuit,
+		CircuitOpenedAt:    s.Health.OpenedAt,
+		MaxPerSecond:       s.MaxPerSecond,
+		CreatedAt:          s.CreatedAt,
+		UpdatedAt:          s.UpdatedAt,
+		DisabledAt:         s.DisabledAt,
+	}
 }
 
 const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
@@ -89,9 +101,30 @@ const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefi
 func scanSub(row pgx.Row) (Subscription, error) {
 	var s Subscription
 	h := &s.Health
-	err := row.Scan(&s.ID, &s.ClientID, &s.URL, &s.Events, &s.Status, &s.SecretPrefix, &s.PreviousValidUntil, &s.DisabledReason,
-		&h.FailingSince, &h.Circuit, &h.Failures, &h.OpenedAt, &h.ProbeAt, &s.MaxPerSecond, &s.RetryJobID, &s.RetryAt,
-		&s.CreatedAt, &s.UpdatedAt, &s.DisabledAt, &s.secret, &s.previous, &s.workspace)
+	err := row.Scan(
+		&s.ID,
+		&s.ClientID,
+		&s.URL,
+		&s.Events,
+		&s.Status,
+		&s.SecretPrefix,
+		&s.PreviousValidUntil,
+		&s.DisabledReason,
+		&h.FailingSince,
+		&h.Circuit,
+		&h.Failures,
+		&h.OpenedAt,
+		&h.ProbeAt,
+		&s.MaxPerSecond,
+		&s.RetryJobID,
+		&s.RetryAt,
+		&s.CreatedAt,
+		&s.UpdatedAt,
+		&s.DisabledAt,
+		&s.secret,
+		&s.previous,
+		&s.workspace,
+	)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, pmapi.NotFound("subscription")
 	}
@@ -121,7 +154,14 @@ func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
 
 // Create subscribes url for the app's events, at most perSecond deliveries a
 // second when set; the secret is returned once.
-func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, url string, events []string, perSecond *int) (Subscription, string, error) {
+func (st Store) Create(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID, url string,
+	events []string,
+	perSecond *int,
+) (Subscription, string, error) {
 	secret, id := NewSecret(), pmapi.NewID()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -132,8 +172,21 @@ func (st Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 		if !ok {
 			return pmapi.NotFound("app")
 		}
-		s, err = scanSub(tx.QueryRow(ctx, `insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
-			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns, ws, id, clientID, url, events, st.Box.Seal(secret, secretAt(ws, id, colSecret)), secret[:12], perSecond))
+		s, err = scanSub(
+			tx.QueryRow(
+				ctx,
+				`insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
+			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns,
+				ws,
+				id,
+				clientID,
+				url,
+				events,
+				st.Box.Seal(secret, secretAt(ws, id, colSecret)),
+				secret[:12],
+				perSecond,
+			),
+		)
 		return err
 	})
 	return s, secret, err
@@ -145,7 +198,14 @@ func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 	found := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		authz.QueueAppExists(b, ws, clientID, &found)
-		storekit.QueueRows(b, &out, scanSub, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID)
+		storekit.QueueRows(
+			b,
+			&out,
+			scanSub,
+			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id",
+			ws,
+			clientID,
+		)
 	})
 	if err == nil && !found {
 		return nil, pmapi.NotFound("app")
@@ -154,7 +214,13 @@ func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 }
 
 // Get returns one subscription of the app.
-func (st Store) Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (Subscription, error) {
+func (st Store) Get(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+) (Subscription, error) {
 	var s Subscription
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
@@ -170,7 +236,14 @@ func (st Store) Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clie
 // SetStatus enables or disables a subscription. Disabling stops delivery at once:
 // its waiting deliveries are CANCELLED and its retry job cancelled in the same
 // transaction; the row is kept. Either way the circuit starts CLOSED again.
-func (st Store) SetStatus(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, status, reason string) (Subscription, error) {
+func (st Store) SetStatus(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	status, reason string,
+) (Subscription, error) {
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		cur, err := lockSub(ctx, tx, ws, &clientID, id)
@@ -187,14 +260,24 @@ func (st Store) SetStatus(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 // its row: whatever changes a subscription and its deliveries takes this lock
 // first, so such writers never wait on each other in a cycle.
 func lockSub(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID *string, id uuid.UUID) (Subscription, error) {
-	return scanSub(tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
-		and ($3::text is null or s.client_id = $3) for update`, ws, id, clientID))
+	return scanSub(
+		tx.QueryRow(ctx, `select `+subColumns+` from webhook_subscriptions s where s.workspace_id = $1 and s.id = $2
+		and ($3::text is null or s.client_id = $3) for update`, ws, id, clientID),
+	)
 }
 
 // setStatusTx moves the locked subscription cur to status. running is the retry
 // job that calls it (0 for none): it is finishing, and cancelling it would
 // cancel its own context mid-transaction.
-func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, cur Subscription, status, reason string, running int64) (Subscription, error) {
+func (st Store) setStatusTx(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	cur Subscription,
+	status, reason string,
+	running int64,
+) (Subscription, error) {
 	if cur.Status == status {
 		return cur, nil
 	}
@@ -204,8 +287,13 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 		why = &reason
 		// job_id names the delivery job of a version that queued one per
 		// delivery; such rows may still wait.
-		rows, err := tx.Query(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
-			where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING') returning job_id`, ws, id)
+		rows, err := tx.Query(
+			ctx,
+			`update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
+			where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING') returning job_id`,
+			ws,
+			id,
+		)
 		if err != nil {
 			return cur, err
 		}
@@ -231,10 +319,12 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 	if status == "DISABLED" {
 		disabledAt = "now()"
 	}
-	s, err := scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
+	s, err := scanSub(
+		tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
 		circuit = 'CLOSED', consecutive_failures = 0, circuit_opened_at = null, probe_at = null, retry_job_id = null, retry_at = null,
 		disabled_at = `+disabledAt+`, updated_at = now()
-		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why))
+		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why),
+	)
 	if err != nil {
 		return s, err
 	}
@@ -245,11 +335,24 @@ func (st Store) setStatusTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard,
 	if status == "DISABLED" {
 		typ = "webhook.disabled"
 	}
-	return s, st.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}})
+	return s, st.Events.Emit(
+		ctx,
+		tx,
+		shard,
+		ws,
+		event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}},
+	)
 }
 
 // SetRate sets or clears (nil) a subscription's cap on deliveries a second.
-func (st Store) SetRate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, perSecond *int) (Subscription, error) {
+func (st Store) SetRate(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	perSecond *int,
+) (Subscription, error) {
 	var s Subscription
 	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(`update webhook_subscriptions s set max_per_second = $4, updated_at = now()
@@ -265,7 +368,14 @@ func (st Store) SetRate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, 
 
 // Rotate gives the subscription a new secret; the old one keeps signing
 // alongside until grace has passed.
-func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID, grace time.Duration) (Subscription, string, error) {
+func (st Store) Rotate(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	grace time.Duration,
+) (Subscription, string, error) {
 	secret := NewSecret()
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -278,7 +388,8 @@ func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 			// for it: a sealed value is bound to its column.
 			var cur []byte
 			err := tx.QueryRow(ctx, `select secret_sealed from webhook_subscriptions where workspace_id = $1 and id = $2 and client_id = $3 for update`,
-				ws, id, clientID).Scan(&cur)
+				ws, id, clientID).
+				Scan(&cur)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return pmapi.NotFound("subscription")
 			}
@@ -306,6 +417,7 @@ func (st Store) Rotate(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, c
 func AppInUse(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error) {
 	var active bool
 	err := tx.QueryRow(ctx, `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`,
-		ws, clientID).Scan(&active)
+		ws, clientID).
+		Scan(&active)
 	return active, err
 }

@@ -146,7 +146,11 @@ type TestEvent struct {
 func EventTypes() []event.Type {
 	return []event.Type{
 		{Name: "webhook.test", Description: "The test operation of a webhook subscription is called", Payload: TestEvent{}},
-		{Name: "webhook.disabled", Description: "A subscription is disabled (by a user, after 5 days of failures, or on 410 Gone)", Payload: DisabledEvent{}},
+		{
+			Name:        "webhook.disabled",
+			Description: "A subscription is disabled (by a user, after 5 days of failures, or on 410 Gone)",
+			Payload:     DisabledEvent{},
+		},
 		{Name: "webhook.enabled", Description: "A disabled subscription is enabled again", Payload: DisabledEvent{}},
 	}
 }

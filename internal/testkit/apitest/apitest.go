@@ -186,17 +186,29 @@ func build(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) (env *Env,
 	if err != nil {
 		return nil, stop, fmt.Errorf("router from document: %w", err)
 	}
-	return &Env{App: app, Server: srv, Directory: cfg.Directory, Auth: cfg.Auth, AdminToken: cfg.AdminToken, Logs: logs, router: router,
-		Box: box, Sender: cfg.WebhookSender}, stop, nil
+	return &Env{
+		App:        app,
+		Server:     srv,
+		Directory:  cfg.Directory,
+		Auth:       cfg.Auth,
+		AdminToken: cfg.AdminToken,
+		Logs:       logs,
+		router:     router,
+		Box:        box,
+		Sender:     cfg.WebhookSender,
+	}, stop, nil
 }
 
 // The verification page answers text/html, which kin-openapi cannot decode on
 // its own; the document describes it as a string.
 func init() {
-	openapi3filter.RegisterBodyDecoder("text/html", func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
-		b, err := io.ReadAll(body)
-		return string(b), err
-	})
+	openapi3filter.RegisterBodyDecoder(
+		"text/html",
+		func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+			b, err := io.ReadAll(body)
+			return string(b), err
+		},
+	)
 }
 
 // ringLoads makes loading the OAuth keys one at a time: the first Load of the
@@ -363,7 +375,14 @@ func checkDeclaredCode(t testing.TB, hr *http.Request, op *openapi3.Operation, o
 	}
 	codes, declared := api.DeclaredCodes(op, out.Status)
 	if !declared {
-		t.Errorf("%s %s (%s) answered %d, which the document does not declare\n%s", hr.Method, hr.URL.Path, op.OperationID, out.Status, out.Raw)
+		t.Errorf(
+			"%s %s (%s) answered %d, which the document does not declare\n%s",
+			hr.Method,
+			hr.URL.Path,
+			op.OperationID,
+			out.Status,
+			out.Raw,
+		)
 		return
 	}
 	if codes == nil {
@@ -372,7 +391,15 @@ func checkDeclaredCode(t testing.TB, hr *http.Request, op *openapi3.Operation, o
 	body, _ := out.Body["error"].(map[string]any)
 	code, _ := body["code"].(string)
 	if !slices.Contains(codes, code) {
-		t.Errorf("%s %s (%s) answered %d %s, which the document does not declare (it says %v)", hr.Method, hr.URL.Path, op.OperationID, out.Status, code, codes)
+		t.Errorf(
+			"%s %s (%s) answered %d %s, which the document does not declare (it says %v)",
+			hr.Method,
+			hr.URL.Path,
+			op.OperationID,
+			out.Status,
+			code,
+			codes,
+		)
 	}
 }
 
@@ -417,7 +444,14 @@ func (e *Env) ValidateError(t testing.TB, raw []byte) {
 // River's second.
 func (e *Env) StartWorkers(t testing.TB, opts ...func(*jobs.Options)) {
 	t.Helper()
-	o := jobs.Options{Work: true, Workers: 4, Box: e.Box, Sender: e.Sender, PollInterval: 50 * time.Millisecond, RRCASources: registry.RRCASources()}
+	o := jobs.Options{
+		Work:         true,
+		Workers:      4,
+		Box:          e.Box,
+		Sender:       e.Sender,
+		PollInterval: 50 * time.Millisecond,
+		RRCASources:  registry.RRCASources(),
+	}
 	for _, f := range opts {
 		f(&o)
 	}

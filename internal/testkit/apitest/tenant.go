@@ -45,14 +45,45 @@ func (e *Env) NewTenant(t testing.TB, scopes ...string) *Tenant {
 		}
 		return r
 	}
-	ws := must(e.Do(t, Request{Method: "POST", Path: "/admin/v1/workspaces", Header: e.Admin(), Body: map[string]any{"name": t.Name()}}), 201, "create workspace")
+	ws := must(
+		e.Do(
+			t,
+			Request{Method: "POST", Path: "/admin/v1/workspaces", Header: e.Admin(), Body: map[string]any{"name": t.Name()}},
+		),
+		201,
+		"create workspace",
+	)
 	tn := &Tenant{env: e, WorkspaceID: ws.Str("workspaceId"), ConsoleID: ws.Str("consoleClientId")}
-	user := must(e.Do(t, Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users", Header: e.Admin(),
-		Body: map[string]any{"email": "user@" + tn.WorkspaceID[:8] + ".example.com", "name": "User"}}), 201, "create user")
+	user := must(
+		e.Do(t, Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users", Header: e.Admin(),
+			Body: map[string]any{"email": "user@" + tn.WorkspaceID[:8] + ".example.com", "name": "User"}}),
+		201,
+		"create user",
+	)
 	tn.UserID = user.Str("id")
-	sess := must(e.Do(t, Request{Method: "POST", Path: "/admin/v1/workspaces/" + tn.WorkspaceID + "/users/" + tn.UserID + "/sessions", Header: e.Admin()}), 201, "issue session")
+	sess := must(
+		e.Do(
+			t,
+			Request{
+				Method: "POST",
+				Path:   "/admin/v1/workspaces/" + tn.WorkspaceID + "/users/" + tn.UserID + "/sessions",
+				Header: e.Admin(),
+			},
+		),
+		201,
+		"issue session",
+	)
 	tn.SID = sess.Str("sid")
-	app := must(tn.Console(t, "POST", "/openapi/v1/apps", map[string]any{"workspaceId": tn.WorkspaceID, "name": "test app", "scopes": AllScopes}), 201, "create app")
+	app := must(
+		tn.Console(
+			t,
+			"POST",
+			"/openapi/v1/apps",
+			map[string]any{"workspaceId": tn.WorkspaceID, "name": "test app", "scopes": AllScopes},
+		),
+		201,
+		"create app",
+	)
 	tn.ClientID = app.Str("clientId")
 	if len(scopes) == 0 {
 		scopes = AllScopes

@@ -54,7 +54,8 @@ func (f Fixture) Written(t testing.TB, queue func(b *pgx.Batch)) (events, jobsQu
 	t.Helper()
 	err := f.Shard.Read(context.Background(), f.WS, func(b *pgx.Batch) {
 		queue(b)
-		b.Queue("select count(*) from events where workspace_id = $1", f.WS).QueryRow(func(r pgx.Row) error { return r.Scan(&events) })
+		b.Queue("select count(*) from events where workspace_id = $1", f.WS).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&events) })
 		b.Queue("select count(*) from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1", f.WS.String()).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&jobsQueued) })
 	})
@@ -72,7 +73,13 @@ var ErrLate = errors.New("failure after the event was written")
 type FailAfterEmit struct{ Real event.Emitter }
 
 // Emit writes the events with Real, then fails.
-func (f FailAfterEmit) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, events ...event.Event) error {
+func (f FailAfterEmit) Emit(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	events ...event.Event,
+) error {
 	if err := f.Real.Emit(ctx, tx, shard, ws, events...); err != nil {
 		return err
 	}

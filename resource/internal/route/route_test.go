@@ -42,7 +42,8 @@ func TestForPostAndPatchAndResource(t *testing.T) {
 	r := set.Resource(api.Resource{Tables: []string{"things"}}, func(api.Catalog) []api.Operation {
 		return []api.Operation{{Method: PostAndPatch, Path: "update", ID: "updateThing"}}
 	})
-	if r.Name != "thing" || len(r.Scopes) != 2 || r.Scopes[0] != "things:read" || r.Scopes[1] != "things:write" || r.Tables[0] != "things" {
+	if r.Name != "thing" || len(r.Scopes) != 2 || r.Scopes[0] != "things:read" || r.Scopes[1] != "things:write" ||
+		r.Tables[0] != "things" {
 		t.Errorf("registration: name %q scopes %v tables %v; want thing, read then write, things", r.Name, r.Scopes, r.Tables)
 	}
 	ops := r.Operations(api.Catalog{})
@@ -51,8 +52,20 @@ func TestForPostAndPatchAndResource(t *testing.T) {
 	}
 	for i, w := range []struct{ method, id string }{{http.MethodPost, "updateThing"}, {http.MethodPatch, "patchThing"}} {
 		op := ops[i]
-		if op.Method != w.method || op.ID != w.id || op.Path != "/openapi/v1/resource/thing/update" || op.Scope != "things:write" || op.Status != http.StatusCreated {
-			t.Errorf("op %d: %s %s %s scope %q status %d; want %s %s under the base, write scope, 201", i, op.Method, op.ID, op.Path, op.Scope, op.Status, w.method, w.id)
+		if op.Method != w.method || op.ID != w.id || op.Path != "/openapi/v1/resource/thing/update" ||
+			op.Scope != "things:write" ||
+			op.Status != http.StatusCreated {
+			t.Errorf(
+				"op %d: %s %s %s scope %q status %d; want %s %s under the base, write scope, 201",
+				i,
+				op.Method,
+				op.ID,
+				op.Path,
+				op.Scope,
+				op.Status,
+				w.method,
+				w.id,
+			)
 		}
 	}
 }

@@ -36,7 +36,14 @@ type Archival[T any] struct {
 }
 
 // Set archives or restores the row inside tx, emitting with events.
-func (a Archival[T]) Set(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, events event.Emitter, ws, id uuid.UUID, archived bool) (T, error) {
+func (a Archival[T]) Set(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	events event.Emitter,
+	ws, id uuid.UUID,
+	archived bool,
+) (T, error) {
 	if a.Read != nil {
 		a.Lock = func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error) {
 			return a.Read(ctx, tx, ws, id, true)
@@ -70,7 +77,9 @@ func Returning[T any](scan Scan[T]) func(ctx context.Context, tx pgx.Tx, sql str
 
 // Reread is the Apply of a statement that returns nothing: read answers the
 // row after it.
-func Reread[T any](read func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error)) func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
+func Reread[T any](
+	read func(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (T, error),
+) func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
 	return func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
 		if _, err := tx.Exec(ctx, sql, ws, id); err != nil {
 			var zero T

@@ -48,7 +48,13 @@ func Do[Op, T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op
 
 // DoAtomic runs ops in order in one transaction: all of them commit, with
 // their events, or the first failure (a *FailedOp) rolls every one back.
-func DoAtomic[Op, T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ops []Op, run Run[Op, T]) ([]T, error) {
+func DoAtomic[Op, T any](
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	ops []Op,
+	run Run[Op, T],
+) ([]T, error) {
 	return Tx(ctx, shard, ws, func(tx pgx.Tx) ([]T, error) {
 		out := make([]T, 0, len(ops))
 		for i, op := range ops {

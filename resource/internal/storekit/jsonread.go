@@ -14,7 +14,16 @@ import (
 // ListJSON reads a list page in one round trip (shard.Read, with the plan
 // the lists keep: genericPlans) and writes each row's JSON with row straight
 // from its wire values into rows. limit is the statement's LIMIT.
-func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int, row *RowJSON, rows *jsonw.Rows, sql string, args ...any) error {
+func ListJSON(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	limit int,
+	row *RowJSON,
+	rows *jsonw.Rows,
+	sql string,
+	args ...any,
+) error {
 	from := *rows
 	var sets []tenant.LocalSetting
 	if shard.Mode() != tenant.SetLocal {
@@ -36,7 +45,15 @@ func ListJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, limit int,
 
 // GetJSON reads one row in one round trip and appends its JSON, written by
 // row from its wire values, to b; no row is noun's not-found.
-func GetJSON(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, row *RowJSON, b []byte, noun, sql string, args ...any) ([]byte, error) {
+func GetJSON(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	row *RowJSON,
+	b []byte,
+	noun, sql string,
+	args ...any,
+) ([]byte, error) {
 	out, found := b, false
 	var dates jsonw.Dates
 	err := shard.Read(ctx, ws, func(batch *pgx.Batch) {

@@ -55,7 +55,14 @@ type Querier interface {
 }
 
 // Get reads one row of the workspace in one round trip (shard.Read).
-func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) (T, error) {
+func Get[T any](
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	scan Scan[T],
+	sql string,
+	args ...any,
+) (T, error) {
 	var v T
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) { QueueRow(b, &v, scan, sql, args...) })
 	return v, err
@@ -63,7 +70,14 @@ func Get[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Sca
 
 // List reads the rows of a query of the workspace in one round trip
 // (shard.Read).
-func List[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Scan[T], sql string, args ...any) ([]T, error) {
+func List[T any](
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	scan Scan[T],
+	sql string,
+	args ...any,
+) ([]T, error) {
 	var out []T
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) { QueueRows(b, &out, scan, sql, args...) })
 	return out, err
@@ -73,7 +87,14 @@ func List[T any](ctx context.Context, shard *tenant.Shard, ws uuid.UUID, scan Sc
 // exists(...)` of the parent taking the workspace and id as $1 and $2, runs in
 // the same round trip, and when it finds nothing the read is noun's
 // not-found rather than an empty answer.
-func ReadUnder(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, noun, exists string, id any, queue func(b *pgx.Batch)) error {
+func ReadUnder(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	noun, exists string,
+	id any,
+	queue func(b *pgx.Batch),
+) error {
 	found := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(exists, ws, id).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })

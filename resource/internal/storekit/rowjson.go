@@ -120,7 +120,15 @@ func (r *RowJSON) Check(fields []pgconn.FieldDescription) error {
 		c := r.cols[i]
 		typed := f.DataTypeOID == c.oid || c.write == writeInt && isInt(f.DataTypeOID)
 		if f.Name != c.column || !typed || f.Format != pgtype.BinaryFormatCode && c.write != writeText {
-			return fmt.Errorf("storekit: column %d is %s (type %d, format %d), the view reads %s (type %d)", i+1, f.Name, f.DataTypeOID, f.Format, c.column, c.oid)
+			return fmt.Errorf(
+				"storekit: column %d is %s (type %d, format %d), the view reads %s (type %d)",
+				i+1,
+				f.Name,
+				f.DataTypeOID,
+				f.Format,
+				c.column,
+				c.oid,
+			)
 		}
 	}
 	return nil

@@ -24,7 +24,13 @@ var one = NewRowJSON(ID("id", "id", "x_"), UUID("u", "u").OrNull(), Text("s", "s
 // pgx's scan or encoding/json fails; it never writes something else.
 func FuzzRowJSON(f *testing.F) {
 	f.Add([]byte("0123456789abcdef"), "plain", int64(7), int64(0), false)
-	f.Add([]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"), "<a>&\"\\\u2028\x00caf\xc3", int64(-1<<63), int64(1<<63-1), true)
+	f.Add(
+		[]byte("\x00\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f"),
+		"<a>&\"\\\u2028\x00caf\xc3",
+		int64(-1<<63),
+		int64(1<<63-1),
+		true,
+	)
 	f.Add([]byte("short"), "", int64(-32768), int64(-63_000_000_000_000_000), false)
 	f.Add([]byte("0123456789abcdef"), "é 日本", int64(1<<31), int64(253402300799_999_999-946684800_000_000), false)
 	f.Fuzz(func(t *testing.T, id []byte, s string, n, us int64, null bool) {
@@ -133,19 +139,53 @@ func TestRowJSONRefusesOtherColumns(t *testing.T) {
 // BenchmarkRowJSON: one task-shaped row (every column set) from its wire
 // values, as a list page writes 50 of them.
 func BenchmarkRowJSON(b *testing.B) {
-	row := NewRowJSON(ID("id", "id", "tsk_"), ID("project_id", "projectId", "prj_"), Text("title", "title"), Text("description", "description"),
-		Text("status", "status"), Int("priority", "priority"), UUID("assignee_id", "assigneeId"), UUID("reporter_id", "reporterId"),
-		TimeUTC("start_date", "startDate"), TimeUTC("due_date", "dueDate"), TimeUTC("created_at", "createdAt"), TimeUTC("updated_at", "updatedAt"),
-		TimeUTC("archived_at", "archivedAt").OrNull())
+	row := NewRowJSON(
+		ID("id", "id", "tsk_"),
+		ID("project_id", "projectId", "prj_"),
+		Text("title", "title"),
+		Text("description", "description"),
+		Text(
+			"status",
+			"status",
+		),
+		Int("priority", "priority"),
+		UUID("assignee_id", "assigneeId"),
+		UUID("reporter_id", "reporterId"),
+		TimeUTC(
+			"start_date",
+			"startDate",
+		),
+		TimeUTC("due_date", "dueDate"),
+		TimeUTC("created_at", "createdAt"),
+		TimeUTC("updated_at", "updatedAt"),
+		TimeUTC("archived_at", "archivedAt").OrNull(),
+	)
 	id := uuid.Must(uuid.NewV7())
 	// A task's times as a page has them: start and due on their own days,
 	// created and updated on a third.
 	ts := func(t time.Time) []byte {
 		return binary.BigEndian.AppendUint64(nil, uint64(t.UnixMicro()-946684800_000_000))
 	}
-	values := [][]byte{id[:], id[:], []byte("Replace the worn coupling 17"), []byte("Check the alignment and the run-in"), []byte("IN_PROGRESS"),
-		{0, 3}, id[:], id[:], ts(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)), ts(time.Date(2026, 12, 1, 17, 0, 0, 500_000_000, time.UTC)),
-		ts(time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC)), ts(time.Date(2026, 11, 25, 9, 13, 4, 987_654_000, time.UTC)), nil}
+	values := [][]byte{
+		id[:],
+		id[:],
+		[]byte("Replace the worn coupling 17"),
+		[]byte("Check the alignment and the run-in"),
+		[]byte("IN_PROGRESS"),
+		{
+			0,
+			3,
+		},
+		id[:],
+		id[:],
+		ts(time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)),
+		ts(time.Date(2026, 12, 1, 17, 0, 0, 500_000_000, time.UTC)),
+		ts(
+			time.Date(2026, 11, 25, 8, 0, 0, 123_456_000, time.UTC),
+		),
+		ts(time.Date(2026, 11, 25, 9, 13, 4, 987_654_000, time.UTC)),
+		nil,
+	}
 	buf := make([]byte, 0, 1024)
 	var dates jsonw.Dates // a page's: its rows' times mostly on one day
 	b.ReportAllocs()

@@ -56,7 +56,12 @@ func noNUL(field, s string) error {
 // fields a project's titled child (a task, a risk) opens with: projectId is
 // required (read later, Required), then the title and the description pass
 // the resource's own checks. It answers the title as checkTitle gives it.
-func InProject(projectID, title string, desc *string, checkTitle func(string) (string, error), checkDesc func(*string) error) (string, error) {
+func InProject(
+	projectID, title string,
+	desc *string,
+	checkTitle func(string) (string, error),
+	checkDesc func(*string) error,
+) (string, error) {
 	if err := Required("projectId", projectID); err != nil {
 		return "", err
 	}

@@ -51,7 +51,8 @@ func Transitions(t *testing.T, statuses []string, table map[[2]string]bool, chec
 		}
 	}
 	var e *pmapi.Error
-	if err := check(statuses[0], "NO_SUCH_STATUS"); !errors.As(err, &e) || e.Code != pmapi.CodeValidation || e.Details["field"] != "status" {
+	if err := check(statuses[0], "NO_SUCH_STATUS"); !errors.As(err, &e) || e.Code != pmapi.CodeValidation ||
+		e.Details["field"] != "status" {
 		t.Errorf("an unknown status: %v, want VALIDATION_FAILED naming status", err)
 	}
 	return pairs
@@ -76,7 +77,12 @@ func Field(err error) any {
 // only the server writes (refused with a message naming it) and an unknown
 // kind are VALIDATION_FAILED naming kind, a text of a kind callers write comes back trimmed, and one over max
 // characters is VALIDATION_FAILED naming textField.
-func Entry(t *testing.T, check func(kind, text string) (string, error), serverKind, callerKind, textField string, max int) {
+func Entry(
+	t *testing.T,
+	check func(kind, text string) (string, error),
+	serverKind, callerKind, textField string,
+	max int,
+) {
 	t.Helper()
 	// Its refusal says who writes it, not only which kinds callers may use.
 	if _, err := check(serverKind, "x"); Field(err) != "kind" || !strings.Contains(err.Error(), serverKind+" ") {
