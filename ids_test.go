@@ -19,7 +19,10 @@ func TestNewClientIDFormat(t *testing.T) {
 		}
 		seen[id] = true
 	}
-	for _, bad := range []string{"", "pm_cli_", "pm_cli_0123456789012345678", "pm_cli_01234567890123456789x", "pm_key_01234567890123456789", "pm_cli_0123456789012345678-"} {
+	for _, bad := range []string{
+		"", "pm_cli_", "pm_cli_0123456789012345678", "pm_cli_01234567890123456789x",
+		"pm_key_01234567890123456789", "pm_cli_0123456789012345678-",
+	} {
 		if LooksLikeClientID(bad) {
 			t.Errorf("%q accepted", bad)
 		}

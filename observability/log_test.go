@@ -50,7 +50,12 @@ func TestLogFormat(t *testing.T) {
 		env  string
 		w    any
 		want Format
-	}{{"", pipeW, FormatJSON}, {"", &bytes.Buffer{}, FormatJSON}, {"text", pipeW, FormatText}, {"JSON", pipeW, FormatJSON}} {
+	}{
+		{"", pipeW, FormatJSON},
+		{"", &bytes.Buffer{}, FormatJSON},
+		{"text", pipeW, FormatText},
+		{"JSON", pipeW, FormatJSON},
+	} {
 		w, _ := c.w.(interface{ Write([]byte) (int, error) })
 		if got, err := ParseFormat(c.env, w); err != nil || got != c.want {
 			t.Errorf("ParseFormat(%q, %T) = %q, %v; want %q", c.env, c.w, got, err, c.want)

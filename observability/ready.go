@@ -9,7 +9,8 @@ import (
 
 var readyDesc = prometheus.NewDesc(
 	"pmapi_ready",
-	"1 when the readiness check (every shard reachable and carrying the newest migration; what /readyz answers) passes at scrape time, else 0.",
+	"1 when the readiness check (every shard reachable and carrying the newest migration; "+
+		"what /readyz answers) passes at scrape time, else 0.",
 	nil,
 	nil,
 )

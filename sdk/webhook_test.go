@@ -32,8 +32,14 @@ func TestVerifyTheServersSignatures(t *testing.T) {
 	}{
 		{"one secret", header(now, current), body, []string{current}, nil},
 		{"rotation: signed with both, receiver has the new", header(now, current, previous), body, []string{current}, nil},
-		{"rotation: signed with both, receiver still has the old", header(now, current, previous), body, []string{previous}, nil},
-		{"rotation: receiver has both, signed with the new only", header(now, current), body, []string{previous, current}, nil},
+		{
+			"rotation: signed with both, receiver still has the old",
+			header(now, current, previous), body, []string{previous}, nil,
+		},
+		{
+			"rotation: receiver has both, signed with the new only",
+			header(now, current), body, []string{previous, current}, nil,
+		},
 		{"another secret", header(now, current), body, []string{other}, pmapisdk.ErrNoMatch},
 		{"body changed", header(now, current), append([]byte(" "), body...), []string{current}, pmapisdk.ErrNoMatch},
 		{"within the tolerance", header(now.Add(-299*time.Second), current), body, []string{current}, nil},

@@ -124,7 +124,9 @@ func BenchmarkTime(b *testing.B) {
 // Time writes it in UTC (so as encoding/json does), alone and through a
 // Date that remembers another day's date.
 func FuzzTimeMicros(f *testing.F) {
-	for _, us := range []int64{0, -1, 1, 1_000_000, 951_782_400_000_000, MinMicros, MaxMicros, 1795590000_120_000, -62135596800_000_001} {
+	for _, us := range []int64{
+		0, -1, 1, 1_000_000, 951_782_400_000_000, MinMicros, MaxMicros, 1795590000_120_000, -62135596800_000_001,
+	} {
 		f.Add(us)
 	}
 	f.Fuzz(func(t *testing.T, us int64) {

@@ -65,7 +65,10 @@ func New(current string, previous ...string) (*Box, error) {
 	if !ok {
 		if len(strings.TrimSpace(current)) >= 32 {
 			return nil, errors.New(
-				`PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32); passphrases are no longer accepted: put the passphrase in PMAPI_SECRET_KEY_PREVIOUS, a new key in PMAPI_SECRET_KEY, and run pmapi admin reseal (docs/operations.md, "Rotating PMAPI_SECRET_KEY")`,
+				"PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32); " +
+					"passphrases are no longer accepted: put the passphrase in PMAPI_SECRET_KEY_PREVIOUS, " +
+					"a new key in PMAPI_SECRET_KEY, and run pmapi admin reseal " +
+					`(docs/operations.md, "Rotating PMAPI_SECRET_KEY")`,
 			)
 		}
 		return nil, errors.New("PMAPI_SECRET_KEY must be 32 random bytes in base64 (openssl rand -base64 32)")

@@ -268,7 +268,13 @@ func (st *state) modify(m modification, seq []*node) {
 				verb,
 			)
 		} else if hasSubquery(seq) {
-			st.add(RuleModifyOneTable, "%s %s with a subquery: Citus cannot prune it with a generic plan; read first, then %s by key", verb, target, m.verb)
+			st.add(
+				RuleModifyOneTable,
+				"%s %s with a subquery: Citus cannot prune it with a generic plan; read first, then %s by key",
+				verb,
+				target,
+				m.verb,
+			)
 		}
 	}
 	m.also(st, seq)
@@ -316,7 +322,8 @@ func (st *state) insert(seq []*node) {
 		default:
 			st.add(
 				RuleInsertValues,
-				"INSERT INTO %s %s: Citus ships INSERT ... SELECT with COPY, which row-level security refuses; use multi-row VALUES",
+				"INSERT INTO %s %s: Citus ships INSERT ... SELECT with COPY, which row-level security refuses; "+
+					"use multi-row VALUES",
 				target,
 				clip(text(source)),
 			)
@@ -541,7 +548,8 @@ func (st *state) checkLevel(lv *level) {
 			}
 			st.add(
 				RuleTenantKey,
-				"%s is not restricted by %s.workspace_id = $n at its own query level (a correlated or missing workspace_id makes Citus plan it across every shard)",
+				"%s is not restricted by %s.workspace_id = $n at its own query level "+
+					"(a correlated or missing workspace_id makes Citus plan it across every shard)",
 				name,
 				r.alias,
 			)
@@ -747,7 +755,8 @@ func (st *state) stableWithColumn(what string, seq []*node) {
 					if i+1 < len(seq) && seq[i+1].op("+", "-") {
 						st.add(
 							RuleStableWithColumn,
-							"%s computes %s(column, %s) %s ...: a STABLE operator over a column; decide in Go or pass the time as a parameter",
+							"%s computes %s(column, %s) %s ...: a STABLE operator over a column; "+
+								"decide in Go or pass the time as a parameter",
 							what,
 							fn,
 							f,
@@ -775,7 +784,8 @@ func (st *state) stableWithColumn(what string, seq []*node) {
 		if isInterval && leftColumn {
 			st.add(
 				RuleStableWithColumn,
-				"%s adds an interval to the column %s: timestamptz arithmetic is STABLE; compute the value in Go or from now() alone",
+				"%s adds an interval to the column %s: timestamptz arithmetic is STABLE; "+
+					"compute the value in Go or from now() alone",
 				what,
 				left.tok.text,
 			)

@@ -17,7 +17,8 @@ var bad = []struct {
 	rule, sql string
 }{
 	{RuleTenantKey, `select p.id, coalesce((select json_agg(m.user_id) from project_members m
-		where m.workspace_id = p.workspace_id and m.project_id = p.id), '[]') from projects p where p.workspace_id = $1 and p.id = $2 for update`},
+		where m.workspace_id = p.workspace_id and m.project_id = p.id), '[]')
+		from projects p where p.workspace_id = $1 and p.id = $2 for update`},
 	{
 		RuleTenantKey,
 		`select a.id, (select count(*) from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id)::int
@@ -25,7 +26,8 @@ var bad = []struct {
 	},
 	{RuleTenantKey, `with docs as (
 			select a.id, a.title || ' ' || coalesce((select string_agg(n.text, ' ' order by n.id)
-				from rrca_nodes n where n.workspace_id = a.workspace_id and n.rrca_id = a.id and n.kind <> 'WHY_SUGGESTION'), '') as doc
+				from rrca_nodes n
+				where n.workspace_id = a.workspace_id and n.rrca_id = a.id and n.kind <> 'WHY_SUGGESTION'), '') as doc
 			from rrca_analyses a where a.workspace_id = $1 and (a.archived_at is null or a.id = $2))
 		select o.id, rrca_text_similarity(me.doc, o.doc) from docs o, docs me where me.id = $2 and o.id <> me.id`},
 	{RuleTenantKey, `select count(*) from tasks`},
@@ -41,11 +43,13 @@ var bad = []struct {
 	},
 	{
 		RuleInsertValues,
-		`insert into events (workspace_id, id, type, data) select $1::uuid, * from unnest($2::uuid[], $3::text[], $4::jsonb[])`,
+		`insert into events (workspace_id, id, type, data)
+		select $1::uuid, * from unnest($2::uuid[], $3::text[], $4::jsonb[])`,
 	},
 	{
 		RuleInsertValues,
-		`insert into events (workspace_id, id, type, data) values ($1, $2, (select type from tasks where workspace_id = $1 limit 1), '{}')`,
+		`insert into events (workspace_id, id, type, data)
+		values ($1, $2, (select type from tasks where workspace_id = $1 limit 1), '{}')`,
 	},
 	{
 		RuleModifyOneTable,
@@ -65,7 +69,8 @@ var bad = []struct {
 	},
 	{
 		RuleMutableInCase,
-		`update projects set archived_at = case when $3 then now() end, updated_at = now() where workspace_id = $1 and id = $2`,
+		`update projects set archived_at = case when $3 then now() end, updated_at = now()
+		where workspace_id = $1 and id = $2`,
 	},
 	{RuleMutableInCase, `update tasks as t set archived_at = case when $3 then now() end, updated_at = now()
 		where t.workspace_id = $1 and t.id = $2 returning t.id`},
@@ -97,7 +102,8 @@ var bad = []struct {
 		where workspace_id = $1 and id = $2 returning failing_since`},
 	{
 		RuleMutableInCase,
-		`update webhook_subscriptions set failing_since = coalesce(failing_since, current_timestamp) where workspace_id = $1 and id = $2`,
+		`update webhook_subscriptions set failing_since = coalesce(failing_since, current_timestamp)
+		where workspace_id = $1 and id = $2`,
 	},
 	{RuleMutableInCase, `insert into apps (workspace_id, client_id) values ($1, $2)
 		on conflict (workspace_id, client_id) do update set disabled_at = coalesce(apps.disabled_at, now())`},
@@ -122,12 +128,15 @@ var bad = []struct {
 // Statements of the shapes the rules allow.
 var good = []string{
 	`select p.id, coalesce((select json_agg(m.user_id) from project_members m
-		where m.workspace_id = $1 and m.project_id = p.id), '[]') from projects p where p.workspace_id = $1 and p.id = $2 for update`,
+		where m.workspace_id = $1 and m.project_id = p.id), '[]')
+		from projects p where p.workspace_id = $1 and p.id = $2 for update`,
 	`select a.id from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
 		where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null order by s.score desc, a.id limit $3`,
-	`select c.id, i.status from corrective_actions c left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
+	`select c.id, i.status from corrective_actions c
+		left join action_items i on i.workspace_id = c.workspace_id and i.id = c.action_item_id
 		where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`,
-	`select r.grant_id from oauth_refresh_tokens r join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
+	`select r.grant_id from oauth_refresh_tokens r
+		join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
 		where r.workspace_id = $1 and r.token_hash = $2 and g.client_id = $3 for update of r`,
 	`with recursive sub as (
 		select id from rrca_nodes where workspace_id = $1 and id = $2
@@ -137,27 +146,33 @@ var good = []string{
 	`select exists(select 1 from apps where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`,
 	`select id from tasks where workspace_id = $1::uuid and (status = 'DONE' or status = 'TODO')`,
 	`select id from tasks where $1 = workspace_id`,
-	`select p.id, i.id from projects p join tasks i on p.workspace_id = $1 and p.id = i.project_id where i.workspace_id = $1`,
+	`select p.id, i.id from projects p join tasks i on p.workspace_id = $1 and p.id = i.project_id
+		where i.workspace_id = $1`,
 	`select count(*), min(scheduled_at) from river.river_job where kind = 'webhook.deliver'`,
 	`select kind from client_directory c join workspaces w on w.id = c.workspace_id where c.client_id = $1`,
 	`insert into events (workspace_id, id, type, data) values ($1, $2, $3, $4), ($1, $5, $6, $7)`,
 	`insert into rrca_nodes as n (workspace_id, id, rrca_id) values ($1, $2, $3) returning n.id, n.kind`,
-	`insert into idempotency_keys (workspace_id, client_id, key, request_hash) values ($1, $2, $3, $4) on conflict do nothing`,
+	`insert into idempotency_keys (workspace_id, client_id, key, request_hash) values ($1, $2, $3, $4)
+		on conflict do nothing`,
 	`insert into sessions (workspace_id, id, user_id, token_hash, expires_at)
 		values ($1, $2, $3, $4, now() + make_interval(secs => $5)) returning created_at, expires_at`,
-	`update webhook_deliveries d set job_id = ($3::jsonb ->> d.id::text)::bigint where d.workspace_id = $1 and d.id = any($2)`,
+	`update webhook_deliveries d set job_id = ($3::jsonb ->> d.id::text)::bigint
+		where d.workspace_id = $1 and d.id = any($2)`,
 	`update projects set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
-	`update api_keys set previous_hash = case when $7::timestamptz is null then null else hash end, previous_expires_at = $7
+	`update api_keys set previous_hash = case when $7::timestamptz is null then null else hash end,
+		previous_expires_at = $7
 		where workspace_id = $1 and client_id = $2 and id = $3`,
 	`update webhook_subscriptions set failing_since = now() where workspace_id = $1 and id = $2 and failing_since is null`,
 	`update oauth_signing_keys set retired_at = now(), publish_until = now() + make_interval(secs => $1) where kid = $2`,
-	`update oauth_device_codes set interval_seconds = interval_seconds + 5, last_polled_at = $3 where workspace_id = $1 and id = $2`,
+	`update oauth_device_codes set interval_seconds = interval_seconds + 5, last_polled_at = $3
+		where workspace_id = $1 and id = $2`,
 	`delete from oauth_device_codes where workspace_id = $1 and expires_at < now() - interval '1 day'`,
 	`delete from sessions where workspace_id = $1 and (expires_at < now() or revoked_at is not null)`,
 	`select set_config('pmapi.workspace_id', $1, true)`,
 	`set local pg_trgm.word_similarity_threshold = '0.3'`,
 	`select case when k.hash = $2 then null else k.previous_expires_at end, coalesce(a.scopes, '{}')
-		from api_keys k left join apps a on a.workspace_id = k.workspace_id and a.client_id = k.client_id where k.workspace_id = $1`,
+		from api_keys k left join apps a on a.workspace_id = k.workspace_id and a.client_id = k.client_id
+		where k.workspace_id = $1`,
 	`select o.id from (select id from tasks where workspace_id = $1) o`,
 	`-- a comment with ( in it
 	 select 1 from tasks /* and ) here */ where workspace_id = $1 and title = 'it''s (fine'`,
@@ -196,7 +211,8 @@ func TestHoles(t *testing.T) {
 			t.Errorf("%q reported %v", sql, vs)
 		}
 	}
-	sql := `select ` + Hole + `, (select count(*) from tasks t where t.workspace_id = p.workspace_id) from projects p where ` + Hole
+	sql := `select ` + Hole + `, (select count(*) from tasks t where t.workspace_id = p.workspace_id)
+		from projects p where ` + Hole
 	if vs := testChecker.Check(sql); len(vs) != 1 || !strings.Contains(vs[0].Msg, "tasks t") {
 		t.Errorf("a correlated subquery beside holes: %v", vs)
 	}

@@ -165,7 +165,8 @@ func build(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) (env *Env,
 			Log:        slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		},
 	}
-	cfg.SecretBox, cfg.Events, cfg.RRCAJobs, cfg.WebhookJobs, cfg.WebhookAttempt = box, clients, clients, clients, jobs.Attempt
+	cfg.SecretBox, cfg.Events, cfg.RRCAJobs = box, clients, clients
+	cfg.WebhookJobs, cfg.WebhookAttempt = clients, jobs.Attempt
 	for _, m := range mutate {
 		m(&cfg)
 	}

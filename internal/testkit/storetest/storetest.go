@@ -56,7 +56,8 @@ func (f Fixture) Written(t testing.TB, queue func(b *pgx.Batch)) (events, jobsQu
 		queue(b)
 		b.Queue("select count(*) from events where workspace_id = $1", f.WS).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&events) })
-		b.Queue("select count(*) from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1", f.WS.String()).
+		b.Queue(`select count(*) from river.river_job
+			where kind = 'event.fanout' and args->>'workspaceId' = $1`, f.WS.String()).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&jobsQueued) })
 	})
 	if err != nil {

@@ -61,7 +61,8 @@ func TenantTables(tb testing.TB) []string {
 	tb.Helper()
 	rows, err := OwnerPool(tb).Query(context.Background(), `select c.relname from pg_class c
 		where c.relkind in ('r', 'p') and c.relrowsecurity and c.relnamespace = 'public'::regnamespace
-		  and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
+		  and exists (select 1 from pg_attribute a
+			where a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped)`)
 	if err != nil {
 		tb.Fatalf("testdb: %v", err)
 	}
