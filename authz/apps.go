@@ -132,7 +132,8 @@ func GetApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID str
 func ListApps(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, after string, limit int) ([]App, error) {
 	var apps []App
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+appColumns+` from apps where workspace_id = $1 and client_id > $2 order by client_id limit $3`, ws, after, limit).
+		b.Queue("select "+appColumns+` from apps
+			where workspace_id = $1 and client_id > $2 order by client_id limit $3`, ws, after, limit).
 			Query(func(rows pgx.Rows) (err error) { apps, err = collect(rows, scanApp); return err })
 	})
 	return apps, err
@@ -233,7 +234,8 @@ func RotateAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, cli
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var err error
 		app, err = scanApp(tx.QueryRow(ctx, `update apps set secret_hash = $3, secret_prefix = $4, updated_at = now()
-			where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID, hashSecret(secret), secret[:secretDisplayPrefix]))
+			where workspace_id = $1 and client_id = $2 returning `+appColumns,
+			ws, clientID, hashSecret(secret), secret[:secretDisplayPrefix]))
 		if err != nil {
 			return err
 		}

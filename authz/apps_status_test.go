@@ -20,7 +20,8 @@ func TestAppDisabledAtKeepsTheFirstTime(t *testing.T) {
 		t.Fatalf("disable: %+v, %v", a, err)
 	}
 	first := *a.DisabledAt
-	if a, err = authz.UpdateApp(ctx, f.shard, f.ws.ID, f.clientID, authz.AppPatch{Name: &renamed, Status: &disabled}); err != nil ||
+	patch := authz.AppPatch{Name: &renamed, Status: &disabled}
+	if a, err = authz.UpdateApp(ctx, f.shard, f.ws.ID, f.clientID, patch); err != nil ||
 		a.DisabledAt == nil || !a.DisabledAt.Equal(first) ||
 		a.Name != renamed {
 		t.Errorf("a PATCH of a disabled app: %+v, %v; want disabled_at %v kept", a, err, first)

@@ -150,7 +150,8 @@ func loadKey(ctx context.Context, res tenant.Resolution, hash []byte) (*cachedKe
 	err := res.Shard.Read(ctx, res.Workspace.ID, func(b *pgx.Batch) {
 		b.Queue(`select k.id, k.client_id, k.scopes, k.expires_at, k.revoked_at is not null,
 				case when k.hash = $2 then null else k.previous_expires_at end,
-				a.client_id is not null, coalesce(a.scopes, '{}'), coalesce(a.status, 'DISABLED'), coalesce(a.rate_limit_per_minute, 0)
+				a.client_id is not null, coalesce(a.scopes, '{}'), coalesce(a.status, 'DISABLED'),
+				coalesce(a.rate_limit_per_minute, 0)
 			from api_keys k left join apps a on a.workspace_id = k.workspace_id and a.client_id = k.client_id
 			where k.workspace_id = $1 and (k.hash = $2 or (k.previous_hash = $2 and k.previous_expires_at is not null))`,
 			res.Workspace.ID, hash).QueryRow(func(row pgx.Row) error {

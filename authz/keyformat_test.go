@@ -23,7 +23,10 @@ func TestAPIKeyChecksum(t *testing.T) {
 			t.Fatalf("mutated key %q passes (changed position %d)", mutated, pos)
 		}
 	}
-	for _, bad := range []string{"", "pmk_", "pmk_" + strings.Repeat("a", 38), "xxx_" + strings.Repeat("a", 38), NewAPIKey() + "a", "pmk_" + strings.Repeat("!", 38)} {
+	for _, bad := range []string{
+		"", "pmk_", "pmk_" + strings.Repeat("a", 38), "xxx_" + strings.Repeat("a", 38),
+		NewAPIKey() + "a", "pmk_" + strings.Repeat("!", 38),
+	} {
 		if CheckAPIKey(bad) {
 			t.Errorf("%q passes", bad)
 		}

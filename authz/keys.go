@@ -100,7 +100,8 @@ func CreateKey(
 			return err
 		}
 		if !app.Scopes.Has(in.Scopes) {
-			return pmapi.Errorf(pmapi.CodeScopeNotAllowed, "the app does not declare every scope asked for; declare them on the app first").
+			return pmapi.Errorf(pmapi.CodeScopeNotAllowed,
+				"the app does not declare every scope asked for; declare them on the app first").
 				With("field", "scopes").
 				With("notAllowed", app.Scopes.Missing(in.Scopes)).
 				With("allowed", app.Scopes.Names())
@@ -143,7 +144,8 @@ func ListKeys(
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).
 			QueryRow(func(row pgx.Row) error { return row.Scan(&appFound) })
-		b.Queue("select "+keyColumns+` from api_keys where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
+		b.Queue("select "+keyColumns+` from api_keys
+			where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
 			ws, clientID, after, limit).
 			Query(func(rows pgx.Rows) (err error) { keys, err = collect(rows, scanKey); return err })
 	})
@@ -230,7 +232,8 @@ func RenewKey(
 			clientID,
 			id,
 			false,
-			"update api_keys set expires_at = case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end"+keyWhere,
+			"update api_keys set expires_at = "+
+				"case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end"+keyWhere,
 			time.Now().Add(DefaultRenewal),
 		)
 	}

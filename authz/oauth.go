@@ -96,14 +96,15 @@ func (o *OAuth) StartDevice(
 	device := "pmd_" + pmapi.RandomBase62(40)
 	user := newUserCode()
 	expires := time.Now().Add(o.DeviceTTL)
-	if _, err := o.Dir.Pool().Exec(ctx, `insert into oauth_user_codes (user_code_hash, workspace_id, expires_at) values ($1, $2, $3)`,
-		hashSecret(user), res.Workspace.ID, expires); err != nil {
+	if _, err := o.Dir.Pool().Exec(ctx, `insert into oauth_user_codes (user_code_hash, workspace_id, expires_at)
+		values ($1, $2, $3)`, hashSecret(user), res.Workspace.ID, expires); err != nil {
 		return DeviceStart{}, err
 	}
 	err := res.Shard.Tx(ctx, res.Workspace.ID, func(tx pgx.Tx) error {
 		_, err := tx.Exec(
 			ctx,
-			`insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, interval_seconds, expires_at)
+			`insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes,
+				interval_seconds, expires_at)
 			values ($1, $2, $3, $4, $5, $6, $7, $8)`,
 			res.Workspace.ID,
 			pmapi.NewID(),
@@ -152,13 +153,14 @@ func (o *OAuth) PendingApp(
 	var scopes []string
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 		b.Queue(`select client_id, scopes from oauth_device_codes where workspace_id = $1 and user_code_hash = $2
-			and status = 'PENDING' and expires_at > now()`, ws, hashSecret(NormalizeUserCode(code))).QueryRow(func(r pgx.Row) error {
-			err := r.Scan(&client, &scopes)
-			if errors.Is(err, pgx.ErrNoRows) {
-				return pmapi.NotFound("pending authorization")
-			}
-			return err
-		})
+			and status = 'PENDING' and expires_at > now()`, ws, hashSecret(NormalizeUserCode(code))).
+			QueryRow(func(r pgx.Row) error {
+				err := r.Scan(&client, &scopes)
+				if errors.Is(err, pgx.ErrNoRows) {
+					return pmapi.NotFound("pending authorization")
+				}
+				return err
+			})
 	})
 	return client, scopesFromDB(scopes), err
 }
@@ -171,7 +173,8 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 		var id uuid.UUID
 		var client string
 		var scopes []string
-		err := tx.QueryRow(ctx, `select id, client_id, scopes from oauth_device_codes where workspace_id = $1 and user_code_hash = $2
+		err := tx.QueryRow(ctx, `select id, client_id, scopes from oauth_device_codes
+			where workspace_id = $1 and user_code_hash = $2
 			and status = 'PENDING' and expires_at > now() for update`, ws, hashSecret(NormalizeUserCode(code))).
 			Scan(&id, &client, &scopes)
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -191,8 +194,8 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 			return err
 		}
 		grant := pmapi.NewID()
-		if _, err := tx.Exec(ctx, `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes) values ($1, $2, $3, $4, $5)`,
-			ws, grant, client, user.ID, scopes); err != nil {
+		if _, err := tx.Exec(ctx, `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes)
+			values ($1, $2, $3, $4, $5)`, ws, grant, client, user.ID, scopes); err != nil {
 			return err
 		}
 		_, err = tx.Exec(
@@ -249,8 +252,9 @@ func (o *OAuth) issue(
 		return Tokens{}, err
 	}
 	refresh := "pmr_" + pmapi.RandomBase62(40)
-	if _, err := tx.Exec(ctx, `insert into oauth_refresh_tokens (workspace_id, id, grant_id, token_hash, scopes, expires_at)
-		values ($1, $2, $3, $4, $5, $6)`, ws, pmapi.NewID(), grant, hashSecret(refresh), scopes.Names(), now.Add(o.RefreshTTL)); err != nil {
+	if _, err := tx.Exec(ctx, `insert into oauth_refresh_tokens
+		(workspace_id, id, grant_id, token_hash, scopes, expires_at) values ($1, $2, $3, $4, $5, $6)`,
+		ws, pmapi.NewID(), grant, hashSecret(refresh), scopes.Names(), now.Add(o.RefreshTTL)); err != nil {
 		return Tokens{}, err
 	}
 	return Tokens{AccessToken: access, RefreshToken: refresh, ExpiresIn: int(o.AccessTTL.Seconds()), Scopes: scopes}, nil
@@ -261,7 +265,8 @@ func (o *OAuth) issue(
 func revokeGrant(ctx context.Context, tx pgx.Tx, ws, grant uuid.UUID) error {
 	// A grant revoked again keeps its first time; the condition does what
 	// coalesce(revoked_at, now()) did, which Citus refuses in an UPDATE.
-	if _, err := tx.Exec(ctx, `update oauth_grants set revoked_at = now() where workspace_id = $1 and id = $2 and revoked_at is null`, ws, grant); err != nil {
+	if _, err := tx.Exec(ctx, `update oauth_grants set revoked_at = now()
+		where workspace_id = $1 and id = $2 and revoked_at is null`, ws, grant); err != nil {
 		return err
 	}
 	return tenant.Invalidate(ctx, tx, tenant.Invalidation{Kind: "grant", ID: grant.String()})
@@ -281,7 +286,8 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 			expires       time.Time
 			userID        *uuid.UUID
 		)
-		err := tx.QueryRow(ctx, `select id, client_id, status, scopes, interval_seconds, last_polled_at, expires_at, grant_id, user_id
+		err := tx.QueryRow(ctx, `select id, client_id, status, scopes, interval_seconds, last_polled_at, expires_at,
+				grant_id, user_id
 			from oauth_device_codes where workspace_id = $1 and device_code_hash = $2 for update`, ws, hashSecret(deviceCode)).
 			Scan(&id, &owner, &status, &scopes, &interval, &lastPoll, &expires, &grant, &userID)
 		if tokErr, err := unknown(err, owner, clientID, "device code"); tokErr != nil || err != nil {
@@ -320,7 +326,8 @@ func (o *OAuth) RedeemDevice(ctx context.Context, res tenant.Resolution, clientI
 			return Tokens{}, tokenErr("authorization_pending", "the user has not decided yet"), err
 		}
 		user = *userID
-		if _, err := tx.Exec(ctx, `update oauth_device_codes set status = 'REDEEMED' where workspace_id = $1 and id = $2`, ws, id); err != nil {
+		if _, err := tx.Exec(ctx, `update oauth_device_codes set status = 'REDEEMED'
+			where workspace_id = $1 and id = $2`, ws, id); err != nil {
 			return Tokens{}, nil, err
 		}
 		out, err := o.issue(ctx, tx, ws, clientID, *grant, user, scopesFromDB(scopes))
@@ -345,7 +352,8 @@ func (o *OAuth) Refresh(
 			used, revoked   *time.Time
 			expires         time.Time
 		)
-		err := tx.QueryRow(ctx, `select r.id, r.grant_id, g.client_id, g.user_id, r.scopes, r.used_at, g.revoked_at, r.expires_at
+		err := tx.QueryRow(ctx, `select r.id, r.grant_id, g.client_id, g.user_id, r.scopes, r.used_at, g.revoked_at,
+				r.expires_at
 			from oauth_refresh_tokens r join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
 			where r.workspace_id = $1 and r.token_hash = $2 for update of r`, ws, hashSecret(token)).
 			Scan(&id, &grant, &owner, &user, &scopes, &used, &revoked, &expires)
@@ -377,7 +385,8 @@ func (o *OAuth) Refresh(
 			s = *narrow
 		}
 		if used == nil {
-			if _, err := tx.Exec(ctx, `update oauth_refresh_tokens set used_at = $3 where workspace_id = $1 and id = $2`, ws, id, now); err != nil {
+			if _, err := tx.Exec(ctx, `update oauth_refresh_tokens set used_at = $3
+				where workspace_id = $1 and id = $2`, ws, id, now); err != nil {
 				return Tokens{}, nil, err
 			}
 		}
@@ -423,13 +432,19 @@ func unknown(err error, owner, clientID, what string) (*TokenError, error) {
 // parse verifies an access token's signature and claims.
 func (o *OAuth) parse(ctx context.Context, raw string) (*AccessClaims, error) {
 	claims := &AccessClaims{}
+	checks := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{"ES256"}),
+		jwt.WithIssuer(o.Issuer),
+		jwt.WithAudience(o.Audience),
+		jwt.WithExpirationRequired(),
+	}
 	tok, err := jwt.ParseWithClaims(raw, claims, func(t *jwt.Token) (any, error) {
 		if typ, _ := t.Header["typ"].(string); !strings.EqualFold(typ, "at+jwt") {
 			return nil, errors.New("typ is not at+jwt")
 		}
 		kid, _ := t.Header["kid"].(string)
 		return o.Ring.publicKey(ctx, kid)
-	}, jwt.WithValidMethods([]string{"ES256"}), jwt.WithIssuer(o.Issuer), jwt.WithAudience(o.Audience), jwt.WithExpirationRequired())
+	}, checks...)
 	if err != nil {
 		if errors.Is(err, jwt.ErrTokenExpired) {
 			return claims, pmapi.Errorf(pmapi.CodeTokenExpired, "the access token has expired")
@@ -453,7 +468,8 @@ func (o *OAuth) Revoke(ctx context.Context, res tenant.Resolution, clientID, tok
 	}
 	return res.Shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		if !ok {
-			err := tx.QueryRow(ctx, `select r.grant_id from oauth_refresh_tokens r join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
+			err := tx.QueryRow(ctx, `select r.grant_id from oauth_refresh_tokens r
+				join oauth_grants g on g.workspace_id = r.workspace_id and g.id = r.grant_id
 				where r.workspace_id = $1 and r.token_hash = $2 and g.client_id = $3`, ws, hashSecret(token), clientID).
 				Scan(&grant)
 			if errors.Is(err, pgx.ErrNoRows) {
@@ -527,7 +543,8 @@ func (o *OAuth) grant(ctx context.Context, res tenant.Resolution, claims *Access
 	}
 	st = &grantState{client: claims.ClientID, ws: res.Workspace, shard: res.Shard, loadedAt: time.Now()}
 	err = res.Shard.Read(ctx, res.Workspace.ID, func(b *pgx.Batch) {
-		b.Queue(`select g.revoked_at is not null, a.client_id is not null, coalesce(a.scopes, '{}'), coalesce(a.status, 'DISABLED')
+		b.Queue(`select g.revoked_at is not null, a.client_id is not null, coalesce(a.scopes, '{}'),
+				coalesce(a.status, 'DISABLED')
 			from oauth_grants g left join apps a on a.workspace_id = g.workspace_id and a.client_id = g.client_id
 			where g.workspace_id = $1 and g.id = $2`, res.Workspace.ID, id).
 			QueryRow(func(r pgx.Row) error {

@@ -113,7 +113,8 @@ func (k *KeyRing) reload(ctx context.Context) error {
 		priv, err := k.openPrivate(kid, sealed)
 		if err != nil {
 			return fmt.Errorf(
-				"the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY (or PMAPI_SECRET_KEY_PREVIOUS); every instance needs the same keys: %w",
+				"the active OAuth signing key %s does not open with this PMAPI_SECRET_KEY "+
+					"(or PMAPI_SECRET_KEY_PREVIOUS); every instance needs the same keys: %w",
 				kid,
 				err,
 			)
@@ -183,12 +184,13 @@ func (k *KeyRing) Rotate(ctx context.Context, publishFor time.Duration) (string,
 		return "", err
 	}
 	defer tx.Rollback(ctx)
-	if _, err := tx.Exec(ctx, `update oauth_signing_keys set retired_at = now(), publish_until = now() + make_interval(secs => $1)
+	if _, err := tx.Exec(ctx, `update oauth_signing_keys
+		set retired_at = now(), publish_until = now() + make_interval(secs => $1)
 		where retired_at is null`, (publishFor + 5*time.Minute).Seconds()); err != nil {
 		return "", err
 	}
-	if _, err := tx.Exec(ctx, `insert into oauth_signing_keys (kid, alg, private_sealed, public_jwk) values ($1, 'ES256', $2, $3)`,
-		kid, k.box.Seal(string(der), signingKeyAt(kid)), raw); err != nil {
+	if _, err := tx.Exec(ctx, `insert into oauth_signing_keys (kid, alg, private_sealed, public_jwk)
+		values ($1, 'ES256', $2, $3)`, kid, k.box.Seal(string(der), signingKeyAt(kid)), raw); err != nil {
 		return "", err
 	}
 	if err := tx.Commit(ctx); err != nil {

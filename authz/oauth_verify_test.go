@@ -117,19 +117,55 @@ func TestVerifyBearerRefusesEveryDefect(t *testing.T) {
 		token, clientID string
 		code            pmapi.Code
 	}{
-		"wrong issuer":     {sign(with(func(c *authz.AccessClaims) { c.Issuer = "https://evil.test" })), f.clientID, pmapi.CodeInvalidToken},
-		"wrong audience":   {sign(with(func(c *authz.AccessClaims) { c.Audience = jwt.ClaimStrings{"other-api"} })), f.clientID, pmapi.CodeInvalidToken},
-		"no expiry":        {sign(with(func(c *authz.AccessClaims) { c.ExpiresAt = nil })), f.clientID, pmapi.CodeInvalidToken},
-		"expired":          {sign(with(func(c *authz.AccessClaims) { c.ExpiresAt = jwt.NewNumericDate(time.Now().Add(-time.Second)) })), f.clientID, pmapi.CodeTokenExpired},
-		"other client":     {good, "pm_cli_00000000000000000000", pmapi.CodeInvalidToken},
-		"other workspace":  {sign(with(func(c *authz.AccessClaims) { c.Workspace = pmapi.NewID().String() })), f.clientID, pmapi.CodeInvalidToken},
-		"unknown grant":    {sign(with(func(c *authz.AccessClaims) { c.Grant = pmapi.NewID().String() })), f.clientID, pmapi.CodeInvalidToken},
-		"typ JWT":          {signWith(t, jwt.SigningMethodES256, f.privateForTest(t), map[string]any{"typ": "JWT", "kid": kid}, f.claims()), f.clientID, pmapi.CodeInvalidToken},
-		"alg none":         {signWith(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, atJWT, f.claims()), f.clientID, pmapi.CodeInvalidToken},
-		"HS256 confusion":  {signWith(t, jwt.SigningMethodHS256, pubDER, atJWT, f.claims()), f.clientID, pmapi.CodeInvalidToken},
-		"stranger's key":   {signWith(t, jwt.SigningMethodES256, stranger, atJWT, f.claims()), f.clientID, pmapi.CodeInvalidToken},
-		"unknown kid":      {signWith(t, jwt.SigningMethodES256, stranger, map[string]any{"typ": "at+jwt", "kid": "k_unknown"}, f.claims()), f.clientID, pmapi.CodeInvalidToken},
-		"no kid":           {signWith(t, jwt.SigningMethodES256, stranger, map[string]any{"typ": "at+jwt"}, f.claims()), f.clientID, pmapi.CodeInvalidToken},
+		"wrong issuer": {
+			sign(with(func(c *authz.AccessClaims) { c.Issuer = "https://evil.test" })),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"wrong audience": {
+			sign(with(func(c *authz.AccessClaims) { c.Audience = jwt.ClaimStrings{"other-api"} })),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"no expiry": {
+			sign(with(func(c *authz.AccessClaims) { c.ExpiresAt = nil })),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"expired": {
+			sign(with(func(c *authz.AccessClaims) { c.ExpiresAt = jwt.NewNumericDate(time.Now().Add(-time.Second)) })),
+			f.clientID, pmapi.CodeTokenExpired,
+		},
+		"other client": {good, "pm_cli_00000000000000000000", pmapi.CodeInvalidToken},
+		"other workspace": {
+			sign(with(func(c *authz.AccessClaims) { c.Workspace = pmapi.NewID().String() })),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"unknown grant": {
+			sign(with(func(c *authz.AccessClaims) { c.Grant = pmapi.NewID().String() })),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"typ JWT": {
+			signWith(t, jwt.SigningMethodES256, f.privateForTest(t), map[string]any{"typ": "JWT", "kid": kid}, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"alg none": {
+			signWith(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, atJWT, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"HS256 confusion": {
+			signWith(t, jwt.SigningMethodHS256, pubDER, atJWT, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"stranger's key": {
+			signWith(t, jwt.SigningMethodES256, stranger, atJWT, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"unknown kid": {
+			signWith(t, jwt.SigningMethodES256, stranger, map[string]any{"typ": "at+jwt", "kid": "k_unknown"}, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
+		"no kid": {
+			signWith(t, jwt.SigningMethodES256, stranger, map[string]any{"typ": "at+jwt"}, f.claims()),
+			f.clientID, pmapi.CodeInvalidToken,
+		},
 		"not a JWT at all": {"pmk_not_a_jwt", f.clientID, pmapi.CodeInvalidToken},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -193,7 +229,8 @@ func TestKeyRotationKeepsOldTokensValid(t *testing.T) {
 		t.Errorf("another instance refuses the rotated key's token: %v", err)
 	}
 	// Once the old key's publication ends it leaves the JWKS and its tokens fail.
-	if _, err := f.dir.Pool().Exec(ctx, `update oauth_signing_keys set publish_until = now() - interval '1 second' where kid = $1`, oldKid); err != nil {
+	if _, err := f.dir.Pool().Exec(ctx, `update oauth_signing_keys set publish_until = now() - interval '1 second'
+		where kid = $1`, oldKid); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.ring.Rotate(ctx, time.Hour); err != nil {

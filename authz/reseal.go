@@ -24,8 +24,8 @@ func signingKeyAt(kid string) seal.Binding {
 func Reseal(ctx context.Context, dir *tenant.Directory, box *seal.Box) ([]seal.Report, error) {
 	r := seal.Report{Table: "oauth_signing_keys", Column: "private_sealed"}
 	prefix := box.CurrentPrefix()
-	if err := dir.Pool().QueryRow(ctx, `select count(*) from oauth_signing_keys where substring(private_sealed from 1 for 5) = $1`,
-		prefix).Scan(&r.Current); err != nil {
+	if err := dir.Pool().QueryRow(ctx, `select count(*) from oauth_signing_keys
+		where substring(private_sealed from 1 for 5) = $1`, prefix).Scan(&r.Current); err != nil {
 		return []seal.Report{r}, err
 	}
 	rows, err := dir.Pool().Query(ctx, `select kid, private_sealed from oauth_signing_keys

@@ -49,15 +49,19 @@ func TestResealSigningKeys(t *testing.T) {
 	point, _ := priv.PublicKey.Bytes()
 	jwk, _ := json.Marshal(authz.JWK{Kty: "EC", Crv: "P-256", X: base64.RawURLEncoding.EncodeToString(point[1:33]),
 		Y: base64.RawURLEncoding.EncodeToString(point[33:]), Kid: "k_legacy", Alg: "ES256", Use: "sig"})
-	if _, err := pool.Exec(ctx, `insert into oauth_signing_keys (kid, alg, private_sealed, public_jwk, retired_at, publish_until)
-		values ('k_legacy', 'ES256', $1, $2, now(), now() + interval '1 hour')`, aead.Seal(nonce, nonce, der, nil), jwk); err != nil {
+	if _, err := pool.Exec(ctx, `insert into oauth_signing_keys
+		(kid, alg, private_sealed, public_jwk, retired_at, publish_until)
+		values ('k_legacy', 'ES256', $1, $2, now(), now() + interval '1 hour')`,
+		aead.Seal(nonce, nonce, der, nil), jwk); err != nil {
 		t.Fatal(err)
 	}
 	var other []byte
-	if err := pool.QueryRow(ctx, "select private_sealed from oauth_signing_keys where kid <> 'k_legacy' limit 1").Scan(&other); err != nil {
+	if err := pool.QueryRow(ctx, "select private_sealed from oauth_signing_keys where kid <> 'k_legacy' limit 1").
+		Scan(&other); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pool.Exec(ctx, `insert into oauth_signing_keys (kid, alg, private_sealed, public_jwk, retired_at, publish_until)
+	if _, err := pool.Exec(ctx, `insert into oauth_signing_keys
+		(kid, alg, private_sealed, public_jwk, retired_at, publish_until)
 		values ('k_copied', 'ES256', $1, $2, now(), now())`, other, jwk); err != nil {
 		t.Fatal(err)
 	}

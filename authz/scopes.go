@@ -105,7 +105,8 @@ func ParseScopes(field string, names []string) (Scopes, error) {
 		s |= b
 	}
 	if len(unknown) > 0 {
-		return 0, pmapi.Invalid(field, "unknown scope %s; scopes are %s", strings.Join(unknown, ", "), strings.Join(t.names, ", ")).
+		return 0, pmapi.Invalid(field, "unknown scope %s; scopes are %s",
+			strings.Join(unknown, ", "), strings.Join(t.names, ", ")).
 			With("unknown", unknown)
 	}
 	return s, nil

@@ -60,8 +60,8 @@ func CreateUser(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, email, n
 	}
 	u := User{ID: id, WorkspaceID: ws, Email: email, Name: strings.TrimSpace(name)}
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `insert into users (workspace_id, id, email, name) values ($1, $2, $3, $4) returning created_at`,
-			ws, id, u.Email, u.Name).
+		return tx.QueryRow(ctx, `insert into users (workspace_id, id, email, name) values ($1, $2, $3, $4)
+			returning created_at`, ws, id, u.Email, u.Name).
 			Scan(&u.CreatedAt)
 	})
 	var pgErr *pgconn.PgError
@@ -91,7 +91,8 @@ func IssueSession(
 		// A plain VALUES insert after an existence check: INSERT ... SELECT with
 		// generated values under RLS is refused by Citus.
 		var exists bool
-		if err := tx.QueryRow(ctx, "select exists(select 1 from users where workspace_id = $1 and id = $2)", ws, user).Scan(&exists); err != nil {
+		if err := tx.QueryRow(ctx, "select exists(select 1 from users where workspace_id = $1 and id = $2)", ws, user).
+			Scan(&exists); err != nil {
 			return err
 		}
 		if !exists {
@@ -147,7 +148,8 @@ func FindUserByEmail(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ema
 	var u User
 	found := false
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(`select id, workspace_id, email, name, created_at from users where workspace_id = $1 and lower(email) = lower($2)`, ws, email).
+		b.Queue(`select id, workspace_id, email, name, created_at from users
+			where workspace_id = $1 and lower(email) = lower($2)`, ws, email).
 			QueryRow(func(row pgx.Row) error {
 				err := row.Scan(&u.ID, &u.WorkspaceID, &u.Email, &u.Name, &u.CreatedAt)
 				if errors.Is(err, pgx.ErrNoRows) {
