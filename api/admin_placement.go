@@ -35,7 +35,8 @@ func (r *MoveWorkspaceRequest) Validate() error {
 	return nil
 }
 
-const placementNote = " On plain PostgreSQL, or when this process has no owner-role URL (PMAPI_MIGRATE_DATABASE_URL), it answers 409 CONFLICT with details.requires."
+const placementNote = " On plain PostgreSQL, or when this process has no owner-role URL " +
+	"(PMAPI_MIGRATE_DATABASE_URL), it answers 409 CONFLICT with details.requires."
 
 func (s *Server) adminPlacementOperations() []Operation {
 	const tag = "Operator admin"
@@ -61,8 +62,10 @@ func (s *Server) adminPlacementOperations() []Operation {
 			Tag:     tag,
 			Auth:    AuthAdmin,
 			Summary: "Give a workspace Citus shards of its own",
-			Description: "Splits the workspace out of the shard group it shares (isolate_tenant_to_new_shard ... CASCADE, block_writes: " +
-				"writes to the shared hash range wait for the split's copy, none fails) onto the same node; answers when done. A workspace already isolated is left as it is." + placementNote,
+			Description: "Splits the workspace out of the shard group it shares " +
+				"(isolate_tenant_to_new_shard ... CASCADE, block_writes: " +
+				"writes to the shared hash range wait for the split's copy, none fails) onto the same node; " +
+				"answers when done. A workspace already isolated is left as it is." + placementNote,
 			Result:  PlacementView{},
 			Status:  http.StatusOK,
 			Handler: s.adminPlacement((*tenant.Placer).Isolate),
@@ -75,8 +78,9 @@ func (s *Server) adminPlacementOperations() []Operation {
 			Tag:     tag,
 			Auth:    AuthAdmin,
 			Summary: "Move a workspace's Citus shards to another node, online",
-			Description: "citus_move_shard_placement with logical replication: reads and writes go on, and are held only for the final catch-up; " +
-				"answers when done. Every workspace of the same shard group moves too, so isolate a large workspace first." + placementNote,
+			Description: "citus_move_shard_placement with logical replication: reads and writes go on, " +
+				"and are held only for the final catch-up; answers when done. " +
+				"Every workspace of the same shard group moves too, so isolate a large workspace first." + placementNote,
 			Body:    MoveWorkspaceRequest{},
 			Result:  PlacementView{},
 			Status:  http.StatusOK,

@@ -239,8 +239,10 @@ func TestSuspendBlocksAndResumeRestores(t *testing.T) {
 		got.ErrorCode() != "WORKSPACE_SUSPENDED" {
 		t.Errorf("session call while suspended: %d %s", got.Status, got.Raw)
 	}
-	if got := env.Do(t, apitest.Request{Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users", Header: env.Admin(),
-		Body: map[string]any{"email": "late@example.com", "name": "Late"}}); got.Status != 403 ||
+	if got := env.Do(t, apitest.Request{
+		Method: "POST", Path: "/admin/v1/workspaces/" + a.ID + "/users", Header: env.Admin(),
+		Body: map[string]any{"email": "late@example.com", "name": "Late"},
+	}); got.Status != 403 ||
 		got.ErrorCode() != "WORKSPACE_SUSPENDED" {
 		t.Errorf("create user while suspended: %d %s", got.Status, got.Raw)
 	}

@@ -44,7 +44,8 @@ func TestKeyAsBearerAndChallenges(t *testing.T) {
 		me(map[string]string{"Authorization": tn.Key}),
 		401,
 		"UNAUTHENTICATED",
-		`Bearer realm="pmapi", error="invalid_request", error_description="X-Client-ID and Authorization headers are required"`,
+		`Bearer realm="pmapi", error="invalid_request", `+
+			`error_description="X-Client-ID and Authorization headers are required"`,
 	)
 	challenge(me(map[string]string{"X-Client-ID": tn.ClientID, "Authorization": "Bearer pmk_wrong"}), 401, "INVALID_TOKEN",
 		`Bearer realm="pmapi", error="invalid_token", error_description="the API key is not valid for this client"`)

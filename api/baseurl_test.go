@@ -39,7 +39,9 @@ func urlsOf(t *testing.T, base, clientID string, headers map[string]string) (iss
 		return out
 	}
 	md := call("GET", "/.well-known/oauth-authorization-server", "")
-	for _, k := range []string{"token_endpoint", "device_authorization_endpoint", "revocation_endpoint", "introspection_endpoint", "jwks_uri"} {
+	for _, k := range []string{
+		"token_endpoint", "device_authorization_endpoint", "revocation_endpoint", "introspection_endpoint", "jwks_uri",
+	} {
 		urls = append(urls, md[k].(string))
 	}
 	dc := call("POST", "/openapi/v1/oauth/device/code", url.Values{"client_id": {clientID}}.Encode())
@@ -79,7 +81,8 @@ func TestPublicURLDrivesEveryPrintedURL(t *testing.T) {
 	}
 	allUnder(t, "public URL", urls, public)
 	// The issuer check a client makes (RFC 8414 section 3.3).
-	if metadataAt := issuer + "/.well-known/oauth-authorization-server"; metadataAt != public+"/.well-known/oauth-authorization-server" {
+	const metadataPath = "/.well-known/oauth-authorization-server"
+	if metadataAt := issuer + metadataPath; metadataAt != public+metadataPath {
 		t.Errorf("metadata would be fetched from %s", metadataAt)
 	}
 }
@@ -107,11 +110,29 @@ func TestForwardedHeadersCountOnlyFromTrustedProxies(t *testing.T) {
 		headers map[string]string
 		want    string
 	}{
-		{"X-Forwarded-*", map[string]string{"X-Forwarded-Host": "api.example.org", "X-Forwarded-Proto": "https"}, "https://api.example.org"},
-		{"the proxy's own element of a list", map[string]string{"X-Forwarded-Host": "evil.example, api.example.org", "X-Forwarded-Proto": "http,https"}, "https://api.example.org"},
-		{"Forwarded before X-Forwarded-*", map[string]string{"Forwarded": `for=192.0.2.1;host=evil.example, for="[2001:db8::1]";host="api.example.net:8443";proto=https`,
-			"X-Forwarded-Host": "api.example.org"}, "https://api.example.net:8443"},
-		{"a host that is no host", map[string]string{"X-Forwarded-Host": "api.example.org/evil?x=", "X-Forwarded-Proto": "javascript"}, tbase},
+		{
+			"X-Forwarded-*",
+			map[string]string{"X-Forwarded-Host": "api.example.org", "X-Forwarded-Proto": "https"},
+			"https://api.example.org",
+		},
+		{
+			"the proxy's own element of a list",
+			map[string]string{"X-Forwarded-Host": "evil.example, api.example.org", "X-Forwarded-Proto": "http,https"},
+			"https://api.example.org",
+		},
+		{
+			"Forwarded before X-Forwarded-*",
+			map[string]string{
+				"Forwarded":        `for=192.0.2.1;host=evil.example, for="[2001:db8::1]";host="api.example.net:8443";proto=https`,
+				"X-Forwarded-Host": "api.example.org",
+			},
+			"https://api.example.net:8443",
+		},
+		{
+			"a host that is no host",
+			map[string]string{"X-Forwarded-Host": "api.example.org/evil?x=", "X-Forwarded-Proto": "javascript"},
+			tbase,
+		},
 		{"nothing forwarded", nil, tbase},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -30,9 +30,9 @@ type fuzzedBody struct {
 func FuzzDecodeJSON(f *testing.F) {
 	for _, s := range []string{
 		`{"name":"a"}`, `{"name":"\ud83d\ude00"}`, `{"name":"\ud800"}`, `{"name":"\udc00\ud800"}`, `{"name":"\\ud800"}`,
-		"{\"name\":\"\xff\"}", `{"name":"\ufffd"}`, "{\"name\":\"\xef\xbf\xbd\"}", `{"name":"a\u0000"}`, `{"tags":["\ud800x"]}`,
-		`{"dueDate":"0000-01-01T00:00:00+14:00"}`, `{"dueDate":"9999-12-31T23:00:00-05:00"}`, `{"inner":{"at":"0001-01-01T00:00:00Z"}}`,
-		`{"inner":{"text":"\uDBFF\uDFFF"}}`, `{"name":"x"} {}`,
+		"{\"name\":\"\xff\"}", `{"name":"\ufffd"}`, "{\"name\":\"\xef\xbf\xbd\"}", `{"name":"a\u0000"}`,
+		`{"tags":["\ud800x"]}`, `{"dueDate":"0000-01-01T00:00:00+14:00"}`, `{"dueDate":"9999-12-31T23:00:00-05:00"}`,
+		`{"inner":{"at":"0001-01-01T00:00:00Z"}}`, `{"inner":{"text":"\uDBFF\uDFFF"}}`, `{"name":"x"} {}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -79,8 +79,11 @@ type fuzzedQuery struct {
 // the struct within its tags' bounds or refuses with VALIDATION_FAILED naming
 // a parameter; it never panics.
 func FuzzDecodeQuery(f *testing.F) {
-	for _, s := range []string{"limit=", "limit=0", "limit=201", "limit=5&status=OPEN", "status=open", "q=%00", "includeArchived=",
-		"after=2026-01-01", "after=0000-01-01T00:00:00Z", "ownerId=x", "projectId=prj_0", "q=" + url.QueryEscape("ąąąąąąąąąąą")} {
+	for _, s := range []string{
+		"limit=", "limit=0", "limit=201", "limit=5&status=OPEN", "status=open", "q=%00", "includeArchived=",
+		"after=2026-01-01", "after=0000-01-01T00:00:00Z", "ownerId=x", "projectId=prj_0",
+		"q=" + url.QueryEscape("ąąąąąąąąąąą"),
+	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

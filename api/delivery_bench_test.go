@@ -107,7 +107,8 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 	st := pool.Stat()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
 	var jobsRun int
-	if err := testdb.OwnerPool(b).QueryRow(ctx, "select count(*) from river.river_job where args->>'workspaceId' = $1", ws.String()).Scan(&jobsRun); err != nil {
+	if err := testdb.OwnerPool(b).QueryRow(ctx, "select count(*) from river.river_job where args->>'workspaceId' = $1",
+		ws.String()).Scan(&jobsRun); err != nil {
 		b.Fatal(err)
 	}
 	b.ReportMetric(float64(jobsRun)/float64(b.N), "jobs/delivery")

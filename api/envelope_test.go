@@ -209,7 +209,8 @@ func TestBodyOverOneMebibyteIs413(t *testing.T) {
 	defer conn.Close()
 	fmt.Fprintf(
 		conn,
-		"POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"name\":\"",
+		"POST /admin/v1/workspaces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+			"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n{\"name\":\"",
 		env.AdminToken,
 		1<<20+100,
 	)

@@ -51,7 +51,8 @@ func (s *Server) idempotent(secretField string) fiber.Handler {
 			c.Set(headerReplayed, "true")
 			if secretField != "" && stored.Status < 300 {
 				id := createdID(stored.Body)
-				return pmapi.Errorf(pmapi.CodeConflict, "the first request with this Idempotency-Key created %s; its %s was shown only in that answer",
+				return pmapi.Errorf(pmapi.CodeConflict,
+					"the first request with this Idempotency-Key created %s; its %s was shown only in that answer",
 					id, secretField).
 					With("id", id)
 			}

@@ -83,7 +83,8 @@ func storedIdempotentAnswer(t *testing.T, workspace, idemKey string) string {
 	t.Helper()
 	var stored string
 	err := testdb.InWorkspace(t, testdb.OwnerPool(t), workspace, func(tx pgx.Tx) error {
-		return tx.QueryRow(context.Background(), "select coalesce(convert_from(response_body, 'UTF8'), '') from idempotency_keys where key = $1", idemKey).
+		return tx.QueryRow(context.Background(), `select coalesce(convert_from(response_body, 'UTF8'), '')
+			from idempotency_keys where key = $1`, idemKey).
 			Scan(&stored)
 	})
 	if err != nil {

@@ -71,11 +71,17 @@ func keyView(k authz.Key) KeyView {
 		status = "EXPIRED"
 	}
 	return KeyView{
-		ID: pmapi.FormatID(
-			authz.KeyIDPrefix,
-			k.ID,
-		), ClientID: k.ClientID, Name: k.Name, Prefix: k.Prefix, LastFour: k.LastFour,
-		Scopes: k.Scopes.Names(), Status: status, ExpiresAt: k.ExpiresAt, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt, RevokedAt: k.RevokedAt,
+		ID:         pmapi.FormatID(authz.KeyIDPrefix, k.ID),
+		ClientID:   k.ClientID,
+		Name:       k.Name,
+		Prefix:     k.Prefix,
+		LastFour:   k.LastFour,
+		Scopes:     k.Scopes.Names(),
+		Status:     status,
+		ExpiresAt:  k.ExpiresAt,
+		CreatedAt:  k.CreatedAt,
+		LastUsedAt: k.LastUsedAt,
+		RevokedAt:  k.RevokedAt,
 	}
 }
 
@@ -188,7 +194,9 @@ func keyTarget(c *fiber.Ctx) (tenant.Resolution, uuid.UUID, error) {
 }
 
 // keyChange is an authz change of one key of an app.
-type keyChange func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID) (authz.Key, error)
+type keyChange func(
+	ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string, id uuid.UUID,
+) (authz.Key, error)
 
 // changeKey runs change on the path's key and answers its view with status.
 // When forget, this instance forgets the key before answering; others hear

@@ -24,7 +24,8 @@ func TestSecretsAppearOnce(t *testing.T) {
 	// Use every credential, then read everything back.
 	me(t, env, a.ClientID, k.Value)
 	var later []string
-	for _, p := range []string{"/openapi/v1/apps", "/openapi/v1/apps/" + a.ClientID, "/openapi/v1/apps/" + a.ClientID + "/keys"} {
+	app := "/openapi/v1/apps/" + a.ClientID
+	for _, p := range []string{"/openapi/v1/apps", app, app + "/keys"} {
 		later = append(later, string(c.do(t, "GET", p, nil).Raw))
 	}
 	later = append(

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 // it to `promtool check metrics`. Without promtool it fails under CI and is
 // skipped locally, as cmd/pmapi's scrape check is.
 var idInLabel = regexp.MustCompile(
-	`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-|\b(pm_cli|pmk|pms|pmadm|whsec|evt|whk|act|rca|nod|run|lac|cac)_[A-Za-z0-9]{6,}|(workspace|client_?id|key)="`,
+	`[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-` +
+		`|\b(pm_cli|pmk|pms|pmadm|whsec|evt|whk|act|rca|nod|run|lac|cac)_[A-Za-z0-9]{6,}` +
+		`|(workspace|client_?id|key)="`,
 )
 
 func checkScrapeAfterTraffic() int {

@@ -20,7 +20,8 @@ type CredentialView struct {
 
 func (s *Server) meOperations() []Operation {
 	return []Operation{{
-		Method: http.MethodGet, Path: "/openapi/v1/me", ID: "getCredential", Tag: "API keys", Auth: AuthKey, ScopeInHandler: true,
+		Method: http.MethodGet, Path: "/openapi/v1/me", ID: "getCredential", Tag: "API keys",
+		Auth: AuthKey, ScopeInHandler: true,
 		Summary: "The calling credential: app, workspace and effective scopes (needs no scope)",
 		Result:  CredentialView{}, Status: http.StatusOK,
 		Handler: func(c *fiber.Ctx) error {

@@ -33,7 +33,8 @@ func (s *Server) metaOperations() []Operation {
 		},
 		{
 			Method: http.MethodGet, Path: "/readyz", ID: "readyz", Tag: "Meta",
-			Summary: "Readiness: every shard reachable and migrated (503 otherwise)", Status: http.StatusOK, Result: Health{}, Raw: true,
+			Summary: "Readiness: every shard reachable and migrated (503 otherwise)",
+			Status:  http.StatusOK, Result: Health{}, Raw: true,
 			Handler: s.readyz,
 		},
 	}, s.referenceOperations()...)

@@ -15,7 +15,8 @@ import (
 var (
 	httpRequests = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "pmapi_http_requests_total",
-		Help: "HTTP requests answered, by route template, method, status class and error code (the envelope's, such as RATE_LIMITED; empty for successes and answers without an envelope).",
+		Help: "HTTP requests answered, by route template, method, status class and error code " +
+			"(the envelope's, such as RATE_LIMITED; empty for successes and answers without an envelope).",
 	}, []string{"route", "method", "status_class", "code"})
 	httpDuration = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "pmapi_http_request_duration_seconds",

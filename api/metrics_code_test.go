@@ -79,7 +79,10 @@ func TestRequestCounterCarriesTheErrorCode(t *testing.T) {
 	}
 	oauth := map[string]string{"route": "/openapi/v1/oauth/token", "status_class": "4xx", "code": ""}
 	before := countOf(t, oauth)
-	if r := env.Do(t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/token", Body: map[string]string{"grant_type": "password"}}); r.Status != 400 {
+	unsupported := apitest.Request{
+		Method: "POST", Path: "/openapi/v1/oauth/token", Body: map[string]string{"grant_type": "password"},
+	}
+	if r := env.Do(t, unsupported); r.Status != 400 {
 		t.Fatalf("unsupported grant: %d", r.Status)
 	}
 	if got := countOf(t, oauth) - before; got != 1 {

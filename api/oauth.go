@@ -199,7 +199,8 @@ func (s *Server) oauthOperations() []Operation {
 		{Method: http.MethodGet, Path: base + "jwks.json", ID: "oauthJWKS", Tag: tag, Raw: true,
 			Summary: "Public keys that verify access tokens", Result: JWKSet{}, Status: http.StatusOK, Handler: s.jwks},
 		{Method: http.MethodGet, Path: "/.well-known/oauth-authorization-server", ID: "oauthMetadata", Tag: tag, Raw: true,
-			Summary: "Authorization server metadata (RFC 8414)", Result: ServerMetadata{}, Status: http.StatusOK, Handler: s.metadata},
+			Summary: "Authorization server metadata (RFC 8414)", Result: ServerMetadata{}, Status: http.StatusOK,
+			Handler: s.metadata},
 	}, s.devicePageOperations()...)
 }
 
@@ -295,8 +296,14 @@ func (s *Server) deviceCode(c *fiber.Ctx) error {
 	}
 	verify := s.baseURL(c) + "/openapi/v1/oauth/device"
 	c.Set(fiber.HeaderCacheControl, "no-store")
-	return c.JSON(DeviceCodeResponse{DeviceCode: start.DeviceCode, UserCode: start.UserCode, VerificationURI: verify,
-		VerificationURIComplete: verify + "?user_code=" + start.UserCode, ExpiresIn: start.ExpiresIn, Interval: start.Interval})
+	return c.JSON(DeviceCodeResponse{
+		DeviceCode:              start.DeviceCode,
+		UserCode:                start.UserCode,
+		VerificationURI:         verify,
+		VerificationURIComplete: verify + "?user_code=" + start.UserCode,
+		ExpiresIn:               start.ExpiresIn,
+		Interval:                start.Interval,
+	})
 }
 
 func (s *Server) tokenAnswer(c *fiber.Ctx, t authz.Tokens, err error, viaHeader bool) error {

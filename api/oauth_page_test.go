@@ -54,7 +54,8 @@ func TestOAuthClientAuthentication(t *testing.T) {
 		b["error"] != "invalid_request" {
 		t.Errorf("no grant_type: %d %v", s, b)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"client_id": {id}, "grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}}); s != 400 ||
+	if s, _, b := post(t, env, "/openapi/v1/oauth/token",
+		url.Values{"client_id": {id}, "grant_type": {"urn:ietf:params:oauth:grant-type:device_code"}}); s != 400 ||
 		b["error"] != "invalid_request" {
 		t.Errorf("no device_code: %d %v", s, b)
 	}

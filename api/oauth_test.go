@@ -98,8 +98,8 @@ func TestOAuthDeviceFlowWithGolangOAuth2(t *testing.T) {
 			if status != 200 || !strings.Contains(toJSON(body), "visible through OAuth") {
 				t.Fatalf("reading tasks with the token: %d %v", status, body)
 			}
-			if status, body := bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list"); status != 403 ||
-				errCode(body) != "INSUFFICIENT_SCOPE" {
+			status, body = bearerGet(t, env, tn.ClientID, tok.AccessToken, "/openapi/v1/resource/project/list")
+			if status != 403 || errCode(body) != "INSUFFICIENT_SCOPE" {
 				t.Errorf("a tasks:read token reads projects: %d %v", status, body)
 			}
 			// The library refreshes through /oauth/token once the token is stale.
@@ -184,11 +184,13 @@ func TestOAuthTokenErrors(t *testing.T) {
 	if _, b := poll(t, env, tn.ClientID, "pmd_unknown"); b["error"] != "invalid_grant" {
 		t.Errorf("unknown device code: %v", b)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/token", url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 ||
+	if s, _, b := post(t, env, "/openapi/v1/oauth/token",
+		url.Values{"grant_type": {"password"}, "client_id": {tn.ClientID}}); s != 400 ||
 		b["error"] != "unsupported_grant_type" {
 		t.Errorf("unsupported grant: %d %v", s, b)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 ||
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code",
+		url.Values{"client_id": {"pm_cli_00000000000000000000"}}); s != 400 ||
 		b["error"] != "invalid_client" {
 		t.Errorf("unknown client: %d %v", s, b)
 	}
@@ -196,13 +198,15 @@ func TestOAuthTokenErrors(t *testing.T) {
 	if s != 401 || b["error"] != "invalid_client" || !strings.HasPrefix(h.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("wrong secret by header: %d %v %v", s, b, h)
 	}
-	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 ||
+	if s, _, b := post(t, env, "/openapi/v1/oauth/device/code",
+		url.Values{"client_id": {tn.ClientID}, "scope": {"tasks:delete"}}); s != 400 ||
 		b["error"] != "invalid_scope" {
 		t.Errorf("invalid scope: %d %v", s, b)
 	}
 	// A DISABLED app is invalid_client.
 	tn.Console(t, "PATCH", "/openapi/v1/apps/"+tn.ClientID, map[string]any{"status": "DISABLED"})
-	if _, _, b := post(t, env, "/openapi/v1/oauth/device/code", url.Values{"client_id": {tn.ClientID}}); b["error"] != "invalid_client" {
+	if _, _, b := post(t, env, "/openapi/v1/oauth/device/code",
+		url.Values{"client_id": {tn.ClientID}}); b["error"] != "invalid_client" {
 		t.Errorf("disabled app: %v", b)
 	}
 	tn.Console(t, "PATCH", "/openapi/v1/apps/"+tn.ClientID, map[string]any{"status": "ACTIVE"})
@@ -288,23 +292,27 @@ func TestOAuthRefreshRotationAndFamilyRevocation(t *testing.T) {
 	// RFC 7009: revoking the refresh token revokes its access tokens; unknown
 	// tokens are fine.
 	r := obtain(t, genv, gtn)
-	if s, _, b := post(t, genv, "/openapi/v1/oauth/revoke", url.Values{"token": {r["refresh_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 {
+	if s, _, b := post(t, genv, "/openapi/v1/oauth/revoke",
+		url.Values{"token": {r["refresh_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 {
 		t.Fatalf("revoke: %d %v", s, b)
 	}
 	if s, _ := bearerGet(t, genv, gtn.ClientID, r["access_token"].(string), "/openapi/v1/me"); s != 401 {
 		t.Errorf("access token after its refresh token was revoked: %d", s)
 	}
-	if s, _, _ := post(t, genv, "/openapi/v1/oauth/revoke", url.Values{"token": {"nonsense"}, "client_id": {gtn.ClientID}}); s != 200 {
+	if s, _, _ := post(t, genv, "/openapi/v1/oauth/revoke",
+		url.Values{"token": {"nonsense"}, "client_id": {gtn.ClientID}}); s != 200 {
 		t.Errorf("revoking an unknown token: %d", s)
 	}
 	// Introspection of the app's own live token.
 	live := obtain(t, genv, gtn)
-	if s, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 ||
+	if s, _, b := post(t, genv, "/openapi/v1/oauth/introspect",
+		url.Values{"token": {live["access_token"].(string)}, "client_id": {gtn.ClientID}}); s != 200 ||
 		b["active"] != true ||
 		b["client_id"] != gtn.ClientID {
 		t.Errorf("introspect: %d %v", s, b)
 	}
-	if _, _, b := post(t, genv, "/openapi/v1/oauth/introspect", url.Values{"token": {r["access_token"].(string)}, "client_id": {gtn.ClientID}}); b["active"] != false {
+	if _, _, b := post(t, genv, "/openapi/v1/oauth/introspect",
+		url.Values{"token": {r["access_token"].(string)}, "client_id": {gtn.ClientID}}); b["active"] != false {
 		t.Errorf("introspect a revoked token: %v", b)
 	}
 }

@@ -32,7 +32,8 @@ func BuildDocument(ops []Operation, c Catalog) (*openapi3.T, error) {
 			Title:   "pmapi — project-management open platform API",
 			Version: APIVersion,
 			Description: "Public API of a multi-tenant project-management product. Success responses are " +
-				"`{\"success\": true, \"data\": ...}`; failures are `{\"success\": false, \"error\": {code, message, details, requestId}}` " +
+				"`{\"success\": true, \"data\": ...}`; failures are " +
+				"`{\"success\": false, \"error\": {code, message, details, requestId}}` " +
 				"with `code` one of ErrorCode. Every response carries X-Request-Id.",
 		},
 		Servers: openapi3.Servers{{URL: "/", Description: "The server that serves this document"}},

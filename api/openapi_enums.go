@@ -103,7 +103,8 @@ func enumVarNames(values []any) []string {
 	out := make([]string, len(values))
 	for i, v := range values {
 		var b strings.Builder
-		for _, word := range strings.FieldsFunc(fmt.Sprint(v), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		notAlphanumeric := func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }
+		for _, word := range strings.FieldsFunc(fmt.Sprint(v), notAlphanumeric) {
 			lower := strings.ToLower(word)
 			b.WriteString(strings.ToUpper(lower[:1]) + lower[1:])
 		}

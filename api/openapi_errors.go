@@ -89,7 +89,9 @@ func (b *builder) addFailures(o *openapi3.Operation, op Operation) error {
 			if st == http.StatusTooManyRequests {
 				r.Headers = rateLimitHeaders()
 				r.Headers["Retry-After"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-					Description: "Seconds until a request will be allowed", Schema: openapi3.NewSchemaRef("", openapi3.NewIntegerSchema())}}}
+					Description: "Seconds until a request will be allowed",
+					Schema:      openapi3.NewSchemaRef("", openapi3.NewIntegerSchema()),
+				}}}
 			}
 			o.AddResponse(st, r)
 		}

@@ -110,7 +110,8 @@ func describe(op Operation) string {
 		return d + "\n\nCalled by a console user: `X-Client-ID` and the session cookie `sid`."
 	case AuthKey:
 		if op.Scope != "" {
-			return d + "\n\nRequired scope: `" + op.Scope + "` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`."
+			return d + "\n\nRequired scope: `" + op.Scope + "` " +
+				"(an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`."
 		}
 		return d + "\n\nRequired scope: none to call it (scopes, if any, are checked as said above); any valid API key " +
 			"or OAuth access token, with `X-Client-ID`."

@@ -53,7 +53,8 @@ func TestDocumentIsShapedForGenerators(t *testing.T) {
 		if ok.Ref != "#/components/schemas/TaskEnvelope" || refName(prop("TaskEnvelope", "data")) != "TaskView" {
 			t.Errorf("getTask answers %q", ok.Ref)
 		}
-		if got := op("listTasks").Responses.Status(200).Value.Content["application/json"].Schema.Ref; got != "#/components/schemas/TaskListEnvelope" {
+		listOK := op("listTasks").Responses.Status(200).Value
+		if got := listOK.Content["application/json"].Schema.Ref; got != "#/components/schemas/TaskListEnvelope" {
 			t.Errorf("listTasks answers %q", got)
 		}
 		for path, item := range doc.Paths.Map() {
@@ -115,7 +116,9 @@ func TestDocumentIsShapedForGenerators(t *testing.T) {
 			t.Fatalf("ErrorBody.code is %+v", prop("ErrorBody", "code"))
 		}
 		codes := anyStrings(schemas["ErrorCode"].Value.Enum)
-		for _, c := range []string{"VALIDATION_FAILED", "INVALID_TRANSITION", "NOT_FOUND", "RATE_LIMITED", "GATE_NOT_MET", "SERVICE_UNAVAILABLE"} {
+		for _, c := range []string{
+			"VALIDATION_FAILED", "INVALID_TRANSITION", "NOT_FOUND", "RATE_LIMITED", "GATE_NOT_MET", "SERVICE_UNAVAILABLE",
+		} {
 			if !slices.Contains(codes, c) {
 				t.Errorf("ErrorCode lacks %s: %v", c, codes)
 			}
@@ -127,7 +130,10 @@ func TestDocumentIsShapedForGenerators(t *testing.T) {
 
 	t.Run("4xx declared with their codes", func(t *testing.T) {
 		for id, want := range map[string]map[int]string{
-			"updateTask":    {400: "INVALID_TRANSITION", 401: "INVALID_TOKEN", 403: "INSUFFICIENT_SCOPE", 404: "NOT_FOUND", 429: "RATE_LIMITED"},
+			"updateTask": {
+				400: "INVALID_TRANSITION", 401: "INVALID_TOKEN", 403: "INSUFFICIENT_SCOPE", 404: "NOT_FOUND",
+				429: "RATE_LIMITED",
+			},
 			"advanceRRCA":   {409: "GATE_NOT_MET"},
 			"createTask":    {409: "CONFLICT", 422: "IDEMPOTENCY_KEY_REUSED", 413: "PAYLOAD_TOO_LARGE"},
 			"createWebhook": {400: "URL_NOT_ALLOWED"},

@@ -207,7 +207,8 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	from := r.Str("node")
 	var to string
 	if err := owner.QueryRow(ctx, `select nodename || ':' || nodeport from pg_dist_node
-		where noderole = 'primary' and shouldhaveshards and nodename || ':' || nodeport <> $1 order by nodeid limit 1`, from).Scan(&to); err != nil {
+		where noderole = 'primary' and shouldhaveshards and nodename || ':' || nodeport <> $1
+		order by nodeid limit 1`, from).Scan(&to); err != nil {
 		stop()
 		t.Fatalf("another worker than %s: %v", from, err)
 	}
@@ -256,7 +257,8 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	// reachable through the coordinator.
 	ws := uuid.MustParse(tn.WorkspaceID)
 	var shardID int64
-	if err := owner.QueryRow(ctx, "select get_shard_id_for_distribution_column('tasks', $1::uuid)", ws).Scan(&shardID); err != nil {
+	if err := owner.QueryRow(ctx, "select get_shard_id_for_distribution_column('tasks', $1::uuid)", ws).
+		Scan(&shardID); err != nil {
 		t.Fatal(err)
 	}
 	onNode := tasksOnNode(t, to, "tasks_"+strconv.FormatInt(shardID, 10), ws)

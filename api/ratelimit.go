@@ -99,7 +99,8 @@ func (s *Server) limit(c *fiber.Ctx) error {
 			secs = 1
 		}
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(secs))
-		return pmapi.Errorf(pmapi.CodeRateLimited, "rate limit of %d requests per minute exceeded; retry after %d s", perMinute, secs).
+		return pmapi.Errorf(pmapi.CodeRateLimited,
+			"rate limit of %d requests per minute exceeded; retry after %d s", perMinute, secs).
 			With("limit", perMinute).
 			With("retryAfterSeconds", secs)
 	}

@@ -32,8 +32,9 @@ var redocBundle = "redoc-" + RedocVersion + ".standalone.js"
 // else: no inline or evaluated script, no other origin. Redoc writes its styles
 // at run time (styled-components, with no nonce support), hence inline styles;
 // its search index runs in a Worker made from a blob.
-const referenceCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; " +
-	"font-src 'self' data:; connect-src 'self'; worker-src blob:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
+const referenceCSP = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
+	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; worker-src blob:; " +
+	"frame-ancestors 'none'; base-uri 'none'; form-action 'none'"
 
 var referencePage = func() []byte {
 	raw, _ := referenceFiles.ReadFile("reference/index.html")
@@ -67,13 +68,15 @@ func (s *Server) referenceOperations() []Operation {
 	return []Operation{
 		{
 			Method: http.MethodGet, Path: "/docs", ID: "getReference", Tag: "Meta", Raw: true, HTML: true,
-			Summary:     "This API's reference, rendered in the browser from the document",
-			Description: "An HTML page that renders /openapi/v1/openapi.json with Redoc " + RedocVersion + ", served from this binary (no CDN).",
-			Status:      http.StatusOK, Handler: serveReference,
+			Summary: "This API's reference, rendered in the browser from the document",
+			Description: "An HTML page that renders /openapi/v1/openapi.json with Redoc " + RedocVersion +
+				", served from this binary (no CDN).",
+			Status: http.StatusOK, Handler: serveReference,
 		},
 		{
 			Method: http.MethodGet, Path: "/docs/{file}", ID: "getReferenceScript", Tag: "Meta", Raw: true,
-			Summary: "A script of the reference page (the Redoc bundle and its start-up)", Status: http.StatusOK, Handler: serveReferenceScript,
+			Summary: "A script of the reference page (the Redoc bundle and its start-up)",
+			Status:  http.StatusOK, Handler: serveReferenceScript,
 		},
 	}
 }

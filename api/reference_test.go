@@ -78,7 +78,8 @@ func TestReferencePageRendersInChromium(t *testing.T) {
 	}
 	if browser == "" {
 		t.Skip(
-			"no headless Chromium here, so the page is not rendered: apt-get install chromium (Debian); make docs-check fails instead of skipping",
+			"no headless Chromium here, so the page is not rendered: apt-get install chromium (Debian); " +
+				"make docs-check fails instead of skipping",
 		)
 	}
 	env := apitest.New(t)
@@ -114,7 +115,9 @@ func TestReferencePageRendersInChromium(t *testing.T) {
 	for _, op := range env.Server.Operations() {
 		ops[op.ID] = op.Summary
 	}
-	for _, id := range []string{"createProject", "createTask", "advanceRRCA", "search", "oauthDeviceCode", "createWebhook"} {
+	for _, id := range []string{
+		"createProject", "createTask", "advanceRRCA", "search", "oauthDeviceCode", "createWebhook",
+	} {
 		if ops[id] == "" || !strings.Contains(text, ops[id]) {
 			t.Errorf("the rendered reference lacks %s (%q)", id, ops[id])
 		}

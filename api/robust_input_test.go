@@ -89,13 +89,18 @@ func TestBodyMustBeDeclaredJSON(t *testing.T) {
 			Body:   `{"name":"typed"}`,
 			Header: map[string]string{"X-Client-ID": tn.ClientID, "Authorization": tn.Key, "Content-Type": contentType}})
 	}
-	for _, ct := range []string{"application/xml", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "application/jsonx", "json", ";;"} {
+	for _, ct := range []string{
+		"application/xml", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+		"application/jsonx", "json", ";;",
+	} {
 		apitest.WantError(t, send(ct), 415, "UNSUPPORTED_MEDIA_TYPE")
 	}
 	if n := len(tn.Get(t, apitest.ProjectBase+"list", nil).Items()); n != 0 {
 		t.Fatalf("a refused body created %d projects", n)
 	}
-	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", ""} {
+	for _, ct := range []string{
+		"application/json", "application/json; charset=utf-8", "Application/JSON", "application/merge-patch+json", "",
+	} {
 		if r := send(ct); r.Status != 201 {
 			t.Errorf("Content-Type %q: %d %s", ct, r.Status, r.Raw)
 		}

@@ -102,11 +102,12 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 			)
 		}
 	}
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"]
 	for name, send := range map[string]func(h map[string]string) *apitest.Response{
 		"5-why suggest":       resource("POST", apitest.RRCABase+"/"+id+"/5why/suggest", nil),
 		"look-across suggest": resource("POST", apitest.RRCABase+"/"+id+"/look-across/suggest", nil),
 		"advance":             resource("POST", apitest.RRCABase+"/"+id+"/advance", nil),
-		"task update":         resource("POST", apitest.TaskBase+"update", map[string]any{"taskId": tn.CreateTask(t, map[string]any{"projectId": prj, "title": "t"})["id"], "title": "u"}),
+		"task update":         resource("POST", apitest.TaskBase+"update", map[string]any{"taskId": task, "title": "u"}),
 	} {
 		first, again := keyed("work-"+strings.ReplaceAll(name, " ", "-"), send)
 		if first.Status != 201 || again.Status != 201 || again.Header.Get("Idempotent-Replayed") != "true" ||
@@ -126,17 +127,19 @@ func TestIdempotencyKeyOnWorkRoutes(t *testing.T) {
 		t.Errorf("a replayed advance moved the analysis again: %s", r.Str("phase"))
 	}
 
-	key := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/keys", map[string]any{"scopes": []string{}}).Str("id")
-	hook := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/webhooks", map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"task.created"}}).
+	app := "/openapi/v1/apps/" + tn.ClientID
+	key := tn.Console(t, "POST", app+"/keys", map[string]any{"scopes": []string{}}).Str("id")
+	hook := tn.Console(t, "POST", app+"/webhooks",
+		map[string]any{"url": "https://93.184.216.34/hook", "events": []string{"task.created"}}).
 		Str("id")
 	for name, c := range map[string]struct {
 		send   func(h map[string]string) *apitest.Response
 		secret string
 		id     string
 	}{
-		"key regenerate":          {console("/openapi/v1/apps/"+tn.ClientID+"/keys/"+key+"/regenerate", nil), "apiKey", key},
-		"app secret rotation":     {console("/openapi/v1/apps/"+tn.ClientID+"/secret/rotate", nil), "secret", tn.ClientID},
-		"webhook secret rotation": {console("/openapi/v1/apps/"+tn.ClientID+"/webhooks/"+hook+"/rotate-secret", nil), "secret", hook},
+		"key regenerate":          {console(app+"/keys/"+key+"/regenerate", nil), "apiKey", key},
+		"app secret rotation":     {console(app+"/secret/rotate", nil), "secret", tn.ClientID},
+		"webhook secret rotation": {console(app+"/webhooks/"+hook+"/rotate-secret", nil), "secret", hook},
 	} {
 		first, again := keyed("secret-"+strings.ReplaceAll(name, " ", "-"), c.send)
 		if first.Status != 201 || first.Str(c.secret) == "" {

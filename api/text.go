@@ -75,7 +75,8 @@ func jsonContentType(c *fiber.Ctx) error {
 		(mt == fiber.MIMEApplicationJSON || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json")) {
 		return nil
 	}
-	return pmapi.Errorf(pmapi.CodeUnsupportedMedia, "the request body must be JSON (Content-Type: application/json), not %q", declared).
+	return pmapi.Errorf(pmapi.CodeUnsupportedMedia,
+		"the request body must be JSON (Content-Type: application/json), not %q", declared).
 		With("contentType", declared)
 }
 
