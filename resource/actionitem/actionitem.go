@@ -125,7 +125,8 @@ var SortFields = map[string]string{
 // SearchSource makes action items findable.
 var SearchSource = facet.Search{
 	Type: "action-item", Scope: "action-items:read", Table: "action_items", IDPrefix: IDPrefix,
-	Title: "r.title", Body: "coalesce(r.description, '') || ' ' || coalesce(r.owner_hint, '')", ProjectID: "r.project_id", Live: "r.archived_at is null",
+	Title: "r.title", Body: "coalesce(r.description, '') || ' ' || coalesce(r.owner_hint, '')",
+	ProjectID: "r.project_id", Live: "r.archived_at is null",
 	Fuzzy:  []string{"r.title", "r.description", "r.owner_hint"},
 	Status: "r.status", Statuses: Statuses,
 }

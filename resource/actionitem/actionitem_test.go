@@ -41,7 +41,8 @@ func TestParseTellsNullFromAbsent(t *testing.T) {
 	if err != nil || f.Description == nil || *f.Description != nil || f.OwnerHint == nil || f.Title != nil {
 		t.Errorf("null description and owner hint clear them, absent title leaves it: %+v %v", f, err)
 	}
-	if _, err := ParseOp(OpAttachProject, BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID())}, has(), "pm_cli_x"); err == nil {
+	noProject := BatchOp{ActionItemID: pmapi.FormatID(IDPrefix, pmapi.NewID())}
+	if _, err := ParseOp(OpAttachProject, noProject, has(), "pm_cli_x"); err == nil {
 		t.Error("attach-project without projectId accepted")
 	}
 	op, err := ParseOp(

@@ -31,13 +31,15 @@ func ParseFields(req UpdateRequest, has func(string) bool) (Fields, error) {
 	if f.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
 		return f, err
 	}
-	if f.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+	checkDescription := validate.Checked(ValidDescription)
+	if f.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
 		return f, err
 	}
 	if f.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {
 		return f, err
 	}
-	if f.OwnerHint, err = validate.Nullable(has, "ownerHint", req.OwnerHint, validate.Checked(ValidOwnerHint)); err != nil {
+	checkOwnerHint := validate.Checked(ValidOwnerHint)
+	if f.OwnerHint, err = validate.Nullable(has, "ownerHint", req.OwnerHint, checkOwnerHint); err != nil {
 		return f, err
 	}
 	f.DueDate, err = validate.Nullable(has, "dueDate", req.DueDate, validate.AsIs)

@@ -282,8 +282,10 @@ func (s Store) SetArchivedTx(
 }
 
 var archival = storekit.Archival[Item]{Noun: "action-item", Lock: getTx, Apply: storekit.Returning(scan),
-	Archive:    `update action_items a set archived_at = now(), updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
-	Restore:    `update action_items a set archived_at = null, updated_at = now() where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	Archive: `update action_items a set archived_at = now(), updated_at = now()
+		where a.workspace_id = $1 and a.id = $2 returning ` + columns,
+	Restore: `update action_items a set archived_at = null, updated_at = now()
+		where a.workspace_id = $1 and a.id = $2 returning ` + columns,
 	ArchivedAt: func(i Item) *time.Time { return i.ArchivedAt }, View: func(i Item) any { return ToView(i) }}
 
 // DeleteTx removes the item and its logs for good, emitting action-item.deleted.

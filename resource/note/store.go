@@ -66,8 +66,8 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uu
 		if err := project.Exists(ctx, tx, ws, projectID); err != nil {
 			return n, err
 		}
-		if n, err = scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body) values ($1, $2, $3, $4) returning `+columns,
-			ws, pmapi.NewID(), projectID, body)); err != nil {
+		if n, err = scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body)
+			values ($1, $2, $3, $4) returning `+columns, ws, pmapi.NewID(), projectID, body)); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.created", Data: ToView(n)})
@@ -77,8 +77,8 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uu
 // Update rewrites a note, emitting note.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, body string) (Note, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
-		if n, err = scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now() where n.workspace_id = $1 and n.id = $2 returning `+columns,
-			ws, id, body)); err != nil {
+		if n, err = scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now()
+			where n.workspace_id = $1 and n.id = $2 returning `+columns, ws, id, body)); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.updated", Data: ToView(n)})

@@ -56,13 +56,15 @@ func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Fields, e
 	if f.Name, err = validate.Given(has, "name", req.Name, ValidName); err != nil {
 		return id, f, err
 	}
-	if f.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+	checkDescription := validate.Checked(ValidDescription)
+	if f.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
 		return id, f, err
 	}
 	if f.OwnerID, err = validate.Nullable(has, "ownerId", req.OwnerID, validate.User("ownerId")); err != nil {
 		return id, f, err
 	}
-	if f.RAGStatus, err = validate.Given(has, "ragStatus", req.RAGStatus, validate.Checked(func(s string) error { return ValidRAG("ragStatus", s) })); err != nil {
+	checkRAG := validate.Checked(func(s string) error { return ValidRAG("ragStatus", s) })
+	if f.RAGStatus, err = validate.Given(has, "ragStatus", req.RAGStatus, checkRAG); err != nil {
 		return id, f, err
 	}
 	f.StartDate, _ = validate.Nullable(has, "startDate", req.StartDate, validate.AsIs)

@@ -32,7 +32,8 @@ type Store struct {
 // Citus routes a statement to one shard only when each query level says which
 // workspace, and refuses FOR UPDATE otherwise.
 const columns = `p.id, p.name, p.description, p.owner_id, p.rag_status, p.start_date::text, p.target_date::text,
-	coalesce((select json_agg(json_build_object('userId', m.user_id, 'role', m.role, 'addedAt', m.added_at) order by m.added_at, m.user_id)
+	coalesce((select json_agg(json_build_object('userId', m.user_id, 'role', m.role, 'addedAt', m.added_at)
+			order by m.added_at, m.user_id)
 		from project_members m where m.workspace_id = $1 and m.project_id = p.id), '[]'),
 	p.created_at, p.updated_at, p.archived_at`
 
@@ -128,14 +129,16 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			return p, err
 		}
 		id := pmapi.NewID()
-		if _, err := tx.Exec(ctx, `insert into projects (workspace_id, id, name, description, owner_id, rag_status, start_date, target_date)
+		if _, err := tx.Exec(ctx, `insert into projects
+			(workspace_id, id, name, description, owner_id, rag_status, start_date, target_date)
 			values ($1, $2, $3, $4, $5, $6, $7::date, $8::date)`, ws, id, in.Name, in.Description, in.OwnerID, in.RAGStatus,
 			(*string)(in.StartDate), (*string)(in.TargetDate)); err != nil {
 			return p, err
 		}
 		var events []event.Event
 		for u := range uniq(in.MemberIDs) {
-			if _, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id) values ($1, $2, $3)`, ws, id, u); err != nil {
+			if _, err := tx.Exec(ctx, `insert into project_members (workspace_id, project_id, user_id)
+				values ($1, $2, $3)`, ws, id, u); err != nil {
 				return p, err
 			}
 			events = append(
@@ -180,7 +183,8 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		}
 		if _, err := tx.Exec(ctx, `update projects set name = $3, description = $4, owner_id = $5, rag_status = $6,
 			start_date = $7::date, target_date = $8::date, updated_at = now() where workspace_id = $1 and id = $2`,
-			ws, id, next.Name, next.Description, next.OwnerID, next.RAGStatus, (*string)(next.StartDate), (*string)(next.TargetDate)); err != nil {
+			ws, id, next.Name, next.Description, next.OwnerID, next.RAGStatus,
+			(*string)(next.StartDate), (*string)(next.TargetDate)); err != nil {
 			return p, err
 		}
 		if p, err = get(ctx, tx, ws, id, false); err != nil {
@@ -292,8 +296,8 @@ func (s Store) RemoveMember(ctx context.Context, shard *tenant.Shard, ws, projec
 			return p, err
 		}
 		var role string
-		err = tx.QueryRow(ctx, `delete from project_members where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`,
-			ws, projectID, user).
+		err = tx.QueryRow(ctx, `delete from project_members
+			where workspace_id = $1 and project_id = $2 and user_id = $3 returning role`, ws, projectID, user).
 			Scan(&role)
 		if err := storekit.Found(err, "member"); err != nil {
 			return p, err

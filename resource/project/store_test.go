@@ -18,10 +18,8 @@ func TestRolledBackChangeLeavesNoRowEventOrJob(t *testing.T) {
 	ctx := context.Background()
 	f := storetest.New(t, "rollback")
 	failing := project.Store{Events: storetest.FailAfterEmit{Real: f.Events}}
-	if _, err := failing.Create(ctx, f.Shard, f.WS, project.NewProject{Settings: project.Settings{Name: "doomed", RAGStatus: project.Green}}); !errors.Is(
-		err,
-		storetest.ErrLate,
-	) {
+	doomed := project.NewProject{Settings: project.Settings{Name: "doomed", RAGStatus: project.Green}}
+	if _, err := failing.Create(ctx, f.Shard, f.WS, doomed); !errors.Is(err, storetest.ErrLate) {
 		t.Fatalf("Create returned %v, want the late failure", err)
 	}
 	counts := func() (projects, events, jobsQueued int) {
@@ -36,7 +34,8 @@ func TestRolledBackChangeLeavesNoRowEventOrJob(t *testing.T) {
 	}
 
 	working := project.Store{Events: f.Events}
-	if _, err := working.Create(ctx, f.Shard, f.WS, project.NewProject{Settings: project.Settings{Name: "kept", RAGStatus: project.Green}}); err != nil {
+	kept := project.NewProject{Settings: project.Settings{Name: "kept", RAGStatus: project.Green}}
+	if _, err := working.Create(ctx, f.Shard, f.WS, kept); err != nil {
 		t.Fatal(err)
 	}
 	if p, e, j := counts(); p != 1 || e != 1 || j != 1 {

@@ -13,7 +13,8 @@ import (
 func ParseCreate(req CreateRequest) (NewRisk, error) {
 	in := NewRisk{Description: req.Description, Severity: "MEDIUM"}
 	var err error
-	if in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription); err != nil {
+	in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription)
+	if err != nil {
 		return in, err
 	}
 	if req.Severity != "" {
@@ -44,7 +45,8 @@ func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, 
 	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if ch.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+	checkDescription := validate.Checked(ValidDescription)
+	if ch.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
 		return uuid.Nil, ch, err
 	}
 	if ch.Severity, err = validate.Given(has, "severity", req.Severity, validate.Checked(ValidSeverity)); err != nil {

@@ -21,7 +21,8 @@ type Source struct {
 // a risk that is not there is not found.
 func SourceOf(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Source, error) {
 	var s Source
-	err := tx.QueryRow(ctx, "select title, description, project_id from risks where workspace_id = $1 and id = $2", ws, id).
+	err := tx.QueryRow(ctx, `select title, description, project_id from risks
+		where workspace_id = $1 and id = $2`, ws, id).
 		Scan(&s.Title, &s.Description, &s.ProjectID)
 	return s, storekit.Found(err, "risk")
 }

@@ -21,7 +21,8 @@ type Store struct {
 	Events event.Emitter
 }
 
-const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.status, r.owner_id, r.created_at, r.updated_at, r.archived_at"
+const columns = "r.id, r.project_id, r.title, r.description, r.severity, r.status, r.owner_id, " +
+	"r.created_at, r.updated_at, r.archived_at"
 
 // fields are where the columns go in a Risk.
 func fields(r *Risk) []any {
@@ -113,10 +114,10 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
 			return r, err
 		}
-		r, err = scan(
-			tx.QueryRow(ctx, `insert into risks as r (workspace_id, id, project_id, title, description, severity, owner_id)
-			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID),
-		)
+		r, err = scan(tx.QueryRow(ctx, `insert into risks as r
+			(workspace_id, id, project_id, title, description, severity, owner_id)
+			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns,
+			ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
 		if err != nil {
 			return r, err
 		}
@@ -172,8 +173,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				return r, err
 			}
 		}
-		if r, err = scan(tx.QueryRow(ctx, `update risks r set status = $3, title = $4, description = $5, severity = $6, owner_id = $7,
-			updated_at = now() where r.workspace_id = $1 and r.id = $2 returning `+columns,
+		if r, err = scan(tx.QueryRow(ctx, `update risks r
+			set status = $3, title = $4, description = $5, severity = $6, owner_id = $7, updated_at = now()
+			where r.workspace_id = $1 and r.id = $2 returning `+columns,
 			ws, id, next.Status, next.Title, next.Description, next.Severity, next.OwnerID)); err != nil {
 			return r, err
 		}
@@ -193,8 +195,10 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 }
 
 var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),
-	Archive:    `update risks r set archived_at = now(), updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
-	Restore:    `update risks r set archived_at = null, updated_at = now() where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	Archive: `update risks r set archived_at = now(), updated_at = now()
+		where r.workspace_id = $1 and r.id = $2 returning ` + columns,
+	Restore: `update risks r set archived_at = null, updated_at = now()
+		where r.workspace_id = $1 and r.id = $2 returning ` + columns,
 	ArchivedAt: func(r Risk) *time.Time { return r.ArchivedAt }, View: func(r Risk) any { return ToView(r) }}
 
 // EventTypes documents the events risks emit.

@@ -115,7 +115,8 @@ func TestSearchPlansUseIndexes(t *testing.T) {
 		return strings.ToUpper(txt.words(1)[:1]) + txt.words(4)
 	}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Seeded')", ws, prj); err != nil {
+		if _, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Seeded')",
+			ws, prj); err != nil {
 			return err
 		}
 		// A task's text is in task_search too, as the store writes it.
@@ -207,7 +208,8 @@ func explain(t *testing.T, shard *tenant.Shard, ws uuid.UUID, how, sql string, a
 	ctx := context.Background()
 	var plan []string
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select set_config($1, $2, true)", "pg_trgm.strict_word_similarity_threshold", fmt.Sprint(minSimilarity)); err != nil {
+		if _, err := tx.Exec(ctx, "select set_config($1, $2, true)",
+			"pg_trgm.strict_word_similarity_threshold", fmt.Sprint(minSimilarity)); err != nil {
 			return err
 		}
 		rows, err := tx.Query(ctx, how+" "+sql, args...)
@@ -267,7 +269,8 @@ func TestSearchReadsAHitsTaskByKey(t *testing.T) {
 		text[i] = []any{txt.words(4), txt.words(12)}
 	}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Seeded')", ws, prj); err != nil {
+		if _, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'Seeded')",
+			ws, prj); err != nil {
 			return err
 		}
 		if err := seedTable(ctx, tx, ws, "tasks", tasks, []string{"project_id", "title", "description"}, ids,

@@ -66,8 +66,12 @@ func query(sources []facet.Search, f Filter, rows int, ws uuid.UUID, q string) (
 	return `with words as (` + strings.Join(words, " union all ") + `)
 		select type, id, project_id, title,
 		case kind
-			when 2 then coalesce(nullif(ts_headline('english', body, websearch_to_tsquery('english', $2), ` + headline + `), ''), left(title, 160))
-			when 1 then coalesce(nullif(ts_headline('english', body, to_tsquery('english', $3), ` + headline + `), ''), left(title, 160))
+			when 2 then coalesce(
+				nullif(ts_headline('english', body, websearch_to_tsquery('english', $2), ` + headline + `), ''),
+				left(title, 160))
+			when 1 then coalesce(
+				nullif(ts_headline('english', body, to_tsquery('english', $3), ` + headline + `), ''),
+				left(title, 160))
 			else left(coalesce(nullif(body, ''), title), 160)
 		end as snippet, score
 		from (select * from words union all ` + strings.Join(typos, " union all ") + `) hits
@@ -103,8 +107,10 @@ func wordsDocsSQL(s facet.Search, filters, after string) string {
 		from (select * from (select d.id, %[3]s as title, %[4]s as body, m.kind,
 				(case m.kind when 2 then 2 + ts_rank(d.search_doc, websearch_to_tsquery('english', $2), 32)
 					else 1 + ts_rank(d.search_doc, to_tsquery('english', $3), 32) end)::float8 as score
-			from %[2]s d cross join lateral (select case when d.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind) m
-			where d.workspace_id = $1 and (d.search_doc @@ websearch_to_tsquery('english', $2) or d.search_doc @@ to_tsquery('english', $3))) s
+			from %[2]s d cross join lateral
+				(select case when d.search_doc @@ websearch_to_tsquery('english', $2) then 2 else 1 end as kind) m
+			where d.workspace_id = $1 and (d.search_doc @@ websearch_to_tsquery('english', $2)
+				or d.search_doc @@ to_tsquery('english', $3))) s
 			%[8]s order by score desc, id desc) s
 		cross join lateral (select * from %[9]s r where r.workspace_id = $1 and r.id = s.id offset 0) r
 		where %[6]s%[7]s order by s.score desc, s.id desc limit $4)`,

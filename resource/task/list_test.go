@@ -25,7 +25,8 @@ func TestListJSONIsGetsView(t *testing.T) {
 	f, p := inProject(t, "task list json")
 	user := uuid.New()
 	if err := f.Shard.Tx(ctx, f.WS, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, 'u@example.com', 'U')", f.WS, user)
+		_, err := tx.Exec(ctx, `insert into users (workspace_id, id, email, name)
+			values ($1, $2, 'u@example.com', 'U')`, f.WS, user)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -24,7 +24,8 @@ func ParseCreate(req CreateRequest, has Has) (NewTask, error) {
 		DueDate:     micro(req.DueDate),
 	}
 	var err error
-	if in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription); err != nil {
+	in.Title, err = validate.InProject(req.ProjectID, req.Title, req.Description, ValidTitle, ValidDescription)
+	if err != nil {
 		return in, err
 	}
 	if req.Priority != nil {
@@ -54,16 +55,19 @@ func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 		return uuid.Nil, ch, err
 	}
 	var err error
-	if ch.Status, err = validate.Given(has, "status", req.Status, validate.Checked(func(s string) error { return ValidStatus("status", s) })); err != nil {
+	checkStatus := validate.Checked(func(s string) error { return ValidStatus("status", s) })
+	if ch.Status, err = validate.Given(has, "status", req.Status, checkStatus); err != nil {
 		return uuid.Nil, ch, err
 	}
 	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if ch.Description, err = validate.Nullable(has, "description", req.Description, validate.Checked(ValidDescription)); err != nil {
+	checkDescription := validate.Checked(ValidDescription)
+	if ch.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if ch.Priority, err = validate.Given(has, "priority", req.Priority, func(p Priority) (int, error) { return int(p), nil }); err != nil {
+	asInt := func(p Priority) (int, error) { return int(p), nil }
+	if ch.Priority, err = validate.Given(has, "priority", req.Priority, asInt); err != nil {
 		return uuid.Nil, ch, err
 	}
 	if ch.AssigneeID, err = validate.Nullable(has, "assigneeId", req.AssigneeID, validate.User("assigneeId")); err != nil {

@@ -16,7 +16,8 @@ import (
 // (docs/performance.md) by reading the backend's own CPU time around b.N
 // reads of one task, one step of pmapi's read added at a time:
 //
-//	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- go test -run '^$' -bench BackendCPUPerRead -benchtime 20000x ./resource/task/
+//	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- \
+//	  go test -run '^$' -bench BackendCPUPerRead -benchtime 20000x ./resource/task/
 func BenchmarkBackendCPUPerRead(b *testing.B) {
 	ctx := context.Background()
 	f, p := inProject(b, "read cost")
@@ -32,7 +33,8 @@ func BenchmarkBackendCPUPerRead(b *testing.B) {
 		b.Fatal(err)
 	}
 	const row = `select t.id, t.project_id, t.title, t.description, t.status, t.priority, t.assignee_id, t.reporter_id,
-		t.start_date, t.due_date, t.created_at, t.updated_at, t.archived_at from tasks t where t.workspace_id = $1 and t.id = $2`
+		t.start_date, t.due_date, t.created_at, t.updated_at, t.archived_at
+		from tasks t where t.workspace_id = $1 and t.id = $2`
 	connect := func(url string) *pgx.Conn {
 		cfg, err := tenant.PoolConfig(url)
 		if err != nil {

@@ -25,7 +25,8 @@ func readSearchRow(t *testing.T, f storetest.Fixture, ws, id uuid.UUID) (searchR
 	t.Helper()
 	var r searchRow
 	err := f.Shard.Tx(context.Background(), ws, func(tx pgx.Tx) error {
-		return tx.QueryRow(context.Background(), "select title, description, xmin::text from task_search where workspace_id = $1 and id = $2", ws, id).
+		return tx.QueryRow(context.Background(), `select title, description, xmin::text from task_search
+			where workspace_id = $1 and id = $2`, ws, id).
 			Scan(&r.title, &r.desc, &r.xmin)
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -61,7 +62,8 @@ func TestTaskSearchTextFollowsTheTextAlone(t *testing.T) {
 	}
 
 	inProgress, priority := task.InProgress, 1
-	if _, err := tasks.Update(ctx, f.Shard, f.WS, tk.ID, task.Changes{Status: &inProgress, Priority: &priority}); err != nil {
+	started := task.Changes{Status: &inProgress, Priority: &priority}
+	if _, err := tasks.Update(ctx, f.Shard, f.WS, tk.ID, started); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ := readSearchRow(t, f, f.WS, tk.ID); r.xmin != created.xmin {

@@ -112,7 +112,8 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 	if err := project.Hold(ctx, tx, ws, in.ProjectID); err != nil {
 		return Task{}, err
 	}
-	if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)); err != nil {
+	assignee, reporter := storekit.User("assigneeId", in.AssigneeID), storekit.User("reporterId", in.ReporterID)
+	if err := storekit.CheckUsers(ctx, tx, ws, assignee, reporter); err != nil {
 		return Task{}, err
 	}
 	// The text's copy for search goes in the same statement (migration 0015).
@@ -244,8 +245,10 @@ func (s Store) setArchived(
 }
 
 var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit.Returning(scan),
-	Archive:    `update tasks as t set archived_at = now(), updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
-	Restore:    `update tasks as t set archived_at = null, updated_at = now() where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	Archive: `update tasks as t set archived_at = now(), updated_at = now()
+		where t.workspace_id = $1 and t.id = $2 returning ` + columns,
+	Restore: `update tasks as t set archived_at = null, updated_at = now()
+		where t.workspace_id = $1 and t.id = $2 returning ` + columns,
 	ArchivedAt: func(t Task) *time.Time { return t.ArchivedAt }, View: func(t Task) any { return ToView(t) }}
 
 // EventTypes documents the events tasks emit.

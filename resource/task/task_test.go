@@ -46,7 +46,9 @@ func TestParsePriority(t *testing.T) {
 			t.Errorf("%s: got %d %v, want %d", raw, got, err, want)
 		}
 	}
-	for _, raw := range []string{"0", "6", "2.5", `"3"`, "null", "true", "-1", "1e400", "[3]", "{}", "", "5.0000001", "NaN", "Infinity"} {
+	for _, raw := range []string{
+		"0", "6", "2.5", `"3"`, "null", "true", "-1", "1e400", "[3]", "{}", "", "5.0000001", "NaN", "Infinity",
+	} {
 		_, err := ParsePriority([]byte(raw))
 		var e *pmapi.Error
 		if !errors.As(err, &e) || e.Code != pmapi.CodeValidation || e.Details["field"] != "priority" {
@@ -74,14 +76,26 @@ func TestParseCreate(t *testing.T) {
 		has   Has
 		field string
 	}{
-		"no project":         {CreateRequest{Title: "x"}, has("title"), "projectId"},
-		"blank title":        {CreateRequest{ProjectID: prj, Title: " "}, has("projectId", "title"), "title"},
-		"NUL in title":       {CreateRequest{ProjectID: prj, Title: "a\x00"}, has("projectId", "title"), "title"},
-		"NUL in description": {CreateRequest{ProjectID: prj, Title: "x", Description: &nul}, has("projectId", "title", "description"), "description"},
-		"null priority":      {CreateRequest{ProjectID: prj, Title: "x"}, has("projectId", "title", "priority"), "priority"},
-		"bad assignee":       {CreateRequest{ProjectID: prj, Title: "x", AssigneeID: &bad}, has("projectId", "title", "assigneeId"), "assigneeId"},
-		"bad reporter":       {CreateRequest{ProjectID: prj, Title: "x", ReporterID: &bad}, has("projectId", "title", "reporterId"), "reporterId"},
-		"due before start":   {CreateRequest{ProjectID: prj, Title: "x", StartDate: &start, DueDate: &due}, has("projectId", "title", "startDate", "dueDate"), "dueDate"},
+		"no project":   {CreateRequest{Title: "x"}, has("title"), "projectId"},
+		"blank title":  {CreateRequest{ProjectID: prj, Title: " "}, has("projectId", "title"), "title"},
+		"NUL in title": {CreateRequest{ProjectID: prj, Title: "a\x00"}, has("projectId", "title"), "title"},
+		"NUL in description": {
+			CreateRequest{ProjectID: prj, Title: "x", Description: &nul},
+			has("projectId", "title", "description"), "description",
+		},
+		"null priority": {CreateRequest{ProjectID: prj, Title: "x"}, has("projectId", "title", "priority"), "priority"},
+		"bad assignee": {
+			CreateRequest{ProjectID: prj, Title: "x", AssigneeID: &bad},
+			has("projectId", "title", "assigneeId"), "assigneeId",
+		},
+		"bad reporter": {
+			CreateRequest{ProjectID: prj, Title: "x", ReporterID: &bad},
+			has("projectId", "title", "reporterId"), "reporterId",
+		},
+		"due before start": {
+			CreateRequest{ProjectID: prj, Title: "x", StartDate: &start, DueDate: &due},
+			has("projectId", "title", "startDate", "dueDate"), "dueDate",
+		},
 	} {
 		if _, err := ParseCreate(tc.req, tc.has); field(err) != tc.field {
 			t.Errorf("%s: got %v, want a bad %s", name, err, tc.field)

@@ -26,7 +26,8 @@ func TestWhereNamesTheWorkspaceFirstAndNumbersParameters(t *testing.T) {
 	w.Live(false)
 	w.Before(&id)
 	limit := w.Arg(51)
-	want := "t.workspace_id = $1 and t.status = $2 and t.project_id = $3 and (t.title ilike '%' || $4 || '%' or t.description ilike '%' || $5 || '%')" +
+	want := "t.workspace_id = $1 and t.status = $2 and t.project_id = $3" +
+		" and (t.title ilike '%' || $4 || '%' or t.description ilike '%' || $5 || '%')" +
 		" and t.created_at >= $6 and t.archived_at is null and t.id < $7"
 	if w.SQL() != want || limit != "$8" {
 		t.Errorf("got %s limit %s\nwant %s", w.SQL(), limit, want)
