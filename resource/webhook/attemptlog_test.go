@@ -15,7 +15,8 @@ func (f fixture) rowLog(t *testing.T, id uuid.UUID) int {
 	t.Helper()
 	n := -1
 	if err := f.shard.Read(f.ctx, f.ws, func(b *pgx.Batch) {
-		b.Queue("select coalesce(jsonb_array_length(attempt_log), 0) from webhook_deliveries where workspace_id = $1 and id = $2", f.ws, id).
+		b.Queue(`select coalesce(jsonb_array_length(attempt_log), 0) from webhook_deliveries
+			where workspace_id = $1 and id = $2`, f.ws, id).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 	}); err != nil {
 		t.Fatal(err)
@@ -30,8 +31,11 @@ func TestAnAttemptOnACancelledDeliveryIsLogged(t *testing.T) {
 	f := newFixture(t)
 	sub, del := f.delivery(t)
 	f.exec(t, "update webhook_deliveries set status = 'CANCELLED' where workspace_id = $1 and id = $2", f.ws, del)
-	if _, err := f.store.RecordRetry(f.ctx, f.shard, f.ws, sub, 7, []webhook.RetrySent{{Delivery: webhook.Delivery{ID: del, SubscriptionID: sub},
-		Sent: webhook.Sent{At: time.Now(), Result: failed}}}, false, testSchedule); err != nil {
+	sent := []webhook.RetrySent{{
+		Delivery: webhook.Delivery{ID: del, SubscriptionID: sub},
+		Sent:     webhook.Sent{At: time.Now(), Result: failed},
+	}}
+	if _, err := f.store.RecordRetry(f.ctx, f.shard, f.ws, sub, 7, sent, false, testSchedule); err != nil {
 		t.Fatal(err)
 	}
 	d, log, err := f.store.Detail(f.ctx, f.shard, f.ws, "app", del)
@@ -64,9 +68,9 @@ func TestATestDeliveryLogsItsAttempt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Status != webhook.StatusSucceeded || len(log) != 1 || log[0].Attempt != 1 || log[0].Outcome != "succeeded" || !log[0].At.Equal(at.Truncate(time.Microsecond)) ||
-		log[0].LatencyMS != 1 || log[0].Error != nil ||
-		log[0].ResponseSnippet != nil {
+	if d.Status != webhook.StatusSucceeded || len(log) != 1 ||
+		log[0].Attempt != 1 || log[0].Outcome != "succeeded" || !log[0].At.Equal(at.Truncate(time.Microsecond)) ||
+		log[0].LatencyMS != 1 || log[0].Error != nil || log[0].ResponseSnippet != nil {
 		t.Errorf("test delivery %+v with log %+v", d, log)
 	}
 	if n := f.rowLog(t, d.ID); n != 1 {

@@ -79,8 +79,8 @@ func ToDeliveryView(d Delivery) DeliveryView {
 	return v
 }
 
-const deliveryColumns = `d.id, d.subscription_id, d.client_id, d.event_id, d.occurred_at, d.event_type, d.data, d.status, d.attempts,
-	d.next_attempt_at, d.last_status, d.replay_of, d.created_at, d.completed_at`
+const deliveryColumns = `d.id, d.subscription_id, d.client_id, d.event_id, d.occurred_at, d.event_type, d.data,
+	d.status, d.attempts, d.next_attempt_at, d.last_status, d.replay_of, d.created_at, d.completed_at`
 
 // scanDeliveryRow scans deliveryColumns alone, as a storekit.Scan.
 func scanDeliveryRow(row pgx.Row) (Delivery, error) { return scanDelivery(row) }
@@ -172,8 +172,9 @@ func (st Store) Deliveries(
 // 0017), the attempts kept in webhook_attempts, in the log's form; one
 // statement on one shard, the subquery naming the workspace parameter itself.
 const deliveryDetailSQL = `select ` + deliveryColumns + `, d.attempt_log,
-	(select jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'outcome', a.outcome, 'statusCode', a.status_code,
-		'latencyMs', a.latency_ms, 'responseSnippet', a.response_snippet, 'error', a.error) order by a.id)
+	(select jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'outcome', a.outcome,
+		'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'responseSnippet', a.response_snippet,
+		'error', a.error) order by a.id)
 		from webhook_attempts a where a.workspace_id = $1 and a.delivery_id = $3)
 	from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3`
 
@@ -225,7 +226,8 @@ func (st Store) Replay(
 			orig, err := scanDelivery(
 				tx.QueryRow(
 					ctx,
-					"select "+deliveryColumns+" from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",
+					"select "+deliveryColumns+" from webhook_deliveries d "+
+						"where d.workspace_id = $1 and d.client_id = $2 and d.id = $3",
 					ws,
 					clientID,
 					o,
@@ -236,8 +238,9 @@ func (st Store) Replay(
 			}
 			if orig.EventID == nil && orig.ReplayOf != nil {
 				// A replay from before event ids were kept: its original has one.
-				if err := tx.QueryRow(ctx, "select event_id, occurred_at from webhook_deliveries where workspace_id = $1 and id = $2",
-					ws, *orig.ReplayOf).Scan(&orig.EventID, &orig.OccurredAt); err != nil {
+				if err := tx.QueryRow(ctx, `select event_id, occurred_at from webhook_deliveries
+					where workspace_id = $1 and id = $2`, ws, *orig.ReplayOf).
+					Scan(&orig.EventID, &orig.OccurredAt); err != nil {
 					return err
 				}
 			}
@@ -260,7 +263,8 @@ func (st Store) Replay(
 			event, when := orig.Event(), orig.When()
 			d, err := scanDelivery(
 				tx.QueryRow(ctx, `insert into webhook_deliveries as d (workspace_id, id, subscription_id, client_id, event_id,
-				occurred_at, event_type, data, replay_of, next_attempt_at) values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+deliveryColumns,
+					occurred_at, event_type, data, replay_of, next_attempt_at)
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) returning `+deliveryColumns,
 					ws, pmapi.NewID(), orig.SubscriptionID, clientID, event, when, orig.EventType, orig.Data, orig.ID, now),
 			)
 			if err != nil {
@@ -303,9 +307,11 @@ func (st Store) FailedSince(
 		replayed = ""
 	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and id = $3)", ws, clientID, sub).
+		b.Queue(`select exists(select 1 from webhook_subscriptions
+			where workspace_id = $1 and client_id = $2 and id = $3)`, ws, clientID, sub).
 			QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
-		b.Queue(`select d.id from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.subscription_id = $3 and d.created_at >= $4
+		b.Queue(`select d.id from webhook_deliveries d
+			where d.workspace_id = $1 and d.client_id = $2 and d.subscription_id = $3 and d.created_at >= $4
 			and d.status in ('DEAD', 'CANCELLED') `+replayed+` order by d.id limit 1000`, ws, clientID, sub, since).
 			Query(func(rows pgx.Rows) error {
 				var err error
@@ -331,7 +337,8 @@ func (st Store) NewTestDelivery(
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var err error
-		if s, err = scanSub(tx.QueryRow(ctx, "select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, sub)); err != nil {
+		if s, err = scanSub(tx.QueryRow(ctx, "select "+subColumns+" from webhook_subscriptions s "+
+			"where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, sub)); err != nil {
 			return err
 		}
 		data, _ := json.Marshal(

@@ -185,7 +185,8 @@ func (st Store) RecordFanout(
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		rs, err := tx.Query(
 			ctx,
-			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.id = any($2) order by s.id for update",
+			"select "+subColumns+" from webhook_subscriptions s "+
+				"where s.workspace_id = $1 and s.id = any($2) order by s.id for update",
 			ws,
 			ids,
 		)
@@ -242,8 +243,10 @@ func (st Store) RecordFanout(
 			switch {
 			case n.sub.Status != "ACTIVE":
 				// Disabled since the run read it: what waits is cancelled.
-				if _, err := tx.Exec(ctx, `update webhook_deliveries set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
-					where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING')`, ws, n.sub.ID); err != nil {
+				if _, err := tx.Exec(ctx, `update webhook_deliveries
+					set status = 'CANCELLED', completed_at = now(), next_attempt_at = null
+					where workspace_id = $1 and subscription_id = $2 and status in ('PENDING', 'RETRYING')`,
+					ws, n.sub.ID); err != nil {
 					return err
 				}
 			case n.disable != "":

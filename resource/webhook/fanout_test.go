@@ -69,7 +69,9 @@ func (f fixture) deliveries(t *testing.T) []stored {
 			from webhook_deliveries d where d.workspace_id = $1 order by d.id`, f.ws).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var s stored
-				if err := rows.Scan(&s.status, &s.attempts, &s.event, &s.next, &s.occurred, &s.sub, &s.replayOf, &s.logged); err != nil {
+				if err := rows.Scan(
+					&s.status, &s.attempts, &s.event, &s.next, &s.occurred, &s.sub, &s.replayOf, &s.logged,
+				); err != nil {
 					return err
 				}
 				out = append(out, s)
@@ -163,7 +165,8 @@ func TestAFailureWaitsWithWhatFollowsIt(t *testing.T) {
 	}
 	all := f.deliveries(t)
 	if len(all) != 2 || all[0].status != webhook.StatusRetrying || all[0].attempts != 1 || all[0].logged != 1 ||
-		all[1].status != webhook.StatusPending || all[1].attempts != 0 || all[1].logged != 0 || !same(*all[1].next, *all[0].next) {
+		all[1].status != webhook.StatusPending || all[1].attempts != 0 || all[1].logged != 0 ||
+		!same(*all[1].next, *all[0].next) {
 		t.Fatalf("deliveries %+v: want the first RETRYING after one attempt and the second PENDING at the same time", all)
 	}
 	if due := all[0].next.Sub(before); due < time.Minute || due > time.Minute+5*time.Second {

@@ -16,7 +16,10 @@ import (
 func TestPlainHTTPOnlyToLoopbackUnderDev(t *testing.T) {
 	ctx := context.Background()
 	r := fakeResolver{}
-	for _, raw := range []string{"http://localhost:4242/webhook", "http://127.0.0.1:4242/", "http://[::1]:4242/x", "http://hooks.localhost/", "HTTP://LOCALHOST/"} {
+	for _, raw := range []string{
+		"http://localhost:4242/webhook", "http://127.0.0.1:4242/", "http://[::1]:4242/x", "http://hooks.localhost/",
+		"HTTP://LOCALHOST/",
+	} {
 		u, err := checkSubscriptionURL(ctx, raw, r, true, true)
 		if err != nil || u.Scheme != "http" {
 			t.Errorf("dev, %s: %v, %v", raw, u, err)

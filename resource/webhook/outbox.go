@@ -86,7 +86,8 @@ var KeyLookups = tenant.MustLocalSetting("enable_seqscan", "off")
 var keyLookups = []tenant.LocalSetting{KeyLookups}
 
 const (
-	loadEventSQL   = "select id, type, data, occurred_at, fanned_out_at is not null from events where workspace_id = $1 and id = $2"
+	loadEventSQL = "select id, type, data, occurred_at, fanned_out_at is not null " +
+		"from events where workspace_id = $1 and id = $2"
 	deleteEventSQL = "delete from events where workspace_id = $1 and id = $2"
 )
 

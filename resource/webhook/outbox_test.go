@@ -157,7 +157,8 @@ func genericPlanBuffers(t *testing.T, url string, st recorded) (int, string) {
 			t.Fatalf("%s: %v", stmt, err)
 		}
 	}
-	if err := tx.QueryRow(ctx, "explain (analyze, buffers, format json) execute outbox_probe("+strings.Join(lits, ", ")+")").Scan(&out); err != nil {
+	probe := "explain (analyze, buffers, format json) execute outbox_probe(" + strings.Join(lits, ", ") + ")"
+	if err := tx.QueryRow(ctx, probe).Scan(&out); err != nil {
 		t.Fatal(err)
 	}
 	var plans []struct {

@@ -132,10 +132,13 @@ func queueInserts[T any](b *pgx.Batch, ws uuid.UUID, head string, cols int, rows
 // before the log has as NULL; the state moves only while the delivery waits:
 // a delivery cancelled meanwhile stays cancelled, with the attempt that was
 // made logged all the same.
-const moveDeliveriesSQL = `update webhook_deliveries d set attempt_log = coalesce(d.attempt_log, '[]'::jsonb) || ($3::jsonb -> d.id::text -> 'g'),
+const moveDeliveriesSQL = `update webhook_deliveries d
+	set attempt_log = coalesce(d.attempt_log, '[]'::jsonb) || ($3::jsonb -> d.id::text -> 'g'),
 	status = case when d.status in ('PENDING', 'RETRYING') then $3::jsonb -> d.id::text ->> 's' else d.status end,
-	attempts = case when d.status in ('PENDING', 'RETRYING') then ($3::jsonb -> d.id::text ->> 'a')::integer else d.attempts end,
-	last_status = case when d.status in ('PENDING', 'RETRYING') then ($3::jsonb -> d.id::text ->> 'l')::integer else d.last_status end,
+	attempts = case when d.status in ('PENDING', 'RETRYING')
+		then ($3::jsonb -> d.id::text ->> 'a')::integer else d.attempts end,
+	last_status = case when d.status in ('PENDING', 'RETRYING')
+		then ($3::jsonb -> d.id::text ->> 'l')::integer else d.last_status end,
 	next_attempt_at = case when d.status in ('PENDING', 'RETRYING')
 		then to_timestamp(($3::jsonb -> d.id::text ->> 'n')::double precision / 1e6) else d.next_attempt_at end,
 	completed_at = case when d.status in ('PENDING', 'RETRYING')

@@ -14,8 +14,8 @@ import (
 
 // attemptRowSQL is how an attempt was recorded before migration 0017: a row
 // of its own, whose foreign key is checked against its delivery.
-const attemptRowSQL = `insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms,
-	response_snippet, error) values`
+const attemptRowSQL = `insert into webhook_attempts
+	(workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms, response_snippet, error) values`
 
 func attemptRow(a Attempt) []any {
 	l := a.logged()
@@ -40,7 +40,8 @@ func attemptRow(a Attempt) []any {
 // now (the delivery with its attempt log), over an analyzed history of 20,000
 // deliveries as a workspace in service has:
 //
-//	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- go test -run '^$' -bench BackendCPUPerRecordedDelivery -benchtime 5000x ./resource/webhook/
+//	go build -o bin/pmapi ./cmd/pmapi && bin/pmapi devdb exec -- \
+//	  go test -run '^$' -bench BackendCPUPerRecordedDelivery -benchtime 5000x ./resource/webhook/
 func BenchmarkBackendCPUPerRecordedDelivery(b *testing.B) {
 	testdb.SkipOnCitus(b, "one backend's CPU on one machine")
 	ctx := context.Background()
@@ -51,7 +52,8 @@ func BenchmarkBackendCPUPerRecordedDelivery(b *testing.B) {
 	}{tenant.NewShard("default", testdb.AppPool(b), testdb.TenantSetting(b)), uuid.New()}
 	sub := uuid.New()
 	if err := f.Shard.Tx(ctx, f.WS, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
+		_, err := tx.Exec(ctx, `insert into webhook_subscriptions
+			(workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
 			values ($1, $2, 'app', 'https://example.com/hook', '{*}', '\x00', 'whsec_000000')`, f.WS, sub)
 		return err
 	}); err != nil {

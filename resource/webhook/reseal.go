@@ -134,7 +134,8 @@ func resealPage(
 			previous = reseal(box, previous, ws, s.id, colPrevious, &batch[1])
 		}
 		b.Queue(
-			`update webhook_subscriptions set secret_sealed = $3, previous_secret_sealed = $4 where workspace_id = $1 and id = $2`,
+			`update webhook_subscriptions set secret_sealed = $3, previous_secret_sealed = $4
+			where workspace_id = $1 and id = $2`,
 			ws,
 			s.id,
 			secret,

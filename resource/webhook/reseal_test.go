@@ -104,15 +104,18 @@ func TestResealUpgradesEveryForm(t *testing.T) {
 				len(args),
 			)
 		}
-		if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error { _, err := tx.Exec(ctx, sql.String(), args...); return err }); err != nil {
+		if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+			_, err := tx.Exec(ctx, sql.String(), args...)
+			return err
+		}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// Row 1 gets row 3's sealed secret: it must not open there.
 	copied := ids[1]
 	if err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "update webhook_subscriptions set secret_sealed = $3 where workspace_id = $1 and id = $2", ws, copied,
-			old.Seal(secret(3), secretAt(ws, ids[3], "secret_sealed")))
+		_, err := tx.Exec(ctx, "update webhook_subscriptions set secret_sealed = $3 where workspace_id = $1 and id = $2",
+			ws, copied, old.Seal(secret(3), secretAt(ws, ids[3], "secret_sealed")))
 		return err
 	}); err != nil {
 		t.Fatal(err)

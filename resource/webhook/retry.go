@@ -59,7 +59,8 @@ func (st Store) LoadRetry(
 func (st Store) StartProbe(ctx context.Context, shard *tenant.Shard, ws, sub uuid.UUID, job int64) (bool, error) {
 	started := false
 	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(`update webhook_subscriptions set circuit = 'HALF_OPEN' where workspace_id = $1 and id = $2 and retry_job_id = $3
+		b.Queue(`update webhook_subscriptions set circuit = 'HALF_OPEN'
+			where workspace_id = $1 and id = $2 and retry_job_id = $3
 			and circuit in ('OPEN', 'HALF_OPEN') returning true`, ws, sub, job).
 			QueryRow(func(r pgx.Row) error {
 				err := r.Scan(&started)
@@ -185,7 +186,8 @@ func (st Store) Adopt(ctx context.Context, shard *tenant.Shard, ws, delivery uui
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var subID uuid.UUID
 		var status string
-		err := tx.QueryRow(ctx, "select subscription_id, status from webhook_deliveries where workspace_id = $1 and id = $2", ws, delivery).
+		err := tx.QueryRow(ctx, `select subscription_id, status from webhook_deliveries
+			where workspace_id = $1 and id = $2`, ws, delivery).
 			Scan(&subID, &status)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && status != StatusPending && status != StatusRetrying) {
 			return nil
@@ -198,7 +200,8 @@ func (st Store) Adopt(ctx context.Context, shard *tenant.Shard, ws, delivery uui
 			return err
 		}
 		now := time.Now()
-		if _, err := tx.Exec(ctx, "update webhook_deliveries set next_attempt_at = $3 where workspace_id = $1 and id = $2", ws, delivery, now); err != nil {
+		if _, err := tx.Exec(ctx, "update webhook_deliveries set next_attempt_at = $3 where workspace_id = $1 and id = $2",
+			ws, delivery, now); err != nil {
 			return err
 		}
 		return st.scheduleRetry(ctx, tx, shard, ws, sub, now, false)

@@ -98,7 +98,8 @@ func CheckURL(ctx context.Context, raw string, r Resolver, allowLoopback bool) (
 		// names the IPv4 address itself. (Resolved A records arrive in that
 		// form too, which is why Blocked unmaps rather than refuses it.)
 		if a.Is4In6() {
-			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed, "url names an IPv4-mapped IPv6 address (%s); name the IPv4 address", a).
+			return nil, pmapi.Errorf(pmapi.CodeURLNotAllowed,
+				"url names an IPv4-mapped IPv6 address (%s); name the IPv4 address", a).
 				With("field", "url")
 		}
 		addrs = []netip.Addr{a}

@@ -22,7 +22,9 @@ func TestBlockedAddresses(t *testing.T) {
 			t.Errorf("%s is not blocked", s)
 		}
 	}
-	for _, s := range []string{"93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "172.32.0.1", "100.128.0.1"} {
+	for _, s := range []string{
+		"93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8", "172.32.0.1", "100.128.0.1",
+	} {
 		if Blocked(netip.MustParseAddr(s), false) {
 			t.Errorf("%s is blocked", s)
 		}

@@ -216,7 +216,8 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	if err := testdb.BindWorkspace(t, tx, f.ws.String()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tx.Exec(f.ctx, "select 1 from webhook_subscriptions where workspace_id = $1 and id = $2 for update", f.ws, sub); err != nil {
+	if _, err := tx.Exec(f.ctx, "select 1 from webhook_subscriptions where workspace_id = $1 and id = $2 for update",
+		f.ws, sub); err != nil {
 		t.Fatal(err)
 	}
 
@@ -239,7 +240,8 @@ func TestRecordAndDisableLockInTheSameOrder(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var waiting bool
-		if err := pool.QueryRow(f.ctx, "select exists(select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid)))", pid).Scan(&waiting); err != nil {
+		if err := pool.QueryRow(f.ctx, "select exists(select 1 from pg_stat_activity where $1 = any(pg_blocking_pids(pid)))",
+			pid).Scan(&waiting); err != nil {
 			t.Fatal(err)
 		}
 		if waiting || len(recorded) > 0 || time.Now().After(deadline) {

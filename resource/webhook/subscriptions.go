@@ -94,9 +94,10 @@ func ToView(s Subscription) SubscriptionView {
 	}
 }
 
-const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until, s.disabled_reason,
-	s.failing_since, s.circuit, s.consecutive_failures, s.circuit_opened_at, s.probe_at, s.max_per_second, s.retry_job_id, s.retry_at,
-	s.created_at, s.updated_at, s.disabled_at, s.secret_sealed, s.previous_secret_sealed, s.workspace_id`
+const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until,
+	s.disabled_reason, s.failing_since, s.circuit, s.consecutive_failures, s.circuit_opened_at, s.probe_at,
+	s.max_per_second, s.retry_job_id, s.retry_at, s.created_at, s.updated_at, s.disabled_at, s.secret_sealed,
+	s.previous_secret_sealed, s.workspace_id`
 
 func scanSub(row pgx.Row) (Subscription, error) {
 	var s Subscription
@@ -175,8 +176,9 @@ func (st Store) Create(
 		s, err = scanSub(
 			tx.QueryRow(
 				ctx,
-				`insert into webhook_subscriptions as s (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
-			values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns,
+				`insert into webhook_subscriptions as s
+				(workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
+				values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns,
 				ws,
 				id,
 				clientID,
@@ -223,7 +225,8 @@ func (st Store) Get(
 ) (Subscription, error) {
 	var s Subscription
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
+		b.Queue("select "+subColumns+" from webhook_subscriptions s "+
+			"where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
 			QueryRow(func(r pgx.Row) error {
 				var err error
 				s, err = scanSub(r)
@@ -321,7 +324,8 @@ func (st Store) setStatusTx(
 	}
 	s, err := scanSub(
 		tx.QueryRow(ctx, `update webhook_subscriptions s set status = $3, disabled_reason = $4, failing_since = null,
-		circuit = 'CLOSED', consecutive_failures = 0, circuit_opened_at = null, probe_at = null, retry_job_id = null, retry_at = null,
+		circuit = 'CLOSED', consecutive_failures = 0, circuit_opened_at = null, probe_at = null,
+		retry_job_id = null, retry_at = null,
 		disabled_at = `+disabledAt+`, updated_at = now()
 		where s.workspace_id = $1 and s.id = $2 returning `+subColumns, ws, id, status, why),
 	)
@@ -387,8 +391,8 @@ func (st Store) Rotate(
 			// The old secret moves to the other column, so it is sealed anew
 			// for it: a sealed value is bound to its column.
 			var cur []byte
-			err := tx.QueryRow(ctx, `select secret_sealed from webhook_subscriptions where workspace_id = $1 and id = $2 and client_id = $3 for update`,
-				ws, id, clientID).
+			err := tx.QueryRow(ctx, `select secret_sealed from webhook_subscriptions
+				where workspace_id = $1 and id = $2 and client_id = $3 for update`, ws, id, clientID).
 				Scan(&cur)
 			if errors.Is(err, pgx.ErrNoRows) {
 				return pmapi.NotFound("subscription")
@@ -416,8 +420,8 @@ func (st Store) Rotate(
 // from being deleted (authz.DeleteApp asks, inside its transaction).
 func AppInUse(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (bool, error) {
 	var active bool
-	err := tx.QueryRow(ctx, `select exists(select 1 from webhook_subscriptions where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`,
-		ws, clientID).
+	err := tx.QueryRow(ctx, `select exists(select 1 from webhook_subscriptions
+		where workspace_id = $1 and client_id = $2 and status = 'ACTIVE')`, ws, clientID).
 		Scan(&active)
 	return active, err
 }
