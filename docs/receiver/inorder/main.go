@@ -81,7 +81,8 @@ func (s *tasks) apply(e event) (task, status string, changed bool) {
 func (s *tasks) handler(secret string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(io.LimitReader(r.Body, 1<<20))
-		if err := webhook.ValidatePayloadWithTolerance(body, r.Header.Get("X-Service-Signature"), secret, 300*time.Second); err != nil {
+		signature := r.Header.Get("X-Service-Signature")
+		if err := webhook.ValidatePayloadWithTolerance(body, signature, secret, 300*time.Second); err != nil {
 			http.Error(w, "bad signature", http.StatusBadRequest)
 			return
 		}

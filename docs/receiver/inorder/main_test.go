@@ -32,10 +32,14 @@ func TestRepeatsAndLateEventsChangeNothing(t *testing.T) {
 	for i, to := range statuses {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
 		if i == 4 {
-			at = t0.Add(3 * time.Millisecond) // the same microsecond as the move before: the id decides
+			// The same microsecond as the move before: the id decides.
+			at = t0.Add(3 * time.Millisecond)
 		}
-		b, _ := json.Marshal(webhook.Body{ID: fmt.Sprintf("evt_%d", i), EventID: pmapi.FormatID(webhook.EventPrefix, pmapi.NewID()),
-			Type: "task.status_changed", OccurredAt: at, Data: json.RawMessage(`{"taskId":"tsk_1","to":"` + to + `"}`), SentAt: time.Now()})
+		b, _ := json.Marshal(webhook.Body{
+			ID: fmt.Sprintf("evt_%d", i), EventID: pmapi.FormatID(webhook.EventPrefix, pmapi.NewID()),
+			Type: "task.status_changed", OccurredAt: at, SentAt: time.Now(),
+			Data: json.RawMessage(`{"taskId":"tsk_1","to":"` + to + `"}`),
+		})
 		bodies = append(bodies, b)
 	}
 	// Every one in a random order, then three again, the last an old one.
@@ -44,7 +48,8 @@ func TestRepeatsAndLateEventsChangeNothing(t *testing.T) {
 		post(t, srv.URL, bodies[i], webhook.Sign(bodies[i], time.Now(), secret), http.StatusNoContent)
 	}
 	if s.status["tsk_1"] != "TODO" || len(s.seen) != len(bodies) {
-		t.Errorf("task %s after %d distinct events (order %v); want TODO after %d", s.status["tsk_1"], len(s.seen), order, len(bodies))
+		t.Errorf("task %s after %d distinct events (order %v); want TODO after %d",
+			s.status["tsk_1"], len(s.seen), order, len(bodies))
 	}
 	post(t, srv.URL, bodies[0], "t=1,v1=00", http.StatusBadRequest)
 }
@@ -75,6 +80,7 @@ func TestTheGuideShowsThisFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(guide), "```go\n"+string(code)+"```\n") {
-		t.Error("docs/webhooks.md's de-duplicating receiver differs from docs/receiver/inorder/main.go; paste the file into the guide")
+		t.Error("docs/webhooks.md's de-duplicating receiver differs from docs/receiver/inorder/main.go; " +
+			"paste the file into the guide")
 	}
 }
