@@ -60,7 +60,7 @@ func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, len(ids))
 		for i, id := range ids {
-			wg.Go(func() { errs[i] = store.RecomputeSimilar(ctx, shard, w.ID, id) })
+			wg.Go(func() { errs[i] = store.RecomputeSimilar(ctx, shard, w.ID, id, nil) })
 		}
 		wg.Wait()
 		for _, err := range errs {
