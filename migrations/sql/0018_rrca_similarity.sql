@@ -18,6 +18,9 @@
 -- both directions of each pair, and two running side by side could each
 -- overwrite the other's fresher score with one read from an older text.
 --
+-- rrca_suggestion_runs.suggestions keeps what a 5-why run suggested and why:
+-- the node each suggestion became, its confidence and its evidence.
+--
 -- One change per statement in a DO block, tables placed before their keys
 -- (0015). The scores computed before this migration came from the earlier
 -- ranking and no profile exists yet: every analysis is marked pending and its
@@ -59,6 +62,10 @@ begin
         workspace_id uuid primary key
     );
     perform pmapi_place('rrca_similarity_locks', 'distributed');
+
+    -- A 5-why run's suggestions with their evidence and confidence (a JSON
+    -- array; empty for look-across runs, whose evidence is in each suggestion).
+    alter table rrca_suggestion_runs add column suggestions jsonb not null default '[]';
 
     -- The reverse direction of a pair, for the job's delete of an analysis's
     -- pairs (both directions) by key.

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -266,6 +265,7 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 	}
 	type result struct {
 		projects []string
+		scores   []float64
 	}
 	results := map[string]result{}
 	var mu sync.Mutex
@@ -286,8 +286,10 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 				continue
 			}
 			pid, _ := m["targetProjectId"].(string)
+			score, _ := m["score"].(float64)
 			w.mu.Lock()
 			r.projects = append(r.projects, w.keyOf[pid])
+			r.scores = append(r.scores, score)
 			w.mu.Unlock()
 		}
 		mu.Lock()
@@ -306,7 +308,7 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 				continue
 			}
 			s.Runs++
-			got := results[a.Key].projects
+			got, scores := results[a.Key].projects, results[a.Key].scores
 			if len(got) == 0 {
 				s.Silent++
 			}
@@ -315,13 +317,12 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 					s.Possible++
 				}
 			}
-			sort.Strings(got)
-			for _, p := range got {
+			for i, p := range got {
 				s.Suggested++
 				if holds[p][a.Mech] {
 					s.Relevant++
 				} else {
-					s.Wrong = append(s.Wrong, fmt.Sprintf("%s -> %s", a.Key, p))
+					s.Wrong = append(s.Wrong, fmt.Sprintf("%s -> %s (%.2f)", a.Key, p, scores[i]))
 				}
 			}
 		}
