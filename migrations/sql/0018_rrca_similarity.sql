@@ -6,12 +6,12 @@
 -- change's transaction, which also queues the similarity job.
 --
 -- rrca_similarity is, per analysis, the version its neighbours were last
--- computed from and when (pending: similarity_version is ahead of it), and
--- the norms of its profile: its symptom and mechanism terms, each weighted by
--- the texts it comes from. rrca_terms holds the profile's terms, a
--- workspace's inverted index: a recomputation reads the postings of its own
--- terms only (workspace_id and term lead the key), never a row of another
--- workspace and not the whole workspace either.
+-- computed from and when (pending: similarity_version is ahead of it).
+-- rrca_terms holds each analysis's profile (its symptom and mechanism terms,
+-- each weighted by the texts it comes from), a workspace's inverted index: a
+-- recomputation reads the postings of its own terms only (workspace_id and
+-- term lead the index), never a row of another workspace and not the whole
+-- workspace either.
 --
 -- rrca_similarity_locks holds one row per workspace that the similarity job
 -- locks, so the workspace's recomputations run one at a time: the job writes
@@ -35,28 +35,33 @@ begin
         rrca_id        uuid not null,
         version        bigint not null,
         computed_at    timestamptz not null default now(),
-        symptom_l2     real not null,
-        symptom_l1     real not null,
-        mechanism_l2   real not null,
-        mechanism_l1   real not null,
         primary key (workspace_id, rrca_id)
     );
     perform pmapi_place('rrca_similarity', 'distributed');
     alter table rrca_similarity add constraint rrca_similarity_rrca_fkey
         foreign key (workspace_id, rrca_id) references rrca_analyses (workspace_id, id) on delete cascade;
 
+    -- A term of an analysis's profile: its weight among the symptom terms
+    -- and among the mechanism terms (0 where it is not one), and the norms of
+    -- the whole profile, repeated on each of its rows so that the postings a
+    -- recomputation reads are all it needs (the rows are rewritten together).
     create table rrca_terms (
         workspace_id uuid not null,
         rrca_id      uuid not null,
-        part         "char" not null check (part in ('s', 'm')),
         term         text not null,
-        weight       real not null,
-        primary key (workspace_id, rrca_id, part, term)
+        symptom      real not null,
+        mechanism    real not null,
+        symptom_l2   real not null,
+        symptom_l1   real not null,
+        mechanism_l2 real not null,
+        mechanism_l1 real not null,
+        primary key (workspace_id, rrca_id, term)
     );
     perform pmapi_place('rrca_terms', 'distributed');
     alter table rrca_terms add constraint rrca_terms_rrca_fkey
         foreign key (workspace_id, rrca_id) references rrca_analyses (workspace_id, id) on delete cascade;
-    create index rrca_terms_term on rrca_terms (workspace_id, term) include (rrca_id, part, weight);
+    create index rrca_terms_term on rrca_terms (workspace_id, term)
+        include (rrca_id, symptom, mechanism, symptom_l2, symptom_l1, mechanism_l2, mechanism_l1);
 
     create table rrca_similarity_locks (
         workspace_id uuid primary key

@@ -445,8 +445,9 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		// mechanism terms.
 		rows, err = tx.Query(ctx, `select x.id, x.project_id, x.title, array_agg(t.term order by t.term)
 			from rrca_terms t join rrca_analyses x on x.workspace_id = t.workspace_id and x.id = t.rrca_id
-			where t.workspace_id = $1 and x.workspace_id = $1 and t.part = 'm' and x.id <> $2 and x.archived_at is null
-			and t.rrca_id in (select m.rrca_id from rrca_terms m where m.workspace_id = $1 and m.part = 'm' and m.term = any($3))
+			where t.workspace_id = $1 and x.workspace_id = $1 and t.mechanism > 0 and x.id <> $2 and x.archived_at is null
+			and t.rrca_id in (select m.rrca_id from unnest($3::text[]) as q(term)
+				join rrca_terms m on m.workspace_id = $1 and m.term = q.term where m.workspace_id = $1 and m.mechanism > 0)
 			group by x.id, x.project_id, x.title order by x.id`, ws, a.ID, terms)
 		if err != nil {
 			return err
