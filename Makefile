@@ -46,9 +46,10 @@ bench: build
 # Root-cause analyses (cmd/pmbench -rrca): the quality benchmark of similar
 # analyses and suggestions (resource/rrca/quality, tune and measure splits),
 # then readiness after a change on an idle server and CPU per recomputation at
-# 1,000 and 10,000 analyses in a workspace. QUICK=1: 200 and 1,000.
+# 1,000 and 10,000 analyses in a workspace. QUICK=1: 200 and 1,000;
+# STATEMENTS=1 adds pg_stat_statements per change.
 bench-quality: build
-	$(GO) run ./cmd/pmbench -pmapi $(BIN) -rrca $(if $(QUICK),-quick)
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) -rrca $(if $(QUICK),-quick) $(if $(STATEMENTS),-statements)
 
 # Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
 # and of the worker twice and an immediate PostgreSQL restart while clients

@@ -134,7 +134,8 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box, Breaker: opts.Breaker}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
-		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}, Sources: opts.RRCASources}
+		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs},
+			Sources: opts.RRCASources}
 		sweeps := opts.Sweeps
 		sweeps.Workspace = append(slices.Clip(sweeps.Workspace), cs.similarityCatchUp(shard.Name, analyses))
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: sweeps})

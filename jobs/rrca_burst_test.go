@@ -249,7 +249,8 @@ func (b *burster) check(ctx context.Context) error {
 func (b *burster) pairs(ctx context.Context) (map[[2]uuid.UUID]float64, error) {
 	out := map[[2]uuid.UUID]float64{}
 	err := b.shard.Read(ctx, b.ws, func(batch *pgx.Batch) {
-		batch.Queue("select rrca_id, similar_id, score from rrca_similar where workspace_id = $1", b.ws).Query(func(rows pgx.Rows) error {
+		q := batch.Queue("select rrca_id, similar_id, score from rrca_similar where workspace_id = $1", b.ws)
+		q.Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var a, s uuid.UUID
 				var score float64

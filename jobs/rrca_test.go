@@ -115,7 +115,8 @@ func TestMaintenanceQueuesAnalysesLeftPending(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "update rrca_analyses set updated_at = now() - interval '11 minutes' where workspace_id = $1 and id = $2", w.ID, a.ID)
+		_, err := tx.Exec(ctx, `update rrca_analyses set updated_at = now() - interval '11 minutes'
+			where workspace_id = $1 and id = $2`, w.ID, a.ID)
 		return err
 	}); err != nil {
 		t.Fatal(err)

@@ -2328,7 +2328,7 @@ type RrcaRunView struct {
 	RrcaId string         `json:"rrcaId"`
 	Status RrcaRunStatus  `json:"status"`
 
-	// Suggestions What a 5-why run suggested, each with its confidence and evidence; empty when nothing was alike enough to suggest (and for look-across runs)
+	// Suggestions A 5-why run's suggestions with confidence and evidence; may be empty
 	Suggestions []RrcaWhyView `json:"suggestions"`
 }
 
@@ -2346,11 +2346,11 @@ type RrcaSimilarItem struct {
 
 // RrcaSimilarList defines model for RrcaSimilarList.
 type RrcaSimilarList struct {
-	// ComputedAt When this analysis's own neighbours were last computed (its own recomputation, not another analysis's); null when never
+	// ComputedAt When this analysis's own recomputation last ran; null when never
 	ComputedAt nullable.Nullable[time.Time] `json:"computedAt"`
 	Items      []RrcaSimilarItem            `json:"items"`
 
-	// Pending The analysis changed since computedAt: its recomputation is queued or running and the list may change
+	// Pending The analysis changed since computedAt: its recomputation is due; the list may change
 	Pending bool `json:"pending"`
 }
 
@@ -2436,12 +2436,12 @@ type RrcaView struct {
 	UpdatedAt    time.Time                 `json:"updatedAt"`
 }
 
-// RrcaWhyView What a 5-why run suggested, each with its confidence and evidence; empty when nothing was alike enough to suggest (and for look-across runs)
+// RrcaWhyView A 5-why run's suggestions with confidence and evidence; may be empty
 type RrcaWhyView struct {
-	// Confidence 0 to 1: the share of the similar analyses' weight that says this
+	// Confidence 0 to 1: the share of the similar analyses' weight saying this
 	Confidence float64 `json:"confidence"`
 
-	// Evidence The nodes of similar analyses (with their analysis) and the risks or tasks this rests on, best first
+	// Evidence Nodes of similar analyses, and risks or tasks, best first
 	Evidence []SuggestCandidate `json:"evidence"`
 
 	// NodeId The WHY_SUGGESTION node written
@@ -2535,7 +2535,7 @@ type SessionView struct {
 	Workspace WorkspaceView `json:"workspace"`
 }
 
-// SuggestCandidate The nodes of similar analyses (with their analysis) and the risks or tasks this rests on, best first
+// SuggestCandidate Nodes of similar analyses, and risks or tasks, best first
 type SuggestCandidate struct {
 	Id string `json:"id"`
 

@@ -88,9 +88,12 @@ func main() {
 	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
 	flag.BoolVar(&o.Statements, "statements", false, "load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)")
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
-	rrcaMode := flag.Bool("rrca", false, "measure root-cause analyses instead: quality, readiness and recompute cost (make bench-quality)")
-	rrcaSizes := flag.String("rrca-sizes", "", "with -rrca, the workspace sizes for readiness and cost (default 1000,10000; quick 200,1000)")
-	rrcaChanges := flag.Int("rrca-changes", 0, "with -rrca, the single changes timed at each size (default 100, quick 30)")
+	rrcaMode := flag.Bool("rrca", false,
+		"measure root-cause analyses instead: quality, readiness and recompute cost (make bench-quality)")
+	rrcaSizes := flag.String("rrca-sizes", "",
+		"with -rrca, the workspace sizes for readiness and cost (default 1000,10000; quick 200,1000)")
+	rrcaChanges := flag.Int("rrca-changes", 0,
+		"with -rrca, the single changes timed at each size (default 100, quick 30)")
 	flag.Parse()
 	o.defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

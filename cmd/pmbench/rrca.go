@@ -120,8 +120,8 @@ func (k keyAPI) Call(ctx context.Context, method, path string, body any) (map[st
 // the workers, with single changes timed and costed on the idle server.
 func runRRCA(ctx context.Context, o options, sizes []int, changes int) (*RRCAReport, string, error) {
 	rep := &RRCAReport{StartedAt: time.Now().UTC(),
-		Machine: Machine{CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB(), GoVersion: runtime.Version(), GOOS: runtime.GOOS,
-			GOARCH: runtime.GOARCH}}
+		Machine: Machine{CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB(), GoVersion: runtime.Version(),
+			GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}}
 	if o.Pmapi == "" {
 		dir, err := os.MkdirTemp("", "pmbench-bin-")
 		if err != nil {
@@ -203,8 +203,8 @@ func runRRCA(ctx context.Context, o options, sizes []int, changes int) (*RRCARep
 // benchmark's analyses, each with made-up words of its own, so a workspace
 // has many topics), has the workers compute them all, then makes changes
 // single changes through the API on the idle server.
-func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool, api keyAPI, tn rig.Tenant, ds quality.Dataset,
-	n, changes, workPid, servePid int) (RRCASize, error) {
+func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool, api keyAPI, tn rig.Tenant,
+	ds quality.Dataset, n, changes, workPid, servePid int) (RRCASize, error) {
 	s := RRCASize{Analyses: n, Changes: changes}
 	ws, err := uuid.Parse(tn.WorkspaceID)
 	if err != nil {
@@ -233,7 +233,8 @@ func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool
 		var pending int
 		if err := pool.QueryRow(ctx, `select count(*) from rrca_analyses a left join rrca_similarity s
 			on s.workspace_id = a.workspace_id and s.rrca_id = a.id
-			where a.workspace_id = $1 and a.similarity_version > coalesce(s.version, 0)`, ws).Scan(&pending); err != nil {
+			where a.workspace_id = $1 and a.similarity_version > coalesce(s.version, 0)`, ws).
+			Scan(&pending); err != nil {
 			return s, err
 		}
 		if pending == 0 {
@@ -261,7 +262,8 @@ func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool
 		if len(src.Nodes) > 0 {
 			text = src.Nodes[r.IntN(len(src.Nodes))].Text
 		}
-		_, err := api.Call(ctx, "POST", "/openapi/v1/resource/rrca/"+id+"/nodes", map[string]any{"kind": "WHY", "text": text})
+		_, err := api.Call(ctx, "POST", "/openapi/v1/resource/rrca/"+id+"/nodes",
+			map[string]any{"kind": "WHY", "text": text})
 		return id, err
 	}
 	// Cost: changes one at a time, each waited for by reading the database
@@ -339,7 +341,8 @@ func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool
 			percentile_cont(0.95) within group (order by extract(epoch from attempted_at - created_at)) * 1000,
 			percentile_cont(0.5) within group (order by extract(epoch from finalized_at - attempted_at)) * 1000,
 			percentile_cont(0.95) within group (order by extract(epoch from finalized_at - attempted_at)) * 1000
-		from `+migrations.RiverSchema+`.river_job where kind = 'rrca.similarity' and created_at >= $1 and state = 'completed'`, since).
+		from `+migrations.RiverSchema+`.river_job
+		where kind = 'rrca.similarity' and created_at >= $1 and state = 'completed'`, since).
 		Scan(&s.QueueP50ms, &s.QueueP95ms, &s.RunP50ms, &s.RunP95ms)
 	return s, err
 }
@@ -355,7 +358,8 @@ func sum(xs []float64) float64 {
 // copyAnalyses copies n analyses into the workspace as the superuser (COPY,
 // past row-level security), with their nodes chained as the benchmark writes
 // them, each marked changed so that its similarity job computes it.
-func copyAnalyses(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, ds quality.Dataset, n int) ([]uuid.UUID, error) {
+func copyAnalyses(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, ds quality.Dataset, n int) (
+	[]uuid.UUID, error) {
 	words := madeup.Words(35, 5000)
 	r := rand.New(rand.NewPCG(uint64(n), 9))
 	made := func(k int) string {
@@ -392,11 +396,13 @@ func copyAnalyses(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, ds qual
 	}
 	defer conn.Release()
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"rrca_analyses"},
-		[]string{"workspace_id", "id", "title", "problem_statement", "created_at", "updated_at"}, pgx.CopyFromRows(analyses)); err != nil {
+		[]string{"workspace_id", "id", "title", "problem_statement", "created_at", "updated_at"},
+		pgx.CopyFromRows(analyses)); err != nil {
 		return nil, err
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"rrca_nodes"},
-		[]string{"workspace_id", "id", "rrca_id", "parent_id", "kind", "text", "created_at"}, pgx.CopyFromRows(nodes)); err != nil {
+		[]string{"workspace_id", "id", "rrca_id", "parent_id", "kind", "text", "created_at"},
+		pgx.CopyFromRows(nodes)); err != nil {
 		return nil, err
 	}
 	_, err = conn.Exec(ctx, "analyze rrca_analyses, rrca_nodes")
@@ -416,7 +422,8 @@ func writeRRCAReport(dir string, rep *RRCAReport) (string, error) {
 }
 
 func printRRCA(w io.Writer, rep *RRCAReport) {
-	fmt.Fprintf(w, "\npmbench -rrca %s: %d CPUs, PostgreSQL %s\n\n", rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs, rep.Postgres)
+	fmt.Fprintf(w, "\npmbench -rrca %s: %d CPUs, PostgreSQL %s\n\n", rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs,
+		rep.Postgres)
 	rep.Quality.Print(w, false)
 	if len(rep.Sizes) == 0 {
 		return
@@ -427,13 +434,15 @@ func printRRCA(w io.Writer, rep *RRCAReport) {
 		"work CPU ms/recompute\tpostgres CPU ms/change\tserve CPU ms/change\tbuild s\tbuild: work ms\tpostgres ms\t")
 	for _, s := range rep.Sizes {
 		fmt.Fprintf(tw, "%d\t%.1f\t%.1f\t%.1f\t%.1f\t%.1f / %.1f\t%.1f / %.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t%.2f\t\n",
-			s.Analyses, s.Neighbours, s.ReadyP50ms, s.ReadyP95ms, s.ReadyMaxms, s.QueueP50ms, s.QueueP95ms, s.RunP50ms, s.RunP95ms,
+			s.Analyses, s.Neighbours, s.ReadyP50ms, s.ReadyP95ms, s.ReadyMaxms, s.QueueP50ms, s.QueueP95ms,
+			s.RunP50ms, s.RunP95ms,
 			s.WorkerCPUms, s.PostgresCPUm, s.ServeCPUms, s.BuildSeconds, s.BuildWorkerCPUms, s.BuildPostgresCPUms)
 	}
 	tw.Flush()
 	for _, s := range rep.Sizes {
 		if len(s.Statements) > 0 {
-			printStatements(w, Scenario{Name: fmt.Sprintf("%d analyses, per change", s.Analyses), Statements: s.Statements})
+			name := fmt.Sprintf("%d analyses, per change", s.Analyses)
+			printStatements(w, Scenario{Name: name, Statements: s.Statements})
 		}
 	}
 }

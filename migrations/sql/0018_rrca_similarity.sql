@@ -28,8 +28,6 @@
 -- the maintenance job's catch-up, computes them again.
 do $$
 begin
-    alter table rrca_analyses add column similarity_version bigint not null default 1;
-
     create table rrca_similarity (
         workspace_id   uuid not null,
         rrca_id        uuid not null,
@@ -67,6 +65,11 @@ begin
         workspace_id uuid primary key
     );
     perform pmapi_place('rrca_similarity_locks', 'distributed');
+
+    -- After the new tables are placed: pmapi_place distributes a table in
+    -- sequential mode, which Citus refuses after a parallel statement (an
+    -- ALTER of a distributed table) in the same transaction.
+    alter table rrca_analyses add column similarity_version bigint not null default 1;
 
     -- A 5-why run's suggestions with their evidence and confidence (a JSON
     -- array; empty for look-across runs, whose evidence is in each suggestion).

@@ -46,7 +46,8 @@ func TestQualityFloorsOnTheMeasureSplit(t *testing.T) {
 	env := apitest.New(t, func(c *apitest.Config) { c.RateLimitPerMinute = 1_000_000 })
 	env.StartWorkers(t)
 	start := time.Now()
-	rep, err := quality.Run(context.Background(), tenantAPI{t, env.NewTenant(t)}, tenantAPI{t, env.NewTenant(t)}, ds, apitest.JobWait)
+	full, early := tenantAPI{t, env.NewTenant(t)}, tenantAPI{t, env.NewTenant(t)}
+	rep, err := quality.Run(context.Background(), full, early, ds, apitest.JobWait)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,10 +43,14 @@ type Run struct {
 // WhyView is one suggestion of a 5-why run: the node it wrote, how confident
 // the engine was and what it rests on.
 type WhyView struct {
-	NodeID     string              `json:"nodeId" doc:"The WHY_SUGGESTION node written"`
-	Text       string              `json:"text"`
-	Confidence float64             `json:"confidence" doc:"0 to 1: the share of the similar analyses' weight that says this"`
-	Evidence   []suggest.Candidate `json:"evidence" doc:"The nodes of similar analyses (with their analysis) and the risks or tasks this rests on, best first"`
+	NodeID string `json:"nodeId" doc:"The WHY_SUGGESTION node written"`
+	Text   string `json:"text"`
+	// Confidence is 0 to 1: the share of the similar analyses' weight
+	// that says this.
+	Confidence float64 `json:"confidence" doc:"0 to 1: the share of the similar analyses' weight saying this"`
+	// Evidence is what it rests on: nodes of similar analyses (with their
+	// analysis), and risks or tasks, best first.
+	Evidence []suggest.Candidate `json:"evidence" doc:"Nodes of similar analyses, and risks or tasks, best first"`
 }
 
 // RunView is a suggestion run in the API; a READY 5-why run lists its nodes.
@@ -59,7 +63,9 @@ type RunView struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 	CompletedAt *time.Time `json:"completedAt"`
 	Nodes       []NodeView `json:"nodes" doc:"The WHY_SUGGESTION nodes the run wrote (5-why runs)"`
-	Suggestions []WhyView  `json:"suggestions" doc:"What a 5-why run suggested, each with its confidence and evidence; empty when nothing was alike enough to suggest (and for look-across runs)"`
+	// Suggestions are what a 5-why run suggested, each with its confidence
+	// and evidence: none when nothing was alike enough (and for look-across).
+	Suggestions []WhyView `json:"suggestions" doc:"A 5-why run's suggestions with confidence and evidence; may be empty"`
 }
 
 // ToRunView converts a run.
@@ -69,7 +75,8 @@ func ToRunView(r Run, nodes []Node) RunView {
 		whys = []WhyView{}
 	}
 	return RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
-		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView), Suggestions: whys}
+		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView),
+		Suggestions: whys}
 }
 
 // toNewRunView converts a run just queued: it has written nothing yet.
@@ -148,7 +155,8 @@ func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.
 func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		in := suggest.WhyInput{Problem: a.Title + ". " + a.ProblemStatement}
-		if err := tx.QueryRow(ctx, `select tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
+		if err := tx.QueryRow(ctx, `select
+				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
 			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.ProblemTerms); err != nil {
 			return err
 		}
@@ -159,7 +167,8 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		var deepest *nodeText
 		for i, n := range own {
 			in.Existing = append(in.Existing, n.Body)
-			in.Own = append(in.Own, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Depth: n.Depth, Text: n.Body, Terms: n.Terms})
+			in.Own = append(in.Own, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Depth: n.Depth, Text: n.Body,
+				Terms: n.Terms})
 			if n.Kind == KindWhy && (deepest == nil || n.Depth > deepest.Depth) {
 				deepest = &own[i]
 			}
@@ -191,17 +200,19 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		for _, p := range picks {
 			id := pmapi.NewID()
 			if _, err := tx.Exec(ctx, `insert into rrca_nodes (workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
-				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`, ws, id, a.ID, parent, clip(p.Text, 5000), run.ID); err != nil {
+				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`,
+				ws, id, a.ID, parent, clip(p.Text, 5000), run.ID); err != nil {
 				return err
 			}
-			whys = append(whys, WhyView{NodeID: pmapi.FormatID(NodeIDPrefix, id), Text: clip(p.Text, 5000), Confidence: p.Confidence,
-				Evidence: s.Sources.formatEvidence(p.Evidence)})
+			whys = append(whys, WhyView{NodeID: pmapi.FormatID(NodeIDPrefix, id), Text: clip(p.Text, 5000),
+				Confidence: p.Confidence, Evidence: s.Sources.formatEvidence(p.Evidence)})
 		}
 		raw, err := json.Marshal(whys)
 		if err != nil {
 			return err
 		}
-		_, err = tx.Exec(ctx, "update rrca_suggestion_runs set suggestions = $3 where workspace_id = $1 and id = $2", ws, run.ID, raw)
+		_, err = tx.Exec(ctx, "update rrca_suggestion_runs set suggestions = $3 where workspace_id = $1 and id = $2",
+			ws, run.ID, raw)
 		return err
 	})
 }
@@ -216,7 +227,8 @@ const maxSimilarForSuggestions = 10
 func (s Store) similarNodes(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) ([]suggest.Similar, error) {
 	rows, err := tx.Query(ctx, `select s.similar_id, a.title, s.score
 		from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
-		where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null order by s.score desc, s.similar_id limit $3`,
+		where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
+		order by s.score desc, s.similar_id limit $3`,
 		ws, id, maxSimilarForSuggestions)
 	if err != nil {
 		return nil, err
@@ -235,7 +247,8 @@ func (s Store) similarNodes(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) ([
 	if err := rows.Err(); err != nil || len(ids) == 0 {
 		return nil, err
 	}
-	rows, err = tx.Query(ctx, `select n.rrca_id, n.id, n.parent_id, n.kind, n.text, tsvector_to_array(to_tsvector('english'::regconfig, n.text))
+	rows, err = tx.Query(ctx, `select n.rrca_id, n.id, n.parent_id, n.kind, n.text,
+			tsvector_to_array(to_tsvector('english'::regconfig, n.text))
 		from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = any($2)
 		and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by n.id`, ws, ids)
 	if err != nil {
@@ -368,7 +381,8 @@ func clip(s string, n int) string {
 func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.LookAcrossInput
-		if err := tx.QueryRow(ctx, `select tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
+		if err := tx.QueryRow(ctx, `select
+				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
 			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.Symptom); err != nil {
 			return err
 		}
@@ -381,7 +395,8 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			for _, n := range own {
 				if n.Kind == kind {
 					in.RootCauses = append(in.RootCauses, n.Body)
-					in.Mechanism = append(in.Mechanism, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Text: n.Body, Terms: n.Terms})
+					in.Mechanism = append(in.Mechanism, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Text: n.Body,
+						Terms: n.Terms})
 					terms = append(terms, n.Terms...)
 				}
 			}
@@ -422,7 +437,8 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			}
 		}
 		if len(s.Sources.Candidates) > 0 {
-			rows, err := tx.Query(ctx, `select c.type, c.id, c.project_id, c.title, tsvector_to_array(to_tsvector('english'::regconfig, c.doc))
+			rows, err := tx.Query(ctx, `select c.type, c.id, c.project_id, c.title,
+					tsvector_to_array(to_tsvector('english'::regconfig, c.doc))
 				from (`+s.Sources.candidates("")+`) c`, ws)
 			if err != nil {
 				return err
@@ -445,9 +461,10 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 		// mechanism terms.
 		rows, err = tx.Query(ctx, `select x.id, x.project_id, x.title, array_agg(t.term order by t.term)
 			from rrca_terms t join rrca_analyses x on x.workspace_id = t.workspace_id and x.id = t.rrca_id
-			where t.workspace_id = $1 and x.workspace_id = $1 and t.mechanism > 0 and x.id <> $2 and x.archived_at is null
-			and t.rrca_id in (select m.rrca_id from unnest($3::text[]) as q(term)
-				join rrca_terms m on m.workspace_id = $1 and m.term = q.term where m.workspace_id = $1 and m.mechanism > 0)
+			where t.workspace_id = $1 and x.workspace_id = $1 and t.mechanism > 0 and x.id <> $2
+			and x.archived_at is null and t.rrca_id in (select m.rrca_id from unnest($3::text[]) as q(term)
+				join rrca_terms m on m.workspace_id = $1 and m.term = q.term
+				where m.workspace_id = $1 and m.mechanism > 0)
 			group by x.id, x.project_id, x.title order by x.id`, ws, a.ID, terms)
 		if err != nil {
 			return err
@@ -481,7 +498,8 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			actions, _ := json.Marshal(sg.Actions)
 			if _, err := tx.Exec(ctx, `insert into look_across_suggestions
 				(workspace_id, id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score)
-				values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), a.ID, run.ID, target, clip(sg.Mechanism, 5000), evidence, actions, sg.Score); err != nil {
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+				ws, pmapi.NewID(), a.ID, run.ID, target, clip(sg.Mechanism, 5000), evidence, actions, sg.Score); err != nil {
 				return err
 			}
 		}

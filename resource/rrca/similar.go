@@ -38,7 +38,8 @@ func (s Store) changed(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, 
 // Profile reads the analysis's texts with their lexemes, in tx, and builds
 // its profile; archived says it is archived (it then has no neighbours).
 // version is its similarity version. lock takes the analysis's row lock.
-func profileOf(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, lock bool) (p suggest.Profile, version int64, archived bool, err error) {
+func profileOf(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, lock bool) (
+	p suggest.Profile, version int64, archived bool, err error) {
 	sql := `select a.similarity_version, a.archived_at is not null,
 			tsvector_to_array(to_tsvector('english'::regconfig, a.title)),
 			tsvector_to_array(to_tsvector('english'::regconfig, a.problem_statement))
@@ -71,8 +72,10 @@ type nodeText struct {
 // nodeTexts reads an analysis's nodes but unaccepted suggestions, with their
 // lexemes; a WHY's depth counts the WHYs above it.
 func nodeTexts(ctx context.Context, q pgx.Tx, ws, id uuid.UUID) ([]nodeText, error) {
-	rows, err := q.Query(ctx, `select n.id, n.parent_id, n.kind, n.text, tsvector_to_array(to_tsvector('english'::regconfig, n.text))
-		from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.kind <> 'WHY_SUGGESTION' order by n.id`, ws, id)
+	rows, err := q.Query(ctx, `select n.id, n.parent_id, n.kind, n.text,
+			tsvector_to_array(to_tsvector('english'::regconfig, n.text))
+		from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.kind <> 'WHY_SUGGESTION'
+		order by n.id`, ws, id)
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +120,12 @@ func nodeTexts(ctx context.Context, q pgx.Tx, ws, id uuid.UUID) ([]nodeText, err
 // River no longer counts as a duplicate). Candidates are the analyses sharing
 // a term, read from the workspace's postings: never another workspace, never
 // the whole one.
-func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, complete func(pgx.Tx) error) error {
+func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID,
+	complete func(pgx.Tx) error) error {
 	return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
-		b.Queue("insert into rrca_similarity_locks (workspace_id) values ($1) on conflict (workspace_id) do nothing", ws)
+		b.Queue(`insert into rrca_similarity_locks (workspace_id) values ($1)
+			on conflict (workspace_id) do nothing`, ws)
 		b.Queue("select workspace_id from rrca_similarity_locks where workspace_id = $1 for update", ws)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
@@ -154,7 +159,8 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 				symptom_l2, symptom_l1, mechanism_l2, mechanism_l1) values `, ws, rows)
 		}
 		b.Queue(`insert into rrca_similarity (workspace_id, rrca_id, version) values ($1, $2, $3)
-			on conflict (workspace_id, rrca_id) do update set version = excluded.version, computed_at = excluded.computed_at`,
+			on conflict (workspace_id, rrca_id) do update
+			set version = excluded.version, computed_at = excluded.computed_at`,
 			ws, id, version)
 		if err := tx.SendBatch(ctx, b).Close(); err != nil {
 			return err
@@ -252,7 +258,8 @@ func neighbours(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, me suggest.Pro
 func (s Store) Stale(ctx context.Context, tx pgx.Tx, ws uuid.UUID, age time.Duration) ([]uuid.UUID, error) {
 	return storekit.IDs(tx.Query(ctx, `select a.id from rrca_analyses a
 		left join rrca_similarity s on s.workspace_id = a.workspace_id and s.rrca_id = a.id and s.workspace_id = $1
-		where a.workspace_id = $1 and a.similarity_version > coalesce(s.version, 0) and a.updated_at < now() - $2::interval
+		where a.workspace_id = $1 and a.similarity_version > coalesce(s.version, 0)
+		and a.updated_at < now() - $2::interval
 		order by a.id`, ws, age))
 }
 
@@ -271,9 +278,9 @@ type SimilarList struct {
 	Items []SimilarItem `json:"items"`
 	// ComputedAt is when the analysis's own neighbours were last computed,
 	// null when they never were (an empty list with a time: none is similar).
-	ComputedAt *time.Time `json:"computedAt" doc:"When this analysis's own neighbours were last computed (its own recomputation, not another analysis's); null when never"`
+	ComputedAt *time.Time `json:"computedAt" doc:"When this analysis's own recomputation last ran; null when never"`
 	// Pending says the analysis changed since: a recomputation is due.
-	Pending bool `json:"pending" doc:"The analysis changed since computedAt: its recomputation is queued or running and the list may change"`
+	Pending bool `json:"pending" doc:"The analysis changed since computedAt: its recomputation is due; the list may change"`
 }
 
 // Similar returns the analysis's neighbours, best first, when they were

@@ -284,9 +284,9 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 
 var archival = storekit.Archival[Analysis]{Noun: "rrca",
 	// Each bumps the similarity version: SetArchived queues the job.
-	Archive: `update rrca_analyses set archived_at = now(), updated_at = now(), similarity_version = similarity_version + 1
-		where workspace_id = $1 and id = $2`,
-	Restore: `update rrca_analyses set archived_at = null, updated_at = now(), similarity_version = similarity_version + 1
-		where workspace_id = $1 and id = $2`,
+	Archive: `update rrca_analyses set archived_at = now(), updated_at = now(),
+		similarity_version = similarity_version + 1 where workspace_id = $1 and id = $2`,
+	Restore: `update rrca_analyses set archived_at = null, updated_at = now(),
+		similarity_version = similarity_version + 1 where workspace_id = $1 and id = $2`,
 	Read:       get,
 	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}

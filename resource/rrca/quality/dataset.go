@@ -176,7 +176,8 @@ func (ds Dataset) Analysis(key string) (Analysis, bool) {
 }
 
 func nearDuplicate(a Analysis) Analysis {
-	bump := strings.NewReplacer("0", "1", "1", "2", "2", "3", "3", "4", "4", "5", "5", "6", "6", "7", "7", "8", "8", "9", "9", "0")
+	bump := strings.NewReplacer("0", "1", "1", "2", "2", "3", "3", "4", "4", "5",
+		"5", "6", "6", "7", "7", "8", "8", "9", "9", "0")
 	n := a
 	n.Key, n.Set, n.Actions = a.Key+"-n", SetNearDuplicate, nil
 	n.Title, n.Problem = bump.Replace(a.Title), bump.Replace(a.Problem)
@@ -246,7 +247,8 @@ func parse(name, text string, ds *Dataset) error {
 			if len(head) < 3 {
 				return fail("record needs a project and a type")
 			}
-			ds.Records = append(ds.Records, Record{Cluster: cluster, Split: split, Project: head[1], Type: head[2], Mech: attrs["mech"]})
+			ds.Records = append(ds.Records, Record{Cluster: cluster, Split: split, Project: head[1], Type: head[2],
+				Mech: attrs["mech"]})
 			a, r = nil, &ds.Records[len(ds.Records)-1]
 			continue
 		}

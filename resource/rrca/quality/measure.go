@@ -364,7 +364,8 @@ func (w *World) mechanismsByProject() map[string]map[string]bool {
 
 // Print writes the report as tables, the tune and measure splits apart.
 func (r Report) Print(out io.Writer, verbose bool) {
-	fmt.Fprintf(out, "root-cause analysis quality: %d analyses in two workspaces (full and early queries)\n\n", r.Analyses)
+	fmt.Fprintf(out, "root-cause analysis quality: %d analyses in two workspaces (full and early queries)\n\n",
+		r.Analyses)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "similar analyses\tsplit\tqueries\ttop-1\trecall@5\tMRR\t")
 	for _, x := range r.Rankings {
@@ -379,8 +380,8 @@ func (r Report) Print(out io.Writer, verbose bool) {
 		if x.Possible > 0 {
 			recall = fmt.Sprintf("%.2f", x.Recall)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t\n", x.Kind, x.Split, x.Runs, x.Silent, x.Suggested, x.Relevant,
-			x.Restated, x.Precision, recall)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%.2f\t%s\t\n", x.Kind, x.Split, x.Runs, x.Silent, x.Suggested,
+			x.Relevant, x.Restated, x.Precision, recall)
 	}
 	tw.Flush()
 	if !verbose {

@@ -158,8 +158,8 @@ func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]Why, error) {
 		}
 		w := Why{Text: k.node.Text, Confidence: Round(conf)}
 		for _, m := range k.members {
-			w.Evidence = append(w.Evidence, Candidate{Type: "node", ID: m.node.ID, RRCAID: m.from.ID, Title: m.node.Text,
-				Score: Round(m.score)})
+			w.Evidence = append(w.Evidence, Candidate{Type: "node", ID: m.node.ID, RRCAID: m.from.ID,
+				Title: m.node.Text, Score: Round(m.score)})
 		}
 		for _, r := range in.Candidates {
 			if Alike(termBag(r.Terms), k.bag) >= sameCause {

@@ -64,8 +64,8 @@ func (d Deterministic) LookAcross(_ context.Context, in LookAcrossInput) ([]Sugg
 			continue
 		}
 		items = items[:min(len(items), 5)]
-		out = append(out, Suggestion{ProjectID: p.ProjectID, Mechanism: mechanismText, Evidence: items, Actions: in.Actions,
-			Score: items[0].Score})
+		out = append(out, Suggestion{ProjectID: p.ProjectID, Mechanism: mechanismText, Evidence: items,
+			Actions: in.Actions, Score: items[0].Score})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
 	return out, nil

@@ -23,7 +23,8 @@ func TestFiveWhyRanksCausesAcrossAnalysesAndLeavesOutRestatements(t *testing.T) 
 		Existing:     []string{"seal lip cut fitting"},
 		Similar: []Similar{
 			{ID: "a", Score: 0.6, Nodes: []Node{node("a1", "WHY", 1, "seal lip damaged fitting"),
-				node("a2", "WHY", 2, "groove edge sharp sleeve missing"), node("a3", "ROOT_CAUSE", 0, "installation sleeve unused")}},
+				node("a2", "WHY", 2, "groove edge sharp sleeve missing"),
+				node("a3", "ROOT_CAUSE", 0, "installation sleeve unused")}},
 			{ID: "b", Score: 0.5, Nodes: []Node{node("b2", "WHY", 2, "sharp groove edge sleeve missing")}},
 			{ID: "far", Score: 0.1, Nodes: []Node{node("f1", "ROOT_CAUSE", 0, "filter bypass stuck open")}},
 		},
@@ -67,7 +68,8 @@ func TestLookAcrossKeepsProjectsWithEvidence(t *testing.T) {
 		Symptom:   terms("press leak"),
 		Projects: []ProjectCandidates{
 			{ProjectID: "weak", Items: []Candidate{{Title: "press leak again", Terms: terms("press leak again")}}},
-			{ProjectID: "strong", Items: []Candidate{{Title: "gland nut torque unchecked", Terms: terms("gland nut torque unchecked")}}},
+			{ProjectID: "strong", Items: []Candidate{{Title: "gland nut torque unchecked",
+				Terms: terms("gland nut torque unchecked")}}},
 			{ProjectID: "empty"},
 		},
 	})
@@ -80,9 +82,10 @@ func TestLookAcrossKeepsProjectsWithEvidence(t *testing.T) {
 // TestScoreIsSymmetricToTheLastBit: one recomputation writes both directions
 // of a pair, so either analysis's job must write the same score.
 func TestScoreIsSymmetricToTheLastBit(t *testing.T) {
-	a := NewProfile([]Text{{Kind: "TITLE", Terms: terms("press seal leak")}, {Kind: "WHY", Depth: 1, Terms: terms("seal lip cut")},
-		{Kind: "ROOT_CAUSE", Terms: terms("no sleeve used")}})
-	b := NewProfile([]Text{{Kind: "TITLE", Terms: terms("seal leak on press")}, {Kind: "WHY", Depth: 1, Terms: terms("lip cut fitting")}})
+	a := NewProfile([]Text{{Kind: "TITLE", Terms: terms("press seal leak")},
+		{Kind: "WHY", Depth: 1, Terms: terms("seal lip cut")}, {Kind: "ROOT_CAUSE", Terms: terms("no sleeve used")}})
+	b := NewProfile([]Text{{Kind: "TITLE", Terms: terms("seal leak on press")},
+		{Kind: "WHY", Depth: 1, Terms: terms("lip cut fitting")}})
 	if x, y := Score(a, b), Score(b, a); x != y || x <= 0 {
 		t.Fatalf("Score(a, b) = %v, Score(b, a) = %v", x, y)
 	}
