@@ -7,8 +7,10 @@ import (
 )
 
 // TestSystemSecondsIsTheKernelsPartOfCPUSeconds reads /proc before and after
-// 300 ms spent mostly in the kernel (reads of /dev/zero, which the kernel
-// fills): the system part grows by most of that, and never past the whole.
+// reads of /dev/zero (which the kernel fills): the system part grows, to
+// 0.1 s within 20 s of reading however busy the machine is (on two cores
+// shared with the rest of make test, 300 ms of reading got 0.07 s of CPU), and
+// never past the whole.
 func TestSystemSecondsIsTheKernelsPartOfCPUSeconds(t *testing.T) {
 	zero, err := os.Open("/dev/zero")
 	if err != nil {
@@ -18,13 +20,16 @@ func TestSystemSecondsIsTheKernelsPartOfCPUSeconds(t *testing.T) {
 	pid := os.Getpid()
 	sys0, all0 := systemSeconds(pid), cpuSeconds(pid)
 	buf := make([]byte, 1<<20)
-	for start := time.Now(); time.Since(start) < 300*time.Millisecond; {
-		if _, err := zero.Read(buf); err != nil {
-			t.Fatal(err)
+	start := time.Now()
+	for time.Since(start) < 20*time.Second && systemSeconds(pid)-sys0 < 0.1 {
+		for range 64 {
+			if _, err := zero.Read(buf); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	sys, all := systemSeconds(pid)-sys0, cpuSeconds(pid)-all0
 	if sys < 0.1 || sys > all+0.01 {
-		t.Errorf("system %.2f s of %.2f s CPU for 300 ms of reads from /dev/zero", sys, all)
+		t.Errorf("system %.2f s of %.2f s CPU for %v of reads from /dev/zero", sys, all, time.Since(start).Round(time.Millisecond))
 	}
 }
