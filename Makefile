@@ -13,7 +13,7 @@ PG_CTL   := $(firstword $(shell command -v pg_ctl 2>/dev/null) $(wildcard /usr/l
 GOTAGS   ?= $(if $(PG_CTL)$(PMAPI_DATABASE_URL),,pgdocker)
 TAGFLAG  := $(if $(GOTAGS),-tags $(GOTAGS))
 
-.PHONY: build run test test-citus bench chaos lint fmt tools openapi-tools sdk chart-check docs-check reference clean
+.PHONY: build run test test-citus bench bench-quality chaos lint fmt tools openapi-tools sdk chart-check docs-check reference clean
 
 build:
 	$(GO) build $(TAGFLAG) -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -42,6 +42,14 @@ test-citus: build tools
 # STATEMENTS=1 reports pg_stat_statements per write and per delivery.
 bench: build
 	$(GO) run ./cmd/pmbench -pmapi $(BIN) $(if $(QUICK),-quick) $(if $(PROFILE),-profile $(PROFILE)) $(if $(PERF),-perf $(PERF)) $(if $(CITUS),-citus) $(if $(STATEMENTS),-statements) $(if $(TASKS),-tasks $(TASKS))
+
+# Root-cause analyses (cmd/pmbench -rrca): the quality benchmark of similar
+# analyses and suggestions (resource/rrca/quality, tune and measure splits),
+# then readiness after a change on an idle server and CPU per recomputation at
+# 1,000 and 10,000 analyses in a workspace. QUICK=1: 200 and 1,000;
+# STATEMENTS=1 adds pg_stat_statements per change.
+bench-quality: build
+	$(GO) run ./cmd/pmbench -pmapi $(BIN) -rrca $(if $(QUICK),-quick) $(if $(STATEMENTS),-statements)
 
 # Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
 # and of the worker twice and an immediate PostgreSQL restart while clients

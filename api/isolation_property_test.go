@@ -65,6 +65,7 @@ func TestIsolationProperty(t *testing.T) {
 		o.Schedule = []time.Duration{50 * time.Millisecond, 50 * time.Millisecond, 50 * time.Millisecond,
 			50 * time.Millisecond, 50 * time.Millisecond}
 		o.PollInterval = 50 * time.Millisecond
+		o.Engine = isoEngine{}
 	})
 	s := newIsoRun(t, env, rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), rcv.URL)
 	ops := s.driveable()

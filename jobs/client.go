@@ -134,14 +134,17 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box, Breaker: opts.Breaker}
 	for _, shard := range dir.Shards().All() {
 		workers := river.NewWorkers()
-		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: opts.Sweeps})
+		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs},
+			Sources: opts.RRCASources}
+		sweeps := opts.Sweeps
+		sweeps.Workspace = append(slices.Clip(sweeps.Workspace), cs.similarityCatchUp(shard.Name, analyses))
+		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: sweeps})
 		// A job runs on the shard it was queued on, beside its workspace's rows.
 		deliverer := Deliverer{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule}
 		river.AddWorker(workers, &FanoutWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &RetryWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &DeliverWorker{Shard: shard, Webhooks: hooks})
 		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log})
-		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs}, Sources: opts.RRCASources}
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{

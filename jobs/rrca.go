@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/pmapi/pmapi"
@@ -26,8 +27,13 @@ type SimilarityArgs struct {
 func (SimilarityArgs) Kind() string { return "rrca.similarity" }
 
 // InsertOpts debounces: while a recomputation for the analysis is queued or
-// running, another request is absorbed by it (River unique jobs). The worker
-// itself re-runs when the analysis changed while it was computing.
+// running, another request is absorbed by it (River unique jobs; running is
+// a state River requires in ByState). A request absorbed by a running job is
+// not lost: the job completes in the transaction that computed, after
+// waiting for the analysis's row lock, which every change holds from before
+// it queues its job until it commits (rrca.Store.RecomputeSimilar). So a
+// change either committed before the job read the analysis, or queued its
+// job after the running one was marked completed.
 func (SimilarityArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
@@ -83,35 +89,53 @@ type SimilarityWorker struct {
 // workspace's analyses (the client's default is the webhook jobs' short one).
 func (w *SimilarityWorker) Timeout(*river.Job[SimilarityArgs]) time.Duration { return time.Minute }
 
-// Work recomputes, and again if the analysis changed meanwhile (a change while
-// this job runs is absorbed by it, not queued).
+// Work recomputes the analysis's neighbours and completes the job in the
+// same transaction (river.JobCompleteTx): River would otherwise mark it
+// completed a moment after Work returns, and a change made in that moment
+// would be dropped as a duplicate of a job that had already read the
+// analysis. Outside a River client (a test calling Work) there is nothing to
+// complete.
 func (w *SimilarityWorker) Work(ctx context.Context, job *river.Job[SimilarityArgs]) error {
 	shard, err := workspaceShard(ctx, w.Directory, job.Args.WorkspaceID)
 	if err != nil {
 		return err
 	}
-	for range 3 {
-		before, err := w.updatedAt(ctx, shard, job.Args)
-		if err != nil {
-			return err
-		}
-		if err := w.Store.RecomputeSimilar(ctx, shard, job.Args.WorkspaceID, job.Args.RRCAID); err != nil {
-			return err
-		}
-		after, err := w.updatedAt(ctx, shard, job.Args)
-		if err != nil || after.Equal(before) {
+	var complete func(pgx.Tx) error
+	if _, err := river.ClientFromContextSafely[pgx.Tx](ctx); err == nil {
+		complete = func(tx pgx.Tx) error {
+			_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
 			return err
 		}
 	}
-	return nil
+	err = w.Store.RecomputeSimilar(ctx, shard, job.Args.WorkspaceID, job.Args.RRCAID, complete)
+	if pmapi.ErrorCode(err) == pmapi.CodeNotFound {
+		return river.JobCancel(fmt.Errorf("analysis %s no longer exists", job.Args.RRCAID))
+	}
+	return err
 }
 
-func (w *SimilarityWorker) updatedAt(ctx context.Context, shard *tenant.Shard, a SimilarityArgs) (time.Time, error) {
-	at, err := w.Store.UpdatedAt(ctx, shard, a.WorkspaceID, a.RRCAID)
-	if err != nil && pmapi.ErrorCode(err) == pmapi.CodeNotFound {
-		return at, river.JobCancel(fmt.Errorf("analysis %s no longer exists", a.RRCAID))
+// StaleSimilarity is how long a change may wait for its recomputation before
+// the maintenance job queues it again: far beyond a job's normal wait, so
+// only a lost or discarded job, or an analysis from before the profiles
+// (migration 0019), is queued.
+const StaleSimilarity = 10 * time.Minute
+
+// similarityCatchUp is the maintenance job's sweep that queues again the
+// similarity job of every analysis of the workspace still pending after
+// StaleSimilarity (a duplicate of a queued job is dropped by River).
+func (cs *Clients) similarityCatchUp(shard string, analyses rrca.Store) WorkspaceSweep {
+	return func(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
+		ids, err := analyses.Stale(ctx, tx, ws, StaleSimilarity)
+		if err != nil || len(ids) == 0 {
+			return err
+		}
+		params := make([]river.InsertManyParams, len(ids))
+		for i, id := range ids {
+			params[i] = river.InsertManyParams{Args: SimilarityArgs{WorkspaceID: ws, RRCAID: id}}
+		}
+		_, err = cs.For(shard).InsertManyTx(ctx, tx, params)
+		return err
 	}
-	return at, err
 }
 
 // SuggestWorker works 5-why and look-across runs with the configured engine.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -60,7 +61,7 @@ func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 		var wg sync.WaitGroup
 		errs := make([]error, len(ids))
 		for i, id := range ids {
-			wg.Go(func() { errs[i] = store.RecomputeSimilar(ctx, shard, w.ID, id) })
+			wg.Go(func() { errs[i] = store.RecomputeSimilar(ctx, shard, w.ID, id, nil) })
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -95,5 +96,59 @@ func TestTheSimilarityJobOfAGoneAnalysisIsCancelled(t *testing.T) {
 	var cancel *river.JobCancelError
 	if err := run(uuid.New()); !errors.As(err, &cancel) {
 		t.Errorf("the job of a gone analysis returned %v, want a JobCancel", err)
+	}
+}
+
+// TestMaintenanceQueuesAnalysesLeftPending: an analysis whose change has
+// waited past StaleSimilarity with no job (one lost, or from before the
+// profiles) is queued again by the maintenance job, which runs when the
+// workers start, and computed.
+func TestMaintenanceQueuesAnalysesLeftPending(t *testing.T) {
+	ctx := context.Background()
+	dir, shard, w, store := analysesWorkspace(t)
+	a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: "Seal leak on press 4"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: "Seal leak on press 7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `update rrca_analyses set updated_at = now() - interval '11 minutes'
+			where workspace_id = $1 and id = $2`, w.ID, a.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	clients, err := jobs.NewClients(dir, jobs.Options{Work: true, Workers: 2, PollInterval: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := clients.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = clients.Stop(stop)
+	})
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		l, err := store.Similar(ctx, shard, w.ID, a.ID, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Pending && l.ComputedAt != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the stale analysis is still pending: %+v", l)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The fresh one's change is recent: its own job is due, not the sweep's.
+	if l, err := store.Similar(ctx, shard, w.ID, fresh.ID, 5); err != nil || !l.Pending {
+		t.Errorf("the fresh analysis: %+v, %v; want it left to its own job (still pending)", l, err)
 	}
 }

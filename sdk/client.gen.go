@@ -847,6 +847,30 @@ func (e SearchItemType) Valid() bool {
 	}
 }
 
+// Defines values for SuggestCandidateType.
+const (
+	SuggestCandidateTypeNode SuggestCandidateType = "node"
+	SuggestCandidateTypeRisk SuggestCandidateType = "risk"
+	SuggestCandidateTypeRrca SuggestCandidateType = "rrca"
+	SuggestCandidateTypeTask SuggestCandidateType = "task"
+)
+
+// Valid indicates whether the value is a known member of the SuggestCandidateType enum.
+func (e SuggestCandidateType) Valid() bool {
+	switch e {
+	case SuggestCandidateTypeNode:
+		return true
+	case SuggestCandidateTypeRisk:
+		return true
+	case SuggestCandidateTypeRrca:
+		return true
+	case SuggestCandidateTypeTask:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskBatchOperationOp.
 const (
 	TaskBatchOperationOpArchive TaskBatchOperationOp = "archive"
@@ -2329,6 +2353,9 @@ type RrcaRunView struct {
 	Nodes  []RrcaNodeView `json:"nodes"`
 	RrcaId string         `json:"rrcaId"`
 	Status RrcaRunStatus  `json:"status"`
+
+	// Suggestions A 5-why run's suggestions with confidence and evidence; may be empty
+	Suggestions []RrcaWhyView `json:"suggestions"`
 }
 
 // RrcaSimilarItem defines model for RrcaSimilarItem.
@@ -2345,9 +2372,12 @@ type RrcaSimilarItem struct {
 
 // RrcaSimilarList defines model for RrcaSimilarList.
 type RrcaSimilarList struct {
+	// ComputedAt When this analysis's own recomputation last ran; null when never
 	ComputedAt nullable.Nullable[time.Time] `json:"computedAt"`
 	Items      []RrcaSimilarItem            `json:"items"`
-	Pending    bool                         `json:"pending"`
+
+	// Pending The analysis changed since computedAt: its recomputation is due; the list may change
+	Pending bool `json:"pending"`
 }
 
 // RrcaSimilarListEnvelope Success answer carrying RrcaSimilarList
@@ -2430,6 +2460,19 @@ type RrcaView struct {
 	SourceRiskId nullable.Nullable[string] `json:"sourceRiskId"`
 	Title        string                    `json:"title"`
 	UpdatedAt    time.Time                 `json:"updatedAt"`
+}
+
+// RrcaWhyView A 5-why run's suggestions with confidence and evidence; may be empty
+type RrcaWhyView struct {
+	// Confidence 0 to 1: the share of the similar analyses' weight saying this
+	Confidence float64 `json:"confidence"`
+
+	// Evidence Nodes of similar analyses, and risks or tasks, best first
+	Evidence []SuggestCandidate `json:"evidence"`
+
+	// NodeId The WHY_SUGGESTION node written
+	NodeId string `json:"nodeId"`
+	Text   string `json:"text"`
 }
 
 // ScopeLine defines model for ScopeLine.
@@ -2541,13 +2584,22 @@ type SessionView struct {
 	Workspace WorkspaceView `json:"workspace"`
 }
 
-// SuggestCandidate The target project's matching risks, tasks and analyses, best first
+// SuggestCandidate Nodes of similar analyses, and risks or tasks, best first
 type SuggestCandidate struct {
-	Id    string  `json:"id"`
-	Score float64 `json:"score"`
-	Title string  `json:"title"`
-	Type  string  `json:"type"`
+	Id string `json:"id"`
+
+	// Matched The root cause or contributing factor this record matched
+	Matched *string `json:"matched,omitempty"`
+
+	// RrcaId The analysis of a node
+	RrcaId *string              `json:"rrcaId,omitempty"`
+	Score  float64              `json:"score"`
+	Title  string               `json:"title"`
+	Type   SuggestCandidateType `json:"type"`
 }
+
+// SuggestCandidateType defines model for SuggestCandidateType.
+type SuggestCandidateType string
 
 // TaskBatchOperation defines model for TaskBatchOperation.
 type TaskBatchOperation struct {

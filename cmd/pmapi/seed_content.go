@@ -85,11 +85,20 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 	if _, err := s.do(ctx, "POST", base+"action-item/"+item["id"].(string)+"/log", map[string]any{"kind": "PROGRESS", "message": "Training slides drafted"}); err != nil {
 		return err
 	}
-	for _, a := range []struct{ project, title, problem, why, root, action string }{
+	// The first analysis's why chain goes one step deeper, so a 5-why run on
+	// the second (the newer, first in the list) has a next why to suggest.
+	for _, a := range []struct {
+		project, title, problem string
+		whys                    []string
+		root, action            string
+	}{
 		{p1, "Hydraulic oil leak at press 2 cylinder seal", "Press 2 loses hydraulic oil through the main cylinder seal every night shift.",
-			"The seal lip is cut at installation", "No torque check of the gland nut at assembly", "Add a torque check of the gland nut to the assembly checklist"},
+			[]string{"The seal lip is cut at installation", "The assembly instruction has no torque step"},
+			"No torque check of the gland nut at assembly", "Add a torque check of the gland nut to the assembly checklist"},
 		{p2, "Oil leaking from the shrink-wrapper hydraulic seal", "The shrink-wrapper hydraulic unit leaks oil at the cylinder seal after maintenance.",
-			"The seal was fitted without torque verification", "Gland nut not torqued to specification after maintenance", "Torque the gland nut and record it after every seal change"},
+			[]string{"The seal was fitted without torque verification"},
+			"Gland nut not torqued to specification after maintenance",
+			"Torque the gland nut and record it after every seal change"},
 	} {
 		rca, err := s.do(ctx, "POST", base+"rrca", map[string]any{"title": a.title, "problemStatement": a.problem, "projectId": a.project})
 		if err != nil {
@@ -100,11 +109,16 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 		if err != nil {
 			return err
 		}
-		why, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "WHY", "text": a.why, "parentId": problem["id"]})
-		if err != nil {
-			return err
+		parent := problem["id"]
+		for _, text := range a.whys {
+			why, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes",
+				map[string]any{"kind": "WHY", "text": text, "parentId": parent})
+			if err != nil {
+				return err
+			}
+			parent = why["id"]
 		}
-		root, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "ROOT_CAUSE", "text": a.root, "parentId": why["id"]})
+		root, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "ROOT_CAUSE", "text": a.root, "parentId": parent})
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,11 @@
 // posting signed webhook bodies. Every figure is a ratio against its reference
 // because the machine it runs on is shared and noisy.
 //
+// With -rrca (make bench-quality) it measures root-cause analyses instead:
+// the quality benchmark of resource/rrca/quality through the API, then how
+// soon similar analyses are ready after a change on an idle server and what a
+// recomputation costs, at 1,000 and 10,000 analyses in a workspace.
+//
 // With -citus the same run then starts a Citus cluster (a coordinator and two
 // workers from the machine's binaries), seeds the same workspace there and runs
 // read-detail and write again, so Citus is compared with the single node in
@@ -13,6 +18,7 @@
 //	make bench            # 100,000 tasks, 20 s per scenario
 //	make bench QUICK=1    # 1,000 tasks, 3 s per scenario
 //	make bench CITUS=1    # and read-detail and write on Citus
+//	make bench-quality    # root-cause analyses: quality, readiness, cost
 package main
 
 import (
@@ -82,10 +88,29 @@ func main() {
 	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
 	flag.BoolVar(&o.Statements, "statements", false, "load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)")
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
+	rrcaMode := flag.Bool("rrca", false,
+		"measure root-cause analyses instead: quality, readiness and recompute cost (make bench-quality)")
+	rrcaSizes := flag.String("rrca-sizes", "",
+		"with -rrca, the workspace sizes for readiness and cost (default 1000,10000; quick 200,1000)")
+	rrcaChanges := flag.Int("rrca-changes", 0,
+		"with -rrca, the single changes timed at each size (default 100, quick 30)")
 	flag.Parse()
 	o.defaults()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if *rrcaMode {
+		sizes, changes := rrcaDefaults(o.Quick, *rrcaSizes, *rrcaChanges)
+		rep, path, err := runRRCA(ctx, o, sizes, changes)
+		if rep != nil {
+			printRRCA(os.Stdout, rep)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pmbench:", err)
+			os.Exit(1)
+		}
+		fmt.Println("\nresults:", path)
+		return
+	}
 	rep, path, err := run(ctx, o)
 	if rep != nil {
 		printTable(os.Stdout, rep)

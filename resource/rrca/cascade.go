@@ -19,7 +19,8 @@ type DeletedEvent struct {
 func (DeletedEvent) SchemaName() string { return "RRCADeletedEvent" }
 
 // Tables are the tenant tables analyses own.
-var Tables = []string{"rrca_analyses", "rrca_phase_history", "rrca_nodes", "corrective_actions", "rrca_similar", "rrca_suggestion_runs", "look_across_suggestions"}
+var Tables = []string{"rrca_analyses", "rrca_phase_history", "rrca_nodes", "corrective_actions", "rrca_similar",
+	"rrca_similarity", "rrca_terms", "rrca_similarity_locks", "rrca_suggestion_runs", "look_across_suggestions"}
 
 // RemoveInProject deletes the analyses of a project being deleted (their
 // nodes, history and runs go with them by their keys), inside its transaction,

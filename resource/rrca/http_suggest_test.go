@@ -66,6 +66,25 @@ func TestFiveWhySuggestionsFromSimilarAnalysesAndRisks(t *testing.T) {
 	if !texts["No torque check of the gland nut at assembly"] && !texts["Seal lip cut during installation"] {
 		t.Errorf("suggestions do not draw on the similar analysis: %v", texts)
 	}
+	// Each suggestion names the node it became, its confidence and its
+	// evidence: the similar analysis and its node.
+	sugs, _ := done.Data()["suggestions"].([]any)
+	if len(sugs) != len(nodes) {
+		t.Fatalf("%d suggestions for %d nodes: %s", len(sugs), len(nodes), done.Raw)
+	}
+	for i, x := range sugs {
+		sg := x.(map[string]any)
+		ev, _ := sg["evidence"].([]any)
+		first := map[string]any{}
+		if len(ev) > 0 {
+			first = ev[0].(map[string]any)
+		}
+		nodeID, _ := first["id"].(string)
+		if sg["nodeId"] != nodes[i].(map[string]any)["id"] || sg["confidence"].(float64) <= 0 ||
+			first["rrcaId"] != old || !strings.HasPrefix(nodeID, "nod_") {
+			t.Errorf("suggestion %v: want its node, a confidence and the similar analysis's node as evidence", sg)
+		}
+	}
 	// Accept one (it becomes a WHY), delete another.
 	first := nodes[0].(map[string]any)["id"].(string)
 	acc := tn.Do(t, "POST", apitest.RRCABase+"/"+id+"/nodes/"+first+"/accept", nil)

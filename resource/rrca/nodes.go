@@ -53,10 +53,7 @@ func (s Store) AddNode(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 		if err != nil {
 			return n, err
 		}
-		if err := touch(ctx, tx, ws, id); err != nil {
-			return n, err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+		if err := s.changed(ctx, tx, shard, ws, id); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",
@@ -111,10 +108,12 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 		if _, err := tx.Exec(ctx, "delete from rrca_nodes where workspace_id = $1 and id = $2", ws, node); err != nil {
 			return err
 		}
-		if err := touch(ctx, tx, ws, id); err != nil {
-			return err
-		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+		// A suggestion's text is in no profile; any other node's is.
+		if target.Kind == KindWhySuggestion {
+			if err := touch(ctx, tx, ws, id); err != nil {
+				return err
+			}
+		} else if err := s.changed(ctx, tx, shard, ws, id); err != nil {
 			return err
 		}
 		ids := make([]string, len(removed))
@@ -130,6 +129,9 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 // AcceptSuggestion turns a WHY_SUGGESTION node into a WHY.
 func (s Store) AcceptSuggestion(ctx context.Context, shard *tenant.Shard, ws, id, node uuid.UUID) (Node, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Node, err error) {
+		if _, err := get(ctx, tx, ws, id, true); err != nil {
+			return n, err
+		}
 		cur, err := scanNode(tx.QueryRow(ctx, "select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3 for update", ws, id, node))
 		if err != nil {
 			return n, err
@@ -140,7 +142,8 @@ func (s Store) AcceptSuggestion(ctx context.Context, shard *tenant.Shard, ws, id
 		if n, err = scanNode(tx.QueryRow(ctx, `update rrca_nodes n set kind = 'WHY' where n.workspace_id = $1 and n.id = $2 returning `+nodeColumns, ws, node)); err != nil {
 			return n, err
 		}
-		if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
+		// Its text joins the analysis's profile.
+		if err := s.changed(ctx, tx, shard, ws, id); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_added",

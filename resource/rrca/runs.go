@@ -36,6 +36,21 @@ type Run struct {
 	Error       *string
 	CreatedAt   time.Time
 	CompletedAt *time.Time
+	// Whys are what a 5-why run suggested, with their evidence.
+	Whys []WhyView
+}
+
+// WhyView is one suggestion of a 5-why run: the node it wrote, how confident
+// the engine was and what it rests on.
+type WhyView struct {
+	NodeID string `json:"nodeId" doc:"The WHY_SUGGESTION node written"`
+	Text   string `json:"text"`
+	// Confidence is 0 to 1: the share of the similar analyses' weight
+	// that says this.
+	Confidence float64 `json:"confidence" doc:"0 to 1: the share of the similar analyses' weight saying this"`
+	// Evidence is what it rests on: nodes of similar analyses (with their
+	// analysis), and risks or tasks, best first.
+	Evidence []suggest.Candidate `json:"evidence" doc:"Nodes of similar analyses, and risks or tasks, best first"`
 }
 
 // RunView is a suggestion run in the API; a READY 5-why run lists its nodes.
@@ -48,22 +63,34 @@ type RunView struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 	CompletedAt *time.Time `json:"completedAt"`
 	Nodes       []NodeView `json:"nodes" doc:"The WHY_SUGGESTION nodes the run wrote (5-why runs)"`
+	// Suggestions are what a 5-why run suggested, each with its confidence
+	// and evidence: none when nothing was alike enough (and for look-across).
+	Suggestions []WhyView `json:"suggestions" doc:"A 5-why run's suggestions with confidence and evidence; may be empty"`
 }
 
 // ToRunView converts a run.
 func ToRunView(r Run, nodes []Node) RunView {
+	whys := r.Whys
+	if whys == nil {
+		whys = []WhyView{}
+	}
 	return RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
-		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView)}
+		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView),
+		Suggestions: whys}
 }
 
 // toNewRunView converts a run just queued: it has written nothing yet.
 func toNewRunView(r Run) RunView { return ToRunView(r, nil) }
 
-const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at"
+const runColumns = "id, rrca_id, kind, status, error, created_at, completed_at, suggestions"
 
 func scanRun(row pgx.Row) (Run, error) {
 	var r Run
-	err := row.Scan(&r.ID, &r.RRCAID, &r.Kind, &r.Status, &r.Error, &r.CreatedAt, &r.CompletedAt)
+	var whys []byte
+	err := row.Scan(&r.ID, &r.RRCAID, &r.Kind, &r.Status, &r.Error, &r.CreatedAt, &r.CompletedAt, &whys)
+	if err == nil {
+		err = json.Unmarshal(whys, &r.Whys)
+	}
 	return r, storekit.Found(err, "suggestion run")
 }
 
@@ -119,13 +146,161 @@ func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.
 	})
 }
 
-// candidateRows reads (type, id, title, score) candidate rows.
+// RunFiveWhy works a 5-why run: it reads the analysis's nodes (their depth
+// in the why chain and their lexemes), its closest similar analyses with the
+// nodes that say why their problem happened, and the workspace's risks and
+// tasks that match the problem; asks the engine; and writes each pick as a
+// WHY_SUGGESTION node under the deepest WHY, keeping the picks' confidence
+// and evidence on the run.
+func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
+	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
+		in := suggest.WhyInput{Problem: a.Title + ". " + a.ProblemStatement}
+		if err := tx.QueryRow(ctx, `select
+				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
+			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.ProblemTerms); err != nil {
+			return err
+		}
+		own, err := nodeTexts(ctx, tx, ws, a.ID)
+		if err != nil {
+			return err
+		}
+		var deepest *nodeText
+		for i, n := range own {
+			in.Existing = append(in.Existing, n.Body)
+			in.Own = append(in.Own, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Depth: n.Depth, Text: n.Body,
+				Terms: n.Terms})
+			if n.Kind == KindWhy && (deepest == nil || n.Depth > deepest.Depth) {
+				deepest = &own[i]
+			}
+		}
+		if in.Similar, err = s.similarNodes(ctx, tx, ws, a.ID); err != nil {
+			return err
+		}
+		focus := in.Problem
+		var parent *uuid.UUID
+		if deepest != nil {
+			focus, parent = deepest.Body+". "+in.Problem, &deepest.ID
+		}
+		if len(s.Sources.Candidates) > 0 {
+			rows, err := tx.Query(ctx, `select c.type, c.id, c.title, rrca_text_similarity($2, c.doc),
+				tsvector_to_array(to_tsvector('english'::regconfig, c.doc)) from (`+s.Sources.candidates("")+`) c
+				order by 4 desc limit 20`, ws, focus)
+			if err != nil {
+				return err
+			}
+			if in.Candidates, err = s.Sources.candidateRows(rows); err != nil {
+				return err
+			}
+		}
+		picks, err := engine.FiveWhy(ctx, in)
+		if err != nil {
+			return err
+		}
+		whys := make([]WhyView, 0, len(picks))
+		for _, p := range picks {
+			id := pmapi.NewID()
+			if _, err := tx.Exec(ctx, `insert into rrca_nodes (workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
+				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`,
+				ws, id, a.ID, parent, clip(p.Text, 5000), run.ID); err != nil {
+				return err
+			}
+			whys = append(whys, WhyView{NodeID: pmapi.FormatID(NodeIDPrefix, id), Text: clip(p.Text, 5000),
+				Confidence: p.Confidence, Evidence: s.Sources.formatEvidence(p.Evidence)})
+		}
+		raw, err := json.Marshal(whys)
+		if err != nil {
+			return err
+		}
+		_, err = tx.Exec(ctx, "update rrca_suggestion_runs set suggestions = $3 where workspace_id = $1 and id = $2",
+			ws, run.ID, raw)
+		return err
+	})
+}
+
+// maxSimilarForSuggestions is how many of an analysis's neighbours a 5-why
+// run reads the nodes of.
+const maxSimilarForSuggestions = 10
+
+// similarNodes reads the analysis's closest neighbours, best first, with
+// their WHY, CAUSE, ROOT_CAUSE and CONTRIBUTING_FACTOR nodes (a WHY's depth
+// counts the WHYs above it).
+func (s Store) similarNodes(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) ([]suggest.Similar, error) {
+	rows, err := tx.Query(ctx, `select s.similar_id, a.title, s.score
+		from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
+		where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
+		order by s.score desc, s.similar_id limit $3`,
+		ws, id, maxSimilarForSuggestions)
+	if err != nil {
+		return nil, err
+	}
+	var out []suggest.Similar
+	var ids []uuid.UUID
+	for rows.Next() {
+		var sid uuid.UUID
+		var sim suggest.Similar
+		if err := rows.Scan(&sid, &sim.Title, &sim.Score); err != nil {
+			return nil, err
+		}
+		sim.ID = sid.String()
+		out, ids = append(out, sim), append(ids, sid)
+	}
+	if err := rows.Err(); err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	rows, err = tx.Query(ctx, `select n.rrca_id, n.id, n.parent_id, n.kind, n.text,
+			tsvector_to_array(to_tsvector('english'::regconfig, n.text))
+		from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = any($2)
+		and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by n.id`, ws, ids)
+	if err != nil {
+		return nil, err
+	}
+	byAnalysis := map[string]int{}
+	for i, sim := range out {
+		byAnalysis[sim.ID] = i
+	}
+	parents := map[uuid.UUID]*uuid.UUID{}
+	kinds := map[uuid.UUID]string{}
+	type row struct {
+		analysis int
+		id       uuid.UUID
+		node     suggest.Node
+	}
+	var all []row
+	for rows.Next() {
+		var r row
+		var rid uuid.UUID
+		var parent *uuid.UUID
+		if err := rows.Scan(&rid, &r.id, &parent, &r.node.Kind, &r.node.Text, &r.node.Terms); err != nil {
+			return nil, err
+		}
+		r.analysis, r.node.ID = byAnalysis[rid.String()], r.id.String()
+		parents[r.id], kinds[r.id] = parent, r.node.Kind
+		all = append(all, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for _, r := range all {
+		if r.node.Kind == KindWhy {
+			r.node.Depth = 1
+			for p := parents[r.id]; p != nil && r.node.Depth <= len(all); p = parents[*p] {
+				if kinds[*p] == KindWhy {
+					r.node.Depth++
+				}
+			}
+		}
+		out[r.analysis].Nodes = append(out[r.analysis].Nodes, r.node)
+	}
+	return out, nil
+}
+
+// candidateRows reads (type, id, title, score, terms) candidate rows.
 func (s Sources) candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 	var out []suggest.Candidate
 	for rows.Next() {
 		var c suggest.Candidate
 		var id uuid.UUID
-		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score); err != nil {
+		if err := rows.Scan(&c.Type, &id, &c.Title, &c.Score, &c.Terms); err != nil {
 			return nil, err
 		}
 		c.ID = pmapi.FormatID(s.prefix(c.Type), id)
@@ -134,71 +309,20 @@ func (s Sources) candidateRows(rows pgx.Rows) ([]suggest.Candidate, error) {
 	return out, rows.Err()
 }
 
-// RunFiveWhy works a 5-why run: it finds the deepest WHY chain, gathers
-// candidates (the why-chains and causes of similar analyses, and the
-// workspace's risks and tasks that match the problem), asks the engine, and
-// writes the picks as WHY_SUGGESTION nodes under the deepest WHY.
-func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
-	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
-		var in suggest.WhyInput
-		in.Problem = a.Title + ". " + a.ProblemStatement
-		// The deepest WHY: walk the why-tree and keep the longest path.
-		var deepest *uuid.UUID
-		rows, err := tx.Query(ctx, `with recursive chain as (
-				select id, text, 1 as depth, array[text] as path from rrca_nodes
-				where workspace_id = $1 and rrca_id = $2 and kind = 'WHY'
-				  and (parent_id is null or parent_id not in (select id from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind = 'WHY'))
-				union all
-				select n.id, n.text, c.depth + 1, c.path || n.text from rrca_nodes n join chain c on n.parent_id = c.id
-				where n.workspace_id = $1 and n.kind = 'WHY'
-			) select id, path from chain order by depth desc, id limit 1`, ws, a.ID)
-		if err != nil {
-			return err
+// formatEvidence gives the nodes and analyses an engine names (by their
+// UUIDs) their API ids; records keep theirs.
+func (s Sources) formatEvidence(in []suggest.Candidate) []suggest.Candidate {
+	out := make([]suggest.Candidate, len(in))
+	for i, c := range in {
+		if id, err := uuid.Parse(c.ID); err == nil {
+			c.ID = pmapi.FormatID(s.prefix(c.Type), id)
 		}
-		for rows.Next() {
-			var id uuid.UUID
-			if err := rows.Scan(&id, &in.Chain); err != nil {
-				return err
-			}
-			deepest = &id
+		if id, err := uuid.Parse(c.RRCAID); err == nil {
+			c.RRCAID = pmapi.FormatID(IDPrefix, id)
 		}
-		if err := rows.Err(); err != nil {
-			return err
-		}
-		if in.Existing, err = texts(ctx, tx, "select text from rrca_nodes where workspace_id = $1 and rrca_id = $2", ws, a.ID); err != nil {
-			return err
-		}
-		focus := in.Problem
-		if len(in.Chain) > 0 {
-			focus = in.Chain[len(in.Chain)-1] + ". " + in.Problem
-		}
-		// The candidates: the nodes of similar analyses, then the sources'
-		// rows that match the focus.
-		sql := `select 'node'::text, n.id, n.text, s.score * case n.kind when 'ROOT_CAUSE' then 1.2 when 'WHY' then 1.1 else 1 end
-			from rrca_similar s join rrca_nodes n on n.workspace_id = s.workspace_id and n.rrca_id = s.similar_id
-			where s.workspace_id = $1 and s.rrca_id = $2 and s.similar_id <> $2 and n.kind in ('WHY', 'CAUSE', 'ROOT_CAUSE', 'CONTRIBUTING_FACTOR')`
-		if len(s.Sources.Candidates) > 0 {
-			sql += ` union all select c.type, c.id, c.title, rrca_text_similarity($3, c.doc) from (` + s.Sources.candidates("") + `) c`
-		}
-		rows, err = tx.Query(ctx, sql+` order by 4 desc limit 50`, ws, a.ID, focus)
-		if err != nil {
-			return err
-		}
-		if in.Candidates, err = s.Sources.candidateRows(rows); err != nil {
-			return err
-		}
-		picks, err := engine.FiveWhy(ctx, in)
-		if err != nil {
-			return err
-		}
-		for _, text := range picks {
-			if _, err := tx.Exec(ctx, `insert into rrca_nodes (workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
-				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`, ws, pmapi.NewID(), a.ID, deepest, clip(text, 5000), run.ID); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+		out[i] = c
+	}
+	return out
 }
 
 // work works a run in one transaction: do reads the analysis's input, asks
@@ -249,58 +373,111 @@ func clip(s string, n int) string {
 }
 
 // RunLookAcross works a look-across run (yokoten): the analysis's root causes
-// (and contributing factors) are matched against the risks, tasks and analyses
-// of every other project of the workspace; the engine turns the matches into one
-// suggestion per target project, carrying the corrective actions to adapt.
+// and contributing factors are matched against the risks and tasks of every
+// other live project of the workspace and against the mechanisms of the
+// analyses there (those sharing a mechanism term, read from the workspace's
+// postings); the engine turns the matches into one suggestion per target
+// project, carrying the corrective actions to adapt.
 func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.LookAcrossInput
-		var err error
-		in.RootCauses, err = texts(ctx, tx, `select text from rrca_nodes where workspace_id = $1 and rrca_id = $2 and kind in ('ROOT_CAUSE', 'CONTRIBUTING_FACTOR') order by kind desc, id`, ws, a.ID)
+		if err := tx.QueryRow(ctx, `select
+				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
+			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.Symptom); err != nil {
+			return err
+		}
+		own, err := nodeTexts(ctx, tx, ws, a.ID)
 		if err != nil {
 			return err
 		}
+		var terms []string
+		for _, kind := range []string{KindRootCause, KindContributingFactor} {
+			for _, n := range own {
+				if n.Kind == kind {
+					in.RootCauses = append(in.RootCauses, n.Body)
+					in.Mechanism = append(in.Mechanism, suggest.Node{ID: n.ID.String(), Kind: n.Kind, Text: n.Body,
+						Terms: n.Terms})
+					terms = append(terms, n.Terms...)
+				}
+			}
+		}
 		if len(in.RootCauses) == 0 {
 			in.RootCauses = []string{a.Title + ". " + a.ProblemStatement}
+			terms = in.Symptom
 		}
 		in.Actions, err = texts(ctx, tx, `select coalesce(i.title, c.title) from corrective_actions c `+s.Sources.itemJoin()+`
 			where c.workspace_id = $1 and c.rrca_id = $2 order by c.id`, ws, a.ID)
 		if err != nil {
 			return err
 		}
-		mechanism := ""
-		for _, rc := range in.RootCauses {
-			mechanism += rc + " "
-		}
-		// The candidates of every other live project: the sources' rows and
-		// the other analyses.
-		rows, err := tx.Query(ctx, `with items as (`+s.Sources.candidates(`select 'rrca'::text as type, x.id, x.project_id, x.title,
-				x.title || ' ' || x.problem_statement as doc
-				from rrca_analyses x where x.workspace_id = $1 and x.archived_at is null and x.id <> $2`)+`)
-			select p.id, p.name, i.type, i.id, i.title, rrca_text_similarity($3, i.doc)
-			from items i join `+s.Sources.liveProjects()+` p on p.id = i.project_id
-			where p.id is distinct from $4
-			order by p.id, 6 desc`, ws, a.ID, mechanism, a.ProjectID)
+		// Every other live project, in a stable order.
+		rows, err := tx.Query(ctx, `select p.id, p.name from `+s.Sources.liveProjects()+` p order by p.id`, ws)
 		if err != nil {
 			return err
 		}
 		byProject := map[uuid.UUID]*suggest.ProjectCandidates{}
 		var order []uuid.UUID
 		for rows.Next() {
-			var pid, id uuid.UUID
+			var pid uuid.UUID
 			var name string
-			var c suggest.Candidate
-			if err := rows.Scan(&pid, &name, &c.Type, &id, &c.Title, &c.Score); err != nil {
+			if err := rows.Scan(&pid, &name); err != nil {
 				return err
 			}
-			c.ID = pmapi.FormatID(s.Sources.prefix(c.Type), id)
-			pc := byProject[pid]
-			if pc == nil {
-				pc = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}
-				byProject[pid] = pc
+			if a.ProjectID == nil || pid != *a.ProjectID {
+				byProject[pid] = &suggest.ProjectCandidates{ProjectID: pid.String(), Name: name}
 				order = append(order, pid)
 			}
-			pc.Items = append(pc.Items, c)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		add := func(pid *uuid.UUID, c suggest.Candidate) {
+			if pid != nil && byProject[*pid] != nil {
+				byProject[*pid].Items = append(byProject[*pid].Items, c)
+			}
+		}
+		if len(s.Sources.Candidates) > 0 {
+			rows, err := tx.Query(ctx, `select c.type, c.id, c.project_id, c.title,
+					tsvector_to_array(to_tsvector('english'::regconfig, c.doc))
+				from (`+s.Sources.candidates("")+`) c`, ws)
+			if err != nil {
+				return err
+			}
+			for rows.Next() {
+				var c suggest.Candidate
+				var id uuid.UUID
+				var pid *uuid.UUID
+				if err := rows.Scan(&c.Type, &id, &pid, &c.Title, &c.Terms); err != nil {
+					return err
+				}
+				c.ID = pmapi.FormatID(s.Sources.prefix(c.Type), id)
+				add(pid, c)
+			}
+			if err := rows.Err(); err != nil {
+				return err
+			}
+		}
+		// The other analyses that share a mechanism term, with all their
+		// mechanism terms.
+		rows, err = tx.Query(ctx, `select x.id, x.project_id, x.title, array_agg(t.term order by t.term)
+			from rrca_terms t join rrca_analyses x on x.workspace_id = t.workspace_id and x.id = t.rrca_id
+			where t.workspace_id = $1 and x.workspace_id = $1 and t.mechanism > 0 and x.id <> $2
+			and x.archived_at is null and t.rrca_id in (select m.rrca_id from unnest($3::text[]) as q(term)
+				join rrca_terms m on m.workspace_id = $1 and m.term = q.term
+				where m.workspace_id = $1 and m.mechanism > 0)
+			group by x.id, x.project_id, x.title order by x.id`, ws, a.ID, terms)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			c := suggest.Candidate{Type: "rrca"}
+			var id uuid.UUID
+			var pid *uuid.UUID
+			if err := rows.Scan(&id, &pid, &c.Title, &c.Terms); err != nil {
+				return err
+			}
+			c.ID = pmapi.FormatID(IDPrefix, id)
+			add(pid, c)
 		}
 		if err := rows.Err(); err != nil {
 			return err
@@ -321,7 +498,8 @@ func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.U
 			actions, _ := json.Marshal(sg.Actions)
 			if _, err := tx.Exec(ctx, `insert into look_across_suggestions
 				(workspace_id, id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score)
-				values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, ws, pmapi.NewID(), a.ID, run.ID, target, clip(sg.Mechanism, 5000), evidence, actions, sg.Score); err != nil {
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+				ws, pmapi.NewID(), a.ID, run.ID, target, clip(sg.Mechanism, 5000), evidence, actions, sg.Score); err != nil {
 				return err
 			}
 		}

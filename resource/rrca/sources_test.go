@@ -39,7 +39,7 @@ type heard struct {
 	across suggest.LookAcrossInput
 }
 
-func (h *heard) FiveWhy(_ context.Context, in suggest.WhyInput) ([]string, error) {
+func (h *heard) FiveWhy(_ context.Context, in suggest.WhyInput) ([]suggest.Why, error) {
 	h.why = in
 	return nil, nil
 }
@@ -165,9 +165,10 @@ func TestFiveWhyCandidatesAreTheSourcesLiveRows(t *testing.T) {
 }
 
 // TestLookAcrossReadsProjectsAndItemsThroughTheirSources: look-across groups
-// the other live projects' rows under each project's name, and carries the
-// corrective actions' titles as their action items have them now; an
-// analysis's corrective actions show their items' status.
+// the other live projects' rows under each project's name (and the analyses
+// there whose computed mechanism shares a term), and carries the corrective
+// actions' titles as their action items have them now; an analysis's
+// corrective actions show their items' status.
 func TestLookAcrossReadsProjectsAndItemsThroughTheirSources(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -176,6 +177,10 @@ func TestLookAcrossReadsProjectsAndItemsThroughTheirSources(t *testing.T) {
 	rsk := w.risk(same, "Gland nut torque not checked on hydraulic cylinders")
 	tsk := w.task(same, "Torque check of the gland nut on the press cylinder")
 	twin := w.analysis(same, "Gland nut loose on the line 7 cylinder")
+	w.node(twin, rrca.KindRootCause, "The gland nut torque was not checked at assembly")
+	if err := w.store.RecomputeSimilar(ctx, w.f.Shard, w.f.WS, twin, nil); err != nil {
+		t.Fatal(err)
+	}
 	w.risk(shelved, "Gland nut torque not checked on old cylinders")
 	if _, err := (project.Store{Events: event.Discard{}}).SetArchived(ctx, w.f.Shard, w.f.WS, shelved, true); err != nil {
 		t.Fatal(err)

@@ -118,14 +118,14 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 	})
 }
 
-// written ends a create or an edit of the analysis's text: it rereads the
-// row, queues the similarity run the new text needs and emits typ.
+// written ends a create or an edit of the analysis's text: it records the
+// change for the similarity job (changed), rereads the row and emits typ.
 func (s Store) written(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, typ string) (Analysis, error) {
+	if err := s.changed(ctx, tx, shard, ws, id); err != nil {
+		return Analysis{}, err
+	}
 	a, err := get(ctx, tx, ws, id, false)
 	if err != nil {
-		return a, err
-	}
-	if err := s.Jobs.Similarity(ctx, tx, shard, ws, id); err != nil {
 		return a, err
 	}
 	return a, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: ToView(a)})
@@ -140,7 +140,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		}
 		validate.Set(&cur.Title, title)
 		validate.Set(&cur.ProblemStatement, problem)
-		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4, updated_at = now()
+		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4
 			where workspace_id = $1 and id = $2`, ws, id, cur.Title, cur.ProblemStatement); err != nil {
 			return a, err
 		}
@@ -266,12 +266,27 @@ func formatOpen(raw []string) []string {
 }
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
+// An archived analysis has no neighbours and is no one's: the change goes to
+// the similarity job.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
-	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Analysis, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) })
+	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Analysis, error) {
+		before, err := get(ctx, tx, ws, id, true)
+		if err != nil {
+			return before, err
+		}
+		a, err := archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+		if err != nil || (before.ArchivedAt == nil) == (a.ArchivedAt == nil) {
+			return a, err
+		}
+		return a, s.Jobs.Similarity(ctx, tx, shard, ws, id)
+	})
 }
 
 var archival = storekit.Archival[Analysis]{Noun: "rrca",
-	Archive:    `update rrca_analyses set archived_at = now(), updated_at = now() where workspace_id = $1 and id = $2`,
-	Restore:    `update rrca_analyses set archived_at = null, updated_at = now() where workspace_id = $1 and id = $2`,
+	// Each bumps the similarity version: SetArchived queues the job.
+	Archive: `update rrca_analyses set archived_at = now(), updated_at = now(),
+		similarity_version = similarity_version + 1 where workspace_id = $1 and id = $2`,
+	Restore: `update rrca_analyses set archived_at = null, updated_at = now(),
+		similarity_version = similarity_version + 1 where workspace_id = $1 and id = $2`,
 	Read:       get,
 	ArchivedAt: func(a Analysis) *time.Time { return a.ArchivedAt }, View: func(a Analysis) any { return ToView(a) }}

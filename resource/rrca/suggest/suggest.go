@@ -1,34 +1,77 @@
 // Package suggest holds the suggestion engines of root-cause analyses behind one
-// interface: given the candidates the database found (why-chains of similar
-// analyses, the workspace's risks and tasks, other projects' records matching a
-// root cause), an engine picks 5-why suggestions and look-across suggestions.
-// The default engine is deterministic and needs no network; a language-model
-// engine can implement the same interface.
+// interface: given what the database found (the nodes of similar analyses with
+// their scores, the workspace's risks and tasks, other projects' records
+// matching a mechanism), an engine picks 5-why suggestions and look-across
+// suggestions, each with its evidence. The default engine is deterministic
+// and needs no network; a language-model or embedding engine can implement
+// the same interface. The package also holds the profile both the similar
+// analyses' ranking and the deterministic engine compare texts by
+// (profile.go).
 package suggest
 
 import (
 	"context"
-	"sort"
 	"strings"
 )
 
-// Candidate is a text the database found, with where it came from and how well
-// it matched (0 to 1).
+// Candidate is a record the database found, with where it came from and how
+// well it matched (0 to 1).
 type Candidate struct {
-	Type  string  `json:"type"` // "rrca", "risk", "task", "node"
+	Type  string  `json:"type" enum:"rrca,node,risk,task"`
 	ID    string  `json:"id"`
 	Title string  `json:"title"`
 	Score float64 `json:"score"`
+	// RRCAID is the analysis a node belongs to.
+	RRCAID string `json:"rrcaId,omitempty" doc:"The analysis of a node"`
+	// Matched is the text of the analysis's own node (a root cause or a
+	// contributing factor) this record matched.
+	Matched string `json:"matched,omitempty" doc:"The root cause or contributing factor this record matched"`
+	// Terms are the record's lexemes, for the engine; never shown.
+	Terms []string `json:"-"`
+}
+
+// Node is a node of an analysis as an engine sees it: its kind, its depth in
+// the why chain (WHYs; 1 for a top one), its text and its lexemes.
+type Node struct {
+	ID    string
+	Kind  string
+	Depth int
+	Text  string
+	Terms []string
+}
+
+// Similar is an analysis similar to the one asking, with its score and the
+// nodes that say why its problem happened.
+type Similar struct {
+	ID    string
+	Title string
+	Score float64
+	Nodes []Node
 }
 
 // WhyInput is what a 5-why suggestion needs.
 type WhyInput struct {
 	Problem string
+	// ProblemTerms are the lexemes of the title and problem statement.
+	ProblemTerms []string
 	// Chain holds the texts of the deepest why chain, top first.
 	Chain []string
-	// Existing holds every node text of the analysis, to avoid repeats.
-	Existing   []string
+	// Existing holds every node text of the analysis, to avoid repeats;
+	// Own holds the same nodes with kinds, depths and lexemes.
+	Existing []string
+	Own      []Node
+	// Similar are the analysis's neighbours, best first.
+	Similar []Similar
+	// Candidates are the workspace's risks and tasks that match the problem.
 	Candidates []Candidate
+}
+
+// Why is one 5-why suggestion: the text to add as a WHY_SUGGESTION, how
+// confident the engine is (0 to 1) and what it rests on.
+type Why struct {
+	Text       string
+	Confidence float64
+	Evidence   []Candidate
 }
 
 // ProjectCandidates is one other project with its records matching the
@@ -42,8 +85,12 @@ type ProjectCandidates struct {
 // LookAcrossInput is what a look-across suggestion needs.
 type LookAcrossInput struct {
 	RootCauses []string
-	Actions    []string // titles of the analysis's corrective actions
-	Projects   []ProjectCandidates
+	// Mechanism are the analysis's root causes and contributing factors with
+	// their lexemes; Symptom the lexemes of its title and problem statement.
+	Mechanism []Node
+	Symptom   []string
+	Actions   []string // titles of the analysis's corrective actions
+	Projects  []ProjectCandidates
 }
 
 // Suggestion is one look-across suggestion for one target project.
@@ -57,81 +104,22 @@ type Suggestion struct {
 
 // Engine proposes suggestions.
 type Engine interface {
-	FiveWhy(ctx context.Context, in WhyInput) ([]string, error)
+	FiveWhy(ctx context.Context, in WhyInput) ([]Why, error)
 	LookAcross(ctx context.Context, in LookAcrossInput) ([]Suggestion, error)
 }
 
 // Deterministic is the default engine: retrieval ranked by the database's
-// similarity scores, no randomness, no network.
+// similarity scores and the profiles' term weights, no randomness, no
+// network. Its zero value has the tuned defaults.
 type Deterministic struct {
 	// MaxWhys is how many why suggestions a run writes (default 3).
 	MaxWhys int
-	// MinWhyScore is the score a candidate needs to be suggested as a why
-	// (default 0.1): a record sharing no term with the problem only reaches
-	// about 0.05 through trigram noise and is no suggestion.
-	MinWhyScore float64
-	// MinEvidence is the score a project's best record needs for a look-across
-	// suggestion (default 0.25).
+	// MinConfidence is the share of the similar analyses' weight a why must
+	// carry to be suggested (default 0.6): below it the engine says nothing.
+	MinConfidence float64
+	// MinEvidence is the score a project's best record needs for a
+	// look-across suggestion (default 0.45, tuned on the quality benchmark).
 	MinEvidence float64
 }
 
 func normal(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
-
-// FiveWhy picks the best-scoring candidate texts not already in the analysis,
-// leaving out those scoring under MinWhyScore.
-func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]string, error) {
-	max := d.MaxWhys
-	if max <= 0 {
-		max = 3
-	}
-	minScore := d.MinWhyScore
-	if minScore <= 0 {
-		minScore = 0.1
-	}
-	seen := map[string]bool{}
-	for _, e := range in.Existing {
-		seen[normal(e)] = true
-	}
-	cands := append([]Candidate(nil), in.Candidates...)
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].Score > cands[j].Score })
-	var out []string
-	for _, c := range cands {
-		if c.Score < minScore {
-			break // sorted: the rest score lower
-		}
-		k := normal(c.Title)
-		if k == "" || seen[k] {
-			continue
-		}
-		seen[k] = true
-		out = append(out, c.Title)
-		if len(out) == max {
-			break
-		}
-	}
-	return out, nil
-}
-
-// LookAcross proposes one suggestion per project whose best record clears
-// MinEvidence, carrying its five best records and every corrective action.
-func (d Deterministic) LookAcross(_ context.Context, in LookAcrossInput) ([]Suggestion, error) {
-	min := d.MinEvidence
-	if min <= 0 {
-		min = 0.25
-	}
-	mechanism := strings.Join(in.RootCauses, "; ")
-	var out []Suggestion
-	for _, p := range in.Projects {
-		items := append([]Candidate(nil), p.Items...)
-		sort.SliceStable(items, func(i, j int) bool { return items[i].Score > items[j].Score })
-		if len(items) == 0 || items[0].Score < min {
-			continue
-		}
-		if len(items) > 5 {
-			items = items[:5]
-		}
-		out = append(out, Suggestion{ProjectID: p.ProjectID, Mechanism: mechanism, Evidence: items, Actions: in.Actions, Score: items[0].Score})
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	return out, nil
-}
