@@ -158,15 +158,7 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 	var app App
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		var err error
-		app, err = scanApp(
-			tx.QueryRow(
-				ctx,
-				"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update",
-				ws,
-				clientID,
-			),
-		)
-		if err != nil {
+		if app, err = appForUpdate(ctx, tx, ws, clientID); err != nil {
 			return err
 		}
 		if p.Name != nil {
@@ -191,14 +183,41 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 				disabledAt = "now()"
 			}
 		}
-		app, err = scanApp(tx.QueryRow(ctx, `update apps set name = $3, description = $4, scopes = $5, status = $6,
-			disabled_at = `+disabledAt+`, updated_at = now()
-			where workspace_id = $1 and client_id = $2 returning `+appColumns,
-			ws, clientID, app.Name, app.Description, app.Scopes.Names(), app.Status))
-		if err != nil {
-			return err
-		}
-		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+		app, err = changeAppTx(ctx, tx, ws, clientID, `update apps set name = $3, description = $4, scopes = $5,
+			status = $6, disabled_at = `+disabledAt+`, updated_at = now()`+appWhere,
+			app.Name, app.Description, app.Scopes.Names(), app.Status)
+		return err
+	})
+	return app, err
+}
+
+// appWhere ends every update of one app: $1 and $2 are the workspace and
+// the app. Callers write whole statements so that each can be checked as
+// written (internal/sqlcheck).
+const appWhere = " where workspace_id = $1 and client_id = $2 returning " + appColumns
+
+// appForUpdate reads the app and locks its row for a change of it.
+func appForUpdate(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (App, error) {
+	return scanApp(tx.QueryRow(ctx,
+		"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
+}
+
+// changeAppTx runs one update of the app inside tx and tells every instance
+// to drop the app's credentials from its cache.
+func changeAppTx(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID, sql string, args ...any) (App, error) {
+	app, err := scanApp(tx.QueryRow(ctx, sql, append([]any{ws, clientID}, args...)...))
+	if err != nil {
+		return app, err
+	}
+	return app, tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
+}
+
+// changeApp is changeAppTx in a transaction of its own.
+func changeApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, sql string, args ...any) (App, error) {
+	var app App
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
+		app, err = changeAppTx(ctx, tx, ws, clientID, sql, args...)
+		return err
 	})
 	return app, err
 }
@@ -214,33 +233,16 @@ func SetRateLimit(
 	if perMinute != nil && (*perMinute < 1 || *perMinute > 1000000) {
 		return App{}, pmapi.Invalid("perMinute", "perMinute must be from 1 to 1000000, or null for the default")
 	}
-	var app App
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		app, err = scanApp(tx.QueryRow(ctx, `update apps set rate_limit_per_minute = $3, updated_at = now()
-			where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID, perMinute))
-		if err != nil {
-			return err
-		}
-		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
-	})
-	return app, err
+	return changeApp(ctx, shard, ws, clientID, "update apps set rate_limit_per_minute = $3, updated_at = now()"+appWhere,
+		perMinute)
 }
 
 // RotateAppSecret replaces the app's secret and returns the new one, once.
 func RotateAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) (App, string, error) {
 	secret := NewAppSecret()
-	var app App
-	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
-		app, err = scanApp(tx.QueryRow(ctx, `update apps set secret_hash = $3, secret_prefix = $4, updated_at = now()
-			where workspace_id = $1 and client_id = $2 returning `+appColumns,
-			ws, clientID, hashSecret(secret), secret[:secretDisplayPrefix]))
-		if err != nil {
-			return err
-		}
-		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
-	})
+	app, err := changeApp(ctx, shard, ws, clientID,
+		"update apps set secret_hash = $3, secret_prefix = $4, updated_at = now()"+appWhere,
+		hashSecret(secret), secret[:secretDisplayPrefix])
 	return app, secret, err
 }
 
@@ -289,15 +291,7 @@ func DeleteApp(
 ) (app App, removed bool, err error) {
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		removed = false
-		app, err = scanApp(
-			tx.QueryRow(
-				ctx,
-				"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update",
-				ws,
-				clientID,
-			),
-		)
-		if err != nil {
+		if app, err = appForUpdate(ctx, tx, ws, clientID); err != nil {
 			return err
 		}
 		active, err := appActive(ctx, tx, ws, clientID, inUse)
@@ -311,10 +305,8 @@ func DeleteApp(
 			if app.DisabledAt == nil {
 				disabledAt = "now()"
 			}
-			app, err = scanApp(
-				tx.QueryRow(ctx, `update apps set status = 'DISABLED', disabled_at = `+disabledAt+`, updated_at = now()
-				where workspace_id = $1 and client_id = $2 returning `+appColumns, ws, clientID),
-			)
+			app, err = scanApp(tx.QueryRow(ctx,
+				"update apps set status = 'DISABLED', disabled_at = "+disabledAt+", updated_at = now()"+appWhere, ws, clientID))
 			if err != nil {
 				return err
 			}
