@@ -160,11 +160,7 @@ func (st Store) Deliveries(
 		strings.Join(where, " and "),
 		len(args),
 	)
-	var out []Delivery
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		storekit.QueueRows(b, &out, scanDeliveryRow, sql, args...)
-	})
-	return out, err
+	return storekit.List(ctx, shard, ws, scanDeliveryRow, sql, args...)
 }
 
 // deliveryDetailSQL reads one of the app's deliveries with its attempt log:

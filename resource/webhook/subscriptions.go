@@ -223,17 +223,8 @@ func (st Store) Get(
 	clientID string,
 	id uuid.UUID,
 ) (Subscription, error) {
-	var s Subscription
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+subColumns+" from webhook_subscriptions s "+
-			"where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id).
-			QueryRow(func(r pgx.Row) error {
-				var err error
-				s, err = scanSub(r)
-				return err
-			})
-	})
-	return s, err
+	return storekit.Get(ctx, shard, ws, scanSub, "select "+subColumns+" from webhook_subscriptions s "+
+		"where s.workspace_id = $1 and s.client_id = $2 and s.id = $3", ws, clientID, id)
 }
 
 // SetStatus enables or disables a subscription. Disabling stops delivery at once:
@@ -359,13 +350,8 @@ func (st Store) SetRate(
 ) (Subscription, error) {
 	var s Subscription
 	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(`update webhook_subscriptions s set max_per_second = $4, updated_at = now()
-			where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning `+subColumns, ws, clientID, id, perSecond).
-			QueryRow(func(r pgx.Row) error {
-				var err error
-				s, err = scanSub(r)
-				return err
-			})
+		storekit.QueueRow(b, &s, scanSub, `update webhook_subscriptions s set max_per_second = $4, updated_at = now()
+			where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning `+subColumns, ws, clientID, id, perSecond)
 	})
 	return s, err
 }
