@@ -22,7 +22,6 @@ import (
 	"github.com/pmapi/pmapi/console"
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
-	"github.com/pmapi/pmapi/resource/webhook"
 )
 
 func TestMain(m *testing.M) { os.Exit(testdb.Run(m)) }
@@ -87,14 +86,7 @@ type rig struct {
 // plain http client keeps them) and a provider for who.
 func newRig(t *testing.T, dev bool, who ...person) *rig {
 	t.Helper()
-	sender, err := webhook.NewSender(true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sender.AllowLoopbackHTTP()
-	env := apitest.New(t, func(c *apitest.Config) {
-		c.WebhookAllowLoopback, c.WebhookLoopbackHTTP, c.WebhookSender = true, true, sender
-	})
+	env := apitest.ReachingLoopbackHTTP(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
-	"github.com/pmapi/pmapi/resource/webhook"
 )
 
 // TestConsoleDeliveryRoutes: a workspace's console session reads an app's
@@ -19,14 +18,7 @@ func TestConsoleDeliveryRoutes(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	t.Cleanup(rcv.Close)
-	sender, err := webhook.NewSender(true, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sender.AllowLoopbackHTTP()
-	env := apitest.New(t, func(c *apitest.Config) {
-		c.WebhookAllowLoopback, c.WebhookLoopbackHTTP, c.WebhookSender = true, true, sender
-	})
+	env := apitest.ReachingLoopbackHTTP(t)
 	tn, other := env.NewTenant(t), env.NewTenant(t)
 	apps := "/openapi/v1/apps/" + tn.ClientID
 	sub := tn.Console(t, "POST", apps+"/webhooks", map[string]any{"url": rcv.URL + "/hook", "events": []string{"*"}})

@@ -119,6 +119,21 @@ func Reaching(t testing.TB, rcv *Receiver, senderLoopback bool, mutate ...func(*
 	}}, mutate...)...)
 }
 
+// ReachingLoopbackHTTP is an app whose deliveries can reach a plain http://
+// endpoint on loopback (an httptest server), as pmapi dev's can: such URLs are
+// accepted and the sender dials them.
+func ReachingLoopbackHTTP(t testing.TB, mutate ...func(*Config)) *Env {
+	t.Helper()
+	sender, err := webhook.NewSender(true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender.AllowLoopbackHTTP()
+	return New(t, append([]func(*Config){func(d *Config) {
+		d.WebhookAllowLoopback, d.WebhookLoopbackHTTP, d.WebhookSender = true, true, sender
+	}}, mutate...)...)
+}
+
 // WebhookEnv is an app Reaching rcv with workers running on a shrunken retry
 // schedule (five retries 10 ms apart, a breaker cooling down for 10 ms), and a
 // tenant of it.
