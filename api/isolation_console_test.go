@@ -219,15 +219,7 @@ func isoConsoleDrivers() map[string]func(isoCtx) {
 		// Five wrong user codes lock a user out for ten minutes, so each
 		// workspace tries at most four of the others'.
 		"POST /openapi/v1/oauth/device/approve": func(c isoCtx) {
-			from := c.w
-			if c.foreign && c.w.approves < 4 {
-				from = c.x
-				c.w.approves++
-			}
-			dc := c.s.env.Do(c.s.t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device/code",
-				Body: map[string]any{"client_id": from.tn.ClientID}})
-			c.s.check(from, "device code", dc)
-			code, _ := dc.Body["user_code"].(string)
+			from, code := c.userCode()
 			r := c.console("POST", "/openapi/v1/oauth/device/approve",
 				map[string]any{"user_code": code, "action": oneOf(c, "approve", "deny")}, code)
 			if from == c.w {

@@ -114,3 +114,19 @@ func (c isoCtx) newDelivery() *apitest.Response {
 	w.add("delivery", r.Str("deliveryId"))
 	return r
 }
+
+// userCode asks for a device code for w's app or, in foreign mode while w may
+// still try codes of x (five wrong ones lock the user out, so at most four),
+// for x's; it answers whose code it is and the user code.
+func (c isoCtx) userCode() (from *isoWS, code string) {
+	from = c.w
+	if c.foreign && c.w.approves < 4 {
+		from = c.x
+		c.w.approves++
+	}
+	dc := c.s.env.Do(c.s.t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device/code",
+		Body: map[string]any{"client_id": from.tn.ClientID}})
+	c.s.check(from, "device code", dc)
+	code, _ = dc.Body["user_code"].(string)
+	return from, code
+}

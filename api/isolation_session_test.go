@@ -1,9 +1,5 @@
 package api_test
 
-import (
-	"github.com/pmapi/pmapi/internal/testkit/apitest"
-)
-
 // The drivers of the console's session routes added for sign-in and the
 // developer console: an app's deliveries read and replayed with the session,
 // the pending device authorization, and sign-out.
@@ -51,15 +47,7 @@ func isoSessionDeliveryDrivers() map[string]func(isoCtx) {
 		// Wrong codes count against the user with the approvals' (five lock
 		// it out), so foreign tries share their budget.
 		"GET " + pending: func(c isoCtx) {
-			from := c.w
-			if c.foreign && c.w.approves < 4 {
-				from = c.x
-				c.w.approves++
-			}
-			dc := c.s.env.Do(c.s.t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/device/code",
-				Body: map[string]any{"client_id": from.tn.ClientID}})
-			c.s.check(from, "device code", dc)
-			code, _ := dc.Body["user_code"].(string)
+			from, code := c.userCode()
 			r := c.console("GET", pending+"?user_code="+code, nil, code)
 			if from == c.w {
 				c.own(r)
