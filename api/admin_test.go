@@ -263,28 +263,14 @@ func TestAdminPlaceWorkspace(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	a := createWorkspace(t, env, "placed")
-	same := env.Do(
-		t,
-		apitest.Request{
-			Method: "PUT",
-			Path:   "/admin/v1/workspaces/" + a.ID + "/shard",
-			Header: env.Admin(),
-			Body:   map[string]any{"shard": "default"},
-		},
-	)
-	if same.Status != 200 || same.Str("shard") != "default" {
+	place := func(shard string) *apitest.Response {
+		return env.Do(t, apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + a.ID + "/shard",
+			Header: env.Admin(), Body: map[string]any{"shard": shard}})
+	}
+	if same := place("default"); same.Status != 200 || same.Str("shard") != "default" {
 		t.Errorf("place on its own shard: %d %s", same.Status, same.Raw)
 	}
-	unknown := env.Do(
-		t,
-		apitest.Request{
-			Method: "PUT",
-			Path:   "/admin/v1/workspaces/" + a.ID + "/shard",
-			Header: env.Admin(),
-			Body:   map[string]any{"shard": "nowhere"},
-		},
-	)
-	if unknown.Status != 400 || unknown.ErrorCode() != "VALIDATION_FAILED" {
+	if unknown := place("nowhere"); unknown.Status != 400 || unknown.ErrorCode() != "VALIDATION_FAILED" {
 		t.Errorf("place on an unknown shard: %d %s", unknown.Status, unknown.Raw)
 	}
 }

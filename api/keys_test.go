@@ -343,11 +343,13 @@ func TestRateLimit(t *testing.T) {
 		r.Header.Get("RateLimit") == "" {
 		t.Fatalf("headers with the default: %v", r.Header)
 	}
-	set := env.Do(
-		t,
-		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-			Header: env.Admin(), Body: map[string]any{"rateLimitPerMinute": 2}},
-	)
+	// The operator's override of the app's limit.
+	setLimit := func(body map[string]any) *apitest.Response {
+		return env.Do(t, apitest.Request{Method: "PUT",
+			Path:   "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
+			Header: env.Admin(), Body: body})
+	}
+	set := setLimit(map[string]any{"rateLimitPerMinute": 2})
 	if set.Status != 200 || set.Data()["rateLimitPerMinute"] != float64(2) {
 		t.Fatalf("override: %d %s", set.Status, set.Raw)
 	}
@@ -365,20 +367,11 @@ func TestRateLimit(t *testing.T) {
 	}
 	// perMinute, the body's name in 0.1.0, is still taken; the two names
 	// disagreeing are refused.
-	old := env.Do(
-		t,
-		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-			Header: env.Admin(), Body: map[string]any{"perMinute": 3}},
-	)
+	old := setLimit(map[string]any{"perMinute": 3})
 	if old.Status != 200 || old.Data()["rateLimitPerMinute"] != float64(3) {
 		t.Errorf("the deprecated name: %d %s", old.Status, old.Raw)
 	}
-	both := env.Do(
-		t,
-		apitest.Request{Method: "PUT", Path: "/admin/v1/workspaces/" + c.ID + "/apps/" + a.ClientID + "/rate-limit",
-			Header: env.Admin(), Body: map[string]any{"perMinute": 3, "rateLimitPerMinute": 4}},
-	)
-	apitest.WantError(t, both, 400, "VALIDATION_FAILED")
+	apitest.WantError(t, setLimit(map[string]any{"perMinute": 3, "rateLimitPerMinute": 4}), 400, "VALIDATION_FAILED")
 	// Another key is not affected by this one's bucket.
 	other := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	if got := me(t, env, a.ClientID, other.Value); got.Status != 200 {
