@@ -339,10 +339,26 @@ func appActive(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string, ot
 	return false, nil
 }
 
-// QueueAppExists queues on a read's batch the check that the workspace has the
-// app clientID; its answer lands in *exists.
-func QueueAppExists(b *pgx.Batch, ws uuid.UUID, clientID string, exists *bool) {
-	b.Queue(appExistsSQL, ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(exists) })
+// ReadUnderApp is shard.Read for rows of the app clientID (its keys, its
+// webhook subscriptions): the check that the workspace has the app runs in
+// the same round trip, and when it has not the read is the app's not-found
+// rather than an empty answer.
+func ReadUnderApp(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	queue func(b *pgx.Batch),
+) error {
+	found := false
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(appExistsSQL, ws, clientID).QueryRow(func(r pgx.Row) error { return r.Scan(&found) })
+		queue(b)
+	})
+	if err == nil && !found {
+		return pmapi.NotFound("app")
+	}
+	return err
 }
 
 // AppExists tells, in tx, whether the workspace has the app clientID.

@@ -140,19 +140,16 @@ func ListKeys(
 	limit int,
 ) ([]Key, error) {
 	var keys []Key
-	appFound := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select exists(select 1 from apps where workspace_id = $1 and client_id = $2)", ws, clientID).
-			QueryRow(func(row pgx.Row) error { return row.Scan(&appFound) })
+	err := ReadUnderApp(ctx, shard, ws, clientID, func(b *pgx.Batch) {
 		b.Queue("select "+keyColumns+` from api_keys
 			where workspace_id = $1 and client_id = $2 and id > $3 order by id limit $4`,
 			ws, clientID, after, limit).
 			Query(func(rows pgx.Rows) (err error) { keys, err = collect(rows, scanKey); return err })
 	})
-	if err == nil && !appFound {
-		return nil, pmapi.NotFound("app")
+	if err != nil {
+		return nil, err
 	}
-	return keys, err
+	return keys, nil
 }
 
 // keyWhere ends every update changeKey runs: $1 to $3 are the workspace, the

@@ -197,22 +197,14 @@ func (st Store) Create(
 // List returns an app's subscriptions, oldest first.
 func (st Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) ([]Subscription, error) {
 	var out []Subscription
-	found := false
-	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		authz.QueueAppExists(b, ws, clientID, &found)
-		storekit.QueueRows(
-			b,
-			&out,
-			scanSub,
-			"select "+subColumns+" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id",
-			ws,
-			clientID,
-		)
+	err := authz.ReadUnderApp(ctx, shard, ws, clientID, func(b *pgx.Batch) {
+		storekit.QueueRows(b, &out, scanSub, "select "+subColumns+
+			" from webhook_subscriptions s where s.workspace_id = $1 and s.client_id = $2 order by s.id", ws, clientID)
 	})
-	if err == nil && !found {
-		return nil, pmapi.NotFound("app")
+	if err != nil {
+		return nil, err
 	}
-	return out, err
+	return out, nil
 }
 
 // Get returns one subscription of the app.
