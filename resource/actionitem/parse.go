@@ -28,11 +28,9 @@ func ParseCreate(req CreateRequest) (NewItem, error) {
 func ParseFields(req UpdateRequest, has func(string) bool) (Fields, error) {
 	var f Fields
 	var err error
-	if f.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
-		return f, err
-	}
-	checkDescription := validate.Checked(ValidDescription)
-	if f.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
+	f.Title, f.Description, err = validate.TitleAndDescription(has, req.Title, req.Description,
+		ValidTitle, ValidDescription)
+	if err != nil {
 		return f, err
 	}
 	if f.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {

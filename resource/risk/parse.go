@@ -42,11 +42,9 @@ func ParseUpdate(req UpdateRequest, has func(string) bool) (uuid.UUID, Changes, 
 	if ch.Status, err = validate.Given(has, "status", req.Status, validate.AsIs); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
-		return uuid.Nil, ch, err
-	}
-	checkDescription := validate.Checked(ValidDescription)
-	if ch.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
+	ch.Title, ch.Description, err = validate.TitleAndDescription(has, req.Title, req.Description,
+		ValidTitle, ValidDescription)
+	if err != nil {
 		return uuid.Nil, ch, err
 	}
 	if ch.Severity, err = validate.Given(has, "severity", req.Severity, validate.Checked(ValidSeverity)); err != nil {

@@ -59,11 +59,9 @@ func ParseUpdate(req UpdateRequest, has Has) (uuid.UUID, Changes, error) {
 	if ch.Status, err = validate.Given(has, "status", req.Status, checkStatus); err != nil {
 		return uuid.Nil, ch, err
 	}
-	if ch.Title, err = validate.Given(has, "title", req.Title, ValidTitle); err != nil {
-		return uuid.Nil, ch, err
-	}
-	checkDescription := validate.Checked(ValidDescription)
-	if ch.Description, err = validate.Nullable(has, "description", req.Description, checkDescription); err != nil {
+	ch.Title, ch.Description, err = validate.TitleAndDescription(has, req.Title, req.Description,
+		ValidTitle, ValidDescription)
+	if err != nil {
 		return uuid.Nil, ch, err
 	}
 	asInt := func(p Priority) (int, error) { return int(p), nil }

@@ -31,6 +31,24 @@ func Nullable[T, U any](has func(string) bool, field string, v T, read func(T) (
 	return change(read(v))
 }
 
+// TitleAndDescription reads the title and the description of an update of a
+// titled item (a task, a risk, an action item), title first, as InProject
+// reads them for a create: the title cannot be cleared, null clears the
+// description, and a value given passes the resource's own check.
+func TitleAndDescription(
+	has func(string) bool,
+	title, desc *string,
+	checkTitle func(string) (string, error),
+	checkDesc func(*string) error,
+) (*string, **string, error) {
+	t, err := Given(has, "title", title, checkTitle)
+	if err != nil {
+		return t, nil, err
+	}
+	d, err := Nullable(has, "description", desc, Checked(checkDesc))
+	return t, d, err
+}
+
 func change[U any](u U, err error) (*U, error) {
 	if err != nil {
 		return nil, err

@@ -111,6 +111,31 @@ func TestGivenAndNullableTellAbsentNullAndValue(t *testing.T) {
 	check(t, "malformed owner", err, false, "ownerId")
 }
 
+// TestTitleAndDescriptionReadsAnUpdatesTwoTexts: absent is no change, a null
+// title is refused, a null description clears it, and the title's error comes
+// first.
+func TestTitleAndDescriptionReadsAnUpdatesTwoTexts(t *testing.T) {
+	t.Parallel()
+	has := validatetest.Has
+	title := func(s string) (string, error) { return Title(s, 5) }
+	desc := func(d *string) error { return Description(d, 3) }
+	v := func(s string) *string { return &s }
+
+	if ti, d, err := TitleAndDescription(has(), nil, nil, title, desc); ti != nil || d != nil || err != nil {
+		t.Errorf("absent: %v %v %v; want no change", ti, d, err)
+	}
+	_, _, err := TitleAndDescription(has("title"), nil, nil, title, desc)
+	check(t, "null title", err, false, "title")
+	_, _, err = TitleAndDescription(has("title", "description"), v("abcdef"), v("long"), title, desc)
+	check(t, "bad title and description", err, false, "title")
+	_, _, err = TitleAndDescription(has("title", "description"), v("ab"), v("long"), title, desc)
+	check(t, "bad description", err, false, "description")
+	ti, d, err := TitleAndDescription(has("title", "description"), v(" ab "), nil, title, desc)
+	if err != nil || ti == nil || *ti != "ab" || d == nil || *d != nil {
+		t.Errorf("title and null description: %v %v %v; want the trimmed title and a change to null", ti, d, err)
+	}
+}
+
 func TestRequired(t *testing.T) {
 	t.Parallel()
 	check(t, "given", Required("taskId", "tsk_x"), true, "")
