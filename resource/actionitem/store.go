@@ -36,23 +36,17 @@ func scan(row pgx.Row) (Item, error) {
 	return i, storekit.Found(err, "action item")
 }
 
+const getSQL = "select " + columns + " from action_items a where a.workspace_id = $1 and a.id = $2"
+
+// getTx reads an item for a change, holding its row until the transaction
+// ends.
 func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
-	return scan(
-		tx.QueryRow(ctx, "select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2 for update", ws, id),
-	)
+	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
 }
 
 // Get returns one action item.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
-	return storekit.Get(
-		ctx,
-		shard,
-		ws,
-		scan,
-		"select "+columns+" from action_items a where a.workspace_id = $1 and a.id = $2",
-		ws,
-		id,
-	)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
 }
 
 // Filter selects action items for a list.

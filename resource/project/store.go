@@ -64,8 +64,10 @@ func scan(row pgx.Row) (Project, error) {
 	return p, nil
 }
 
+const getSQL = "select " + columns + " from projects p where p.workspace_id = $1 and p.id = $2"
+
 func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (Project, error) {
-	sql := "select " + columns + " from projects p where p.workspace_id = $1 and p.id = $2"
+	sql := getSQL
 	if lock {
 		sql += " for update"
 	}
@@ -74,15 +76,7 @@ func get(ctx context.Context, q storekit.Querier, ws, id uuid.UUID, lock bool) (
 
 // Get returns one project.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Project, error) {
-	return storekit.Get(
-		ctx,
-		shard,
-		ws,
-		scan,
-		"select "+columns+" from projects p where p.workspace_id = $1 and p.id = $2",
-		ws,
-		id,
-	)
+	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
 }
 
 // Filter selects projects for a list.

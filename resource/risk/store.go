@@ -49,13 +49,11 @@ func scan(row pgx.Row) (Risk, error) {
 	return r, storekit.Found(err, "risk")
 }
 
-func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
-	return scan(
-		tx.QueryRow(ctx, "select "+columns+" from risks r where r.workspace_id = $1 and r.id = $2 for update", ws, id),
-	)
-}
-
 const getSQL = "select " + columns + " from risks r where r.workspace_id = $1 and r.id = $2"
+
+func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
+	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
+}
 
 // Get returns one risk.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {

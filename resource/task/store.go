@@ -50,15 +50,12 @@ func scan(row pgx.Row) (Task, error) {
 	return t, storekit.Found(err, "task")
 }
 
+const getSQL = "select " + columns + " from tasks t where t.workspace_id = $1 and t.id = $2"
+
 // lock reads a task for a change, holding its row until the transaction ends.
 func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
-	t, err := scan(
-		tx.QueryRow(ctx, "select "+columns+" from tasks t where t.workspace_id = $1 and t.id = $2 for update", ws, id),
-	)
-	return t, err
+	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
 }
-
-const getSQL = "select " + columns + " from tasks t where t.workspace_id = $1 and t.id = $2"
 
 // Get returns one task.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
