@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/valyala/fasthttp"
-
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/observability"
 )
@@ -26,25 +24,8 @@ func BenchmarkRequestFixedCost(b *testing.B) {
 	env := apitest.New(b, asServe(b))
 	tn := env.NewTenant(b)
 	handler := env.App.Handler()
-	run := func(b *testing.B, path string, keyed bool, want int) {
-		var ctx fasthttp.RequestCtx
-		measure(b, func() []byte {
-			ctx.Request.Reset()
-			ctx.Response.Reset()
-			ctx.Request.SetRequestURI(path)
-			if keyed {
-				ctx.Request.Header.Set("Authorization", tn.Key)
-				ctx.Request.Header.Set("X-Client-ID", tn.ClientID)
-			}
-			handler(&ctx)
-			if ctx.Response.StatusCode() != want {
-				b.Fatalf("%d %s", ctx.Response.StatusCode(), ctx.Response.Body())
-			}
-			return ctx.Response.Body()
-		})
-	}
-	b.Run("healthz", func(b *testing.B) { run(b, "/healthz", false, 200) })
-	b.Run("keyed", func(b *testing.B) { run(b, apitest.TaskBase+"list?limit=abc", true, 400) })
+	b.Run("healthz", func(b *testing.B) { measureHandler(b, handler, "/healthz", nil, 200) })
+	b.Run("keyed", func(b *testing.B) { measureHandler(b, handler, apitest.TaskBase+"list?limit=abc", tn, 400) })
 }
 
 // asServe configures an app for a benchmark as pmapi serve runs: no rate
