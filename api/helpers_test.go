@@ -17,6 +17,15 @@ func newConsole(t *testing.T, env *apitest.Env) console {
 	return console{env: env, workspace: createWorkspace(t, env, t.Name())}
 }
 
+// consoleWithApp is a console of a fresh workspace on the package's shared
+// app, and an app of it with scopes.
+func consoleWithApp(t *testing.T, scopes ...string) (*apitest.Env, console, app) {
+	t.Helper()
+	env := apitest.Shared(t)
+	c := newConsole(t, env)
+	return env, c, c.createApp(t, scopes...)
+}
+
 // do sends a console (session) request.
 func (c console) do(t *testing.T, method, path string, body any) *apitest.Response {
 	t.Helper()

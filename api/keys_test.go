@@ -59,9 +59,7 @@ func TestSecretsAppearOnce(t *testing.T) {
 
 func TestCredentialErrors(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	c := newConsole(t, env)
-	a := c.createApp(t, "tasks:read")
+	env, c, a := consoleWithApp(t, "tasks:read")
 	other := c.createApp(t, "tasks:read")
 	good := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
 	revoked := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
@@ -124,9 +122,7 @@ func validLookingKey() string {
 
 func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	c := newConsole(t, env)
-	a := c.createApp(t, "tasks:read")
+	_, c, a := consoleWithApp(t, "tasks:read")
 	r := c.do(
 		t,
 		"POST",
@@ -152,9 +148,7 @@ func TestKeyScopesMustBeASubsetOfTheApps(t *testing.T) {
 
 func TestEffectiveScopesFollowTheApp(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	c := newConsole(t, env)
-	a := c.createApp(t, "tasks:read", "projects:read")
+	env, c, a := consoleWithApp(t, "tasks:read", "projects:read")
 	k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read", "projects:read"}})
 	if got := strings.Join(apitest.Strings(me(t, env, a.ClientID, k.Value).Data()["scopes"]),
 		","); got != "projects:read,tasks:read" {
@@ -207,9 +201,7 @@ func TestRevocationIsImmediateOnBothInstances(t *testing.T) {
 
 func TestRegenerate(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	c := newConsole(t, env)
-	a := c.createApp(t, "tasks:read")
+	env, c, a := consoleWithApp(t, "tasks:read")
 
 	t.Run("without grace the old value stops at once", func(t *testing.T) {
 		k := c.createKey(t, a, map[string]any{"scopes": []string{"tasks:read"}})
@@ -253,9 +245,7 @@ func TestRegenerate(t *testing.T) {
 
 func TestRenewAndExpiry(t *testing.T) {
 	t.Parallel()
-	env := apitest.Shared(t)
-	c := newConsole(t, env)
-	a := c.createApp(t, "tasks:read")
+	env, c, a := consoleWithApp(t, "tasks:read")
 	k := c.createKey(
 		t,
 		a,
