@@ -17,34 +17,31 @@ import (
 func TestInviteUserKeepsTheDirectoryOfPeople(t *testing.T) {
 	ctx := context.Background()
 	dir, shard := testdb.Directory(t)
-	a, err := dir.Create(ctx, "A", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := dir.Create(ctx, "B", "")
-	if err != nil {
-		t.Fatal(err)
-	}
 	email := "Grace." + pmapi.RandomBase62(8) + "@Example.com"
-	for _, ws := range []uuid.UUID{a.ID, b.ID} {
-		if _, err := InviteUser(ctx, dir, shard, ws, email, "Grace"); err != nil {
+	var invited []uuid.UUID // by workspaces A and B
+	for _, name := range []string{"A", "B"} {
+		w, err := dir.Create(ctx, name, "")
+		if err != nil {
 			t.Fatal(err)
 		}
+		if _, err := InviteUser(ctx, dir, shard, w.ID, email, "Grace"); err != nil {
+			t.Fatal(err)
+		}
+		invited = append(invited, w.ID)
 	}
-	if _, err := InviteUser(ctx, dir, shard, a.ID, email, "Grace"); pmapi.ErrorCode(err) != pmapi.CodeConflict {
+	a := invited[0]
+	if _, err := InviteUser(ctx, dir, shard, a, email, "Grace"); pmapi.ErrorCode(err) != pmapi.CodeConflict {
 		t.Errorf("invited twice: %v", err)
 	}
-	if _, err := InviteUser(ctx, dir, shard, a.ID, "not an address", "Grace"); pmapi.ErrorCode(
-		err,
-	) != pmapi.CodeValidation {
+	if _, err := InviteUser(ctx, dir, shard, a, "not an address", "Grace"); pmapi.ErrorCode(err) != pmapi.CodeValidation {
 		t.Errorf("a bad address: %v", err)
 	}
 	got, err := WorkspacesOfEmail(ctx, dir, "grace."+email[6:])
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []uuid.UUID{a.ID, b.ID}; !slices.Equal(got, want) {
-		t.Errorf("workspaces of %s: %v, want %v", email, got, want)
+	if !slices.Equal(got, invited) {
+		t.Errorf("workspaces of %s: %v, want %v", email, got, invited)
 	}
 	if none, err := WorkspacesOfEmail(ctx, dir, "nobody@example.com"); err != nil || len(none) != 0 {
 		t.Errorf("an unknown email: %v %v", none, err)
