@@ -12,14 +12,13 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/pmapi/pmapi/internal/testkit/testdb"
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
 func TestMain(m *testing.M) {
 	// The parallel tests wait on the database and on timers (OAuth polling
-	// intervals, token lifetimes) far more than they compute.
-	testdb.WaitingTests(8)
-	code := testdb.Run(m)
+	// intervals, token lifetimes) far more than they compute (apitest.Run).
+	code := apitest.Run(m)
 	if code == 0 {
 		code = checkScrapeAfterTraffic()
 	}
