@@ -11,7 +11,7 @@ import (
 // Code is one of the closed set of error codes of the public contract.
 type Code string
 
-// The codes of docs/decisions.md plus WORKSPACE_SUSPENDED. The HTTP status of
+// The codes of docs/decisions/envelope-and-errors.md plus WORKSPACE_SUSPENDED. The HTTP status of
 // each is decided in one place, the api package's status table.
 const (
 	CodeValidation         Code = "VALIDATION_FAILED"

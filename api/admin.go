@@ -324,7 +324,7 @@ func (s *Server) adminIssueSession(c *fiber.Ctx) error {
 
 // RateLimitRequest sets or clears an app's per-key rate limit. The field has
 // the name the app's view gives it; perMinute, its name in 0.1.0, is still
-// taken (docs/decisions.md, Operator admin API).
+// taken (docs/decisions/admin.md).
 type RateLimitRequest struct {
 	RateLimitPerMinute *int `json:"rateLimitPerMinute,omitempty" doc:"Requests per minute per credential of the app; null or absent restores the server default"`
 	PerMinute          *int `json:"perMinute,omitempty" deprecated:"true" doc:"Deprecated: the earlier name of rateLimitPerMinute, still accepted"`

@@ -24,8 +24,8 @@ const MaxBatch = 100
 const codeNotApplied = "NOT_APPLIED"
 
 // Batch is one resource's batch route for the one batch engine: every batch
-// answers in the same shape and fails the same way (docs/decisions.md, Tasks:
-// Batch). Op is the resource's validated operation and T what one operation
+// answers in the same shape and fails the same way
+// (docs/decisions/tasks-risks-notes.md). Op is the resource's validated operation and T what one operation
 // gives; the store runs them and owns the transactions.
 type Batch[Op, T any] struct {
 	// Kinds are the values of each operation's `op`.

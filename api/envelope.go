@@ -63,7 +63,7 @@ func DetailRow(c *fiber.Ctx, id uuid.UUID,
 // limit+1 rows, that writes its rows' JSON into rows itself
 // (storekit.ListJSON). The page goes from PostgreSQL's wire values into one
 // pooled buffer, with no Go value made of a row and no reflection, and the
-// document still describes the view (docs/decisions.md, Reads). A row past
+// document still describes the view (docs/decisions/reads.md). A row past
 // limit is cut off and names the next page's cursor.
 func ListRows[F any](c *fiber.Ctx, list string, limit int, f F,
 	read func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f F, rows *jsonw.Rows) error) error {

@@ -19,7 +19,7 @@ const (
 
 var saneIdempotencyKey = regexp.MustCompile(`^[\x21-\x7e]{1,255}$`)
 
-// idempotent honours Idempotency-Key on create operations (docs/decisions.md,
+// idempotent honours Idempotency-Key on create operations (docs/decisions/apps-and-keys.md,
 // as Stripe and the IETF idempotency-key draft): same key and body replay the
 // first response, another body is 422, a request still running is 409. For a
 // create whose answer holds a secret (secretField), only the created id is

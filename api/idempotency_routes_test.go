@@ -8,7 +8,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-// TestEveryCreateHonoursIdempotencyKey holds the rule of docs/decisions.md
+// TestEveryCreateHonoursIdempotencyKey holds the rule of docs/decisions/apps-and-keys.md
 // for every POST that creates something (an operation named create..., add...
 // or batch... answering 201): it accepts Idempotency-Key. A new create route
 // without the flag fails here.

@@ -15,8 +15,8 @@ import (
 // through the Fiber app's handler as pmapi serve runs it: the middleware, the
 // key, the store's one round trip, the page's JSON, the access line into
 // serve's logger. No network, so ns/op is the server's own work plus waiting
-// for PostgreSQL, and allocs/op is all the server's (docs/decisions.md,
-// Reads):
+// for PostgreSQL, and allocs/op is all the server's
+// (docs/decisions/reads.md):
 //
 //	bin/pmapi devdb exec -- go test -run '^$' -bench TaskListRequest -benchmem ./api/
 func BenchmarkTaskListRequest(b *testing.B) {

@@ -93,7 +93,7 @@ func accessLog(log *slog.Logger) fiber.Handler {
 		code, _ := c.Locals(localErrorCode).(string)
 		observeRequest(route, c.Method(), status, code, elapsed.Seconds())
 		// Typed attributes, not key-value pairs: the same line without boxing
-		// each value (docs/decisions.md, Reads).
+		// each value (docs/decisions/reads.md).
 		var buf [8]slog.Attr
 		attrs := append(buf[:0],
 			slog.String("requestId", requestID(c)),
@@ -119,7 +119,7 @@ func accessLog(log *slog.Logger) fiber.Handler {
 // logRequest writes the access line. Into the JSON logger pmapi serve makes,
 // it writes the line itself (observability.JSONLine, the same bytes as
 // slog's), which costs about a fifth of slog's walk over the attributes
-// (BenchmarkRequestFixedCost; docs/decisions.md, Reads); any other logger,
+// (BenchmarkRequestFixedCost; docs/decisions/reads.md); any other logger,
 // or a value slog would escape, takes slog's way.
 func logRequest(ctx context.Context, log *slog.Logger, attrs []slog.Attr) {
 	if lw, ok := log.Handler().(observability.LineWriter); ok && lw.Enabled(ctx, slog.LevelInfo) {

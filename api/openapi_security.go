@@ -19,7 +19,7 @@ const (
 // deviceFlowKey holds the device authorization flow in the oauth2 scheme's
 // flows. OpenAPI 3.0 and 3.1 have no flow object for RFC 8628; 3.2 added
 // `deviceAuthorization` with these very fields, which code generators and
-// linters of 3.0 do not know yet (docs/decisions.md, The OpenAPI document).
+// linters of 3.0 do not know yet (docs/decisions/openapi.md).
 const deviceFlowKey = "x-deviceAuthorization"
 
 func securitySchemes(scopes []string) openapi3.SecuritySchemes {

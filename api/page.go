@@ -11,8 +11,8 @@ import (
 )
 
 // Pages of lists: the client asks for limit items and gets nextCursor, an
-// opaque token naming the list and the last key served (docs/decisions.md,
-// Pages). Stores are asked for limit+1 rows, so a full page tells whether
+// opaque token naming the list and the last key served
+// (docs/decisions/pages.md). Stores are asked for limit+1 rows, so a full page tells whether
 // another follows.
 
 // PageOf is a page of a list: at most the limit asked for and the cursor of

@@ -16,8 +16,8 @@ import (
 // "keyed" adds the key check and the rate limit, ending in a 400 decided
 // before any SQL, so no PostgreSQL time is in either. The access line goes
 // through pmapi serve's own logger and buffer (to io.Discard), not the test
-// harness's growing buffer, whose copying would dominate (docs/decisions.md,
-// Reads):
+// harness's growing buffer, whose copying would dominate
+// (docs/decisions/reads.md):
 //
 //	bin/pmapi devdb exec -- go test -run '^$' -bench RequestFixedCost -benchmem ./api/
 func BenchmarkRequestFixedCost(b *testing.B) {

@@ -7,7 +7,7 @@ import (
 )
 
 // newRequestID makes the id of a request that brought none: "req_" and 20
-// base62 characters (docs/decisions.md, Envelope and errors), about 119
+// base62 characters (docs/decisions/envelope-and-errors.md), about 119
 // random bits. They come from the runtime's ChaCha8 generator (math/rand/v2's
 // global source: seeded from the OS, per thread, no lock), not crypto/rand's
 // getrandom: a request id is neither a secret nor a credential, only unique,

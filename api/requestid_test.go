@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// The id a server makes keeps its documented shape (docs/decisions.md:
+// The id a server makes keeps its documented shape (docs/decisions/envelope-and-errors.md:
 // "req_" and 20 base62), uses the whole alphabet and does not repeat.
 func TestNewRequestIDShape(t *testing.T) {
 	shape := regexp.MustCompile(`^req_[0-9A-Za-z]{20}$`)

@@ -79,7 +79,7 @@ func TestDatesOutsideYears1To9999(t *testing.T) {
 
 // TestBodyMustBeDeclaredJSON: a body declared as anything but JSON is 415
 // and not read; application/json with parameters, +json types and a body
-// without a Content-Type are read as JSON (docs/decisions.md).
+// without a Content-Type are read as JSON (docs/decisions/envelope-and-errors.md).
 func TestBodyMustBeDeclaredJSON(t *testing.T) {
 	t.Parallel()
 	tn := apitest.NewTenant(t)

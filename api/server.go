@@ -129,7 +129,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		DisableStartupMessage: true,
 		// goccy/go-json writes what encoding/json does, byte for byte
 		// (TestEncodersAgree), in about 60 % of its CPU on a 50-task page
-		// (BenchmarkEncodeListPage; docs/decisions.md, Reads).
+		// (BenchmarkEncodeListPage; docs/decisions/reads.md).
 		JSONEncoder:  gojson.Marshal,
 		ReadTimeout:  readTimeout,
 		WriteTimeout: 30 * time.Second,
@@ -137,8 +137,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		// A 50-task page (about 25 KB) fits, so headers and body leave in one
 		// write(2), not Fiber's default 4 KiB then the rest: about 3 µs less a
 		// page (BenchmarkResponseWrite) for 28 KiB more heap per open
-		// keep-alive connection (BenchmarkConnectionMemory; docs/decisions.md,
-		// Reads).
+		// keep-alive connection (BenchmarkConnectionMemory; docs/decisions/reads.md).
 		WriteBufferSize: 32 << 10,
 		// Fiber believes every peer's X-Forwarded-* unless told whom to trust.
 		EnableTrustedProxyCheck: true,

@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 )
 
-// specActionItemAndRRCAOperations are the 26 operations of docs/decisions.md's action-item and RRCA sections
+// specActionItemAndRRCAOperations are the 26 operations of docs/decisions/action-items.md and rrca.md
 // (action items and RRCA), each with the test that drives it through the app
 // (every answer validated against the document) and whether it takes a body.
 var specActionItemAndRRCAOperations = []struct {

@@ -64,7 +64,7 @@ func hex4(doc []byte, at int) (rune, bool) {
 // jsonContentType refuses a body declared as something other than JSON:
 // application/json or any +json type (RFC 6839). A body without a
 // Content-Type is read as JSON: Go's http.NewRequest and several other
-// clients send none for a raw body (docs/decisions.md).
+// clients send none for a raw body (docs/decisions/envelope-and-errors.md).
 func jsonContentType(c *fiber.Ctx) error {
 	declared := c.Get(fiber.HeaderContentType)
 	if declared == "" {

@@ -16,7 +16,7 @@ import (
 // BenchmarkResponseWrite is how fasthttp writes an answer (headers and body
 // through a bufio.Writer of Fiber's WriteBufferSize) to a loopback socket: a
 // 4 KiB buffer sends a 50-task page (about 25 KB) in two write(2) calls, 32
-// KiB in one (docs/decisions.md, Reads; the server's own CPU per answer):
+// KiB in one (docs/decisions/reads.md; the server's own CPU per answer):
 //
 //	go test -run '^$' -bench ResponseWrite -benchmem ./api/
 func BenchmarkResponseWrite(b *testing.B) {

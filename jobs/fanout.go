@@ -12,7 +12,7 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// FanoutWorker delivers a transaction's events (docs/decisions.md, Webhooks):
+// FanoutWorker delivers a transaction's events (docs/decisions/webhooks.md):
 // it reads them with the workspace's subscriptions, sends each delivery it may
 // right away (in parallel across subscriptions, in event order within one),
 // and then writes every delivery with its outcome, the attempts and the

@@ -26,7 +26,7 @@ func unclassified(ctx context.Context, q interface {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// TestEveryTableHasACitusClass is docs/decisions.md's (SQL that runs on Citus) rule that each table is
+// TestEveryTableHasACitusClass is docs/decisions/tenancy-and-citus.md's rule that each table is
 // reference, distributed or coordinator-local, checked from the catalog so a
 // table that a future migration forgets to place fails here.
 func TestEveryTableHasACitusClass(t *testing.T) {

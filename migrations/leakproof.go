@@ -14,7 +14,7 @@ import (
 // cannot reveal a row the policy hides, through an error say); these are not
 // marked so, and without the mark every search reads the workspace's whole
 // table. None of them raises an error that depends on a row's text
-// (docs/decisions.md). Only a superuser may mark a function, so the migrations
+// (docs/decisions/search.md). Only a superuser may mark a function, so the migrations
 // cannot: MarkSearchLeakproof does it when it may, and operators whose
 // migration role is not a superuser run these once per database, on every node
 // (docs/operations.md).

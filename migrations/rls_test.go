@@ -50,7 +50,7 @@ func tenantTables(t *testing.T, pool *pgxpool.Pool) []string {
 	return names
 }
 
-// TestEveryTenantTableIsShapedForTenancy is the schema rule of docs/decisions.md,
+// TestEveryTenantTableIsShapedForTenancy is the schema rule of docs/decisions/tenancy-and-citus.md,
 // checked from the catalog so a table added later cannot skip it.
 func TestEveryTenantTableIsShapedForTenancy(t *testing.T) {
 	ctx := context.Background()

@@ -14,7 +14,7 @@ import (
 // slog's records it takes whole lines a JSONLine wrote in the same format,
 // for the access log: slog's handler spent about 1 µs a request on its
 // attribute walk and json.Marshal of the latency, of a list page's 60 to 80
-// µs (docs/decisions.md, Reads).
+// µs (docs/decisions/reads.md).
 type LineWriter interface {
 	slog.Handler
 	WriteLine(line []byte) error

@@ -9,7 +9,7 @@ import (
 // LineBuffer gathers the access log's lines and writes them to w together,
 // every interval or once 32 KiB are waiting, where a line per request cost
 // one write(2) per request (about 2 µs of `pmapi serve`'s CPU and a wakeup of
-// the reader on a pipe; docs/decisions.md, Reads). Other lines go through
+// the reader on a pipe; docs/decisions/reads.md). Other lines go through
 // it unbuffered (Write), after whatever is waiting, so the order holds. The
 // price: a crash that skips Close (SIGKILL, an OOM kill, a fatal runtime
 // error) loses up to interval's access lines (docs/operations.md).

@@ -30,7 +30,7 @@ func PoolConfig(url string) (*pgxpool.Config, error) {
 // readBufferSize is what one read(2) from PostgreSQL may bring. pgx reads
 // into 8 KiB, so a list page (12 to 25 KB on the wire for 50 tasks) took
 // two or three reads; behind this buffer it takes one when the page has
-// arrived, for a copy of it (docs/decisions.md, Reads). A pool of 20
+// arrived, for a copy of it (docs/decisions/reads.md). A pool of 20
 // connections holds 1.25 MiB of them.
 const readBufferSize = 64 << 10
 

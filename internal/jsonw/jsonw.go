@@ -1,9 +1,9 @@
 // Package jsonw appends JSON values to a byte slice exactly as encoding/json
 // writes them (HTML-safe strings, RFC 3339 times with trimmed nanoseconds,
 // null for nil pointers), for the rows written straight from PostgreSQL's
-// wire values on the hot read paths (storekit.RowJSON; docs/decisions.md,
-// Reads): no reflection, no MarshalJSON call per time value, no allocation
-// beyond the slice's growth.
+// wire values on the hot read paths (storekit.RowJSON;
+// docs/decisions/reads.md): no reflection, no MarshalJSON call per time value,
+// no allocation beyond the slice's growth.
 package jsonw
 
 import (

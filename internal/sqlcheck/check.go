@@ -1,6 +1,6 @@
 // Package sqlcheck checks statement text against the rules that let pmapi's SQL
 // run on Citus, where every tenant table is distributed by workspace_id
-// (docs/decisions.md, "SQL that runs on Citus"). It is a light tokenizer that
+// (docs/decisions/tenancy-and-citus.md). It is a light tokenizer that
 // understands parentheses, subqueries, CASE ... END and function calls; not a
 // full SQL parser, so it checks the shapes pmapi writes and says so when a
 // statement is beyond it.

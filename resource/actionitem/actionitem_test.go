@@ -7,7 +7,7 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
-// moves is the status table of docs/decisions.md (Action items), written out
+// moves is the status table of docs/decisions/action-items.md, written out
 // independently of the code.
 var moves = map[[2]string]bool{
 	{Open, InProgress}: true, {Open, Done}: true, {Open, Cancelled}: true,

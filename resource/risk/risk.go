@@ -1,6 +1,6 @@
 // Package risk is the risk resource: a project's issue-tracker entries (heavier
 // than a task, lighter than an action item) with their status machine
-// (docs/decisions.md, Risks and notes), JSON views, SQL and routes (http.go).
+// (docs/decisions/tasks-risks-notes.md), JSON views, SQL and routes (http.go).
 package risk
 
 import (

@@ -6,7 +6,7 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
-// TestTransitionTable tries all 9 pairs against the risk status table of docs/decisions.md,
+// TestTransitionTable tries all 9 pairs against the risk status table of docs/decisions/tasks-risks-notes.md,
 // written out here independently of the code, with no database.
 func TestTransitionTable(t *testing.T) {
 	table := map[[2]string]bool{

@@ -20,7 +20,7 @@ var pathTo = map[string][]string{
 
 var taskStatuses = []string{"TODO", "IN_PROGRESS", "BLOCKED", "REVIEW", "DONE"}
 
-// allowedMoves is the status table of docs/decisions.md, written out independently of the code.
+// allowedMoves is the status table of docs/decisions/tasks-risks-notes.md, written out independently of the code.
 var allowedMoves = map[string][]string{
 	"TODO":        {"IN_PROGRESS", "BLOCKED", "DONE"},
 	"IN_PROGRESS": {"REVIEW", "BLOCKED", "TODO"},

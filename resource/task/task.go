@@ -1,5 +1,5 @@
 // Package task is the task resource: a project's work items with the status
-// machine of docs/decisions.md (Tasks), their JSON views, their SQL and
+// machine of docs/decisions/tasks-risks-notes.md, their JSON views, their SQL and
 // their routes (http.go).
 package task
 
@@ -27,7 +27,7 @@ const (
 // Statuses lists every status in the order of the spec's table.
 var Statuses = []string{Todo, InProgress, Blocked, Review, Done}
 
-// transitions is the status table of docs/decisions.md. A move to the same status is not in
+// transitions is the status table of docs/decisions/tasks-risks-notes.md. A move to the same status is not in
 // it, so it is refused like any other move outside the table.
 var transitions = validate.Moves{What: "a task", Statuses: Statuses, Next: map[string][]string{
 	Todo:       {InProgress, Blocked, Done},

@@ -9,7 +9,7 @@ import (
 	"github.com/pmapi/pmapi/resource/internal/validate/validatetest"
 )
 
-// table is docs/decisions.md written out as the 25 from/to pairs, independently of
+// table is docs/decisions/tasks-risks-notes.md written out as the 25 from/to pairs, independently of
 // the transitions map it checks.
 var table = map[[2]string]bool{
 	{Todo, InProgress}: true, {Todo, Blocked}: true, {Todo, Done}: true,

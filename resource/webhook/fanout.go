@@ -278,8 +278,8 @@ func earliest(a, b *time.Time) *time.Time {
 // of commits) loses nothing that is not done again: the events are still in
 // the outbox, and the job, which River completes in a later, durable commit,
 // runs again or the sweeper queues them anew; their receivers may see those
-// deliveries twice, which at-least-once delivery allows (docs/decisions.md,
-// "A fan-out's record commits without waiting for the disk"). The wait is a
+// deliveries twice, which at-least-once delivery allows
+// (docs/decisions/webhook-outbox.md). The wait is a
 // disk flush a delivery, about a tenth of PostgreSQL's CPU for one
 // (docs/performance.md).
 var recordSettings = []tenant.LocalSetting{KeyLookups, tenant.MustLocalSetting("synchronous_commit", "off")}

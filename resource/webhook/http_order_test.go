@@ -34,7 +34,7 @@ func bodies(t *testing.T, rcv *apitest.Receiver) []body {
 }
 
 // TestATransactionsEventsArriveInOrder: the events of one transaction reach a
-// subscription in the order docs/decisions.md gives (a risk's status move:
+// subscription in the order docs/decisions/webhooks.md gives (a risk's status move:
 // status_changed, resolved, updated; a project delete: every child's deleted
 // event, then project.deleted), and sorting by (occurredAt, eventId), as
 // docs/webhooks.md tells receivers to, gives the same order.

@@ -67,7 +67,7 @@ func (st Store) LoadFanout(
 
 // The outbox's statements name one event each by its whole primary key, one
 // statement per event, in batches that turn sequential scans off for their
-// transaction (docs/decisions.md, "The webhook outbox's plans"). The table is
+// transaction (docs/decisions/webhook-outbox.md). The table is
 // nearly empty after every vacuum and full of dead rows between two, and pgx's
 // prepared statements run PostgreSQL's cached generic plan after five calls
 // on a connection, made with the statistics of that moment: for a list of ids

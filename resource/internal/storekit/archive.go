@@ -13,7 +13,7 @@ import (
 
 // Archival is how a resource archives and restores its rows: archiving
 // stamps archived_at once, and repeating either changes and emits nothing
-// (docs/decisions.md).
+// (docs/decisions/tenancy-and-citus.md).
 type Archival[T any] struct {
 	// Noun names the events: "task" emits task.archived and task.restored,
 	// each carrying View of the row.

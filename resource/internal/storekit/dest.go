@@ -13,7 +13,7 @@ import (
 // destination (a nullable column into a pointer field) costs pgx a
 // reflect.New and a reflective set per value, about a tenth of the CPU of a
 // 50-row page; these set the pointer themselves (nil for NULL) from pgx's
-// typed scanner interfaces (docs/decisions.md, Reads).
+// typed scanner interfaces (docs/decisions/reads.md).
 
 // NullString is the destination of a nullable text column in *p.
 func NullString(p **string) any { return nullString{p} }

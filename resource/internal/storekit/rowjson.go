@@ -19,7 +19,7 @@ import (
 // values (binary uuids, integers and timestamps, text as it is), byte for
 // byte what encoding/json writes for the view (rowjsontest.Same checks
 // it): no Go value is made of a column, so a row costs neither an allocation
-// nor pgx's scan machinery (docs/decisions.md, Reads). Its columns are the
+// nor pgx's scan machinery (docs/decisions/reads.md). Its columns are the
 // view's members in the view's order; each names the result column it reads,
 // and a result whose columns differ in name, type or format is an error, not
 // a wrong page.

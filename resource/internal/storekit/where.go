@@ -11,7 +11,7 @@ import (
 // Where is the WHERE clause of a list query and its arguments. It always
 // starts with the workspace, `<alias>.workspace_id = $1`: row-level security
 // is the safety net, the explicit predicate is what uses the indexes and what
-// lets Citus route the query to one shard (docs/decisions.md).
+// lets Citus route the query to one shard (docs/decisions/tenancy-and-citus.md).
 type Where struct {
 	alias string
 	conds []string

@@ -11,7 +11,7 @@ import (
 )
 
 // Transitions tries every move between statuses against table, a status
-// table of docs/decisions.md written out in the test independently of the
+// table of docs/decisions (tasks, risks, action items) written out in the test independently of the
 // code: a move in it passes check, any other is INVALID_TRANSITION naming the
 // move and exactly the table's moves from there, and a status outside
 // statuses is VALIDATION_FAILED naming status. It returns how many moves it
