@@ -22,6 +22,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -102,10 +103,22 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	rcv := apitest.NewReceiver(t)
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := apitest.Reaching(t, rcv, true, func(d *apitest.Config) {
+	// A pool of the test's own: its shard's node pools, and what they are
+	// sent, are then this test's alone.
+	pool, err := tenant.Connect(ctx, testdb.Database(t).AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, err := webhook.NewSender(true, rcv.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.NewRoutedOnPool(t, pool, func(d *apitest.Config) {
+		d.WebhookAllowLoopback, d.WebhookSender = true, sender
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
+	t.Cleanup(pool.Close)
 	env.StartWorkers(t)
 	tn := env.NewTenant(t)
 	neighbour := env.NewTenant(t)
@@ -290,6 +303,35 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	})
 	t.Logf("%d writes and %d reads during isolate (%v) and move (%v) from %s to %s; %d answers 503 (retried)",
 		len(acked), reads, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), from, to, unavailable)
+
+	// The workspace's requests now go to the new node, where its shards are:
+	// the move's announcement reached the server's listener.
+	shard := env.Directory.Shards().Default
+	apitest.Eventually(t, 5*time.Second, "the workspace routed to "+to, func() bool {
+		n := shard.NodeOf(ctx, ws)
+		return n != nil && n.Addr == to
+	})
+	sent := func() map[string]int64 {
+		out := map[string]int64{}
+		for _, n := range shard.Nodes() {
+			out[n.Addr] = n.Sent()
+		}
+		return out
+	}
+	before := sent()
+	const calls = 20
+	for range calls {
+		if r := tn.Do(t, "GET", "/openapi/v1/resource/project/detail?id="+url.QueryEscape(prj), nil); r.Status != 200 {
+			t.Fatalf("read after the move: %d %s", r.Status, r.Raw)
+		}
+	}
+	after := sent()
+	if got := after[to] - before[to]; got < calls {
+		t.Errorf("%d reads after the move sent %d calls to the new node %s, want %d at least", calls, got, to, calls)
+	}
+	if got := after[from] - before[from]; got != 0 {
+		t.Errorf("%d calls went to the old node %s after the move", got, from)
+	}
 }
 
 // tasksOnNode reads a tasks shard directly on one Citus node, as the superuser.

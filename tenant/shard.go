@@ -11,11 +11,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Shard is one ordinary PostgreSQL database holding whole workspaces.
+// Shard is one ordinary PostgreSQL database holding whole workspaces, or one
+// Citus cluster (its coordinator's database) whose workspaces Route sends to
+// the nodes that hold them.
 type Shard struct {
 	Name string
-	Pool *pgxpool.Pool
-	mode SettingMode
+	// Pool is the shard's own: the PostgreSQL server, or the Citus
+	// coordinator (the directory, River's periodic jobs, DDL).
+	Pool   *pgxpool.Pool
+	mode   SettingMode
+	router *router
 }
 
 // NewShard wraps a pool connected as the server's role.
@@ -47,6 +52,7 @@ func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalS
 		if !moved {
 			return DBError(err)
 		}
+		s.forget(workspace)
 		if delivered || attempt == maxTxAttempts {
 			return errMoving(err)
 		}
@@ -92,7 +98,7 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetti
 	if s.mode == SetLocal {
 		b.Queue("commit")
 	}
-	return delivered, s.Pool.SendBatch(ctx, b).Close()
+	return delivered, s.pool(ctx, workspace).SendBatch(ctx, b).Close()
 }
 
 // Batch is Read for writes whose statements need no Go between them: the
@@ -128,8 +134,12 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 	for attempt := 1; ; attempt++ {
 		err := s.tx(ctx, workspace, fn)
 		code, retry := retryable(err)
+		_, moved := movedCode(err)
+		if moved {
+			s.forget(workspace)
+		}
 		if !retry || attempt == maxTxAttempts {
-			if _, moved := movedCode(err); moved {
+			if moved {
 				return errMoving(err)
 			}
 			return DBError(err)
@@ -145,7 +155,7 @@ func (s *Shard) tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{})
 	s.mode.queueSetting(b, workspace)
-	br := s.Pool.SendBatch(ctx, b)
+	br := s.pool(ctx, workspace).SendBatch(ctx, b)
 	if err := br.Close(); err != nil {
 		if tx := br.Tx(); tx != nil {
 			_ = tx.Rollback(ctx)
@@ -214,9 +224,10 @@ func (m *Shards) All() []*Shard {
 	return out
 }
 
-// Close closes every shard's pool.
+// Close closes every shard's pool, and a routed shard's node pools.
 func (m *Shards) Close() {
 	for _, s := range m.byName {
+		s.StopRouting()
 		s.Pool.Close()
 	}
 }
