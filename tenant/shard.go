@@ -46,8 +46,15 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 // a statement fewer each for pgx and for PostgreSQL than QueueLocalSetting's;
 // in SetLocal mode each is QueueLocalSetting's SET LOCAL.
 func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
+	return s.batch(ctx, workspace, sets, false, queue)
+}
+
+// batch sends a read's or a write's batch (Read, Batch), running it again
+// after a placement change; hold takes a routed shard's placement lock (a
+// write's, SettingMode.queueSetting).
+func (s *Shard) batch(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool, queue func(b *pgx.Batch)) error {
 	for attempt := 1; ; attempt++ {
-		delivered, err := s.read(ctx, workspace, sets, queue)
+		delivered, err := s.read(ctx, workspace, sets, hold, queue)
 		code, moved := movedCode(err)
 		if !moved {
 			return DBError(err)
@@ -65,20 +72,21 @@ func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalS
 
 // read sends one batch and reports whether any of queue's callbacks took a
 // result successfully.
-func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) (delivered bool, err error) {
+func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool,
+	queue func(b *pgx.Batch)) (delivered bool, err error) {
 	b := &pgx.Batch{}
 	switch {
 	case s.mode == SetLocal:
 		// SET LOCAL needs a real transaction block; it still travels in one batch.
 		b.Queue("begin")
-		s.mode.queueSetting(b, workspace)
+		s.mode.queueSetting(b, workspace, hold && s.router != nil)
 		for _, set := range sets {
 			s.QueueLocalSetting(b, set)
 		}
 	case len(sets) > 0:
 		queueSettingWith(b, workspace, sets)
 	default:
-		s.mode.queueSetting(b, workspace)
+		s.mode.queueSetting(b, workspace, false)
 	}
 	first := len(b.QueuedQueries)
 	queue(b)
@@ -107,12 +115,12 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetti
 // does not run again on a deadlock; the caller decides. Like Read, it runs
 // again after a Citus placement change, which ran none of its statements.
 func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
-	return s.Read(ctx, workspace, queue)
+	return s.batch(ctx, workspace, nil, true, queue)
 }
 
 // BatchWith is Batch with sets in force too, the way ReadWith has them.
 func (s *Shard) BatchWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
-	return s.ReadWith(ctx, workspace, sets, queue)
+	return s.batch(ctx, workspace, sets, true, queue)
 }
 
 // Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one
@@ -154,7 +162,7 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 func (s *Shard) tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{})
-	s.mode.queueSetting(b, workspace)
+	s.mode.queueSetting(b, workspace, s.router != nil)
 	br := s.pool(ctx, workspace).SendBatch(ctx, b)
 	if err := br.Close(); err != nil {
 		if tx := br.Tx(); tx != nil {
