@@ -404,3 +404,69 @@ func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
 }
+
+// TestJobsLeftOnTheOldNodeFollowTheWorkspace: River's jobs wait on the node
+// whose transaction queued them. A workspace's fan-out jobs queued while no
+// worker runs stay on its old node when it moves; the workers then run them
+// there, their transactions go to the workspace's new node, and every event
+// is delivered once.
+func TestJobsLeftOnTheOldNodeFollowTheWorkspace(t *testing.T) {
+	if !onCitus(t) {
+		t.Skip("needs a Citus cluster (make test-citus)")
+	}
+	ctx := context.Background()
+	rcv := apitest.NewReceiver(t)
+	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": testdb.OwnerPool(t)})
+	placer.Timeout = 3 * time.Minute
+	env := apitest.Reaching(t, rcv, true, func(d *apitest.Config) { d.Placer = placer })
+	tn := env.NewTenant(t)
+	tn.Subscribe(t, rcv.URL, "task.created")
+	prj := tn.TaskProject(t)
+	const created = 5
+	for i := range created {
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("left behind %d", i)})
+	}
+	ws := uuid.MustParse(tn.WorkspaceID)
+	w := tenant.Workspace{ID: ws, Shard: "default"}
+	from, err := placer.Isolate(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := func() map[string]int { // fan-out jobs of the workspace waiting, by the node's port
+		out := map[string]int{}
+		for _, p := range testdb.NodeOwnerPools(t) {
+			var port, n int
+			if err := p.QueryRow(ctx, `select inet_server_port(), count(*) from river.river_job
+				where kind = 'event.fanout' and args->>'workspaceId' = $1 and state = 'available'`,
+				ws.String()).Scan(&port, &n); err != nil {
+				t.Fatal(err)
+			}
+			out[strconv.Itoa(port)] = n
+		}
+		return out
+	}
+	_, fromPort, _ := net.SplitHostPort(from.Node)
+	if got := waiting(); got[fromPort] < created {
+		t.Fatalf("fan-out jobs waiting by node port: %v, want %d on the workspace's node %s", got, created, from.Node)
+	}
+	var to string
+	if err := testdb.OwnerPool(t).QueryRow(ctx, `select nodename || ':' || nodeport from pg_dist_node
+		where groupid <> 0 and noderole = 'primary' and nodename || ':' || nodeport <> $1 order by groupid limit 1`,
+		from.Node).Scan(&to); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := placer.Move(ctx, w, to); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t)
+	apitest.Eventually(t, apitest.JobWait, "every task.created delivered", func() bool {
+		return len(rcv.Requests()) >= created
+	})
+	time.Sleep(500 * time.Millisecond)
+	if n := len(rcv.Requests()); n != created {
+		t.Errorf("%d deliveries for %d events, want one each", n, created)
+	}
+	if got := waiting(); got[fromPort] != 0 {
+		t.Errorf("fan-out jobs still waiting after the workers ran: %v", got)
+	}
+}
