@@ -78,7 +78,10 @@ type router struct {
 	mu     sync.RWMutex
 	nodes  map[int32]*Node // by group
 	routes map[uuid.UUID]*Node
-	stamp  string
+	// cleared counts the times routes started again empty: a route read
+	// from the metadata before a clear is not kept after it.
+	cleared uint64
+	stamp   string
 	// unusable are groups whose node could not be opened or lacks River's
 	// schema; their workspaces go through the entry pool until a refresh
 	// finds them ready.
@@ -209,12 +212,14 @@ func (s *Shard) ForgetRoutes() {
 	}
 	s.router.mu.Lock()
 	s.router.routes = map[uuid.UUID]*Node{}
+	s.router.cleared++
 	s.router.mu.Unlock()
 }
 
 func (r *router) node(ctx context.Context, workspace uuid.UUID) *Node {
 	r.mu.RLock()
 	n, ok := r.routes[workspace]
+	cleared := r.cleared
 	r.mu.RUnlock()
 	if ok {
 		return n
@@ -230,6 +235,11 @@ func (r *router) node(ctx context.Context, workspace uuid.UUID) *Node {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	n = r.nodes[group]
+	if r.cleared != cleared {
+		// The placements changed while this was read: answer, but let the
+		// next call read them again.
+		return n
+	}
 	if len(r.routes) >= maxRoutes {
 		r.routes = map[uuid.UUID]*Node{}
 	}
@@ -262,8 +272,9 @@ const placementStamp = `select coalesce((select md5(string_agg(p.shardid || ':' 
 		order by nodeid)) from pg_dist_node where noderole = 'primary'), '')`
 
 // refresh reads the placement stamp and, when it changed (or a node was
-// unusable), the nodes, opening pools for new ones; then every workspace's
-// node is read anew on its next call.
+// unusable), the nodes, opening pools for new ones; when the placements or
+// the usable nodes changed, every workspace's node is read anew on its next
+// call.
 func (r *router) refresh(ctx context.Context) error {
 	var stamp string
 	if err := r.entry.QueryRow(ctx, placementStamp).Scan(&stamp); err != nil {
@@ -325,8 +336,15 @@ func (r *router) refresh(ctx context.Context) error {
 	}
 	r.mu.RUnlock()
 	r.mu.Lock()
+	changed := stamp != r.stamp || len(opened) != len(r.nodes)
+	for g, n := range opened {
+		changed = changed || r.nodes[g] != n
+	}
 	r.nodes, r.unusable, r.stamp = opened, unusable, stamp
-	r.routes = map[uuid.UUID]*Node{}
+	if changed {
+		r.routes = map[uuid.UUID]*Node{}
+		r.cleared++
+	}
 	r.mu.Unlock()
 	for _, p := range stale {
 		// Transactions still running on it finish first: Close waits for
