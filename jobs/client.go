@@ -51,11 +51,30 @@ type Clients struct {
 	watched   chan struct{}
 }
 
-// nodeClient is a working River client on one Citus node, and the pool it
-// was built over (a new pool means the node moved: a new client).
+// nodeClient is a working River client on one Citus node: the node's pool it
+// was made for (a new pool means the node moved: a new client), and River's
+// own pool on the node (riverPool).
 type nodeClient struct {
 	client *river.Client[pgx.Tx]
 	pool   *pgxpool.Pool
+	own    *pgxpool.Pool
+}
+
+// riverPoolConns bounds River's own pool on a node: its notifier's listening
+// connection, the fetches and completions, the leader and the maintenance
+// services; the jobs' transactions go through the shard's routed pools.
+const riverPoolConns = 8
+
+// riverPool is River's own pool on a routed node: the node pool's
+// configuration without the forced custom plans of Citus releases whose
+// local plan cache leaks (tenant.PlanCache). River's statements are on
+// River's local tables, where Citus caches nothing, and re-planning its fetch
+// on every call would cost the node more than the statement.
+func riverPool(node *pgxpool.Pool) (*pgxpool.Pool, error) {
+	cfg := node.Config().Copy()
+	delete(cfg.ConnConfig.RuntimeParams, "plan_cache_mode")
+	cfg.MaxConns, cfg.MinConns = min(cfg.MaxConns, riverPoolConns), 0
+	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 
 // Options shape the River clients.
@@ -291,7 +310,7 @@ const nodeWatchEvery = 10 * time.Second
 // addNodes builds a working client for every worker node of each routed
 // shard that has none, or whose node pool changed (the node moved), and
 // returns them with the clients they replace.
-func (cs *Clients) addNodes() (added, replaced []*river.Client[pgx.Tx], err error) {
+func (cs *Clients) addNodes() (added []*river.Client[pgx.Tx], replaced []nodeClient, err error) {
 	var errs []error
 	cs.mu.Lock()
 	defer cs.mu.Unlock()
@@ -304,18 +323,24 @@ func (cs *Clients) addNodes() (added, replaced []*river.Client[pgx.Tx], err erro
 			if ok && old.pool == n.Pool {
 				continue
 			}
-			client, err := cs.newClient(shard, n.Pool, false)
+			own, err := riverPool(n.Pool)
 			if err != nil {
 				errs = append(errs, fmt.Errorf("shard %s, node %s: %w", shard.Name, n.Addr, err))
 				continue
 			}
+			client, err := cs.newClient(shard, own, false)
+			if err != nil {
+				own.Close()
+				errs = append(errs, fmt.Errorf("shard %s, node %s: %w", shard.Name, n.Addr, err))
+				continue
+			}
 			if ok {
-				replaced = append(replaced, old.client)
+				replaced = append(replaced, old)
 			}
 			if cs.onNodes[shard.Name] == nil {
 				cs.onNodes[shard.Name] = map[string]nodeClient{}
 			}
-			cs.onNodes[shard.Name][n.Addr] = nodeClient{client: client, pool: n.Pool}
+			cs.onNodes[shard.Name][n.Addr] = nodeClient{client: client, pool: n.Pool, own: own}
 			added = append(added, client)
 		}
 	}
@@ -326,8 +351,9 @@ func (cs *Clients) addNodes() (added, replaced []*river.Client[pgx.Tx], err erro
 // stopping those of nodes that moved.
 func (cs *Clients) startNewNodes(ctx context.Context) error {
 	added, replaced, err := cs.addNodes()
-	for _, c := range replaced {
-		_ = stopClient(ctx, c)
+	for _, nc := range replaced {
+		_ = stopClient(ctx, nc.client)
+		nc.own.Close()
 	}
 	for _, c := range added {
 		err = errors.Join(err, c.Start(ctx))
@@ -425,6 +451,13 @@ func (cs *Clients) Stop(ctx context.Context) error {
 		wg.Go(func() { errs[i] = stopClient(ctx, c) })
 	}
 	wg.Wait()
+	cs.mu.Lock()
+	for _, nodes := range cs.onNodes {
+		for _, nc := range nodes {
+			nc.own.Close()
+		}
+	}
+	cs.mu.Unlock()
 	return errors.Join(errs...)
 }
 
