@@ -52,7 +52,8 @@ func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalS
 // batch sends a read's or a write's batch (Read, Batch), running it again
 // after a placement change; hold takes a routed shard's placement lock (a
 // write's, SettingMode.queueSetting).
-func (s *Shard) batch(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool, queue func(b *pgx.Batch)) error {
+func (s *Shard) batch(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool,
+	queue func(b *pgx.Batch)) error {
 	for attempt := 1; ; attempt++ {
 		delivered, err := s.read(ctx, workspace, sets, hold, queue)
 		code, moved := movedCode(err)
