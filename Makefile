@@ -54,10 +54,12 @@ bench-quality: build
 # Faults under load (cmd/pmchaos, docs/development.md): kill -9 of the API once
 # and of the worker twice and an immediate PostgreSQL restart while clients
 # write; fails on a lost write, event or delivery, or a 5xx outside the
-# restart. STRICT=1 also fails on a 5xx during the restart. About 2 minutes;
-# not part of `make test`.
+# restart. STRICT=1 also fails on a 5xx during the restart. CITUS=1 runs it on
+# a Citus cluster, moving the workspace to the other worker under the load and
+# restarting the worker that holds it. About 2 minutes (4 on Citus); not part
+# of `make test`.
 chaos: build
-	$(GO) run ./cmd/pmchaos -pmapi $(BIN) $(if $(STRICT),-strict)
+	$(GO) run ./cmd/pmchaos -pmapi $(BIN) $(if $(STRICT),-strict) $(if $(CITUS),-citus)
 
 # helm and promtool (the chart checks; promtool also checks real scrapes in the
 # tests) and jq (docs/quickstart.md, run by a test): used from PATH, or put in

@@ -106,11 +106,7 @@ func BenchmarkWebhookDelivery(b *testing.B) {
 
 	st := pool.Stat()
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "deliveries/s")
-	var jobsRun int
-	if err := testdb.OwnerPool(b).QueryRow(ctx, "select count(*) from river.river_job where args->>'workspaceId' = $1",
-		ws.String()).Scan(&jobsRun); err != nil {
-		b.Fatal(err)
-	}
+	jobsRun := testdb.RiverCount(b, "select count(*) from river.river_job where args->>'workspaceId' = $1", ws.String())
 	b.ReportMetric(float64(jobsRun)/float64(b.N), "jobs/delivery")
 	b.ReportMetric(float64(st.EmptyAcquireCount())/float64(max(st.AcquireCount(), 1)), "waited-acquires/acquire")
 	b.Logf(

@@ -22,6 +22,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/resource/task"
+	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -102,10 +103,22 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	rcv := apitest.NewReceiver(t)
 	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner})
 	placer.Timeout = 3 * time.Minute // a copy that cannot catch up fails the test, not the suite's deadline
-	env := apitest.Reaching(t, rcv, true, func(d *apitest.Config) {
+	// A pool of the test's own: its shard's node pools, and what they are
+	// sent, are then this test's alone.
+	pool, err := tenant.Connect(ctx, testdb.Database(t).AppURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sender, err := webhook.NewSender(true, rcv.CAFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := apitest.NewRoutedOnPool(t, pool, func(d *apitest.Config) {
+		d.WebhookAllowLoopback, d.WebhookSender = true, sender
 		d.Placer = placer
 		d.RateLimitPerMinute = 1_000_000 // the load, not the limiter, is under test
 	})
+	t.Cleanup(pool.Close)
 	env.StartWorkers(t)
 	tn := env.NewTenant(t)
 	neighbour := env.NewTenant(t)
@@ -290,6 +303,35 @@ func TestMoveWorkspaceUnderLoad(t *testing.T) {
 	})
 	t.Logf("%d writes and %d reads during isolate (%v) and move (%v) from %s to %s; %d answers 503 (retried)",
 		len(acked), reads, isolateTook.Round(time.Millisecond), moveTook.Round(time.Millisecond), from, to, unavailable)
+
+	// The workspace's requests now go to the new node, where its shards are:
+	// the move's announcement reached the server's listener.
+	shard := env.Directory.Shards().Default
+	apitest.Eventually(t, 5*time.Second, "the workspace routed to "+to, func() bool {
+		n := shard.NodeOf(ctx, ws)
+		return n != nil && n.Addr == to
+	})
+	sent := func() map[string]int64 {
+		out := map[string]int64{}
+		for _, n := range shard.Nodes() {
+			out[n.Addr] = n.Sent()
+		}
+		return out
+	}
+	before := sent()
+	const calls = 20
+	for range calls {
+		if r := tn.Do(t, "GET", "/openapi/v1/resource/project/detail?id="+url.QueryEscape(prj), nil); r.Status != 200 {
+			t.Fatalf("read after the move: %d %s", r.Status, r.Raw)
+		}
+	}
+	after := sent()
+	if got := after[to] - before[to]; got < calls {
+		t.Errorf("%d reads after the move sent %d calls to the new node %s, want %d at least", calls, got, to, calls)
+	}
+	if got := after[from] - before[from]; got != 0 {
+		t.Errorf("%d calls went to the old node %s after the move", got, from)
+	}
 }
 
 // tasksOnNode reads a tasks shard directly on one Citus node, as the superuser.
@@ -361,4 +403,70 @@ func requestLog(env *apitest.Env, answer string) string {
 func lastLines(s string, n int) string {
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-n):], "\n")
+}
+
+// TestJobsLeftOnTheOldNodeFollowTheWorkspace: River's jobs wait on the node
+// whose transaction queued them. A workspace's fan-out jobs queued while no
+// worker runs stay on its old node when it moves; the workers then run them
+// there, their transactions go to the workspace's new node, and every event
+// is delivered once.
+func TestJobsLeftOnTheOldNodeFollowTheWorkspace(t *testing.T) {
+	if !onCitus(t) {
+		t.Skip("needs a Citus cluster (make test-citus)")
+	}
+	ctx := context.Background()
+	rcv := apitest.NewReceiver(t)
+	placer := tenant.NewPlacer(map[string]*pgxpool.Pool{"default": testdb.OwnerPool(t)})
+	placer.Timeout = 3 * time.Minute
+	env := apitest.Reaching(t, rcv, true, func(d *apitest.Config) { d.Placer = placer })
+	tn := env.NewTenant(t)
+	tn.Subscribe(t, rcv.URL, "task.created")
+	prj := tn.TaskProject(t)
+	const created = 5
+	for i := range created {
+		tn.CreateTask(t, map[string]any{"projectId": prj, "title": fmt.Sprintf("left behind %d", i)})
+	}
+	ws := uuid.MustParse(tn.WorkspaceID)
+	w := tenant.Workspace{ID: ws, Shard: "default"}
+	from, err := placer.Isolate(ctx, w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waiting := func() map[string]int { // fan-out jobs of the workspace waiting, by the node's port
+		out := map[string]int{}
+		for _, p := range testdb.NodeOwnerPools(t) {
+			var port, n int
+			if err := p.QueryRow(ctx, `select inet_server_port(), count(*) from river.river_job
+				where kind = 'event.fanout' and args->>'workspaceId' = $1 and state = 'available'`,
+				ws.String()).Scan(&port, &n); err != nil {
+				t.Fatal(err)
+			}
+			out[strconv.Itoa(port)] = n
+		}
+		return out
+	}
+	_, fromPort, _ := net.SplitHostPort(from.Node)
+	if got := waiting(); got[fromPort] < created {
+		t.Fatalf("fan-out jobs waiting by node port: %v, want %d on the workspace's node %s", got, created, from.Node)
+	}
+	var to string
+	if err := testdb.OwnerPool(t).QueryRow(ctx, `select nodename || ':' || nodeport from pg_dist_node
+		where groupid <> 0 and noderole = 'primary' and nodename || ':' || nodeport <> $1 order by groupid limit 1`,
+		from.Node).Scan(&to); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := placer.Move(ctx, w, to); err != nil {
+		t.Fatal(err)
+	}
+	env.StartWorkers(t)
+	apitest.Eventually(t, apitest.JobWait, "every task.created delivered", func() bool {
+		return len(rcv.Requests()) >= created
+	})
+	time.Sleep(500 * time.Millisecond)
+	if n := len(rcv.Requests()); n != created {
+		t.Errorf("%d deliveries for %d events, want one each", n, created)
+	}
+	if got := waiting(); got[fromPort] != 0 {
+		t.Errorf("fan-out jobs still waiting after the workers ran: %v", got)
+	}
 }

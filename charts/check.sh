@@ -136,6 +136,14 @@ has "$out" 'value: "set_local"' "tenantSetting=set_local does not reach the cont
 [ "$(count "$out" 'name: PMAPI_MIGRATE_SHARDS')" = 2 ] || fail "shardsFromSecret should give PMAPI_MIGRATE_SHARDS to the Job and the placement verbs"
 [ "$(count "$out" 'name: PMAPI_SHARDS$')" = 2 ] || fail "shardsFromSecret should give PMAPI_SHARDS to the API and the workers"
 lacks "$(doc Deployment pmapi-worker <<<"$out")" 'name: PMAPI_MIGRATE' "workers get the owner's credentials"
+has "$(grep -A1 'name: PMAPI_CITUS_ROUTING' <<<"$out")" 'value: "true"' "Citus routing is not on by default"
+lacks "$out" 'name: PMAPI_CITUS_NODES' "PMAPI_CITUS_NODES renders without config.citusNodes"
+out=$(helm template pmapi "$chart" --set config.citusRouting=false,config.citusPlanCache=off \
+  --set 'config.citusNodes={w1.internal:5432=10.0.0.5:6432,w2.internal:5432=10.0.0.6:6432}')
+has "$(grep -A1 'name: PMAPI_CITUS_ROUTING' <<<"$out")" 'value: "false"' "citusRouting=false does not reach the containers"
+has "$(grep -A1 'name: PMAPI_CITUS_PLAN_CACHE' <<<"$out")" 'value: "off"' "citusPlanCache does not reach the containers"
+[ "$(count "$out" 'value: "w1.internal:5432=10.0.0.5:6432,w2.internal:5432=10.0.0.6:6432"')" = 3 ] ||
+  fail "citusNodes should reach the API, the workers and the migration Job"
 
 # Everything off.
 out=$(helm template pmapi "$chart" --set api.autoscaling.enabled=false,api.podDisruptionBudget.enabled=false,worker.podDisruptionBudget.enabled=false,topologySpread.enabled=false,migrations.enabled=false,api.startupProbe=null,worker.startupProbe=null)

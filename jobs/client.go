@@ -4,11 +4,14 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivertype"
@@ -23,11 +26,55 @@ import (
 )
 
 // Clients holds one River client per shard: a workspace's jobs live beside its
-// rows, so they commit in the same transaction.
+// rows, so they commit in the same transaction. On a Citus shard that routes
+// workspaces to their nodes (tenant.Shard.Route) River's tables are on every
+// node, a job lands on the node whose transaction queued it, and a working
+// process runs a client on each worker node besides the shard's own.
 type Clients struct {
+	// byShard are the shards' own clients (the coordinator's on Citus): they
+	// insert in any transaction, run the periodic jobs and serve River UI.
 	byShard  map[string]*river.Client[pgx.Tx]
 	working  bool
 	schedule []time.Duration
+	// newClient builds a client of shard over pool, with the periodic jobs
+	// when periodic.
+	newClient func(shard *tenant.Shard, pool *pgxpool.Pool, periodic bool) (*river.Client[pgx.Tx], error)
+	shards    []*tenant.Shard
+	log       *slog.Logger
+
+	mu sync.Mutex
+	// onNodes are the working clients of routed shards' worker nodes, by
+	// shard name and node address.
+	onNodes map[string]map[string]nodeClient
+	// stopWatch ends the watch for new nodes; watched is closed when it has.
+	stopWatch context.CancelFunc
+	watched   chan struct{}
+}
+
+// nodeClient is a working River client on one Citus node: the node's pool it
+// was made for (a new pool means the node moved: a new client), and River's
+// own pool on the node (riverPool).
+type nodeClient struct {
+	client *river.Client[pgx.Tx]
+	pool   *pgxpool.Pool
+	own    *pgxpool.Pool
+}
+
+// riverPoolConns bounds River's own pool on a node: its notifier's listening
+// connection, the fetches and completions, the leader and the maintenance
+// services; the jobs' transactions go through the shard's routed pools.
+const riverPoolConns = 8
+
+// riverPool is River's own pool on a routed node: the node pool's
+// configuration without the forced custom plans of Citus releases whose
+// local plan cache leaks (tenant.PlanCache). River's statements are on
+// River's local tables, where Citus caches nothing, and re-planning its fetch
+// on every call would cost the node more than the statement.
+func riverPool(node *pgxpool.Pool) (*pgxpool.Pool, error) {
+	cfg := node.Config().Copy()
+	delete(cfg.ConnConfig.RuntimeParams, "plan_cache_mode")
+	cfg.MaxConns, cfg.MinConns = min(cfg.MaxConns, riverPoolConns), 0
+	return pgxpool.NewWithConfig(context.Background(), cfg)
 }
 
 // Options shape the River clients.
@@ -130,16 +177,19 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		}
 		opts.Sender = sender
 	}
-	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work, schedule: opts.Schedule}
+	cs := &Clients{byShard: map[string]*river.Client[pgx.Tx]{}, working: opts.Work, schedule: opts.Schedule,
+		shards: dir.Shards().All(), log: opts.Log, onNodes: map[string]map[string]nodeClient{}}
 	hooks := webhook.Store{Events: cs, Jobs: cs, Box: opts.Box, Breaker: opts.Breaker}
-	for _, shard := range dir.Shards().All() {
+	cs.newClient = func(shard *tenant.Shard, pool *pgxpool.Pool, periodic bool) (*river.Client[pgx.Tx], error) {
 		workers := river.NewWorkers()
 		analyses := rrca.Store{Events: cs, Jobs: cs, ActionItems: actionitem.Store{Events: cs},
 			Sources: opts.RRCASources}
 		sweeps := opts.Sweeps
 		sweeps.Workspace = append(slices.Clip(sweeps.Workspace), cs.similarityCatchUp(shard.Name, analyses))
 		river.AddWorker(workers, &MaintenanceWorker{Directory: dir, Sweeps: sweeps})
-		// A job runs on the shard it was queued on, beside its workspace's rows.
+		// A job's transactions run where its workspace lives now (the shard,
+		// and on Citus the node that holds it), whichever node's River
+		// tables the job waited in.
 		deliverer := Deliverer{Shard: shard, Webhooks: hooks, Sender: opts.Sender, Schedule: opts.Schedule}
 		river.AddWorker(workers, &FanoutWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &RetryWorker{Deliverer: deliverer})
@@ -169,6 +219,8 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		cfg.FetchPollInterval = max(cfg.FetchPollInterval, cfg.FetchCooldown)
 		if opts.Work {
 			cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.Workers}}
+		}
+		if opts.Work && periodic {
 			shardName := shard.Name
 			cfg.PeriodicJobs = []*river.PeriodicJob{
 				river.NewPeriodicJob(
@@ -183,11 +235,19 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 				),
 			}
 		}
-		client, err := river.NewClient(riverpgxv5.New(shard.Pool), cfg)
+		return river.NewClient(riverpgxv5.New(pool), cfg)
+	}
+	for _, shard := range cs.shards {
+		client, err := cs.newClient(shard, shard.Pool, true)
 		if err != nil {
 			return nil, err
 		}
 		cs.byShard[shard.Name] = client
+	}
+	if opts.Work {
+		if _, _, err := cs.addNodes(); err != nil {
+			return nil, err
+		}
 	}
 	return cs, nil
 }
@@ -208,29 +268,165 @@ func reindexed() []string {
 // For returns the client of shard.
 func (cs *Clients) For(shard string) *river.Client[pgx.Tx] { return cs.byShard[shard] }
 
-// Start begins working jobs on every shard; insert-only clients need no start.
+// Start begins working jobs on every shard, and on every worker node of a
+// routed shard; insert-only clients need no start. A node the shard finds
+// later (a worker added to the cluster and migrated) gets its client within
+// nodeWatchEvery.
 func (cs *Clients) Start(ctx context.Context) error {
 	if !cs.working {
 		return nil
 	}
-	for _, c := range cs.byShard {
-		if err := c.Start(ctx); err != nil {
-			return err
+	for name := range cs.byShard {
+		for _, c := range cs.all(name) {
+			if err := c.Start(ctx); err != nil {
+				return err
+			}
 		}
 	}
+	watch, stop := context.WithCancel(ctx)
+	cs.stopWatch, cs.watched = stop, make(chan struct{})
+	go func() {
+		defer close(cs.watched)
+		t := time.NewTicker(nodeWatchEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-watch.Done():
+				return
+			case <-t.C:
+				if err := cs.startNewNodes(watch); err != nil && watch.Err() == nil {
+					cs.log.Warn("starting River on a Citus node", "error", err.Error())
+				}
+			}
+		}
+	}()
 	return nil
 }
 
-// Busy reports whether a job is waiting to run or running on any shard, so
-// pmapi dev can let its demo seed's jobs finish before it prints its banner.
-func (cs *Clients) Busy(ctx context.Context) (bool, error) {
-	for _, c := range cs.byShard {
-		res, err := c.JobList(ctx, river.NewJobListParams().States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(1))
-		if err != nil {
-			return false, err
+// nodeWatchEvery is how often a working process looks for a routed shard's
+// new nodes.
+const nodeWatchEvery = 10 * time.Second
+
+// addNodes builds a working client for every worker node of each routed
+// shard that has none, or whose node pool changed (the node moved), and
+// returns them with the clients they replace.
+func (cs *Clients) addNodes() (added []*river.Client[pgx.Tx], replaced []nodeClient, err error) {
+	var errs []error
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, shard := range cs.shards {
+		for _, n := range shard.Nodes() {
+			if n.Group == 0 {
+				continue // the coordinator: the shard's own client works its jobs
+			}
+			old, ok := cs.onNodes[shard.Name][n.Addr]
+			if ok && old.pool == n.Pool {
+				continue
+			}
+			own, err := riverPool(n.Pool)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("shard %s, node %s: %w", shard.Name, n.Addr, err))
+				continue
+			}
+			client, err := cs.newClient(shard, own, false)
+			if err != nil {
+				own.Close()
+				errs = append(errs, fmt.Errorf("shard %s, node %s: %w", shard.Name, n.Addr, err))
+				continue
+			}
+			if ok {
+				replaced = append(replaced, old)
+			}
+			if cs.onNodes[shard.Name] == nil {
+				cs.onNodes[shard.Name] = map[string]nodeClient{}
+			}
+			cs.onNodes[shard.Name][n.Addr] = nodeClient{client: client, pool: n.Pool, own: own}
+			added = append(added, client)
 		}
-		if len(res.Jobs) > 0 {
-			return true, nil
+	}
+	return added, replaced, errors.Join(errs...)
+}
+
+// startNewNodes starts clients for the nodes found since the last look,
+// stopping those of nodes that moved.
+func (cs *Clients) startNewNodes(ctx context.Context) error {
+	added, replaced, err := cs.addNodes()
+	for _, nc := range replaced {
+		_ = stopClient(ctx, nc.client)
+		nc.own.Close()
+	}
+	for _, c := range added {
+		err = errors.Join(err, c.Start(ctx))
+	}
+	return err
+}
+
+// Subscribe delivers the events of kinds from every client of every shard
+// (River's Client.Subscribe), for tests that wait for a job wherever it
+// landed; cancel ends it. A client started later is not included.
+func (cs *Clients) Subscribe(kinds ...river.EventKind) (<-chan *river.Event, func()) {
+	out := make(chan *river.Event, 1000)
+	done := make(chan struct{})
+	var cancels []func()
+	var wg sync.WaitGroup
+	for name := range cs.byShard {
+		for _, c := range cs.all(name) {
+			events, cancel := c.Subscribe(kinds...)
+			cancels = append(cancels, cancel)
+			wg.Go(func() {
+				for {
+					select {
+					case ev, ok := <-events:
+						if !ok {
+							return
+						}
+						select {
+						case out <- ev:
+						case <-done:
+							return
+						}
+					case <-done:
+						return
+					}
+				}
+			})
+		}
+	}
+	return out, func() {
+		close(done)
+		for _, c := range cancels {
+			c()
+		}
+		wg.Wait()
+	}
+}
+
+// all returns the clients whose River tables may hold shard's jobs: its own,
+// and in a working process those of its worker nodes.
+func (cs *Clients) all(shard string) []*river.Client[pgx.Tx] {
+	out := []*river.Client[pgx.Tx]{cs.byShard[shard]}
+	cs.mu.Lock()
+	defer cs.mu.Unlock()
+	for _, nc := range cs.onNodes[shard] {
+		out = append(out, nc.client)
+	}
+	return out
+}
+
+// Busy reports whether a job is waiting to run or running on any shard (and
+// any of its nodes), so pmapi dev can let its demo seed's jobs finish before
+// it prints its banner.
+func (cs *Clients) Busy(ctx context.Context) (bool, error) {
+	for name := range cs.byShard {
+		for _, c := range cs.all(name) {
+			res, err := c.JobList(ctx, river.NewJobListParams().
+				States(rivertype.JobStateAvailable, rivertype.JobStateRunning).First(1))
+			if err != nil {
+				return false, err
+			}
+			if len(res.Jobs) > 0 {
+				return true, nil
+			}
 		}
 	}
 	return false, nil
@@ -241,15 +437,36 @@ func (cs *Clients) Stop(ctx context.Context) error {
 	if !cs.working {
 		return nil
 	}
-	var errs []error
-	for _, c := range cs.byShard {
-		if err := c.Stop(ctx); err != nil {
-			if cerr := c.StopAndCancel(context.Background()); cerr != nil {
-				errs = append(errs, cerr)
-			}
+	if cs.stopWatch != nil {
+		cs.stopWatch()
+		<-cs.watched
+	}
+	var clients []*river.Client[pgx.Tx]
+	for name := range cs.byShard {
+		clients = append(clients, cs.all(name)...)
+	}
+	errs := make([]error, len(clients))
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		wg.Go(func() { errs[i] = stopClient(ctx, c) })
+	}
+	wg.Wait()
+	cs.mu.Lock()
+	for _, nodes := range cs.onNodes {
+		for _, nc := range nodes {
+			nc.own.Close()
 		}
 	}
+	cs.mu.Unlock()
 	return errors.Join(errs...)
+}
+
+// stopClient lets c's running jobs finish until ctx ends, then cancels them.
+func stopClient(ctx context.Context, c *river.Client[pgx.Tx]) error {
+	if err := c.Stop(ctx); err != nil {
+		return c.StopAndCancel(context.Background())
+	}
+	return nil
 }
 
 // PoolConns is how many connections a shard's pool needs so that none of its

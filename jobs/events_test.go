@@ -26,7 +26,7 @@ func TestCommittedEventsAreFannedOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, cancel := clients.For("default").Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
+	done, cancel := clients.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed)
 	defer cancel()
 	count := func(typ string) (n int) {
 		t.Helper()

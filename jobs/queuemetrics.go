@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/pmapi/pmapi/migrations"
@@ -72,15 +73,35 @@ func (q QueueGauges) Collect(ch chan<- prometheus.Metric) {
 // job probes an open circuit, which are the open circuits (scheduleRetry
 // replaces a subscription's job when its circuit opens, and cancels the one
 // it replaces).
+//
+// On a routed Citus shard every node's River tables hold jobs, so the figures
+// add up over the coordinator and the worker nodes (a subscription's live
+// retry job is on one node at a time).
 func queueStats(ctx context.Context, shard *tenant.Shard) (depth int64, oldest time.Duration, open int64, err error) {
-	var at *time.Time
-	err = shard.Pool.QueryRow(ctx, `select count(*), min(scheduled_at),
+	pools := []*pgxpool.Pool{shard.Pool}
+	for _, n := range shard.Nodes() {
+		if n.Group != 0 {
+			pools = append(pools, n.Pool)
+		}
+	}
+	var first *time.Time
+	for _, pool := range pools {
+		var d, o int64
+		var at *time.Time
+		if err = pool.QueryRow(ctx, `select count(*), min(scheduled_at),
 			count(distinct args->>'subscriptionId') filter (where kind = 'webhook.retry' and args @> '{"probe": true}')
 		from `+migrations.RiverSchema+`.river_job
 		where kind in ('event.fanout', 'webhook.retry', 'webhook.deliver') and state in ('available', 'scheduled', 'retryable', 'running')`).
-		Scan(&depth, &at, &open)
-	if at != nil && time.Since(*at) > 0 {
-		oldest = time.Since(*at)
+			Scan(&d, &at, &o); err != nil {
+			return 0, 0, 0, err
+		}
+		depth, open = depth+d, open+o
+		if at != nil && (first == nil || at.Before(*first)) {
+			first = at
+		}
 	}
-	return depth, oldest, open, err
+	if first != nil && time.Since(*first) > 0 {
+		oldest = time.Since(*first)
+	}
+	return depth, oldest, open, nil
 }

@@ -103,18 +103,22 @@ func (w *SweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	return nil
 }
 
-// live returns which of ids name a job that will still run.
-func live(ctx context.Context, client *river.Client[pgx.Tx], ids []int64) (map[int64]bool, error) {
+// live returns which of ids name a job that will still run, on any node of
+// shard whose River tables may hold it (job ids are the cluster's, each node
+// numbering from its own range: migrations.jobIDBits).
+func (w *SweepWorker) live(ctx context.Context, shard string, ids []int64) (map[int64]bool, error) {
 	out := map[int64]bool{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	res, err := client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(liveStates...).First(len(ids)))
-	if err != nil {
-		return nil, err
-	}
-	for _, j := range res.Jobs {
-		out[j.ID] = true
+	for _, client := range w.Clients.all(shard) {
+		res, err := client.JobList(ctx, river.NewJobListParams().IDs(ids...).States(liveStates...).First(len(ids)))
+		if err != nil {
+			return nil, err
+		}
+		for _, j := range res.Jobs {
+			out[j.ID] = true
+		}
 	}
 	return out, nil
 }
@@ -130,7 +134,7 @@ func (w *SweepWorker) sweepRetries(ctx context.Context, shard *tenant.Shard, cli
 			ids = append(ids, *job)
 		}
 	}
-	alive, err := live(ctx, client, ids)
+	alive, err := w.live(ctx, shard.Name, ids)
 	if err != nil {
 		return 0, err
 	}
@@ -164,7 +168,7 @@ func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *ri
 			jobIDs = append(jobIDs, *u.Job)
 		}
 	}
-	alive, err := live(ctx, client, jobIDs)
+	alive, err := w.live(ctx, shard.Name, jobIDs)
 	if err != nil {
 		return 0, err
 	}

@@ -72,6 +72,8 @@ func Fingerprint() string {
 		return "invalid"
 	}
 	h := sha256.New()
+	// What Up does besides the files: River's tables on every Citus node.
+	fmt.Fprintln(h, "river on every node, job ids by node group")
 	for _, m := range all {
 		fmt.Fprintf(h, "%d %s\n%s\n", m.Version, m.Name, m.SQL)
 	}
@@ -80,7 +82,18 @@ func Fingerprint() string {
 
 // Up applies every pending migration, River's, and the grants, connecting with
 // ownerURL. It is safe to run concurrently and repeatedly.
-func Up(ctx context.Context, ownerURL string) error {
+func Up(ctx context.Context, ownerURL string) error { return UpWith(ctx, ownerURL, UpOptions{}) }
+
+// UpOptions shape UpWith.
+type UpOptions struct {
+	// NodeAddrs say where this process reaches a Citus node (host:port), by
+	// host:port as pg_dist_node names it, when not there.
+	NodeAddrs map[string]string
+}
+
+// UpWith is Up with options. On Citus it also makes River's tables on every
+// worker (RiverOnNodes).
+func UpWith(ctx context.Context, ownerURL string, opts UpOptions) error {
 	pool, err := pgxpool.New(ctx, ownerURL)
 	if err != nil {
 		return err
@@ -124,18 +137,17 @@ func Up(ctx context.Context, ownerURL string) error {
 	if err := placeOnCitus(ctx, conn.Conn()); err != nil {
 		return err
 	}
-	if _, err := conn.Exec(ctx, "create schema if not exists "+RiverSchema); err != nil {
-		return err
-	}
-	migrator, err := rivermigrate.New(riverpgxv5.New(pool), &rivermigrate.Config{Schema: RiverSchema})
+	citus, err := HasCitus(ctx, conn)
 	if err != nil {
 		return err
 	}
-	if err := migrateRiver(ctx, conn.Conn(), migrator); err != nil {
+	if err := riverOn(ctx, ownerURL, citus, 0); err != nil {
 		return err
 	}
-	_, err = conn.Exec(ctx, riverGrants)
-	return err
+	if !citus {
+		return nil
+	}
+	return riverOnWorkers(ctx, conn.Conn(), ownerURL, opts.NodeAddrs)
 }
 
 // ledgerTable is the ledger of applied migrations.
@@ -147,6 +159,7 @@ const ledgerTable = `create table if not exists schema_migrations (
 
 // riverGrants lets the server's role run River (insert jobs in its own
 // transactions, work and complete them) without owning River's tables.
+// riverOn runs them on every node.
 var riverGrants = strings.NewReplacer("$schema", RiverSchema).Replace(`
 grant usage on schema $schema to pmapi_app;
 grant select, insert, update, delete on all tables in schema $schema to pmapi_app;

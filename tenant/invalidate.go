@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 )
 
 // InvalidationChannel is the LISTEN/NOTIFY channel on which a change to a
@@ -18,7 +19,7 @@ const InvalidationChannel = "pmapi_invalidate"
 
 // Invalidation names what changed.
 type Invalidation struct {
-	Kind string // "key", "client" or "workspace"
+	Kind string // "key", "client", "workspace" or "placement"
 	ID   string
 }
 
@@ -26,6 +27,11 @@ type Invalidation struct {
 func KeyChanged(id uuid.UUID) Invalidation       { return Invalidation{"key", id.String()} }
 func ClientChanged(id string) Invalidation       { return Invalidation{"client", id} }
 func WorkspaceChanged(id uuid.UUID) Invalidation { return Invalidation{"workspace", id.String()} }
+
+// PlacementChanged says a workspace's shard group was isolated or moved:
+// every instance reads its workspaces' nodes anew (the group's other
+// workspaces moved with it).
+func PlacementChanged(id uuid.UUID) Invalidation { return Invalidation{"placement", id.String()} }
 
 func (i Invalidation) String() string { return i.Kind + ":" + i.ID }
 
@@ -45,20 +51,49 @@ func Invalidate(ctx context.Context, tx pgx.Tx, inv Invalidation) error {
 }
 
 // Listen delivers every invalidation published on any shard to on, until ctx
-// ends. A lost connection may have lost notifications, so after any error
-// (including the first connect) reset is called before listening again: the
-// subscriber drops everything it cached.
+// ends. A routed shard's transactions run on its nodes, and a notification
+// goes out from the node its transaction committed on, so Listen listens on
+// every node of it too, and on nodes it finds later. A lost connection may
+// have lost notifications, so after any error (including the first connect)
+// reset is called before listening again: the subscriber drops everything it
+// cached. ready is called once every shard and node listens.
 func Listen(ctx context.Context, shards *Shards, on func(Invalidation), reset func(), ready func()) {
 	var wg sync.WaitGroup
-	all := shards.All()
 	var started sync.WaitGroup
-	started.Add(len(all))
-	for _, s := range all {
-		wg.Add(1)
-		go func(s *Shard) {
-			defer wg.Done()
-			listenShard(ctx, s, on, reset, started.Done)
-		}(s)
+	for _, s := range shards.All() {
+		listened := map[*pgxpool.Pool]bool{s.Pool: true}
+		sources := []*pgxpool.Pool{s.Pool}
+		for _, n := range s.Nodes() {
+			if n.Group != 0 && !listened[n.Pool] {
+				listened[n.Pool] = true
+				sources = append(sources, n.Pool)
+			}
+		}
+		started.Add(len(sources))
+		for _, pool := range sources {
+			wg.Go(func() { listenPool(ctx, s, pool, on, reset, started.Done) })
+		}
+		if s.router == nil {
+			continue
+		}
+		refresh := s.router.opts.Refresh
+		wg.Go(func() {
+			t := time.NewTicker(refresh)
+			defer t.Stop()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-t.C:
+				}
+				for _, n := range s.Nodes() {
+					if n.Group != 0 && !listened[n.Pool] {
+						listened[n.Pool] = true
+						wg.Go(func() { listenPool(ctx, s, n.Pool, on, reset, func() {}) })
+					}
+				}
+			}
+		})
 	}
 	if ready != nil {
 		go func() { started.Wait(); ready() }()
@@ -66,12 +101,14 @@ func Listen(ctx context.Context, shards *Shards, on func(Invalidation), reset fu
 	wg.Wait()
 }
 
-func listenShard(ctx context.Context, s *Shard, on func(Invalidation), reset func(), started func()) {
+// listenPool listens on one connection of pool until ctx ends, or, for a
+// node's pool, until the shard no longer uses it (the node left or moved).
+func listenPool(ctx context.Context, s *Shard, pool *pgxpool.Pool, on func(Invalidation), reset, started func()) {
 	var once sync.Once
 	backoff := 100 * time.Millisecond
 	for ctx.Err() == nil {
 		err := func() error {
-			pooled, err := s.Pool.Acquire(ctx)
+			pooled, err := pool.Acquire(ctx)
 			if err != nil {
 				return err
 			}
@@ -90,6 +127,9 @@ func listenShard(ctx context.Context, s *Shard, on func(Invalidation), reset fun
 					return err
 				}
 				if inv, ok := ParseInvalidation(n.Payload); ok {
+					if inv.Kind == "placement" {
+						s.ForgetRoutes()
+					}
 					on(inv)
 				}
 			}
@@ -99,6 +139,10 @@ func listenShard(ctx context.Context, s *Shard, on func(Invalidation), reset fun
 		}
 		_ = err
 		reset()
+		if pool != s.Pool && !s.usesPool(pool) {
+			once.Do(started)
+			return
+		}
 		select {
 		case <-ctx.Done():
 			return

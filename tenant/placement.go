@@ -121,6 +121,7 @@ func (p *Placer) Isolate(ctx context.Context, w Workspace) (Placement, error) {
 		if _, err := conn.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE', 'block_writes')", w.ID); err != nil {
 			return fmt.Errorf("isolate workspace %s: %w", w.ID, err)
 		}
+		announce(ctx, conn, w.ID)
 		pl, err = where(ctx, conn, w.ID)
 		return err
 	})
@@ -165,8 +166,17 @@ func (p *Placer) Move(ctx context.Context, w Workspace, node string) (Placement,
 		if _, err := conn.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5, 'block_writes')", pl.ShardID, from, fp, host, port); err != nil {
 			return fmt.Errorf("move workspace %s to %s: %w", w.ID, node, err)
 		}
+		announce(ctx, conn, w.ID)
 		pl, err = where(ctx, conn, w.ID)
 		return err
 	})
 	return pl, err
+}
+
+// announce tells every instance listening on the cluster that workspace's
+// shard group changed place, so routed shards read their workspaces' nodes
+// anew at once rather than at their next refresh. Best effort: the refresh
+// and the retry of a statement that meets the move cover a lost one.
+func announce(ctx context.Context, conn *pgxpool.Conn, workspace uuid.UUID) {
+	_, _ = conn.Exec(ctx, "select pg_notify($1, $2)", InvalidationChannel, PlacementChanged(workspace).String())
 }

@@ -15,9 +15,10 @@ const (
 	// SetConfig uses set_config('pmapi.workspace_id', $1, true): parameterised and
 	// local to the transaction. The default.
 	SetConfig SettingMode = iota
-	// SetLocal uses SET LOCAL with the validated uuid inlined. Citus propagates SET
-	// LOCAL to worker nodes (with citus.propagate_set_commands = 'local') but not
-	// set_config, so distributed deployments choose this mode.
+	// SetLocal makes a SET LOCAL of the workspace (pmapi_bind_workspace, from
+	// a parameter). Citus propagates SET LOCAL to worker nodes (with
+	// citus.propagate_set_commands = 'local') but not set_config, so
+	// distributed deployments choose this mode.
 	SetLocal
 )
 
@@ -41,11 +42,19 @@ func (m SettingMode) String() string {
 }
 
 // queueSetting queues the statement that binds the transaction to workspace.
-// Inlining is safe in SetLocal mode only because a uuid.UUID prints as hex and
-// dashes, never a quote.
-func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID) {
+// In SetLocal mode it is pmapi_bind_workspace (migration 0020), whose SET
+// LOCAL Citus carries to other nodes; with hold pmapi_hold_workspace, which
+// also takes the workspace's placement lock for the transaction: a routed
+// write on Citus then never starts a statement while its shard group is being
+// split or moved (Shard.Route). Only a write on Citus holds: the lock is
+// Citus's, and a security definer function costs a read about 35 µs more.
+func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID, hold bool) {
+	if m == SetLocal && hold {
+		b.Queue("select pmapi_hold_workspace($1)", workspace)
+		return
+	}
 	if m == SetLocal {
-		b.Queue("set local pmapi.workspace_id = '" + workspace.String() + "'")
+		b.Queue("select pmapi_bind_workspace($1)", workspace)
 		return
 	}
 	b.Queue("select set_config('pmapi.workspace_id', $1, true)", workspace.String())

@@ -11,11 +11,16 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// Shard is one ordinary PostgreSQL database holding whole workspaces.
+// Shard is one ordinary PostgreSQL database holding whole workspaces, or one
+// Citus cluster (its coordinator's database) whose workspaces Route sends to
+// the nodes that hold them.
 type Shard struct {
 	Name string
-	Pool *pgxpool.Pool
-	mode SettingMode
+	// Pool is the shard's own: the PostgreSQL server, or the Citus
+	// coordinator (the directory, River's periodic jobs, DDL).
+	Pool   *pgxpool.Pool
+	mode   SettingMode
+	router *router
 }
 
 // NewShard wraps a pool connected as the server's role.
@@ -41,12 +46,21 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 // a statement fewer each for pgx and for PostgreSQL than QueueLocalSetting's;
 // in SetLocal mode each is QueueLocalSetting's SET LOCAL.
 func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
+	return s.batch(ctx, workspace, sets, false, queue)
+}
+
+// batch sends a read's or a write's batch (Read, Batch), running it again
+// after a placement change; hold takes a routed shard's placement lock (a
+// write's, SettingMode.queueSetting).
+func (s *Shard) batch(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool,
+	queue func(b *pgx.Batch)) error {
 	for attempt := 1; ; attempt++ {
-		delivered, err := s.read(ctx, workspace, sets, queue)
+		delivered, err := s.read(ctx, workspace, sets, hold, queue)
 		code, moved := movedCode(err)
 		if !moved {
 			return DBError(err)
 		}
+		s.forget(workspace)
 		if delivered || attempt == maxTxAttempts {
 			return errMoving(err)
 		}
@@ -59,20 +73,21 @@ func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalS
 
 // read sends one batch and reports whether any of queue's callbacks took a
 // result successfully.
-func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) (delivered bool, err error) {
+func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, hold bool,
+	queue func(b *pgx.Batch)) (delivered bool, err error) {
 	b := &pgx.Batch{}
 	switch {
 	case s.mode == SetLocal:
 		// SET LOCAL needs a real transaction block; it still travels in one batch.
 		b.Queue("begin")
-		s.mode.queueSetting(b, workspace)
+		s.mode.queueSetting(b, workspace, hold && s.router != nil)
 		for _, set := range sets {
 			s.QueueLocalSetting(b, set)
 		}
 	case len(sets) > 0:
 		queueSettingWith(b, workspace, sets)
 	default:
-		s.mode.queueSetting(b, workspace)
+		s.mode.queueSetting(b, workspace, false)
 	}
 	first := len(b.QueuedQueries)
 	queue(b)
@@ -92,7 +107,7 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetti
 	if s.mode == SetLocal {
 		b.Queue("commit")
 	}
-	return delivered, s.Pool.SendBatch(ctx, b).Close()
+	return delivered, s.pool(ctx, workspace).SendBatch(ctx, b).Close()
 }
 
 // Batch is Read for writes whose statements need no Go between them: the
@@ -101,12 +116,12 @@ func (s *Shard) read(ctx context.Context, workspace uuid.UUID, sets []LocalSetti
 // does not run again on a deadlock; the caller decides. Like Read, it runs
 // again after a Citus placement change, which ran none of its statements.
 func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pgx.Batch)) error {
-	return s.Read(ctx, workspace, queue)
+	return s.batch(ctx, workspace, nil, true, queue)
 }
 
 // BatchWith is Batch with sets in force too, the way ReadWith has them.
 func (s *Shard) BatchWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
-	return s.ReadWith(ctx, workspace, sets, queue)
+	return s.batch(ctx, workspace, sets, true, queue)
 }
 
 // Tx runs fn in a transaction bound to workspace. BEGIN and the setting share one
@@ -128,8 +143,12 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 	for attempt := 1; ; attempt++ {
 		err := s.tx(ctx, workspace, fn)
 		code, retry := retryable(err)
+		_, moved := movedCode(err)
+		if moved {
+			s.forget(workspace)
+		}
 		if !retry || attempt == maxTxAttempts {
-			if _, moved := movedCode(err); moved {
+			if moved {
 				return errMoving(err)
 			}
 			return DBError(err)
@@ -144,8 +163,8 @@ func (s *Shard) Tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) 
 func (s *Shard) tx(ctx context.Context, workspace uuid.UUID, fn func(tx pgx.Tx) error) (err error) {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{})
-	s.mode.queueSetting(b, workspace)
-	br := s.Pool.SendBatch(ctx, b)
+	s.mode.queueSetting(b, workspace, s.router != nil)
+	br := s.pool(ctx, workspace).SendBatch(ctx, b)
 	if err := br.Close(); err != nil {
 		if tx := br.Tx(); tx != nil {
 			_ = tx.Rollback(ctx)
@@ -214,9 +233,10 @@ func (m *Shards) All() []*Shard {
 	return out
 }
 
-// Close closes every shard's pool.
+// Close closes every shard's pool, and a routed shard's node pools.
 func (m *Shards) Close() {
 	for _, s := range m.byName {
+		s.StopRouting()
 		s.Pool.Close()
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -27,11 +28,17 @@ type config struct {
 	// OwnerURL is PMAPI_MIGRATE_DATABASE_URL only when it is set: the Citus
 	// placement verbs need the tables' owner and never fall back to the
 	// server role.
-	OwnerURL           string
-	Shards             map[string]string
-	MigrateShards      map[string]string
-	AdminToken         string
-	TenantSetting      tenant.SettingMode
+	OwnerURL      string
+	Shards        map[string]string
+	MigrateShards map[string]string
+	AdminToken    string
+	TenantSetting tenant.SettingMode
+	// CitusRouting sends each workspace's transactions to the Citus node
+	// that holds it (PMAPI_CITUS_ROUTING, on by default); CitusPlanCache and
+	// CitusNodes shape it.
+	CitusRouting       bool
+	CitusPlanCache     tenant.PlanCache
+	CitusNodes         map[string]string
 	LogLevel           slog.Level
 	LogFormat          observability.Format
 	SessionTTL         time.Duration
@@ -107,6 +114,15 @@ func loadConfig() (config, error) {
 	}
 	if c.TenantSetting, err = tenant.ParseSettingMode(os.Getenv("PMAPI_TENANT_SETTING")); err != nil {
 		return c, err
+	}
+	if c.CitusRouting, err = strconv.ParseBool(env("PMAPI_CITUS_ROUTING", "true")); err != nil {
+		return c, fmt.Errorf("PMAPI_CITUS_ROUTING must be true or false")
+	}
+	if c.CitusPlanCache, err = tenant.ParsePlanCache(os.Getenv("PMAPI_CITUS_PLAN_CACHE")); err != nil {
+		return c, err
+	}
+	if c.CitusNodes, err = parseNodeAddrs(os.Getenv("PMAPI_CITUS_NODES")); err != nil {
+		return c, fmt.Errorf("PMAPI_CITUS_NODES: %w", err)
 	}
 	if c.LogLevel, err = observability.ParseLevel(os.Getenv("PMAPI_LOG_LEVEL")); err != nil {
 		return c, err
@@ -198,7 +214,29 @@ func parseShards(s string) (map[string]string, error) {
 	return out, nil
 }
 
-// openShards connects to the default shard and any others as the server's role.
+// parseNodeAddrs reads "host:port=host:port,...": where this process reaches
+// each Citus node named (as pg_dist_node has it) on the left.
+func parseNodeAddrs(s string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		name, addr, ok := strings.Cut(part, "=")
+		_, _, nameErr := net.SplitHostPort(name)
+		_, _, addrErr := net.SplitHostPort(addr)
+		if !ok || nameErr != nil || addrErr != nil {
+			return nil, fmt.Errorf("want host:port=host:port pairs, got %q", part)
+		}
+		out[name] = addr
+	}
+	return out, nil
+}
+
+// openShards connects to the default shard and any others as the server's
+// role; a shard that is a Citus cluster is routed (tenant.Shard.Route) unless
+// PMAPI_CITUS_ROUTING is false.
 func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 	if c.DatabaseURL == "" {
 		return nil, fmt.Errorf("PMAPI_DATABASE_URL is required (the server role's URL of the default shard)")
@@ -216,7 +254,19 @@ func openShards(ctx context.Context, c config) (*tenant.Shards, error) {
 			}
 			return nil, fmt.Errorf("shard %s: %w", name, err)
 		}
-		shards = append(shards, tenant.NewShard(name, pool, c.TenantSetting))
+		shard := tenant.NewShard(name, pool, c.TenantSetting)
+		shards = append(shards, shard)
+		if !c.CitusRouting {
+			continue
+		}
+		err = shard.Route(ctx, tenant.RouteOptions{NodeAddrs: c.CitusNodes, PlanCache: c.CitusPlanCache})
+		if err != nil {
+			for _, s := range shards {
+				s.StopRouting()
+				s.Pool.Close()
+			}
+			return nil, fmt.Errorf("route shard %s to its Citus nodes: %w", name, err)
+		}
 	}
 	return tenant.NewShards("default", shards...)
 }

@@ -30,3 +30,32 @@ func TestJobWorkerSettings(t *testing.T) {
 		})
 	}
 }
+
+// The Citus settings: routing on and the plan cache left to the release by
+// default; the node addresses read as pairs; bad values named.
+func TestCitusSettings(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.CitusRouting || c.CitusPlanCache.String() != "auto" || len(c.CitusNodes) != 0 {
+		t.Errorf("defaults: routing %v, plan cache %s, nodes %v", c.CitusRouting, c.CitusPlanCache, c.CitusNodes)
+	}
+	t.Setenv("PMAPI_CITUS_ROUTING", "false")
+	t.Setenv("PMAPI_CITUS_PLAN_CACHE", "on")
+	t.Setenv("PMAPI_CITUS_NODES", "w1.internal:5432=10.0.0.5:6432, w2.internal:5432=10.0.0.6:6432")
+	c, err = loadConfig()
+	if err != nil || c.CitusRouting || c.CitusPlanCache.String() != "on" ||
+		c.CitusNodes["w1.internal:5432"] != "10.0.0.5:6432" || c.CitusNodes["w2.internal:5432"] != "10.0.0.6:6432" {
+		t.Errorf("set: routing %v, plan cache %s, nodes %v, %v", c.CitusRouting, c.CitusPlanCache, c.CitusNodes, err)
+	}
+	for name, bad := range map[string]string{"PMAPI_CITUS_ROUTING": "sometimes", "PMAPI_CITUS_PLAN_CACHE": "always",
+		"PMAPI_CITUS_NODES": "w1.internal=10.0.0.5:6432"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, bad)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), name) {
+				t.Errorf("%s=%s: %v", name, bad, err)
+			}
+		})
+	}
+}

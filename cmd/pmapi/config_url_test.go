@@ -113,6 +113,7 @@ func TestChartDeploymentPassesTheIssuerCheck(t *testing.T) {
 	if public == "" || env["PMAPI_TRUSTED_PROXIES"] == "" {
 		t.Fatalf("the documented values set no public URL or trusted proxies: %v", env)
 	}
+	mode := testdb.TenantSetting(t) // before the chart's values replace the package's
 	for k, v := range env {
 		t.Setenv(k, v)
 	}
@@ -120,7 +121,7 @@ func TestChartDeploymentPassesTheIssuerCheck(t *testing.T) {
 	t.Setenv("PMAPI_DATABASE_URL", testdb.Database(t).AppURL)
 	t.Setenv("PMAPI_SECRET_KEY", deploymentSecret)
 	t.Setenv("PMAPI_METRICS_ADDR", "off")
-	t.Setenv("PMAPI_TENANT_SETTING", testdb.TenantSetting(t).String())
+	t.Setenv("PMAPI_TENANT_SETTING", mode.String())
 	cfg, err := loadConfig()
 	if err != nil {
 		t.Fatal(err)

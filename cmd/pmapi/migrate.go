@@ -33,7 +33,7 @@ func runMigrate(ctx context.Context, args []string) error {
 	sort.Strings(names)
 	for _, name := range names {
 		if args[0] == "up" {
-			if err := migrations.Up(ctx, targets[name]); err != nil {
+			if err := migrations.UpWith(ctx, targets[name], migrations.UpOptions{NodeAddrs: cfg.CitusNodes}); err != nil {
 				return fmt.Errorf("shard %s: %w", name, err)
 			}
 			fmt.Printf("shard %s: migrated\n", name)

@@ -71,6 +71,10 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 	var pools []observability.PoolSource
 	for _, sh := range shards.All() {
 		pools = append(pools, observability.PoolSource{Shard: sh.Name, Pool: sh.Pool})
+		// A routed shard's node pools, as the nodes are at the start.
+		for _, n := range sh.Nodes() {
+			pools = append(pools, observability.PoolSource{Shard: sh.Name + "@" + n.Addr, Pool: n.Pool})
+		}
 	}
 	observability.RegisterPools(pools)
 	observability.Reregister(jobs.QueueGauges{Directory: s.dir})

@@ -49,6 +49,7 @@ type bench struct {
 	console               map[string]string
 	appID                 string
 	workspaceID           string
+	adminToken            string
 
 	seed         Seed
 	setupSeconds float64 // the cluster's start and the migrations
@@ -158,6 +159,7 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		return b, err
 	}
 	b.client = httpClient(o.Concurrency, nil)
+	b.adminToken = token
 	t0 = time.Now()
 	if err := b.seedWorkspace(ctx, token); err != nil {
 		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.Logs())
@@ -544,7 +546,10 @@ func (b *bench) runAll(ctx context.Context) error {
 // rate. The rate is the single node's (half its maximum), so the latencies
 // compare at the same offered load, but never above half of Citus's own
 // maximum, where the open loop would only measure a queue.
-func (b *bench) runCitus(ctx context.Context, single []Scenario) {
+//
+// Then the workspace-per-worker variant: a second workspace on the other
+// worker, and read-detail and write sent half to each (split.go).
+func (b *bench) runCitus(ctx context.Context, single []Scenario) error {
 	detail := b.readDetail(ctx)
 	b.add(detail)
 	write := b.measure("write", "closed-loop", func() loopResult { return b.writeLoop(ctx, nil) })
@@ -562,6 +567,13 @@ func (b *bench) runCitus(ctx context.Context, single []Scenario) {
 	lw := b.pacedWrites(ctx, "latency write", rate("latency write", write.RPS), false)
 	lw.BacklogDiscarded = b.settle(ctx, "latency write")
 	b.add(lw)
+	o, err := b.seedOther(ctx)
+	if err != nil {
+		return fmt.Errorf("the second workspace: %w", err)
+	}
+	b.cl.waitJobsDrained(ctx, time.Minute)
+	b.runSplit(ctx, o)
+	return nil
 }
 
 // readDetail is the closed loop of task reads.

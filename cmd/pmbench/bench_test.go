@@ -89,7 +89,11 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 		if len(ph.Nodes) != 3 || ph.ShardCount != 4 || ph.Version == "" || !ph.MultiShardGuard || ph.TenantSetting != "set_local" {
 			t.Errorf("citus phase: %+v", ph)
 		}
-		want := []string{"read-detail", "write", "latency read-detail", "latency write"}
+		want := []string{"read-detail", "write", "latency read-detail", "latency write",
+			"read-detail" + splitSuffix, "write" + splitSuffix}
+		if !ph.Routing {
+			t.Errorf("citus phase without routing: %+v", ph)
+		}
 		if len(ph.Scenarios) != len(want) {
 			t.Fatalf("%d citus scenarios, want %v", len(ph.Scenarios), want)
 		}
@@ -121,7 +125,7 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 			t.Fatalf("%d comparisons, want %d: %+v", len(ph.Comparison), len(want), ph.Comparison)
 		}
 		for _, c := range ph.Comparison {
-			if c.RPSRatio <= 0 || c.P50Ratio <= 0 || c.P99Ratio <= 0 {
+			if c.RPSRatio <= 0 || c.P50Ratio <= 0 || c.P99Ratio <= 0 || len(c.NodesPostgresCPURatio) != 3 {
 				t.Errorf("comparison %s: %+v", c.Scenario, c)
 			}
 		}

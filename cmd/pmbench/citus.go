@@ -1,13 +1,18 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // CitusPhase is the -citus part of a run: the same workspace seeded on a Citus
@@ -15,6 +20,11 @@ import (
 // node's of the same run.
 type CitusPhase struct {
 	Version string `json:"version"`
+	// Routing is PMAPI_CITUS_ROUTING (workspaces' transactions on their
+	// nodes); PlanCache whether routed statements keep generic plans, as
+	// pmapi decides it from PMAPI_CITUS_PLAN_CACHE and the release.
+	Routing   bool `json:"routing"`
+	PlanCache bool `json:"planCache"`
 	// Nodes are host:port, the coordinator first (the per-node CPU follows
 	// this order).
 	Nodes           []string `json:"nodes"`
@@ -50,6 +60,10 @@ type Comparison struct {
 	PmbenchCPURatio  float64 `json:"pmbenchCpuRatio,omitempty"`
 	PostgresCPURatio float64 `json:"postgresCpuRatio,omitempty"`
 	TotalCPURatio    float64 `json:"totalCpuRatio,omitempty"`
+	// NodesPostgresCPURatio is each node's PostgreSQL CPU per request over
+	// the single node's whole PostgreSQL CPU per request, the coordinator
+	// first: its first value is the coordinator's share of one node's cost.
+	NodesPostgresCPURatio []float64 `json:"nodesPostgresCpuRatio,omitempty"`
 }
 
 // minCPUPer1k is 5 µs a request: below it (pmapi work during reads) a ratio
@@ -78,15 +92,32 @@ func runCitusPhase(ctx context.Context, o options, rep *Report) (err error) {
 		return err
 	}
 	ph.Version, ph.Nodes, ph.ShardCount, ph.SetupSeconds = b.cl.citusVersion, b.cl.nodes, b.cl.shardCount, b.setupSeconds
+	ph.Routing, ph.PlanCache = routingOn(), planCacheOn(b.cl.citusVersion)
 	ph.Seed = b.seed
-	b.runCitus(ctx, rep.Scenarios)
+	splitErr := b.runCitus(ctx, rep.Scenarios)
 	ph.API, ph.Worker = b.processes()
 	b.close()
 	ph.Comparison = compare(rep.Scenarios, ph.Scenarios)
 	if ph.MultiShardErrors = b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors(); ph.MultiShardErrors > 0 {
 		return fmt.Errorf("pmapi's logs mention the multi-shard guard's error %d times: a statement reached more than one shard", ph.MultiShardErrors)
 	}
+	if splitErr != nil {
+		return splitErr
+	}
 	return ctx.Err()
+}
+
+// routingOn is PMAPI_CITUS_ROUTING as pmapi reads it (on unless false).
+func routingOn() bool {
+	on, err := strconv.ParseBool(cmp.Or(os.Getenv("PMAPI_CITUS_ROUTING"), "true"))
+	return err == nil && on
+}
+
+// planCacheOn is whether pmapi keeps generic plans on routed nodes of the
+// Citus release version (as citus_version() starts: "13.2.2").
+func planCacheOn(version string) bool {
+	p, err := tenant.ParsePlanCache(os.Getenv("PMAPI_CITUS_PLAN_CACHE"))
+	return err == nil && p.Allows("Citus "+version)
 }
 
 // compare pairs each Citus scenario with the single node's of the same name.
@@ -94,7 +125,7 @@ func compare(single, citus []Scenario) []Comparison {
 	var out []Comparison
 	for _, c := range citus {
 		for _, s := range single {
-			if s.Name != c.Name {
+			if s.Name != baseScenario(c.Name) {
 				continue
 			}
 			cpu := func(c, s float64) float64 {
@@ -108,6 +139,9 @@ func compare(single, citus []Scenario) []Comparison {
 				APICPURatio: cpu(c.APICPUPer1k, s.APICPUPer1k), WorkerCPURatio: cpu(c.WorkerCPUPer1k, s.WorkerCPUPer1k),
 				PmbenchCPURatio: cpu(c.PmbenchCPUPer1k, s.PmbenchCPUPer1k), PostgresCPURatio: cpu(c.PostgresCPUPer1k, s.PostgresCPUPer1k),
 				TotalCPURatio: cpu(totalCPU(c), totalCPU(s))})
+			for _, n := range c.PostgresNodesCPUPer1k {
+				out[len(out)-1].NodesPostgresCPURatio = append(out[len(out)-1].NodesPostgresCPURatio, cpu(n, s.PostgresCPUPer1k))
+			}
 		}
 	}
 	return out
@@ -129,8 +163,10 @@ func totalCPU(s Scenario) float64 {
 // Citus's, and Citus over the single node.
 func printCitus(w io.Writer, rep *Report) {
 	ph := rep.Citus
-	fmt.Fprintf(w, "\nOne node against Citus %s (coordinator %s, workers %s; %d shards a table; %s; multi-shard guard on; fsync %s)\n",
-		ph.Version, first(ph.Nodes), strings.Join(rest(ph.Nodes), ", "), ph.ShardCount, ph.TenantSetting, onOff(ph.Durable))
+	fmt.Fprintf(w, "\nOne node against Citus %s (coordinator %s, workers %s; %d shards a table; %s; "+
+		"routing %s, plan cache %s; multi-shard guard on; fsync %s)\n", ph.Version, first(ph.Nodes),
+		strings.Join(rest(ph.Nodes), ", "), ph.ShardCount, ph.TenantSetting,
+		onOff(ph.Routing), onOff(ph.PlanCache), onOff(ph.Durable))
 	fmt.Fprintf(w, "Citus phase %.0f s: cluster and migrations %.1f s, seed %.1f s; CPU µs per request; postgres on Citus is the three nodes' sum\n\n",
 		ph.Seconds, ph.SetupSeconds, ph.Seed.Seconds)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -144,7 +180,7 @@ func printCitus(w io.Writer, rep *Report) {
 	}
 	for _, c := range ph.Scenarios {
 		for _, s := range rep.Scenarios {
-			if s.Name != c.Name {
+			if s.Name != baseScenario(c.Name) {
 				continue
 			}
 			for _, row := range []struct {
@@ -167,15 +203,22 @@ func printCitus(w io.Writer, rep *Report) {
 					r.P50ms, r.P99ms, us(r.APICPUPer1k), us(r.WorkerCPUPer1k), us(r.PmbenchCPUPer1k), num(r.PostgresCPUPer1k*1000, "%.0f"),
 					us(totalCPU(r)), nodes)
 			}
-			for _, cmp := range ph.Comparison {
-				if cmp.Scenario == c.Name {
-					fmt.Fprintf(tw, "%s\tcitus/one\t\t%s\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t\n", c.Name, x(cmp.RPSRatio), x(cmp.P50Ratio), x(cmp.P99Ratio),
-						x(cmp.APICPURatio), x(cmp.WorkerCPURatio), x(cmp.PmbenchCPURatio), x(cmp.PostgresCPURatio), x(cmp.TotalCPURatio))
+			for _, cp := range ph.Comparison {
+				if cp.Scenario == c.Name {
+					var nodes []string
+					for _, r := range cp.NodesPostgresCPURatio {
+						nodes = append(nodes, x(r))
+					}
+					fmt.Fprintf(tw, "%s\tcitus/one\t\t%s\t\t\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+						c.Name, x(cp.RPSRatio), x(cp.P50Ratio), x(cp.P99Ratio),
+						x(cp.APICPURatio), x(cp.WorkerCPURatio), x(cp.PmbenchCPURatio), x(cp.PostgresCPURatio),
+						x(cp.TotalCPURatio), strings.Join(nodes, " / "))
 				}
 			}
 		}
 	}
 	tw.Flush()
+	printTargets(w, ph)
 	for _, c := range ph.Scenarios {
 		if c.FirstError != "" {
 			fmt.Fprintf(w, "citus %s: first error: %s\n", c.Name, c.FirstError)
@@ -218,4 +261,38 @@ func onOff(b bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// Targets of the Citus phase (docs/performance.md): PostgreSQL's CPU per
+// request at most targetRatio times one node's, and the coordinator's under
+// targetCoordinator of one node's.
+const (
+	targetRatio       = 1.5
+	targetCoordinator = 0.10
+)
+
+// printTargets says, for the closed loops, how PostgreSQL's CPU per request
+// on Citus stands against the targets.
+func printTargets(w io.Writer, ph *CitusPhase) {
+	fmt.Fprintln(w, "\nTargets: PostgreSQL CPU per request at most 1.5 times one node's, "+
+		"the coordinator under 10 % of one node's")
+	for _, cp := range ph.Comparison {
+		if base := baseScenario(cp.Scenario); base != "read-detail" && base != "write" {
+			continue
+		}
+		if cp.PostgresCPURatio == 0 || len(cp.NodesPostgresCPURatio) == 0 {
+			fmt.Fprintf(w, "  %s: no CPU figures\n", cp.Scenario)
+			continue
+		}
+		coord := cp.NodesPostgresCPURatio[0]
+		fmt.Fprintf(w, "  %s: PostgreSQL %.2fx one node's (%s), coordinator %.1f %% of one node's (%s)\n", cp.Scenario,
+			cp.PostgresCPURatio, met(cp.PostgresCPURatio <= targetRatio), coord*100, met(coord < targetCoordinator))
+	}
+}
+
+func met(ok bool) string {
+	if ok {
+		return "met"
+	}
+	return "not met"
 }

@@ -215,17 +215,45 @@ func (c *cluster) stop() {
 	_ = c.srv.Stop(ctx)
 }
 
+// onEveryNode runs f on a connection to pmapi's database on every node (one
+// on a single server; on Citus River's tables are on every node).
+func (c *cluster) onEveryNode(ctx context.Context, f func(*pgx.Conn) error) error {
+	urls := []string{c.db.AdminURL}
+	if len(c.nodes) > 1 {
+		urls = urls[:0]
+		for _, n := range c.nodes {
+			u, err := migrations.OnNode(c.db.AdminURL, n, nil)
+			if err != nil {
+				return err
+			}
+			urls = append(urls, u)
+		}
+	}
+	for _, u := range urls {
+		conn, err := pgx.Connect(ctx, u)
+		if err != nil {
+			return err
+		}
+		err = f(conn)
+		conn.Close(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // pendingJobs counts River jobs not yet finished in pmapi's database.
 func (c *cluster) pendingJobs(ctx context.Context) (int, error) {
-	conn, err := pgx.Connect(ctx, c.db.AdminURL)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close(ctx)
-	var n int
-	err = conn.QueryRow(ctx, "select count(*) from "+migrations.RiverSchema+
-		".river_job where state in ('available', 'running', 'retryable', 'scheduled', 'pending')").Scan(&n)
-	return n, err
+	var total int
+	err := c.onEveryNode(ctx, func(conn *pgx.Conn) error {
+		var n int
+		err := conn.QueryRow(ctx, "select count(*) from "+migrations.RiverSchema+
+			".river_job where state in ('available', 'running', 'retryable', 'scheduled', 'pending')").Scan(&n)
+		total += n
+		return err
+	})
+	return total, err
 }
 
 // waitJobsDrained waits, at most within, for the workers to finish the backlog
@@ -244,13 +272,14 @@ func (c *cluster) waitJobsDrained(ctx context.Context, within time.Duration) int
 // discardJobs deletes River jobs still waiting, so a scenario that outran the
 // workers leaves no backlog to the next one; it returns how many it deleted.
 func (c *cluster) discardJobs(ctx context.Context) (int64, error) {
-	conn, err := pgx.Connect(ctx, c.db.AdminURL)
-	if err != nil {
-		return 0, err
-	}
-	defer conn.Close(ctx)
-	tag, err := conn.Exec(ctx, "delete from "+migrations.RiverSchema+".river_job where state in ('available', 'retryable', 'scheduled', 'pending')")
-	return tag.RowsAffected(), err
+	var total int64
+	err := c.onEveryNode(ctx, func(conn *pgx.Conn) error {
+		tag, err := conn.Exec(ctx, "delete from "+migrations.RiverSchema+
+			".river_job where state in ('available', 'retryable', 'scheduled', 'pending')")
+		total += tag.RowsAffected()
+		return err
+	})
+	return total, err
 }
 
 // peakRSSMB is VmHWM (the resident set's high-water mark) in MiB.

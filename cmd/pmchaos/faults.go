@@ -18,21 +18,32 @@ const (
 	restartPostgres = "PostgreSQL restart -m immediate"
 	killAPI         = "kill -9 pmapi serve"
 	killWorker      = "kill -9 pmapi work"
+	// On Citus: the workspace isolated and moved to the other worker, and
+	// the worker that then holds it restarted in immediate mode.
+	moveWorkspace  = "isolate and move the workspace to the other worker"
+	restartItsNode = "restart -m immediate of the workspace's worker"
 )
 
 // injectFaults runs the schedule against the load that started at start: the
 // worker killed at 20 % of d, the API at 40 %, PostgreSQL restarted in
-// immediate mode at 60 %, the worker again at 80 %.
+// immediate mode at 60 %, the worker again at 80 %. On Citus the workspace
+// moves to the other worker at 50 %, and the restart at 60 % is of the
+// worker that holds it then.
 func (w *world) injectFaults(ctx context.Context, start time.Time, d time.Duration) []fault {
-	steps := []struct {
+	type step struct {
 		frac float64
 		what string
 		do   func(context.Context) error
-	}{
+	}
+	steps := []step{
 		{0.2, killWorker, func(context.Context) error { return w.killWorker() }},
 		{0.4, killAPI, w.killAPI},
 		{0.6, restartPostgres, w.db.Server.CrashRestart},
 		{0.8, killWorker, func(context.Context) error { return w.killWorker() }},
+	}
+	if w.o.Citus {
+		steps = []step{steps[0], steps[1], {0.5, moveWorkspace, w.moveWorkspace},
+			{0.6, restartItsNode, w.restartWorkspaceNode}, steps[3]}
 	}
 	var out []fault
 	for _, s := range steps {
@@ -53,7 +64,7 @@ func (w *world) injectFaults(ctx context.Context, start time.Time, d time.Durati
 // to find their dead connections; zero times when it was not restarted.
 func restartWindow(faults []fault, grace time.Duration) (from, to time.Time) {
 	for _, f := range faults {
-		if f.What == restartPostgres {
+		if f.What == restartPostgres || f.What == restartItsNode {
 			return f.At, f.Done.Add(grace)
 		}
 	}

@@ -9,8 +9,14 @@
 // acknowledged write against the rows and events in the database, and every
 // event against the deliveries the receiver got, within a bounded drain.
 //
+// With -citus the database is a Citus cluster (a coordinator and two workers,
+// the multi-shard guard on) and pmapi routes the workspace to its worker; the
+// workspace is moved to the other worker under the load, and the worker that
+// then holds it is the one restarted.
+//
 //	make chaos              # 30 s of load, fails on a lost write, event or delivery, or a 5xx outside the restart
 //	make chaos STRICT=1     # also fails on a 5xx but 503 with Retry-After while PostgreSQL restarts
+//	make chaos CITUS=1      # the same on Citus, with the workspace moved under the load
 package main
 
 import (
@@ -34,9 +40,11 @@ type options struct {
 	// their dead connections on first use.
 	Grace  time.Duration
 	Strict bool
-	Seed   uint64
-	Pmapi  string
-	Log    io.Writer
+	// Citus runs the world on a Citus cluster (-citus).
+	Citus bool
+	Seed  uint64
+	Pmapi string
+	Log   io.Writer
 }
 
 // drainBound is the longest a delivery can legitimately take after the last
@@ -63,6 +71,8 @@ func main() {
 	flag.DurationVar(&o.Drain, "drain", drainBound, "longest wait for deliveries after the load")
 	flag.DurationVar(&o.Grace, "grace", 5*time.Second, "how long after PostgreSQL is back the restart window lasts")
 	flag.BoolVar(&o.Strict, "strict", false, "also fail on a 5xx inside the PostgreSQL restart window other than 503 SERVICE_UNAVAILABLE with Retry-After")
+	flag.BoolVar(&o.Citus, "citus", false,
+		"run on a Citus coordinator and two workers, moving the workspace and restarting its worker")
 	flag.Uint64Var(&o.Seed, "seed", 0, "seed of the load's choices (0: random)")
 	flag.StringVar(&o.Pmapi, "pmapi", "", "the pmapi binary (default: build one with the release flags)")
 	flag.Parse()

@@ -8,9 +8,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/rig"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // world is one run: the database, the receiver, the two pmapi processes (each
@@ -53,13 +57,22 @@ func newWorld(ctx context.Context, o options) (w *world, err error) {
 		w.o.Pmapi = o.Pmapi
 	}
 	// A server of its own, never PMAPI_DATABASE_URL's: the run restarts it.
-	srv, err := pgcluster.Start(ctx, pgcluster.Options{Durable: true, Log: o.Log})
+	srv, err := pgcluster.Start(ctx, pgcluster.Options{Durable: true, Log: o.Log, Citus: o.Citus})
 	if err != nil {
 		return w, err
 	}
 	if w.db, err = rig.Provision(ctx, srv, "pmchaos_", 0); err != nil {
 		_ = srv.Stop(ctx)
 		return w, err
+	}
+	var extra []string
+	if o.Citus {
+		// The tests' guard: a statement of pmapi's role that reaches more
+		// than one shard fails, and the run counts the 5xx.
+		if err := pgcluster.GuardMultiShard(ctx, srv.AdminURL, w.db.Name); err != nil {
+			return w, err
+		}
+		extra = append(extra, "PMAPI_TENANT_SETTING=set_local")
 	}
 	w.rcv = newReceiver()
 	caFile, err := rig.TrustFile(w.tmp, w.rcv.srv)
@@ -71,8 +84,8 @@ func newWorld(ctx context.Context, o options) (w *world, err error) {
 		return w, err
 	}
 	token := "pmadm_" + pmapi.RandomBase62(32)
-	w.env = rig.Environ(w.db.AppURL, addr, token, caFile, "PMAPI_METRICS_ADDR=off",
-		"PMAPI_JOB_RESCUE_AFTER="+rescueAfter, "PMAPI_WEBHOOK_RETRY_SCHEDULE="+retrySchedule)
+	w.env = rig.Environ(w.db.AppURL, addr, token, caFile, append(extra, "PMAPI_METRICS_ADDR=off",
+		"PMAPI_JOB_RESCUE_AFTER="+rescueAfter, "PMAPI_WEBHOOK_RETRY_SCHEDULE="+retrySchedule)...)
 	w.base, w.health = "http://"+addr, "http://"+addr+"/healthz"
 	if w.serve, err = w.startServe(ctx); err != nil {
 		return w, err
@@ -91,9 +104,59 @@ func newWorld(ctx context.Context, o options) (w *world, err error) {
 	}
 	w.subID = hook["id"].(string)
 	w.rcv.secret.Store(hook["secret"].(string))
-	fmt.Fprintf(o.Log, "pmchaos: PostgreSQL %s (fsync on), pmapi serve pid %d, pmapi work pid %d, receiver %s\n",
-		w.db.Version, w.serve.Pid(), w.work.Pid(), w.rcv.srv.URL)
+	fmt.Fprintf(o.Log, "pmchaos: PostgreSQL %s (fsync on%s), pmapi serve pid %d, pmapi work pid %d, receiver %s\n",
+		w.db.Version, map[bool]string{true: ", Citus", false: ""}[o.Citus], w.serve.Pid(), w.work.Pid(), w.rcv.srv.URL)
 	return w, nil
+}
+
+// placer runs the Citus verbs as the tables' owner.
+func (w *world) placer(ctx context.Context) (*tenant.Placer, func(), error) {
+	owner, err := pgxpool.New(ctx, w.db.OwnerURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tenant.NewPlacer(map[string]*pgxpool.Pool{"default": owner}), owner.Close, nil
+}
+
+// moveWorkspace isolates the workspace and moves its shards to the worker
+// that does not hold them, as an operator would under load.
+func (w *world) moveWorkspace(ctx context.Context) error {
+	placer, done, err := w.placer(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	ws := tenant.Workspace{ID: uuid.MustParse(w.tenant.WorkspaceID), Shard: "default"}
+	pl, err := placer.Isolate(ctx, ws)
+	if err != nil {
+		return err
+	}
+	top, err := pgcluster.Discover(ctx, w.db.Server.AdminURL)
+	if err != nil {
+		return err
+	}
+	for _, n := range top.Addresses()[1:] {
+		if n != pl.Node {
+			_, err = placer.Move(ctx, ws, n)
+			return err
+		}
+	}
+	return fmt.Errorf("no worker besides %s", pl.Node)
+}
+
+// restartWorkspaceNode crash-restarts the Citus node that holds the
+// workspace now.
+func (w *world) restartWorkspaceNode(ctx context.Context) error {
+	placer, done, err := w.placer(ctx)
+	if err != nil {
+		return err
+	}
+	defer done()
+	pl, err := placer.Where(ctx, tenant.Workspace{ID: uuid.MustParse(w.tenant.WorkspaceID), Shard: "default"})
+	if err != nil {
+		return err
+	}
+	return w.db.Server.CrashRestartNode(ctx, pl.Node)
 }
 
 func (w *world) startServe(ctx context.Context) (*rig.Proc, error) {

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -109,7 +111,15 @@ func startCitus(ctx context.Context, bin string, opts Options) (*Server, error) 
 	}
 	fmt.Fprintf(logOrDiscard(opts.Log), "citus: coordinator %s, workers %s (data in %s)\n",
 		top.Addresses()[0], strings.Join(top.Addresses()[1:], ", "), base)
-	return &Server{AdminURL: top.Coordinator, Source: "citus", stop: stop}, nil
+	restartNode := func(ctx context.Context, addr string) error {
+		for _, n := range nodes {
+			if net.JoinHostPort("127.0.0.1", strconv.Itoa(n.port)) == addr {
+				return n.crashRestart(ctx)
+			}
+		}
+		return fmt.Errorf("no node of this cluster listens on %s", addr)
+	}
+	return &Server{AdminURL: top.Coordinator, Source: "citus", stop: stop, restartNode: restartNode}, nil
 }
 
 // startNodes starts the three nodes side by side (initdb dominates a first

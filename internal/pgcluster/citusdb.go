@@ -41,7 +41,10 @@ func SyncNodes(ctx context.Context, adminURL, name string) error {
 // that would reach more than one shard fail ("multi-task query about to be
 // executed"), so a test shows where a query misses its workspace. It is a
 // setting of the role in that database only: a shared coordinator's other
-// databases keep their behaviour. It does nothing on plain PostgreSQL.
+// databases keep their behaviour. It is made on every node, since pmapi runs
+// a workspace's statements on the node that holds it and Citus does not
+// carry a role's per-database settings to the workers. It does nothing on
+// plain PostgreSQL.
 func GuardMultiShard(ctx context.Context, adminURL, name string) error {
 	if !dbNameRE.MatchString(name) {
 		return fmt.Errorf("bad database name %q", name)
@@ -50,7 +53,10 @@ func GuardMultiShard(ctx context.Context, adminURL, name string) error {
 	if err != nil || !top.Citus {
 		return err
 	}
-	return execOn(ctx, adminURL, fmt.Sprintf("ALTER ROLE %s IN DATABASE %s SET citus.multi_task_query_log_level = 'error'", AppRole, name))
+	stmt := fmt.Sprintf("ALTER ROLE %s IN DATABASE %s SET citus.multi_task_query_log_level = 'error'", AppRole, name)
+	return onEach(ctx, top.Nodes(), func(ctx context.Context, _ int, nodeURL string) error {
+		return execOn(ctx, nodeURL, stmt)
+	})
 }
 
 // FreezeAsTemplate renames database from to on every node after closing it to

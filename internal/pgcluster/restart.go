@@ -19,6 +19,16 @@ func (s *Server) CrashRestart(ctx context.Context) error {
 	return s.restart(ctx)
 }
 
+// CrashRestartNode is CrashRestart for one node of a Citus cluster launched
+// from the binaries, named by its host:port (as pg_dist_node has it): the
+// chaos suite's crash of the worker that holds its workspace.
+func (s *Server) CrashRestartNode(ctx context.Context, addr string) error {
+	if s.restartNode == nil {
+		return errors.New("only a Citus cluster launched from the server binaries can have a node restarted")
+	}
+	return s.restartNode(ctx, addr)
+}
+
 // crashRestart keeps the start's options (pg_ctl reads them back from
 // postmaster.opts) and its log file.
 func (n node) crashRestart(ctx context.Context) error {

@@ -17,6 +17,8 @@ type Server struct {
 	Source  string
 	stop    func(context.Context) error
 	restart func(context.Context) error
+	// restartNode crash-restarts one node of a launched Citus cluster.
+	restartNode func(context.Context, string) error
 }
 
 // Stop shuts down a server that Start launched; for a given URL it does nothing.

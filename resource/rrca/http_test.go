@@ -1,7 +1,6 @@
 package rrca_test
 
 import (
-	"context"
 	"slices"
 	"testing"
 
@@ -282,12 +281,9 @@ func TestSimilarityRecomputationIsDebounced(t *testing.T) {
 		map[string]any{"title": "Feed pump cavitation"}); r.Status != 200 {
 		t.Fatalf("patch: %d %s", r.Status, r.Raw)
 	}
-	var n int
-	if err := testdb.AppPool(t).QueryRow(context.Background(), `select count(*) from river.river_job
+	n := testdb.RiverCount(t, `select count(*) from river.river_job
 		where kind = 'rrca.similarity' and args->>'workspaceId' = $1
-		and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
+		and state in ('available', 'scheduled', 'pending')`, tn.WorkspaceID)
 	if n != 1 {
 		t.Errorf("%d queued similarity jobs for one analysis, want 1", n)
 	}

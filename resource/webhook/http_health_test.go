@@ -1,7 +1,6 @@
 package webhook_test
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -40,15 +39,9 @@ func probes(t *testing.T, sub string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var n int
-	if err := testdb.OwnerPool(t).QueryRow(context.Background(),
-		`select count(*) from river.river_job where kind = 'webhook.retry'
+	return testdb.RiverCount(t, `select count(*) from river.river_job where kind = 'webhook.retry'
 		and args->>'subscriptionId' = $1 and args @> '{"probe": true}'
-		and state in ('available', 'scheduled', 'retryable', 'running')`,
-		id.String()).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+		and state in ('available', 'scheduled', 'retryable', 'running')`, id.String())
 }
 
 // TestTheCircuitBreakerStopsAttemptsUntilAProbeSucceeds: three failures in a

@@ -26,13 +26,9 @@ func TestOneFanoutJobPerTransaction(t *testing.T) {
 	ws, shard, emitter := subscribedEmitter(t, rcv)
 	fanouts := func() (jobs, events int) {
 		t.Helper()
-		if err := testdb.OwnerPool(t).QueryRow(ctx,
-			`select count(*), coalesce(sum(jsonb_array_length(args->'eventIds')), 0)
-			from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1`,
-			ws.String()).Scan(&jobs, &events); err != nil {
-			t.Fatal(err)
-		}
-		return
+		const where = ` from river.river_job where kind = 'event.fanout' and args->>'workspaceId' = $1`
+		return testdb.RiverCount(t, "select count(*)"+where, ws.String()),
+			testdb.RiverCount(t, "select coalesce(sum(jsonb_array_length(args->'eventIds')), 0)::int"+where, ws.String())
 	}
 	jobsBefore, _ := fanouts()
 	types := []string{"test.one", "test.two", "test.three"}

@@ -50,6 +50,14 @@ first ingress host. */}}
     secretKeyRef: {name: {{ .secret }}, key: {{ .key }}}
 {{- end -}}
 
+{{/* Where the pods reach Citus nodes (API, workers, migration Job). */}}
+{{- define "pmapi.citusNodes" -}}
+{{- with .Values.config.citusNodes }}
+- name: PMAPI_CITUS_NODES
+  value: {{ join "," . | quote }}
+{{- end }}
+{{- end -}}
+
 {{/* Environment of every long-running pmapi container (API and workers). */}}
 {{- define "pmapi.env" -}}
 - name: PMAPI_METRICS_ADDR
@@ -58,6 +66,11 @@ first ingress host. */}}
   value: {{ .Values.config.logLevel | quote }}
 - name: PMAPI_TENANT_SETTING
   value: {{ .Values.config.tenantSetting | quote }}
+- name: PMAPI_CITUS_ROUTING
+  value: {{ .Values.config.citusRouting | quote }}
+- name: PMAPI_CITUS_PLAN_CACHE
+  value: {{ .Values.config.citusPlanCache | quote }}
+{{- include "pmapi.citusNodes" . }}
 - name: PMAPI_SHUTDOWN_GRACE
   value: {{ .Values.config.shutdownGrace | quote }}
 - name: PMAPI_PUBLIC_URL

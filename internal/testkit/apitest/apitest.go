@@ -89,14 +89,28 @@ type (
 // same resource list the server uses.
 func New(t testing.TB, mutate ...func(*Config)) *Env {
 	t.Helper()
-	return NewOnPool(t, testdb.AppPool(t), mutate...)
+	return newOnPool(t, testdb.AppPool(t), true, mutate...)
 }
 
 // NewOnPool is New over a pool of the caller's (one connected as the server's
-// role to the package's database), for tests that watch the connections.
+// role to the package's database), for tests that watch the connections. On
+// Citus its transactions all go through that pool (the coordinator), as with
+// PMAPI_CITUS_ROUTING=false.
 func NewOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
 	t.Helper()
-	env, stop, err := build(t, pool, mutate...)
+	return newOnPool(t, pool, false, mutate...)
+}
+
+// NewRoutedOnPool is NewOnPool with, on Citus, each workspace's transactions
+// sent to the node that holds it, over node pools of the env's own.
+func NewRoutedOnPool(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) *Env {
+	t.Helper()
+	return newOnPool(t, pool, true, mutate...)
+}
+
+func newOnPool(t testing.TB, pool *pgxpool.Pool, route bool, mutate ...func(*Config)) *Env {
+	t.Helper()
+	env, stop, err := build(t, pool, route, mutate...)
 	if stop != nil {
 		t.Cleanup(stop)
 	}
@@ -121,7 +135,7 @@ func Shared(t testing.TB) *Env {
 	t.Helper()
 	shared.once.Do(func() {
 		var stop func()
-		shared.env, stop, shared.err = build(t, testdb.AppPool(t))
+		shared.env, stop, shared.err = build(t, testdb.AppPool(t), true)
 		if stop != nil {
 			testdb.BeforeClose(stop)
 		}
@@ -132,10 +146,23 @@ func Shared(t testing.TB) *Env {
 	return shared.env
 }
 
-// build makes an Env; stop, when not nil, ends what it started.
-func build(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) (env *Env, stop func(), err error) {
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", pool, testdb.TenantSetting(t)))
+// build makes an Env; stop, when not nil, ends what it started. With route,
+// on Citus, workspaces' transactions go to their nodes as the server's do:
+// the package's shard over its pool, or one of the env's own.
+func build(t testing.TB, pool *pgxpool.Pool, route bool, mutate ...func(*Config)) (env *Env, stop func(), err error) {
+	shard, unroute := testdb.ServerShard(t), func() {}
+	if pool != testdb.AppPool(t) || !route {
+		shard = tenant.NewShard("default", pool, testdb.TenantSetting(t))
+		if route && testdb.OnCitus(t) {
+			if err := shard.Route(context.Background(), testdb.RouteOptions()); err != nil {
+				return nil, nil, err
+			}
+			unroute = shard.StopRouting
+		}
+	}
+	shards, err := tenant.NewShards("default", shard)
 	if err != nil {
+		unroute()
 		return nil, nil, err
 	}
 	logs := &SafeBuffer{}
@@ -145,7 +172,7 @@ func build(t testing.TB, pool *pgxpool.Pool, mutate ...func(*Config)) (env *Env,
 	ready := make(chan struct{})
 	stopped := make(chan struct{})
 	go func() { auth.Run(ctx, func() { close(ready) }); close(stopped) }()
-	stop = func() { cancel(); <-stopped }
+	stop = func() { cancel(); <-stopped; unroute() }
 	<-ready
 	box := deploymentBox
 	clients, err := jobs.NewClients(dir, jobs.Options{Box: box})

@@ -109,6 +109,4 @@ func (tn *Tenant) ExecAsServer(t testing.TB, sql string) error {
 }
 
 // serverShard binds transactions as the server does on the package's database.
-func serverShard(t testing.TB) *tenant.Shard {
-	return tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
-}
+func serverShard(t testing.TB) *tenant.Shard { return testdb.ServerShard(t) }

@@ -31,7 +31,7 @@ type Fixture struct {
 // New makes a workspace named name on the package's database.
 func New(t testing.TB, name string) Fixture {
 	t.Helper()
-	shard := tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t))
+	shard := testdb.ServerShard(t)
 	shards, err := tenant.NewShards("default", shard)
 	if err != nil {
 		t.Fatal(err)

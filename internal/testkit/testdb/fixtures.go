@@ -2,21 +2,29 @@ package testdb
 
 import (
 	"context"
+	"sync"
 	"testing"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/internal/procstat"
+	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/tenant"
 )
 
 // Directory is the tenant directory a single-shard server has over the
-// package's database: one shard, "default", bound as TenantSetting says. Tests
-// of the directory, the workers and authentication start from it.
+// package's database: one shard, "default", bound as TenantSetting says and on
+// Citus routed (ServerShard). Tests of the directory, the workers and
+// authentication start from it.
 func Directory(tb testing.TB) (*tenant.Directory, *tenant.Shard) {
 	tb.Helper()
-	return DirectoryOver(tb, AppPool(tb))
+	shard := ServerShard(tb)
+	shards, err := tenant.NewShards("default", shard)
+	if err != nil {
+		tb.Fatalf("testdb: %v", err)
+	}
+	return tenant.NewDirectory(shards), shard
 }
 
 // DirectoryOver is Directory over a pool of the test's own (another database,
@@ -86,4 +94,79 @@ func BackendCPU(tb testing.TB, conn *pgx.Conn) float64 {
 		tb.Skipf("the database server's process %d is not on this machine", pid)
 	}
 	return procstat.Seconds(f, procstat.User, procstat.System)
+}
+
+var nodePools struct {
+	sync.Mutex
+	pools []*pgxpool.Pool
+}
+
+// NodeOwnerPools connect as the owner to the package's database on every
+// node: the one server on plain PostgreSQL, the coordinator and each worker
+// on Citus, where River's tables are on every node (a job is on the node of
+// the transaction that queued it). They close with the package's pools.
+func NodeOwnerPools(tb testing.TB) []*pgxpool.Pool {
+	tb.Helper()
+	owner := OwnerPool(tb)
+	nodePools.Lock()
+	defer nodePools.Unlock()
+	if nodePools.pools != nil {
+		return nodePools.pools
+	}
+	pools := []*pgxpool.Pool{owner}
+	if onCitus {
+		rows, err := owner.Query(context.Background(), `select nodename || ':' || nodeport from pg_dist_node
+			where groupid <> 0 and noderole = 'primary' and isactive order by groupid`)
+		if err != nil {
+			tb.Fatalf("testdb: the cluster's nodes: %v", err)
+		}
+		addrs, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			tb.Fatalf("testdb: the cluster's nodes: %v", err)
+		}
+		for _, addr := range addrs {
+			u, err := migrations.OnNode(Database(tb).OwnerURL, addr, nil)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			p, err := tenant.Connect(context.Background(), u)
+			if err != nil {
+				tb.Fatalf("testdb: node %s: %v", addr, err)
+			}
+			pools = append(pools, p)
+			BeforeClose(p.Close)
+		}
+	}
+	nodePools.pools = pools
+	return pools
+}
+
+// RiverCount sums what a query of one integer column (a count over River's
+// tables) answers on every node (NodeOwnerPools).
+func RiverCount(tb testing.TB, query string, args ...any) int {
+	tb.Helper()
+	var total int
+	for _, p := range NodeOwnerPools(tb) {
+		var n int
+		if err := p.QueryRow(context.Background(), query, args...).Scan(&n); err != nil {
+			tb.Fatalf("testdb: %s: %v", query, err)
+		}
+		total += n
+	}
+	return total
+}
+
+// RiverExec runs a statement on River's tables of every node
+// (NodeOwnerPools) and returns the rows it affected in all.
+func RiverExec(tb testing.TB, stmt string, args ...any) int64 {
+	tb.Helper()
+	var total int64
+	for _, p := range NodeOwnerPools(tb) {
+		tag, err := p.Exec(context.Background(), stmt, args...)
+		if err != nil {
+			tb.Fatalf("testdb: %s: %v", stmt, err)
+		}
+		total += tag.RowsAffected()
+	}
+	return total
 }

@@ -340,6 +340,45 @@ func Database(tb testing.TB) pgcluster.Database {
 	return current
 }
 
+var serverShard struct {
+	once  sync.Once
+	shard *tenant.Shard
+	err   error
+}
+
+// ServerShard is the package's database as the server reaches it: "default"
+// over AppPool in TenantSetting's mode, and on Citus routed, so each
+// workspace's transactions run on the node that holds it (tenant.Shard.Route).
+// It is the package's one routed shard, kept until its tests are done.
+func ServerShard(tb testing.TB) *tenant.Shard {
+	tb.Helper()
+	pool := AppPool(tb)
+	serverShard.once.Do(func() {
+		s := tenant.NewShard("default", pool, TenantSetting(tb))
+		if onCitus {
+			if serverShard.err = s.Route(context.Background(), RouteOptions()); serverShard.err != nil {
+				return
+			}
+			BeforeClose(s.StopRouting)
+		}
+		serverShard.shard = s
+	})
+	if serverShard.err != nil {
+		tb.Fatalf("testdb: route the package's shard: %v", serverShard.err)
+	}
+	return serverShard.shard
+}
+
+// RouteOptions are the tests' routing options: PMAPI_CITUS_PLAN_CACHE's
+// choice of plans (auto when unset), as the server reads it.
+func RouteOptions() tenant.RouteOptions {
+	p, err := tenant.ParsePlanCache(os.Getenv("PMAPI_CITUS_PLAN_CACHE"))
+	if err != nil {
+		p = tenant.PlanCacheAuto
+	}
+	return tenant.RouteOptions{PlanCache: p}
+}
+
 // AppPool connects as the server's role, which row-level security binds.
 func AppPool(tb testing.TB) *pgxpool.Pool {
 	tb.Helper()
