@@ -28,7 +28,7 @@ import (
 // retry job appears only for a failure), the workers' pool waits and the jobs'
 // run times, so a slow drain shows where its time went. On the 2-core test
 // machine the drain went from 374 to about 1,400 deliveries a second when the
-// fan-out job began to deliver (docs/decisions.md, Webhooks).
+// fan-out job began to deliver (docs/decisions/webhooks.md).
 //
 // DELIVER_WORKERS, DELIVER_COOLDOWN (a duration) and DELIVER_POOL (max
 // connections) override the defaults to compare settings:

@@ -88,7 +88,7 @@ func TestPlacementVerbsSayWhatTheyNeed(t *testing.T) {
 	}
 }
 
-// TestMoveWorkspaceUnderLoad is docs/decisions.md's (SQL that runs on Citus) online move on a real Citus
+// TestMoveWorkspaceUnderLoad is the online move of docs/decisions/tenancy-and-citus.md on a real Citus
 // cluster (make test-citus): while a client keeps creating tasks, another keeps
 // reading, and a subscription receives every task.created, the workspace is
 // isolated and its shards moved to the other worker. Every acknowledged write

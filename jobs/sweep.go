@@ -48,17 +48,19 @@ type SweepArgs struct {
 // Kind is the stable job kind stored in river_job.
 func (SweepArgs) Kind() string { return "event.sweep" }
 
-// SweepWorker keeps docs/decisions.md's (SQL that runs on Citus) promise that no committed change loses its
-// event: on Citus a change on a worker and its River job on the coordinator
-// commit in one phase each, so a coordinator that dies between the two commits
-// leaves events with no job. Events remember their job (Emit); an event still
-// unfanned After its commit whose job is neither waiting nor running is queued
-// again. Fan-out is idempotent, so a job that was only slow costs a no-op.
+// SweepWorker keeps the promise that no committed change loses its event
+// (docs/decisions/tenancy-and-citus.md, "A sweeper re-queues lost fan-outs").
+// On Citus a transaction that ran on a node other than its workspace's (a
+// stale route, routing off) commits its River job on that node and its change
+// on the workspace's, in one phase each, so a node that dies between the two
+// commits leaves events with no job. Events remember their job (Emit); an
+// event still unfanned After its commit whose job is neither waiting nor
+// running on any node is queued again. Fan-out is idempotent, so a job that was
+// only slow costs a no-op.
 //
-// The same holds for a subscription's retry job, which a fan-out queues on the
-// coordinator while its deliveries wait on a worker: a subscription whose
-// waiting deliveries are overdue by After and whose retry job is neither
-// waiting nor running gets a new one.
+// The same holds for a subscription's retry job: a subscription whose waiting
+// deliveries are overdue by After and whose retry job is neither waiting nor
+// running gets a new one.
 type SweepWorker struct {
 	river.WorkerDefaults[SweepArgs]
 	Directory *tenant.Directory

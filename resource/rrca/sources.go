@@ -10,7 +10,7 @@ import (
 // Sources are what analyses read of other resources' rows, each described as
 // its resource describes itself to search (facet.Search), so that rrca
 // composes its statements from them and names no other package's table
-// (docs/decisions.md, "Suggestion sources"). Whoever builds a Store hands them
+// (docs/decisions/rrca.md). Whoever builds a Store hands them
 // in: resource/registry for the API, cmd/pmapi for the workers.
 type Sources struct {
 	// Candidates are ranked beside analyses by 5-why and look-across (risks,
