@@ -194,7 +194,10 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		river.AddWorker(workers, &FanoutWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &RetryWorker{Deliverer: deliverer})
 		river.AddWorker(workers, &DeliverWorker{Shard: shard, Webhooks: hooks})
-		river.AddWorker(workers, &SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log})
+		river.AddWorker(
+			workers,
+			&SweepWorker{Directory: dir, Clients: cs, Webhooks: hooks, After: opts.SweepAfter, Log: opts.Log},
+		)
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		cfg := &river.Config{

@@ -32,7 +32,13 @@ func (FanoutArgs) Kind() string { return "event.fanout" }
 // commit with the change that caused them, and neither survives its rollback.
 // The job goes first so every event can name it: the sweeper (sweep.go) tells
 // by that id whether an unfanned event still has a job coming.
-func (cs *Clients) Emit(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.UUID, events ...event.Event) error {
+func (cs *Clients) Emit(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	events ...event.Event,
+) error {
 	client := cs.For(shard.Name)
 	if client == nil {
 		return fmt.Errorf("no River client for shard %s", shard.Name)

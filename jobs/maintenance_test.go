@@ -53,9 +53,13 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 				return err
 			}
 			// A device code two days past expiry and one still open.
-			_, err := tx.Exec(ctx, `insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, expires_at)
+			_, err := tx.Exec(
+				ctx,
+				`insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, expires_at)
 				values ($1, gen_random_uuid(), 'pm_cli_x', 'old', 'old', '{}', now() - interval '2 days'),
-				       ($1, gen_random_uuid(), 'pm_cli_x', 'fresh', 'fresh', '{}', now() + interval '10 minutes')`, w.ID)
+				       ($1, gen_random_uuid(), 'pm_cli_x', 'fresh', 'fresh', '{}', now() + interval '10 minutes')`,
+				w.ID,
+			)
 			return err
 		})
 		if err != nil {
@@ -88,19 +92,28 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	}
 	waitForJob(t, events, "maintenance.sweep")
 	for _, s := range all {
-		if ids := column[uuid.UUID](t, shard, s.ws, "select id from sessions where workspace_id = $1"); len(ids) != 1 || ids[0] != s.fresh {
+		if ids := column[uuid.UUID](t, shard, s.ws, "select id from sessions where workspace_id = $1"); len(ids) != 1 ||
+			ids[0] != s.fresh {
 			t.Errorf("workspace %s keeps sessions %v; want only the fresh %s (stale %s deleted)", s.ws, ids, s.fresh, s.stale)
 		}
-		if keys := column[string](t, shard, s.ws, "select key from idempotency_keys where workspace_id = $1"); len(keys) != 1 || keys[0] != "fresh" {
+		if keys := column[string](t, shard, s.ws, "select key from idempotency_keys where workspace_id = $1"); len(
+			keys,
+		) != 1 ||
+			keys[0] != "fresh" {
 			t.Errorf("workspace %s keeps idempotency keys %v; want only the fresh one", s.ws, keys)
 		}
-		if codes := column[string](t, shard, s.ws, "select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1"); len(codes) != 1 || codes[0] != "fresh" {
+		if codes := column[string](t, shard, s.ws, "select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1"); len(
+			codes,
+		) != 1 ||
+			codes[0] != "fresh" {
 			t.Errorf("workspace %s keeps device codes %v; want only the open one", s.ws, codes)
 		}
 	}
 	var userCodes []string
-	rows, _ := dir.Pool().Query(ctx, "select convert_from(user_code_hash, 'UTF8') from oauth_user_codes where workspace_id = $1", all[0].ws)
-	if userCodes, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(userCodes) != 1 || !strings.HasPrefix(userCodes[0], "fresh-") {
+	rows, _ := dir.Pool().
+		Query(ctx, "select convert_from(user_code_hash, 'UTF8') from oauth_user_codes where workspace_id = $1", all[0].ws)
+	if userCodes, err = pgx.CollectRows(rows, pgx.RowTo[string]); err != nil || len(userCodes) != 1 ||
+		!strings.HasPrefix(userCodes[0], "fresh-") {
 		t.Errorf("user codes after the sweep: %v %v; want only the open one", userCodes, err)
 	}
 }

@@ -24,10 +24,18 @@ var (
 		"Delivery jobs waiting or running on a shard (the same for every pod: take max by shard).", []string{"shard"}, nil)
 	queueLagDesc = prometheus.NewDesc("pmapi_webhook_oldest_pending_age_seconds",
 		"Age of a shard's oldest waiting delivery job (the same for every pod: take max by shard).", []string{"shard"}, nil)
-	circuitsOpenDesc = prometheus.NewDesc("pmapi_webhook_circuits_open",
-		"Subscriptions on a shard whose circuit breaker is open or half-open (the same for every pod: take max by shard).", []string{"shard"}, nil)
-	queueUpDesc = prometheus.NewDesc("pmapi_webhook_queue_up",
-		"1 when this scrape read the shard's delivery queue, 0 when the query failed (depth and age are then absent).", []string{"shard"}, nil)
+	circuitsOpenDesc = prometheus.NewDesc(
+		"pmapi_webhook_circuits_open",
+		"Subscriptions on a shard whose circuit breaker is open or half-open (the same for every pod: take max by shard).",
+		[]string{"shard"},
+		nil,
+	)
+	queueUpDesc = prometheus.NewDesc(
+		"pmapi_webhook_queue_up",
+		"1 when this scrape read the shard's delivery queue, 0 when the query failed (depth and age are then absent).",
+		[]string{"shard"},
+		nil,
+	)
 	// Collected through QueueGauges, not registered on its own, so that a
 	// registry holding the gauges holds their error count too.
 	queueScrapeErrors = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -27,7 +27,11 @@ func TestQueueGaugesReportAFailedReadAsUnknown(t *testing.T) {
 	}
 	down.Close()
 	mode := testdb.TenantSetting(t)
-	shards, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), mode), tenant.NewShard("down", down, mode))
+	shards, err := tenant.NewShards(
+		"default",
+		tenant.NewShard("default", testdb.AppPool(t), mode),
+		tenant.NewShard("down", down, mode),
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +73,11 @@ func TestQueueGaugesReportAFailedReadAsUnknown(t *testing.T) {
 	errs := first["pmapi_webhook_queue_scrape_errors_total"]
 	second := got()["pmapi_webhook_queue_scrape_errors_total"]
 	if _, ok := errs["default"]; !ok || second["down"]-errs["down"] != 1 || second["default"] != errs["default"] {
-		t.Errorf("scrape errors: %v then %v; want the down shard's to grow by one a scrape, the other's to stay (and exist)", errs, second)
+		t.Errorf(
+			"scrape errors: %v then %v; want the down shard's to grow by one a scrape, the other's to stay (and exist)",
+			errs,
+			second,
+		)
 	}
 }
 

@@ -108,7 +108,14 @@ func (w *RetryWorker) Work(ctx context.Context, job *river.Job[RetryArgs]) error
 }
 
 // Retry queues a subscription's retry job at at in tx (webhook.Jobs).
-func (cs *Clients) Retry(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, sub uuid.UUID, at time.Time, probe bool) (int64, error) {
+func (cs *Clients) Retry(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, sub uuid.UUID,
+	at time.Time,
+	probe bool,
+) (int64, error) {
 	res, err := cs.For(shard.Name).InsertTx(ctx, tx, RetryArgs{WorkspaceID: ws, SubscriptionID: sub, Probe: probe},
 		&river.InsertOpts{ScheduledAt: at})
 	if err != nil {

@@ -125,7 +125,12 @@ func (w *SweepWorker) live(ctx context.Context, shard string, ids []int64) (map[
 	return out, nil
 }
 
-func (w *SweepWorker) sweepRetries(ctx context.Context, shard *tenant.Shard, client *river.Client[pgx.Tx], ws uuid.UUID) (int, error) {
+func (w *SweepWorker) sweepRetries(
+	ctx context.Context,
+	shard *tenant.Shard,
+	client *river.Client[pgx.Tx],
+	ws uuid.UUID,
+) (int, error) {
 	overdue, err := w.Webhooks.Overdue(ctx, shard, ws, w.After)
 	if err != nil || len(overdue) == 0 {
 		return 0, err
@@ -159,7 +164,12 @@ var liveStates = []rivertype.JobState{
 	rivertype.JobStateRunning, rivertype.JobStateScheduled,
 }
 
-func (w *SweepWorker) sweep(ctx context.Context, shard *tenant.Shard, client *river.Client[pgx.Tx], ws uuid.UUID) (int, error) {
+func (w *SweepWorker) sweep(
+	ctx context.Context,
+	shard *tenant.Shard,
+	client *river.Client[pgx.Tx],
+	ws uuid.UUID,
+) (int, error) {
 	found, err := w.Webhooks.Unfanned(ctx, shard, ws, w.After, sweepBatch)
 	if err != nil || len(found) == 0 {
 		return 0, err

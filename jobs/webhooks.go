@@ -76,15 +76,23 @@ const (
 const sendersPerJob = 16
 
 // Attempt builds, signs and sends one delivery and counts it.
-func Attempt(ctx context.Context, store webhook.Store, sender *webhook.Sender, d webhook.Delivery, sub webhook.Subscription) (webhook.Result, error) {
+func Attempt(
+	ctx context.Context,
+	store webhook.Store,
+	sender *webhook.Sender,
+	d webhook.Delivery,
+	sub webhook.Subscription,
+) (webhook.Result, error) {
 	now := time.Now()
 	secrets, err := store.Secrets(sub, now)
 	if err != nil {
 		return webhook.Result{}, err
 	}
 	id := pmapi.FormatID(webhook.DeliveryPrefix, d.ID)
-	body, _ := json.Marshal(webhook.Body{ID: id, EventID: pmapi.FormatID(webhook.EventPrefix, d.Event()), Type: d.EventType,
-		OccurredAt: d.When().UTC(), Data: d.Data, SentAt: now.UTC()})
+	body, _ := json.Marshal(
+		webhook.Body{ID: id, EventID: pmapi.FormatID(webhook.EventPrefix, d.Event()), Type: d.EventType,
+			OccurredAt: d.When().UTC(), Data: d.Data, SentAt: now.UTC()},
+	)
 	res := sender.Send(ctx, sub.URL, d.EventType, id, body, webhook.Sign(body, now, secrets...))
 	attemptDuration.Observe(res.Latency.Seconds())
 	switch {

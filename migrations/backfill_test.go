@@ -89,7 +89,8 @@ func TestTaskSearchBackfill(t *testing.T) {
 		return got
 	}
 	got := read(ws)
-	if got[described] != "Calibrate torque wrenches / on line seven / true" || got[bare] != "Order sensors / - / false" || len(got) != 2 {
+	if got[described] != "Calibrate torque wrenches / on line seven / true" || got[bare] != "Order sensors / - / false" ||
+		len(got) != 2 {
 		t.Errorf("task_search after the migration: %v", got)
 	}
 	if other := read(uuid.New()); len(other) != 0 {

@@ -39,7 +39,10 @@ var ledgerLockTimeout = 5 * time.Second
 // yet: to_jsonb of the row has the key only when the column exists, so
 // `migrate status` works on a database no new `migrate up` has touched.
 func readLedger(ctx context.Context, conn *pgx.Conn) (map[int]ledgerRow, error) {
-	rows, err := conn.Query(ctx, "select version, name, applied_at, coalesce(to_jsonb(m)->>'checksum', '') from schema_migrations m")
+	rows, err := conn.Query(
+		ctx,
+		"select version, name, applied_at, coalesce(to_jsonb(m)->>'checksum', '') from schema_migrations m",
+	)
 	if err != nil {
 		return nil, err
 	}
@@ -71,7 +74,8 @@ func addChecksums(ctx context.Context, conn *pgx.Conn, all []Migration) error {
 	}
 	if has {
 		var missing bool
-		if err := conn.QueryRow(ctx, "select exists (select 1 from schema_migrations where checksum is null)").Scan(&missing); err != nil || !missing {
+		if err := conn.QueryRow(ctx, "select exists (select 1 from schema_migrations where checksum is null)").Scan(&missing); err != nil ||
+			!missing {
 			return err
 		}
 	}
@@ -134,7 +138,10 @@ func verifyApplied(all []Migration, ledger map[int]ledgerRow) error {
 			continue
 		}
 		if r.Name != m.Name || !m.matches(r.Checksum) {
-			return &ChangedError{File: m.FileName(), Recorded: fmt.Sprintf("%04d_%s.sql, sha256 %s", m.Version, r.Name, orNone(r.Checksum))}
+			return &ChangedError{
+				File:     m.FileName(),
+				Recorded: fmt.Sprintf("%04d_%s.sql, sha256 %s", m.Version, r.Name, orNone(r.Checksum)),
+			}
 		}
 	}
 	return nil

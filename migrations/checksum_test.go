@@ -79,7 +79,8 @@ func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 	}
 	err = migrations.Up(ctx, db.OwnerURL)
 	var changed *migrations.ChangedError
-	if !errors.As(err, &changed) || changed.File != edited.FileName() || !strings.Contains(err.Error(), edited.FileName()) {
+	if !errors.As(err, &changed) || changed.File != edited.FileName() ||
+		!strings.Contains(err.Error(), edited.FileName()) {
 		t.Fatalf("Up with %s changed: %v; want a ChangedError naming the file", edited.FileName(), err)
 	}
 	if _, ok := recordedChecksums(t, owner)[latest.Version]; ok {
@@ -196,7 +197,8 @@ func TestChecksumBackfillGivesUpOnABlockedLock(t *testing.T) {
 		t.Fatalf("Up once the ledger is free: %v", err)
 	}
 	var n int
-	if err := owner.QueryRow(ctx, "select count(*) from schema_migrations where checksum is null").Scan(&n); err != nil || n != 0 {
+	if err := owner.QueryRow(ctx, "select count(*) from schema_migrations where checksum is null").Scan(&n); err != nil ||
+		n != 0 {
 		t.Errorf("%d rows without a checksum (%v)", n, err)
 	}
 }

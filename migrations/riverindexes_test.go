@@ -16,7 +16,11 @@ import (
 
 func riverIndexes(t *testing.T, pool *pgxpool.Pool) []string {
 	t.Helper()
-	rows, err := pool.Query(context.Background(), "select indexname from pg_indexes where schemaname = $1 and tablename = 'river_job'", migrations.RiverSchema)
+	rows, err := pool.Query(
+		context.Background(),
+		"select indexname from pg_indexes where schemaname = $1 and tablename = 'river_job'",
+		migrations.RiverSchema,
+	)
 	if err != nil {
 		t.Fatal(err)
 	}

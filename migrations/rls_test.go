@@ -64,7 +64,11 @@ func TestEveryTenantTableIsShapedForTenancy(t *testing.T) {
 			if !enabled || !forced {
 				t.Errorf("row level security enabled=%v forced=%v, want both", enabled, forced)
 			}
-			rows, err := pool.Query(ctx, "select policyname, cmd, qual, with_check from pg_policies where schemaname = 'public' and tablename = $1", table)
+			rows, err := pool.Query(
+				ctx,
+				"select policyname, cmd, qual, with_check from pg_policies where schemaname = 'public' and tablename = $1",
+				table,
+			)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,7 +85,14 @@ func TestEveryTenantTableIsShapedForTenancy(t *testing.T) {
 			}
 			p := policies[0]
 			if p.Cmd != "ALL" || p.Qual == nil || *p.Qual != policyExpr || p.WithCheck == nil || *p.WithCheck != policyExpr {
-				t.Errorf("policy %s for %s: using %v check %v, want %s for both", p.Name, p.Cmd, deref(p.Qual), deref(p.WithCheck), policyExpr)
+				t.Errorf(
+					"policy %s for %s: using %v check %v, want %s for both",
+					p.Name,
+					p.Cmd,
+					deref(p.Qual),
+					deref(p.WithCheck),
+					policyExpr,
+				)
 			}
 			// workspace_id leads the primary key and every unique index.
 			rows, err = pool.Query(ctx, `select i.indexrelid::regclass::text, i.indisprimary, a.attname
@@ -150,7 +161,13 @@ func seedTwoWorkspaces(t *testing.T, pool *pgxpool.Pool) (a, b uuid.UUID) {
 	a, b = uuid.New(), uuid.New()
 	for _, ws := range []uuid.UUID{a, b} {
 		err := testdb.InWorkspace(t, pool, ws.String(), func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, $3, 'U')", ws, uuid.New(), ws.String()+"@example.com")
+			_, err := tx.Exec(
+				ctx,
+				"insert into users (workspace_id, id, email, name) values ($1, $2, $3, 'U')",
+				ws,
+				uuid.New(),
+				ws.String()+"@example.com",
+			)
 			return err
 		})
 		if err != nil {
@@ -204,7 +221,11 @@ func TestRLSWithoutWorkspaceSeesAndWritesNothing(t *testing.T) {
 					if n != 0 {
 						return fmt.Errorf("sees %d rows", n)
 					}
-					_, err := tx.Exec(context.Background(), fmt.Sprintf("insert into %s (workspace_id) values ($1)", pgx.Identifier{table}.Sanitize()), uuid.New())
+					_, err := tx.Exec(
+						context.Background(),
+						fmt.Sprintf("insert into %s (workspace_id) values ($1)", pgx.Identifier{table}.Sanitize()),
+						uuid.New(),
+					)
 					if !isRLSViolation(err) {
 						return fmt.Errorf("insert without a workspace: got %v, want a row-level security violation", err)
 					}
@@ -261,7 +282,10 @@ func TestRLSWithWorkspaceSeesOnlyItsOwn(t *testing.T) {
 	}
 
 	t.Run("update cannot move a row into another workspace", func(t *testing.T) {
-		testdb.SkipOnCitus(t, "Citus refuses any update of the distribution column (modifying the partition value of rows is not allowed) before row-level security is asked")
+		testdb.SkipOnCitus(
+			t,
+			"Citus refuses any update of the distribution column (modifying the partition value of rows is not allowed) before row-level security is asked",
+		)
 		err := inTx(t, pool, &as, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "update users set workspace_id = $1 where workspace_id = $2", b, a)
 			if !isRLSViolation(err) {

@@ -112,7 +112,12 @@ func (d *Directory) Create(ctx context.Context, name, shard string) (Workspace, 
 		if err != nil {
 			return checkViolation(err)
 		}
-		_, err = tx.Exec(ctx, `insert into client_directory (client_id, workspace_id, kind) values ($1, $2, 'CONSOLE')`, console, id)
+		_, err = tx.Exec(
+			ctx,
+			`insert into client_directory (client_id, workspace_id, kind) values ($1, $2, 'CONSOLE')`,
+			console,
+			id,
+		)
 		return err
 	})
 	return w, err
@@ -206,9 +211,16 @@ func (d *Directory) Place(ctx context.Context, id uuid.UUID, shard string, holds
 		return Workspace{}, err
 	}
 	if hasData {
-		return Workspace{}, pmapi.Errorf(pmapi.CodeConflict, "workspace has data on shard %q; move its rows before placing it on %q", w.Shard, shard)
+		return Workspace{}, pmapi.Errorf(
+			pmapi.CodeConflict,
+			"workspace has data on shard %q; move its rows before placing it on %q",
+			w.Shard,
+			shard,
+		)
 	}
-	return scanWorkspace(d.pool.QueryRow(ctx, "update workspaces set shard = $2 where id = $1 returning "+workspaceColumns, id, shard))
+	return scanWorkspace(
+		d.pool.QueryRow(ctx, "update workspaces set shard = $2 where id = $1 returning "+workspaceColumns, id, shard),
+	)
 }
 
 func checkViolation(err error) error {
@@ -232,7 +244,12 @@ func (d *Directory) WorkspacesOn(ctx context.Context, shard string) ([]uuid.UUID
 // RegisterClient records an app's client id for workspace ws. The app row itself
 // lives on the workspace's shard; this entry is what lets a request find it.
 func (d *Directory) RegisterClient(ctx context.Context, clientID string, ws uuid.UUID) error {
-	_, err := d.pool.Exec(ctx, `insert into client_directory (client_id, workspace_id, kind) values ($1, $2, 'APP')`, clientID, ws)
+	_, err := d.pool.Exec(
+		ctx,
+		`insert into client_directory (client_id, workspace_id, kind) values ($1, $2, 'APP')`,
+		clientID,
+		ws,
+	)
 	return err
 }
 

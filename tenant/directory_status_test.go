@@ -25,13 +25,16 @@ func TestSuspensionKeepsItsStart(t *testing.T) {
 		t.Fatalf("suspend: %+v, %v", s, err)
 	}
 	first := *s.SuspendedAt
-	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil || s.SuspendedAt == nil || !s.SuspendedAt.Equal(first) {
+	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil || s.SuspendedAt == nil ||
+		!s.SuspendedAt.Equal(first) {
 		t.Errorf("suspend again: %+v, %v; want suspended_at %v kept", s, err, first)
 	}
-	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusActive); err != nil || s.Status != tenant.StatusActive || s.SuspendedAt != nil {
+	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusActive); err != nil || s.Status != tenant.StatusActive ||
+		s.SuspendedAt != nil {
 		t.Errorf("resume: %+v, %v", s, err)
 	}
-	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil || s.SuspendedAt == nil || !s.SuspendedAt.After(first) {
+	if s, err = dir.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil || s.SuspendedAt == nil ||
+		!s.SuspendedAt.After(first) {
 		t.Errorf("suspend after a resume: %+v, %v; want a new suspended_at", s, err)
 	}
 	if _, err := dir.SetStatus(ctx, uuid.New(), tenant.StatusSuspended); pmapi.ErrorCode(err) != pmapi.CodeNotFound {

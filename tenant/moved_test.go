@@ -62,7 +62,8 @@ func TestReadRunsAgainAfterAPlacementMove(t *testing.T) {
 		var runs int
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) { runs++; b.Queue(raise) })
 		var pgErr *pgconn.PgError
-		if runs != 3 || pmapi.ErrorCode(err) != pmapi.CodeServiceUnavailable || !errors.As(err, &pgErr) || pgErr.Code != "XX000" {
+		if runs != 3 || pmapi.ErrorCode(err) != pmapi.CodeServiceUnavailable || !errors.As(err, &pgErr) ||
+			pgErr.Code != "XX000" {
 			t.Fatalf("%d runs, err %v; want 3 runs and SERVICE_UNAVAILABLE wrapping the XX000", runs, err)
 		}
 	})
@@ -71,7 +72,8 @@ func TestReadRunsAgainAfterAPlacementMove(t *testing.T) {
 		var runs int
 		err := shard.Read(ctx, ws, func(b *pgx.Batch) { runs++; b.Queue("select 1/0") })
 		var pgErr *pgconn.PgError
-		if runs != 1 || !errors.As(err, &pgErr) || pgErr.Code != "22012" || pmapi.ErrorCode(err) == pmapi.CodeServiceUnavailable {
+		if runs != 1 || !errors.As(err, &pgErr) || pgErr.Code != "22012" ||
+			pmapi.ErrorCode(err) == pmapi.CodeServiceUnavailable {
 			t.Fatalf("%d runs, err %v; want one run and the division by zero", runs, err)
 		}
 	})
@@ -97,7 +99,8 @@ func TestTxAnswers503WhileThePlacementKeepsMoving(t *testing.T) {
 			t.Errorf("%s: err %v after %d calls; want SERVICE_UNAVAILABLE after 3", pgErr.Message, err, calls)
 		}
 	}
-	if calls, err := runs(&pgconn.PgError{Code: "42P01", Message: `relation "tasks" does not exist`}); calls != 1 || pmapi.ErrorCode(err) == pmapi.CodeServiceUnavailable {
+	if calls, err := runs(&pgconn.PgError{Code: "42P01", Message: `relation "tasks" does not exist`}); calls != 1 ||
+		pmapi.ErrorCode(err) == pmapi.CodeServiceUnavailable {
 		t.Errorf("a missing table of pmapi's own: err %v after %d calls; want the error after one", err, calls)
 	}
 }

@@ -38,7 +38,11 @@ const forceAttempts = 40
 // server's role, which owns nothing, stays bound by them. FORCE comes back even
 // when the transfer fails, and on every distributed table, so a transfer cut
 // off by a crash is repaired by the next.
-func (p *Placer) transfer(ctx context.Context, pool *pgxpool.Pool, fn func(context.Context, *pgxpool.Conn) error) (err error) {
+func (p *Placer) transfer(
+	ctx context.Context,
+	pool *pgxpool.Pool,
+	fn func(context.Context, *pgxpool.Conn) error,
+) (err error) {
 	timeout := p.Timeout
 	if timeout <= 0 {
 		timeout = DefaultPlacementTimeout

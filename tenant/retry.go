@@ -77,7 +77,8 @@ func placementMoved(pgErr *pgconn.PgError) bool {
 // after its reruns, or when it cannot be run again: 503, as the move's
 // switch-over lasts a moment and the same call then succeeds.
 func errMoving(err error) error {
-	return pmapi.Errorf(pmapi.CodeServiceUnavailable, "the workspace's data is moving between database nodes; retry in a moment").Wrap(err)
+	return pmapi.Errorf(pmapi.CodeServiceUnavailable, "the workspace's data is moving between database nodes; retry in a moment").
+		Wrap(err)
 }
 
 // sleepBeforeRetry waits a random 5 to 25 ms times the attempt, so the two sides

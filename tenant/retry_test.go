@@ -19,7 +19,8 @@ func usersOf(t *testing.T, shard *tenant.Shard, ws uuid.UUID) int {
 	t.Helper()
 	var n int
 	err := shard.Read(context.Background(), ws, func(b *pgx.Batch) {
-		b.Queue("select count(*) from users where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
+		b.Queue("select count(*) from users where workspace_id = $1", ws).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -45,7 +45,12 @@ func (s *Shard) Read(ctx context.Context, workspace uuid.UUID, queue func(b *pgx
 // ends. In SetConfig mode they go in the statement that binds the workspace,
 // a statement fewer each for pgx and for PostgreSQL than QueueLocalSetting's;
 // in SetLocal mode each is QueueLocalSetting's SET LOCAL.
-func (s *Shard) ReadWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
+func (s *Shard) ReadWith(
+	ctx context.Context,
+	workspace uuid.UUID,
+	sets []LocalSetting,
+	queue func(b *pgx.Batch),
+) error {
 	return s.batch(ctx, workspace, sets, false, queue)
 }
 
@@ -120,7 +125,12 @@ func (s *Shard) Batch(ctx context.Context, workspace uuid.UUID, queue func(b *pg
 }
 
 // BatchWith is Batch with sets in force too, the way ReadWith has them.
-func (s *Shard) BatchWith(ctx context.Context, workspace uuid.UUID, sets []LocalSetting, queue func(b *pgx.Batch)) error {
+func (s *Shard) BatchWith(
+	ctx context.Context,
+	workspace uuid.UUID,
+	sets []LocalSetting,
+	queue func(b *pgx.Batch),
+) error {
 	return s.batch(ctx, workspace, sets, true, queue)
 }
 

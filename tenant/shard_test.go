@@ -123,8 +123,10 @@ func TestReadIsOneRoundTrip(t *testing.T) {
 	var a, b int
 	ws := uuid.New()
 	err := shard.Read(ctx, ws, func(batch *pgx.Batch) {
-		batch.Queue("select count(*) from users where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
-		batch.Queue("select count(*) from sessions where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
+		batch.Queue("select count(*) from users where workspace_id = $1", ws).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&a) })
+		batch.Queue("select count(*) from sessions where workspace_id = $1", ws).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&b) })
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +142,12 @@ func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
 	ws := uuid.New()
 	insert := func(tx pgx.Tx) error {
-		_, err := tx.Exec(ctx, "insert into users (workspace_id, id, email, name) values ($1, $2, 'x@example.com', 'X')", ws, uuid.New())
+		_, err := tx.Exec(
+			ctx,
+			"insert into users (workspace_id, id, email, name) values ($1, $2, 'x@example.com', 'X')",
+			ws,
+			uuid.New(),
+		)
 		return err
 	}
 	boom := errors.New("boom")
@@ -167,7 +174,8 @@ func TestTxRollsBackOnErrorAndPanic(t *testing.T) {
 	}()
 	var n int
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select count(*) from users where workspace_id = $1", ws).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
+		b.Queue("select count(*) from users where workspace_id = $1", ws).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -144,7 +144,14 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 
 // callAdmin runs one admin request through the real app with a one-off operator
 // token and prints its data (or its error) as JSON.
-func callAdmin(ctx context.Context, dir *tenant.Directory, placer *tenant.Placer, method, path string, body any, out io.Writer) error {
+func callAdmin(
+	ctx context.Context,
+	dir *tenant.Directory,
+	placer *tenant.Placer,
+	method, path string,
+	body any,
+	out io.Writer,
+) error {
 	token := pmapi.RandomBase62(32)
 	// The admin operations never touch webhooks: a throwaway box will do.
 	box, _ := seal.New(seal.Random())

@@ -13,8 +13,14 @@ var sampleBanner = banner{
 	Base: "http://127.0.0.1:8080", Metrics: "http://127.0.0.1:41517/metrics", AdminToken: "pmadm_Qe3wZ0hX7LkYbN2vR8sT4uJ6mC1dF9gA",
 	WebhookLoopback: true, DataDir: ".pmapi", EnvFile: ".pmapi/dev.env",
 	ConsoleLink: "http://127.0.0.1:8080/console/dev/signin/Hk3pW9qLz2VxR7mT1nB5cY8dF4gJ6sA0",
-	Demo: demo{WorkspaceID: "01a2067a-08b3-7dd9-85e5-1da4831daa78", ConsoleClientID: "pm_cli_vqlJCIcJlqta5N44JCGh", Email: "demo@example.com",
-		SID: "pms_k2Jd8RzQw4Xn7VbT1mYc5Hs9LpG3fA6eUo0iKtNr", AppClientID: "pm_cli_3LmZk8QwR1xT5nV7bY2c", APIKey: "pmk_7fKq2LmN9pR4sT1vW8xY3zA6bC5dE0gHjRw1Xk"},
+	Demo: demo{
+		WorkspaceID:     "01a2067a-08b3-7dd9-85e5-1da4831daa78",
+		ConsoleClientID: "pm_cli_vqlJCIcJlqta5N44JCGh",
+		Email:           "demo@example.com",
+		SID:             "pms_k2Jd8RzQw4Xn7VbT1mYc5Hs9LpG3fA6eUo0iKtNr",
+		AppClientID:     "pm_cli_3LmZk8QwR1xT5nV7bY2c",
+		APIKey:          "pmk_7fKq2LmN9pR4sT1vW8xY3zA6bC5dE0gHjRw1Xk",
+	},
 }
 
 // TestREADMEShowsTheBanner holds README.md's sample banner to what printBanner

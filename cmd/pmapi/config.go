@@ -136,25 +136,34 @@ func loadConfig() (config, error) {
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
 	}
-	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String())); err != nil || c.RescueAfter <= 0 {
+	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String())); err != nil ||
+		c.RescueAfter <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as %s", jobs.DefaultRescueAfter)
 	}
-	if c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String())); err != nil || c.JobRetention <= 0 {
+	if c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String())); err != nil ||
+		c.JobRetention <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RETENTION must be a positive duration such as 1h")
 	}
 	c.Breaker = webhook.DefaultBreaker
 	if c.Breaker.Failures, err = strconv.Atoi(env("PMAPI_WEBHOOK_CIRCUIT_FAILURES", strconv.Itoa(webhook.DefaultBreaker.Failures))); err != nil ||
-		c.Breaker.Failures < 1 || c.Breaker.Failures > 1000 {
+		c.Breaker.Failures < 1 ||
+		c.Breaker.Failures > 1000 {
 		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_FAILURES must be a whole number from 1 to 1000")
 	}
 	if c.Breaker.Cooldown, err = time.ParseDuration(env("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN", webhook.DefaultBreaker.Cooldown.String())); err != nil ||
-		c.Breaker.Cooldown <= 0 || c.Breaker.Cooldown > c.Breaker.MaxCooldown {
-		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN must be a positive duration of at most %s, such as 1m", c.Breaker.MaxCooldown)
+		c.Breaker.Cooldown <= 0 ||
+		c.Breaker.Cooldown > c.Breaker.MaxCooldown {
+		return c, fmt.Errorf(
+			"PMAPI_WEBHOOK_CIRCUIT_COOLDOWN must be a positive duration of at most %s, such as 1m",
+			c.Breaker.MaxCooldown,
+		)
 	}
-	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 || c.JobWorkers > 10000 {
+	if c.JobWorkers, err = strconv.Atoi(env("PMAPI_JOB_WORKERS", "20")); err != nil || c.JobWorkers < 1 ||
+		c.JobWorkers > 10000 {
 		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")
 	}
-	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil || c.JobFetchCooldown < time.Millisecond {
+	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil ||
+		c.JobFetchCooldown < time.Millisecond {
 		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 10ms")
 	}
 	if c.PublicURL, err = parsePublicURL(os.Getenv("PMAPI_PUBLIC_URL")); err != nil {
@@ -167,17 +176,21 @@ func loadConfig() (config, error) {
 	// under, which the public URL is. "pmapi" stays for deployments that set
 	// neither.
 	c.OAuthIssuer = env("PMAPI_OAUTH_ISSUER", cmp.Or(c.PublicURL, "pmapi"))
-	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil || c.OAuthAccessTTL <= 0 {
+	if c.OAuthAccessTTL, err = time.ParseDuration(env("PMAPI_OAUTH_ACCESS_TTL", "15m")); err != nil ||
+		c.OAuthAccessTTL <= 0 {
 		return c, fmt.Errorf("PMAPI_OAUTH_ACCESS_TTL must be a positive duration")
 	}
-	if c.OAuthReuseGrace, err = time.ParseDuration(env("PMAPI_OAUTH_REUSE_GRACE", "30s")); err != nil || c.OAuthReuseGrace < 0 {
+	if c.OAuthReuseGrace, err = time.ParseDuration(env("PMAPI_OAUTH_REUSE_GRACE", "30s")); err != nil ||
+		c.OAuthReuseGrace < 0 {
 		return c, fmt.Errorf("PMAPI_OAUTH_REUSE_GRACE must be a duration")
 	}
 	if raw := os.Getenv("PMAPI_WEBHOOK_RETRY_SCHEDULE"); raw != "" {
 		for _, part := range strings.Split(raw, ",") {
 			d, err := time.ParseDuration(strings.TrimSpace(part))
 			if err != nil || d <= 0 {
-				return c, fmt.Errorf("PMAPI_WEBHOOK_RETRY_SCHEDULE must be positive durations separated by commas, like 1m,5m,30m,2h,12h")
+				return c, fmt.Errorf(
+					"PMAPI_WEBHOOK_RETRY_SCHEDULE must be positive durations separated by commas, like 1m,5m,30m,2h,12h",
+				)
 			}
 			c.RetrySchedule = append(c.RetrySchedule, d)
 		}
@@ -190,7 +203,8 @@ func loadConfig() (config, error) {
 	if c.OIDC, err = oidcConfig(); err != nil {
 		return c, err
 	}
-	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil || c.RateLimitPerMinute < 1 {
+	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil ||
+		c.RateLimitPerMinute < 1 {
 		return c, fmt.Errorf("PMAPI_RATE_LIMIT_PER_MINUTE must be a positive integer")
 	}
 	return c, nil
@@ -310,6 +324,14 @@ func newLoggers(c config) (log, access *slog.Logger, flush func()) {
 		return c.log, c.log, func() {}
 	}
 	lines := observability.NewLineBuffer(os.Stdout, accessLogInterval)
-	return observability.NewLogger(lines, c.LogLevel, c.LogFormat), observability.NewLogger(lines.Buffered(), c.LogLevel, c.LogFormat),
+	return observability.NewLogger(
+			lines,
+			c.LogLevel,
+			c.LogFormat,
+		), observability.NewLogger(
+			lines.Buffered(),
+			c.LogLevel,
+			c.LogFormat,
+		),
 		func() { _ = lines.Close() }
 }

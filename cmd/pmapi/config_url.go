@@ -51,7 +51,10 @@ func parseTrustedProxies(raw string) ([]string, error) {
 			}
 		}
 		if err != nil || !p.IsValid() {
-			return nil, fmt.Errorf("PMAPI_TRUSTED_PROXIES: %q is not an IP address or CIDR (want e.g. 10.0.0.0/8,192.168.1.10)", part)
+			return nil, fmt.Errorf(
+				"PMAPI_TRUSTED_PROXIES: %q is not an IP address or CIDR (want e.g. 10.0.0.0/8,192.168.1.10)",
+				part,
+			)
 		}
 		if p.Addr().Is4In6() {
 			p = netip.PrefixFrom(p.Addr().Unmap(), max(p.Bits()-96, 0))

@@ -32,7 +32,8 @@ func TestPublicURLAndTrustedProxiesSettings(t *testing.T) {
 		}
 	}
 	got, err := parseTrustedProxies(" 10.0.0.0/8, 192.168.1.10 ,2001:db8::/32,10.1.2.3/16,::ffff:172.16.0.1,")
-	if want := []string{"10.0.0.0/8", "192.168.1.10/32", "2001:db8::/32", "10.1.0.0/16", "172.16.0.1/32"}; err != nil || !slices.Equal(got, want) {
+	if want := []string{"10.0.0.0/8", "192.168.1.10/32", "2001:db8::/32", "10.1.0.0/16", "172.16.0.1/32"}; err != nil ||
+		!slices.Equal(got, want) {
 		t.Errorf("PMAPI_TRUSTED_PROXIES: %v %v, want %v", got, err, want)
 	}
 	for _, bad := range []string{"10.0.0.0/33", "proxy.internal", "fe80::1%eth0", "*"} {
@@ -97,7 +98,14 @@ func TestChartDeploymentPassesTheIssuerCheck(t *testing.T) {
 		}
 		t.Skip("helm not on PATH (make test puts it in .tools/bin)")
 	}
-	args := append([]string{"template", "pmapi", filepath.Join("..", "..", "charts", "pmapi"), "--show-only", "templates/deployment-api.yaml"},
+	args := append(
+		[]string{
+			"template",
+			"pmapi",
+			filepath.Join("..", "..", "charts", "pmapi"),
+			"--show-only",
+			"templates/deployment-api.yaml",
+		},
 		documentedHelmValues(t)...)
 	out, err := exec.Command(helm, args...).CombinedOutput()
 	if err != nil {
@@ -146,6 +154,11 @@ func TestChartDeploymentPassesTheIssuerCheck(t *testing.T) {
 		t.Fatalf("metadata: %d %v", resp.StatusCode, err)
 	}
 	if md.Issuer != public || md.TokenEndpoint != public+"/openapi/v1/oauth/token" {
-		t.Errorf("metadata issuer %q, token endpoint %q; want both under the public URL %q", md.Issuer, md.TokenEndpoint, public)
+		t.Errorf(
+			"metadata issuer %q, token endpoint %q; want both under the public URL %q",
+			md.Issuer,
+			md.TokenEndpoint,
+			public,
+		)
 	}
 }

@@ -53,7 +53,13 @@ type crashHit struct {
 func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
 	// Each rig's processes run over a database of their own: a worker takes
 	// every job of the database it serves, another test's deliveries included.
-	r := &crashRig{t: t, bin: pmapiBinary(t), db: testdb.ExtraDatabase(t), release: make(chan struct{}), held: make(chan struct{}, 1)}
+	r := &crashRig{
+		t:       t,
+		bin:     pmapiBinary(t),
+		db:      testdb.ExtraDatabase(t),
+		release: make(chan struct{}),
+		held:    make(chan struct{}, 1),
+	}
 	heldOnce := false
 	rcv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		raw, _ := io.ReadAll(req.Body)
@@ -66,7 +72,16 @@ func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
 		_ = json.Unmarshal(raw, &b)
 		r.mu.Lock()
 		first := b.Data.Name == hold && !heldOnce
-		r.got = append(r.got, crashHit{deliveryID: req.Header.Get("X-Service-Delivery-Id"), eventID: b.EventID, name: b.Data.Name, at: time.Now(), held: first})
+		r.got = append(
+			r.got,
+			crashHit{
+				deliveryID: req.Header.Get("X-Service-Delivery-Id"),
+				eventID:    b.EventID,
+				name:       b.Data.Name,
+				at:         time.Now(),
+				held:       first,
+			},
+		)
 		heldOnce = heldOnce || first
 		r.mu.Unlock()
 		if first {
@@ -86,9 +101,18 @@ func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
 
 	addr := freeAddr(t)
 	token := "pmadm_crash_test_token_0123456789ab"
-	r.env = append(append(os.Environ(), "PMAPI_DATABASE_URL="+r.db.AppURL, "PMAPI_ADDR="+addr, "PMAPI_METRICS_ADDR=off",
-		"PMAPI_ADMIN_TOKEN="+token, "PMAPI_SECRET_KEY="+deploymentSecret, "PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
-		"PMAPI_WEBHOOK_CA_FILE="+caFile, "PMAPI_SHUTDOWN_GRACE=2s", "PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s"), extraEnv...)
+	r.env = append(append(
+		os.Environ(),
+		"PMAPI_DATABASE_URL="+r.db.AppURL,
+		"PMAPI_ADDR="+addr,
+		"PMAPI_METRICS_ADDR=off",
+		"PMAPI_ADMIN_TOKEN="+token,
+		"PMAPI_SECRET_KEY="+deploymentSecret,
+		"PMAPI_WEBHOOK_ALLOW_LOOPBACK=true",
+		"PMAPI_WEBHOOK_CA_FILE="+caFile,
+		"PMAPI_SHUTDOWN_GRACE=2s",
+		"PMAPI_WEBHOOK_RETRY_SCHEDULE=1s,1s,1s,1s,1s",
+	), extraEnv...)
 	var serveLogs bytes.Buffer
 	r.start("serve", &serveLogs)
 	r.base = "http://" + addr
@@ -97,13 +121,33 @@ func newCrashRig(t *testing.T, hold string, extraEnv ...string) *crashRig {
 	admin := map[string]string{"Authorization": "Bearer " + token}
 	ws := r.c.call("POST", "/admin/v1/workspaces", admin, map[string]any{"name": "crash"})
 	r.wsID = ws["workspaceId"].(string)
-	user := r.c.call("POST", "/admin/v1/workspaces/"+r.wsID+"/users", admin, map[string]any{"email": "c@example.com", "name": "C"})
+	user := r.c.call(
+		"POST",
+		"/admin/v1/workspaces/"+r.wsID+"/users",
+		admin,
+		map[string]any{"email": "c@example.com", "name": "C"},
+	)
 	sess := r.c.call("POST", "/admin/v1/workspaces/"+r.wsID+"/users/"+user["id"].(string)+"/sessions", admin, nil)
 	console := map[string]string{"X-Client-ID": ws["consoleClientId"].(string), "Cookie": "sid=" + sess["sid"].(string)}
-	app := r.c.call("POST", "/openapi/v1/apps", console, map[string]any{"workspaceId": r.wsID, "name": "a", "scopes": []string{"projects:write", "webhooks:read"}})
+	app := r.c.call(
+		"POST",
+		"/openapi/v1/apps",
+		console,
+		map[string]any{"workspaceId": r.wsID, "name": "a", "scopes": []string{"projects:write", "webhooks:read"}},
+	)
 	clientID := app["clientId"].(string)
-	key := r.c.call("POST", "/openapi/v1/apps/"+clientID+"/keys", console, map[string]any{"scopes": []string{"projects:write", "webhooks:read"}})
-	r.c.call("POST", "/openapi/v1/apps/"+clientID+"/webhooks", console, map[string]any{"url": rcv.URL, "events": []string{"project.created"}})
+	key := r.c.call(
+		"POST",
+		"/openapi/v1/apps/"+clientID+"/keys",
+		console,
+		map[string]any{"scopes": []string{"projects:write", "webhooks:read"}},
+	)
+	r.c.call(
+		"POST",
+		"/openapi/v1/apps/"+clientID+"/webhooks",
+		console,
+		map[string]any{"url": rcv.URL, "events": []string{"project.created"}},
+	)
 	r.keyH = map[string]string{"X-Client-ID": clientID, "Authorization": key["apiKey"].(string)}
 	return r
 }
@@ -212,8 +256,13 @@ func TestKilledWorkerDeliversEverythingWithinAMinute(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	t.Logf("killed %.1f s after the held delivery arrived, restarted %.1f s after the kill; every event delivered %.1f s after the restart (rescue after %s)",
-		killed.Sub(heldAt).Seconds(), restarted.Sub(killed).Seconds(), last.Sub(restarted).Seconds(), jobs.DefaultRescueAfter)
+	t.Logf(
+		"killed %.1f s after the held delivery arrived, restarted %.1f s after the kill; every event delivered %.1f s after the restart (rescue after %s)",
+		killed.Sub(heldAt).Seconds(),
+		restarted.Sub(killed).Seconds(),
+		last.Sub(restarted).Seconds(),
+		jobs.DefaultRescueAfter,
+	)
 	time.Sleep(time.Second) // anything else that was coming has come
 	byEvent := map[string][]crashHit{}
 	for _, h := range r.hits() {
@@ -232,7 +281,10 @@ func TestKilledWorkerDeliversEverythingWithinAMinute(t *testing.T) {
 		}
 	}
 	var waiting, unfanned int
-	r.query(`select count(*) filter (where status <> 'SUCCEEDED') from webhook_deliveries where workspace_id = $1`, &waiting)
+	r.query(
+		`select count(*) filter (where status <> 'SUCCEEDED') from webhook_deliveries where workspace_id = $1`,
+		&waiting,
+	)
 	r.query(`select count(*) from events where workspace_id = $1 and fanned_out_at is null`, &unfanned)
 	if waiting != 0 || unfanned != 0 {
 		t.Errorf("%d deliveries not SUCCEEDED, %d events not fanned out", waiting, unfanned)

@@ -10,7 +10,13 @@ import (
 // The dev harness's Docker fallback needs them and lives behind the pgdocker
 // build tag; the server binary that ships in the image must not carry them
 // (image scanners flag every CVE in the Docker client).
-var containerClients = []string{"github.com/docker/", "github.com/ory/dockertest", "github.com/moby/", "github.com/containerd/", "github.com/opencontainers/"}
+var containerClients = []string{
+	"github.com/docker/",
+	"github.com/ory/dockertest",
+	"github.com/moby/",
+	"github.com/containerd/",
+	"github.com/opencontainers/",
+}
 
 func TestServerBinaryLinksNoDockerClient(t *testing.T) {
 	goTool, err := exec.LookPath("go")

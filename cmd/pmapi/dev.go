@@ -119,7 +119,13 @@ func runDev(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	settle(ctx, s.jobs.Busy)
 	seeding.Store(false)
-	b := banner{Demo: d, AdminToken: cfg.AdminToken, OnCitus: onCitus, WebhookLoopback: cfg.WebhookLoopback, Metrics: "off"}
+	b := banner{
+		Demo:            d,
+		AdminToken:      cfg.AdminToken,
+		OnCitus:         onCitus,
+		WebhookLoopback: cfg.WebhookLoopback,
+		Metrics:         "off",
+	}
 	if s.metrics != nil {
 		b.Metrics = "http://" + s.metrics.Addr() + "/metrics"
 	}

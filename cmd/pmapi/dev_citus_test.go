@@ -77,7 +77,9 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 		t.Fatal(err)
 	}
 	var distributed bool
-	err = testdb.Conn(t, dev.AdminURL).QueryRow(ctx, "select exists(select 1 from pg_dist_partition where logicalrelid = 'tasks'::regclass and partmethod = 'h')").Scan(&distributed)
+	err = testdb.Conn(t, dev.AdminURL).
+		QueryRow(ctx, "select exists(select 1 from pg_dist_partition where logicalrelid = 'tasks'::regclass and partmethod = 'h')").
+		Scan(&distributed)
 	if err != nil || !distributed {
 		t.Errorf("tasks in the dev database is not hash-distributed (%v)", err)
 	}
@@ -100,7 +102,14 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 		err = json.NewDecoder(resp.Body).Decode(&body)
 		resp.Body.Close()
 		if err != nil || resp.StatusCode != 200 || len(body.Data.Items) != want {
-			t.Errorf("seeded %s through the printed key: %d, %d items (%v), want %d", path, resp.StatusCode, len(body.Data.Items), err, want)
+			t.Errorf(
+				"seeded %s through the printed key: %d, %d items (%v), want %d",
+				path,
+				resp.StatusCode,
+				len(body.Data.Items),
+				err,
+				want,
+			)
 		}
 	}
 }

@@ -73,7 +73,8 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	var started map[string]any
 	_ = json.NewDecoder(resp.Body).Decode(&started)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || started["user_code"] == nil || !strings.HasPrefix(started["verification_uri"].(string), base) {
+	if resp.StatusCode != 200 || started["user_code"] == nil ||
+		!strings.HasPrefix(started["verification_uri"].(string), base) {
 		t.Errorf("device code for the seeded app: %d %v", resp.StatusCode, started)
 	}
 	if status, meta := get("/.well-known/oauth-authorization-server", nil); status != 200 || meta["issuer"] != base {
@@ -94,19 +95,24 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		resp.Body.Close()
 		return resp
 	}
-	if r := uiGet("/admin/river/default/", nil); r.StatusCode != 401 || !strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
+	if r := uiGet("/admin/river/default/", nil); r.StatusCode != 401 ||
+		!strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("River UI without credentials: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
 	}
 	if r := uiGet("/admin/river/default/api/jobs?state=completed", map[string]string{"Authorization": "Bearer " + token}); r.StatusCode != 200 {
 		t.Errorf("River UI API with the operator token: %d", r.StatusCode)
 	}
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token))
-	if r := uiGet("/admin/river/default/", map[string]string{"Authorization": basic}); r.StatusCode != 200 || !strings.Contains(r.Header.Get("Content-Type"), "html") {
+	if r := uiGet("/admin/river/default/", map[string]string{"Authorization": basic}); r.StatusCode != 200 ||
+		!strings.Contains(r.Header.Get("Content-Type"), "html") {
 		t.Errorf("River UI page with Basic: %d %s", r.StatusCode, r.Header.Get("Content-Type"))
 	}
 
 	// The demo content is there: projects and two similar analyses.
-	status, body = get("/openapi/v1/resource/project/list", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
+	status, body = get(
+		"/openapi/v1/resource/project/list",
+		map[string]string{"X-Client-ID": appID, "Authorization": apiKey},
+	)
 	if status != 200 || len(body["data"].(map[string]any)["items"].([]any)) != 2 {
 		t.Errorf("seeded projects: %d %v", status, body)
 	}
@@ -141,7 +147,10 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		first, second := items[0].(map[string]any)["id"].(string), items[1].(map[string]any)["id"].(string)
 		var sim map[string]any
 		for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-			_, b := get("/openapi/v1/resource/rrca/"+first+"/similar", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
+			_, b := get(
+				"/openapi/v1/resource/rrca/"+first+"/similar",
+				map[string]string{"X-Client-ID": appID, "Authorization": apiKey},
+			)
 			sim, _ = b["data"].(map[string]any)
 			if found, _ := sim["items"].([]any); sim["pending"] == false && len(found) > 0 {
 				break

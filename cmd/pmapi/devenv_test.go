@@ -53,7 +53,8 @@ func TestDevKeepsItsCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if again.SID != first.SID || again.APIKey != first.APIKey || again.AppClientID != first.AppClientID || again.WorkspaceID != first.WorkspaceID {
+	if again.SID != first.SID || again.APIKey != first.APIKey || again.AppClientID != first.AppClientID ||
+		again.WorkspaceID != first.WorkspaceID {
 		t.Errorf("restart changed the credentials:\n%+v\n%+v", first, again)
 	}
 
@@ -98,7 +99,13 @@ func TestDevAllowsLoopbackWebhooksUnlessTold(t *testing.T) {
 		}
 		devDefaults(&cfg)
 		if cfg.WebhookLoopback != want || cfg.webhookLoopbackHTTP != want {
-			t.Errorf("dev with PMAPI_WEBHOOK_ALLOW_LOOPBACK=%q: loopback %v, http %v; want %v", env, cfg.WebhookLoopback, cfg.webhookLoopbackHTTP, want)
+			t.Errorf(
+				"dev with PMAPI_WEBHOOK_ALLOW_LOOPBACK=%q: loopback %v, http %v; want %v",
+				env,
+				cfg.WebhookLoopback,
+				cfg.webhookLoopbackHTTP,
+				want,
+			)
 		}
 	}
 }

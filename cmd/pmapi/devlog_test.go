@@ -36,7 +36,12 @@ func TestDevLogQuietsTheSeedAndHousekeeping(t *testing.T) {
 				t.Errorf("at %v, %q is missing:\n%s", level, want, got)
 			}
 		}
-		quiet := []string{"route=/seed", "kind=event.sweep outcome=completed", "kind=maintenance.sweep", "River client started"}
+		quiet := []string{
+			"route=/seed",
+			"kind=event.sweep outcome=completed",
+			"kind=maintenance.sweep",
+			"River client started",
+		}
 		for _, q := range quiet {
 			if shown := strings.Contains(got, q); shown != (level == slog.LevelDebug) {
 				t.Errorf("at %v, %q shown: %v\n%s", level, q, shown, got)
@@ -55,7 +60,8 @@ func TestLineLogSplitsLines(t *testing.T) {
 	l := &lineLog{log: slog.New(slog.NewTextHandler(&buf, nil))}
 	_, _ = l.Write([]byte("postgres: one\npostgres: t"))
 	_, _ = l.Write([]byte("wo\n\n"))
-	if got := strings.Count(buf.String(), "level=INFO"); got != 2 || !strings.Contains(buf.String(), `msg="postgres: two"`) {
+	if got := strings.Count(buf.String(), "level=INFO"); got != 2 ||
+		!strings.Contains(buf.String(), `msg="postgres: two"`) {
 		t.Errorf("%d lines:\n%s", got, buf.String())
 	}
 }

@@ -29,11 +29,13 @@ func TestKeyCheck(t *testing.T) {
 	// The same check as `pmapi admin key-check`, still without a database.
 	t.Setenv("PMAPI_DATABASE_URL", "")
 	out.Reset()
-	if err := runAdmin(context.Background(), []string{"key-check", good}, &out); err != nil || !strings.Contains(out.String(), "valid") {
+	if err := runAdmin(context.Background(), []string{"key-check", good}, &out); err != nil ||
+		!strings.Contains(out.String(), "valid") {
 		t.Fatalf("admin key-check, good key: %v %q", err, out.String())
 	}
 	out.Reset()
-	if err := runAdmin(context.Background(), []string{"key-check", bad}, &out); err == nil || !strings.Contains(out.String(), "not a pmapi key") {
+	if err := runAdmin(context.Background(), []string{"key-check", bad}, &out); err == nil ||
+		!strings.Contains(out.String(), "not a pmapi key") {
 		t.Fatalf("admin key-check, bad key: %v %q", err, out.String())
 	}
 }

@@ -42,7 +42,11 @@ func runMigrate(ctx context.Context, args []string) error {
 				return fmt.Errorf("shard %s: %w", name, err)
 			}
 			if !marked {
-				fmt.Printf("shard %s: search cannot use its indexes until a superuser runs, in this database (on Citus: on every node):\n  %s;\n", name, strings.Join(migrations.SearchLeakproof, ";\n  "))
+				fmt.Printf(
+					"shard %s: search cannot use its indexes until a superuser runs, in this database (on Citus: on every node):\n  %s;\n",
+					name,
+					strings.Join(migrations.SearchLeakproof, ";\n  "),
+				)
 			}
 			continue
 		}

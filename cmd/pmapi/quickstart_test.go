@@ -24,7 +24,11 @@ import (
 func TestQuickstart(t *testing.T) {
 	for _, tool := range []string{"bash", "curl", "jq"} {
 		if _, err := exec.LookPath(tool); err != nil {
-			t.Skipf("docs/quickstart.md needs %s (Debian: apt-get install %s; make test puts jq in .tools/bin when missing)", tool, tool)
+			t.Skipf(
+				"docs/quickstart.md needs %s (Debian: apt-get install %s; make test puts jq in .tools/bin when missing)",
+				tool,
+				tool,
+			)
 		}
 	}
 	guide, err := os.ReadFile("../../docs/quickstart.md")

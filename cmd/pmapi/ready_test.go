@@ -20,7 +20,11 @@ func TestReadyChecksEveryShard(t *testing.T) {
 	second := testdb.Pool(t, extra.AppURL)
 	shardsWith := func(p *pgxpool.Pool) *server {
 		t.Helper()
-		sh, err := tenant.NewShards("default", tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)), tenant.NewShard("eu2", p, testdb.TenantSetting(t)))
+		sh, err := tenant.NewShards(
+			"default",
+			tenant.NewShard("default", testdb.AppPool(t), testdb.TenantSetting(t)),
+			tenant.NewShard("eu2", p, testdb.TenantSetting(t)),
+		)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,9 @@ import (
 // PMAPI_SECRET_KEY_PREVIOUS.
 func secretBox(cfg config) (*seal.Box, error) {
 	if cfg.SecretKey == "" {
-		return nil, errors.New("PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets and OAuth signing keys")
+		return nil, errors.New(
+			"PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets and OAuth signing keys",
+		)
 	}
 	return seal.New(cfg.SecretKey, cfg.SecretKeyPrevious...)
 }
@@ -26,7 +28,9 @@ func secretBox(cfg config) (*seal.Box, error) {
 // sealedDirectory opens what the sealing commands (reseal, rotate-key) work
 // on: the configuration's secret box and the directory over its shards;
 // closeShards closes the shards.
-func sealedDirectory(ctx context.Context) (cfg config, box *seal.Box, dir *tenant.Directory, closeShards func(), err error) {
+func sealedDirectory(
+	ctx context.Context,
+) (cfg config, box *seal.Box, dir *tenant.Directory, closeShards func(), err error) {
 	if cfg, err = loadConfig(); err != nil {
 		return cfg, nil, nil, nil, err
 	}
@@ -92,7 +96,10 @@ func runReseal(ctx context.Context, args []string, out io.Writer) error {
 		return fmt.Errorf("reseal stopped (run it again to continue): %w", runErr)
 	}
 	if failed > 0 {
-		return fmt.Errorf("%d sealed values open under none of the configured keys (listed under failed): add the key they were sealed under to PMAPI_SECRET_KEY_PREVIOUS and run reseal again", failed)
+		return fmt.Errorf(
+			"%d sealed values open under none of the configured keys (listed under failed): add the key they were sealed under to PMAPI_SECRET_KEY_PREVIOUS and run reseal again",
+			failed,
+		)
 	}
 	return nil
 }

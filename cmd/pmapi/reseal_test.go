@@ -329,7 +329,13 @@ func (l *load) do(method, path string, header map[string]string, body any) (int,
 
 func newLoad(t *testing.T, lb *balancer, token string, rcv *receiver) *load {
 	t.Helper()
-	l := &load{lb: lb, rcv: rcv, http: &http.Client{Timeout: 30 * time.Second}, stopc: make(chan struct{}), secrets: map[string][]string{}}
+	l := &load{
+		lb:      lb,
+		rcv:     rcv,
+		http:    &http.Client{Timeout: 30 * time.Second},
+		stopc:   make(chan struct{}),
+		secrets: map[string][]string{},
+	}
 	must := func(status int, data map[string]any) map[string]any {
 		t.Helper()
 		if status >= 300 {
@@ -340,20 +346,38 @@ func newLoad(t *testing.T, lb *balancer, token string, rcv *receiver) *load {
 	admin := map[string]string{"Authorization": "Bearer " + token}
 	ws := must(l.do("POST", "/admin/v1/workspaces", admin, map[string]any{"name": "rotation"}))
 	l.ws = ws["workspaceId"].(string)
-	user := must(l.do("POST", "/admin/v1/workspaces/"+l.ws+"/users", admin, map[string]any{"email": "r@example.com", "name": "R"}))
+	user := must(
+		l.do("POST", "/admin/v1/workspaces/"+l.ws+"/users", admin, map[string]any{"email": "r@example.com", "name": "R"}),
+	)
 	sess := must(l.do("POST", "/admin/v1/workspaces/"+l.ws+"/users/"+user["id"].(string)+"/sessions", admin, nil))
 	l.console = map[string]string{"X-Client-ID": ws["consoleClientId"].(string), "Cookie": "sid=" + sess["sid"].(string)}
 	scopes := []string{"projects:write", "projects:read"}
-	app := must(l.do("POST", "/openapi/v1/apps", l.console, map[string]any{"workspaceId": l.ws, "name": "a", "scopes": scopes}))
+	app := must(
+		l.do("POST", "/openapi/v1/apps", l.console, map[string]any{"workspaceId": l.ws, "name": "a", "scopes": scopes}),
+	)
 	l.clientID = app["clientId"].(string)
 	key := must(l.do("POST", "/openapi/v1/apps/"+l.clientID+"/keys", l.console, map[string]any{"scopes": scopes}))
 	l.keyH = map[string]string{"X-Client-ID": l.clientID, "Authorization": key["apiKey"].(string)}
 	l.subscribe("/steady")
 
 	dc := must(l.do("POST", "/openapi/v1/oauth/device/code", nil, url.Values{"client_id": {l.clientID}}))
-	must(l.do("POST", "/openapi/v1/oauth/device/approve", l.console, map[string]any{"user_code": dc["user_code"], "action": "approve"}))
-	tok := must(l.do("POST", "/openapi/v1/oauth/token", nil, url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
-		"device_code": {dc["device_code"].(string)}, "client_id": {l.clientID}}))
+	must(
+		l.do(
+			"POST",
+			"/openapi/v1/oauth/device/approve",
+			l.console,
+			map[string]any{"user_code": dc["user_code"], "action": "approve"},
+		),
+	)
+	tok := must(
+		l.do(
+			"POST",
+			"/openapi/v1/oauth/token",
+			nil,
+			url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
+				"device_code": {dc["device_code"].(string)}, "client_id": {l.clientID}},
+		),
+	)
 	l.refresh, l.firstJWT = tok["refresh_token"].(string), tok["access_token"].(string)
 	if len(l.failures) > 0 {
 		t.Fatalf("setup: %v", l.failures)
@@ -397,7 +421,12 @@ func (l *load) run() {
 		}
 	})
 	l.every(30*time.Millisecond, func() {
-		_, tok := l.do("POST", "/openapi/v1/oauth/token", nil, url.Values{"grant_type": {"refresh_token"}, "refresh_token": {l.refresh}, "client_id": {l.clientID}})
+		_, tok := l.do(
+			"POST",
+			"/openapi/v1/oauth/token",
+			nil,
+			url.Values{"grant_type": {"refresh_token"}, "refresh_token": {l.refresh}, "client_id": {l.clientID}},
+		)
 		access, _ := tok["access_token"].(string)
 		if access == "" {
 			return
@@ -420,7 +449,12 @@ func (l *load) run() {
 		id := l.subs[int(n)%subs]
 		l.mu.Unlock()
 		grace := 3600
-		status, rot := l.do("POST", "/openapi/v1/apps/"+l.clientID+"/webhooks/"+id+"/rotate-secret", l.console, map[string]any{"graceSeconds": grace})
+		status, rot := l.do(
+			"POST",
+			"/openapi/v1/apps/"+l.clientID+"/webhooks/"+id+"/rotate-secret",
+			l.console,
+			map[string]any{"graceSeconds": grace},
+		)
 		if status == 201 || status == 200 {
 			path := strings.TrimPrefix(rot["url"].(string), l.rcv.srv.URL)
 			l.mu.Lock()
@@ -444,7 +478,12 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 		t.Errorf("client failure: %s", f)
 	}
 	if l.projects.Load() < 20 || l.oauthRuns.Load() < 20 || l.churns.Load() < 10 {
-		t.Errorf("too little load: %d projects, %d OAuth refreshes and uses, %d subscription changes", l.projects.Load(), l.oauthRuns.Load(), l.churns.Load())
+		t.Errorf(
+			"too little load: %d projects, %d OAuth refreshes and uses, %d subscription changes",
+			l.projects.Load(),
+			l.oauthRuns.Load(),
+			l.churns.Load(),
+		)
 	}
 	if status, _ := l.do("GET", "/openapi/v1/me", map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + l.firstJWT}, nil); status != 200 {
 		t.Errorf("the first access token (signed before the rotation) no longer verifies: %d", status)
@@ -468,10 +507,22 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
-	t.Logf("%d projects, %d OAuth refreshes and uses, %d subscription changes, %d deliveries", l.projects.Load(), l.oauthRuns.Load(), l.churns.Load(), total)
+	t.Logf(
+		"%d projects, %d OAuth refreshes and uses, %d subscription changes, %d deliveries",
+		l.projects.Load(),
+		l.oauthRuns.Load(),
+		l.churns.Load(),
+		total,
+	)
 	if pending != 0 || notFirstTry != 0 || int64(steady) != l.projects.Load() {
-		t.Errorf("deliveries: %d of %d not SUCCEEDED, %d not at the first attempt; %d to the steady subscription for %d projects",
-			pending, total, notFirstTry, steady, l.projects.Load())
+		t.Errorf(
+			"deliveries: %d of %d not SUCCEEDED, %d not at the first attempt; %d to the steady subscription for %d projects",
+			pending,
+			total,
+			notFirstTry,
+			steady,
+			l.projects.Load(),
+		)
 	}
 	var jobErrors int
 	if err := pool.QueryRow(ctx, `select count(*) from river.river_job where kind in ('webhook.deliver', 'event.fanout')

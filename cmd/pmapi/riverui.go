@@ -15,7 +15,12 @@ import (
 // riverUIHandlers builds one River UI per shard, mounted by the API under
 // /admin/river/<shard>/ behind the operator token. Its background services run
 // until ctx ends.
-func riverUIHandlers(ctx context.Context, shards *tenant.Shards, clients *jobs.Clients, log *slog.Logger) (map[string]http.Handler, error) {
+func riverUIHandlers(
+	ctx context.Context,
+	shards *tenant.Shards,
+	clients *jobs.Clients,
+	log *slog.Logger,
+) (map[string]http.Handler, error) {
 	out := map[string]http.Handler{}
 	for _, sh := range shards.All() {
 		h, err := riverui.NewHandler(&riverui.HandlerOpts{

@@ -17,8 +17,13 @@ func (s *server) warnUnindexedSearch(ctx context.Context) {
 			continue
 		}
 		if !usable {
-			s.log.Warn("search cannot use its indexes on this shard and reads whole tables: a superuser must mark its functions LEAKPROOF (docs/operations.md)",
-				"shard", sh.Name, "statements", migrations.SearchLeakproof)
+			s.log.Warn(
+				"search cannot use its indexes on this shard and reads whole tables: a superuser must mark its functions LEAKPROOF (docs/operations.md)",
+				"shard",
+				sh.Name,
+				"statements",
+				migrations.SearchLeakproof,
+			)
 		}
 	}
 }

@@ -29,7 +29,13 @@ type demo struct {
 // seedDemo creates the demo workspace and its user once (a persistent dev
 // database keeps them). The session and key a previous run printed (k) are
 // printed again while they still work; otherwise new ones are issued.
-func seedDemo(ctx context.Context, dir *tenant.Directory, auth *authz.Authenticator, ttl time.Duration, k kept) (demo, error) {
+func seedDemo(
+	ctx context.Context,
+	dir *tenant.Directory,
+	auth *authz.Authenticator,
+	ttl time.Duration,
+	k kept,
+) (demo, error) {
 	ws, err := findWorkspace(ctx, dir, demoWorkspaceName)
 	if err != nil {
 		return demo{}, err
@@ -64,7 +70,15 @@ const demoAppName = "Demo app"
 // seedAppKey keeps one demo app with every scope and its key: the previous
 // one while it still authenticates with every scope, else a new one, the
 // earlier dev keys revoked (they stay listed as revoked like any other).
-func seedAppKey(ctx context.Context, dir *tenant.Directory, auth *authz.Authenticator, shard *tenant.Shard, ws tenant.Workspace, user uuid.UUID, previous string) (string, string, error) {
+func seedAppKey(
+	ctx context.Context,
+	dir *tenant.Directory,
+	auth *authz.Authenticator,
+	shard *tenant.Shard,
+	ws tenant.Workspace,
+	user uuid.UUID,
+	previous string,
+) (string, string, error) {
 	apps, err := authz.ListApps(ctx, shard, ws.ID, "", 200)
 	if err != nil {
 		return "", "", err
@@ -76,7 +90,13 @@ func seedAppKey(ctx context.Context, dir *tenant.Directory, auth *authz.Authenti
 		}
 	}
 	if app == nil {
-		created, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: demoAppName, Scopes: authz.AllScopes(), CreatedBy: user})
+		created, _, err := authz.CreateApp(
+			ctx,
+			dir,
+			shard,
+			ws.ID,
+			authz.NewApp{Name: demoAppName, Scopes: authz.AllScopes(), CreatedBy: user},
+		)
 		if err != nil {
 			return "", "", err
 		}

@@ -49,13 +49,23 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 		return nil // seeded before
 	}
 	const base = "/openapi/v1/resource/"
-	line4, err := s.do(ctx, "POST", base+"project/create", map[string]any{"name": "Line 4 retrofit", "description": "Replace the hydraulic presses of line 4",
-		"ragStatus": "AMBER", "ownerId": userID, "memberIds": []string{userID}, "startDate": "2026-09-01", "targetDate": "2027-03-31"})
+	line4, err := s.do(
+		ctx,
+		"POST",
+		base+"project/create",
+		map[string]any{"name": "Line 4 retrofit", "description": "Replace the hydraulic presses of line 4",
+			"ragStatus": "AMBER", "ownerId": userID, "memberIds": []string{userID}, "startDate": "2026-09-01", "targetDate": "2027-03-31"},
+	)
 	if err != nil {
 		return err
 	}
-	pack, err := s.do(ctx, "POST", base+"project/create", map[string]any{"name": "Packaging automation", "description": "Automate the end-of-line packing cell",
-		"memberIds": []string{userID}})
+	pack, err := s.do(
+		ctx,
+		"POST",
+		base+"project/create",
+		map[string]any{"name": "Packaging automation", "description": "Automate the end-of-line packing cell",
+			"memberIds": []string{userID}},
+	)
 	if err != nil {
 		return err
 	}
@@ -78,7 +88,12 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 			}
 		}
 	}
-	item, err := s.do(ctx, "POST", base+"action-item/create", map[string]any{"title": "Train night shift on seal handling", "ownerHint": "Maintenance lead", "projectId": p1})
+	item, err := s.do(
+		ctx,
+		"POST",
+		base+"action-item/create",
+		map[string]any{"title": "Train night shift on seal handling", "ownerHint": "Maintenance lead", "projectId": p1},
+	)
 	if err != nil {
 		return err
 	}
@@ -100,7 +115,12 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 			"Gland nut not torqued to specification after maintenance",
 			"Torque the gland nut and record it after every seal change"},
 	} {
-		rca, err := s.do(ctx, "POST", base+"rrca", map[string]any{"title": a.title, "problemStatement": a.problem, "projectId": a.project})
+		rca, err := s.do(
+			ctx,
+			"POST",
+			base+"rrca",
+			map[string]any{"title": a.title, "problemStatement": a.problem, "projectId": a.project},
+		)
 		if err != nil {
 			return err
 		}
@@ -118,7 +138,12 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 			}
 			parent = why["id"]
 		}
-		root, err := s.do(ctx, "POST", base+"rrca/"+id+"/nodes", map[string]any{"kind": "ROOT_CAUSE", "text": a.root, "parentId": parent})
+		root, err := s.do(
+			ctx,
+			"POST",
+			base+"rrca/"+id+"/nodes",
+			map[string]any{"kind": "ROOT_CAUSE", "text": a.root, "parentId": parent},
+		)
 		if err != nil {
 			return err
 		}
@@ -149,12 +174,33 @@ func projectContent(p1, p2 string) []seedStep {
 	return []seedStep{
 		create("task", map[string]any{"projectId": p1, "title": "Order replacement cylinder seals", "priority": 2}),
 		create("task", map[string]any{"projectId": p1, "title": "Drain and flush press 2 hydraulics", "priority": 1}),
-		create("task", map[string]any{"projectId": p1, "title": "Add a gland nut torque check to the line 4 start-up checklist", "priority": 3}),
+		create(
+			"task",
+			map[string]any{
+				"projectId": p1,
+				"title":     "Add a gland nut torque check to the line 4 start-up checklist",
+				"priority":  3,
+			},
+		),
 		create("task", map[string]any{"projectId": p2, "title": "Select the palletising robot", "priority": 2}),
 		create("task", map[string]any{"projectId": p2, "title": "Layout review of the packing cell", "priority": 4}),
-		create("risk", map[string]any{"projectId": p1, "title": "Seal supplier lead time", "severity": "HIGH", "description": "Only one supplier stocks the seal size"}),
+		create(
+			"risk",
+			map[string]any{
+				"projectId":   p1,
+				"title":       "Seal supplier lead time",
+				"severity":    "HIGH",
+				"description": "Only one supplier stocks the seal size",
+			},
+		),
 		create("risk", map[string]any{"projectId": p2, "title": "Robot safety certification", "severity": "MEDIUM"}),
-		create("note", map[string]any{"projectId": p1, "body": "Kick-off: presses are replaced one at a time; press 2 first."}),
-		create("note", map[string]any{"projectId": p2, "body": "Packing cell must keep running during the retrofit weekends."}),
+		create(
+			"note",
+			map[string]any{"projectId": p1, "body": "Kick-off: presses are replaced one at a time; press 2 first."},
+		),
+		create(
+			"note",
+			map[string]any{"projectId": p2, "body": "Packing cell must keep running during the retrofit weekends."},
+		),
 	}
 }

@@ -248,7 +248,9 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 		s.warnUnindexedSearch(startCtx)
 	}
 	if withAPI && cfg.PublicURL == "" {
-		s.log.Warn("PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under")
+		s.log.Warn(
+			"PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under",
+		)
 	}
 	return s.run(ctx, cfg.Addr, nil)
 }

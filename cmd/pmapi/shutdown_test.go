@@ -28,8 +28,15 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	addr := freeAddr(t)
 	token := "pmadm_shutdown_test_token_0123456789"
 	cmd := exec.Command(bin, "serve")
-	cmd.Env = append(os.Environ(), "PMAPI_DATABASE_URL="+testdb.Database(t).AppURL, "PMAPI_ADDR="+addr,
-		"PMAPI_METRICS_ADDR=off", "PMAPI_ADMIN_TOKEN="+token, "PMAPI_SHUTDOWN_GRACE=20s", "PMAPI_SECRET_KEY="+deploymentSecret)
+	cmd.Env = append(
+		os.Environ(),
+		"PMAPI_DATABASE_URL="+testdb.Database(t).AppURL,
+		"PMAPI_ADDR="+addr,
+		"PMAPI_METRICS_ADDR=off",
+		"PMAPI_ADMIN_TOKEN="+token,
+		"PMAPI_SHUTDOWN_GRACE=20s",
+		"PMAPI_SECRET_KEY="+deploymentSecret,
+	)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -42,13 +49,38 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	waitUp(t, base+"/healthz", &logs)
 
 	c := &client{t: t, base: base}
-	ws := c.call("POST", "/admin/v1/workspaces", map[string]string{"Authorization": "Bearer " + token}, map[string]any{"name": "shutdown"})
+	ws := c.call(
+		"POST",
+		"/admin/v1/workspaces",
+		map[string]string{"Authorization": "Bearer " + token},
+		map[string]any{"name": "shutdown"},
+	)
 	wsID, console := ws["workspaceId"].(string), ws["consoleClientId"].(string)
-	user := c.call("POST", "/admin/v1/workspaces/"+wsID+"/users", map[string]string{"Authorization": "Bearer " + token}, map[string]any{"email": "s@example.com", "name": "S"})
-	sess := c.call("POST", "/admin/v1/workspaces/"+wsID+"/users/"+user["id"].(string)+"/sessions", map[string]string{"Authorization": "Bearer " + token}, nil)
+	user := c.call(
+		"POST",
+		"/admin/v1/workspaces/"+wsID+"/users",
+		map[string]string{"Authorization": "Bearer " + token},
+		map[string]any{"email": "s@example.com", "name": "S"},
+	)
+	sess := c.call(
+		"POST",
+		"/admin/v1/workspaces/"+wsID+"/users/"+user["id"].(string)+"/sessions",
+		map[string]string{"Authorization": "Bearer " + token},
+		nil,
+	)
 	consoleH := map[string]string{"X-Client-ID": console, "Cookie": "sid=" + sess["sid"].(string)}
-	app := c.call("POST", "/openapi/v1/apps", consoleH, map[string]any{"workspaceId": wsID, "name": "a", "scopes": []string{"projects:write", "projects:read"}})
-	key := c.call("POST", "/openapi/v1/apps/"+app["clientId"].(string)+"/keys", consoleH, map[string]any{"scopes": []string{"projects:write"}})
+	app := c.call(
+		"POST",
+		"/openapi/v1/apps",
+		consoleH,
+		map[string]any{"workspaceId": wsID, "name": "a", "scopes": []string{"projects:write", "projects:read"}},
+	)
+	key := c.call(
+		"POST",
+		"/openapi/v1/apps/"+app["clientId"].(string)+"/keys",
+		consoleH,
+		map[string]any{"scopes": []string{"projects:write"}},
+	)
 	keyH := map[string]string{"X-Client-ID": app["clientId"].(string), "Authorization": key["apiKey"].(string)}
 	prj := c.call("POST", "/openapi/v1/resource/project/create", keyH, map[string]any{"name": "before"})
 
@@ -71,7 +103,12 @@ func TestSIGTERMFinishesInFlightRequests(t *testing.T) {
 	}
 	inflight := make(chan answer, 1)
 	go func() {
-		status, _, err := c.do("POST", "/openapi/v1/resource/project/update", keyH, map[string]any{"id": prj["id"], "name": "after"})
+		status, _, err := c.do(
+			"POST",
+			"/openapi/v1/resource/project/update",
+			keyH,
+			map[string]any{"id": prj["id"], "name": "after"},
+		)
 		inflight <- answer{status, err}
 	}()
 	time.Sleep(500 * time.Millisecond) // the request is now waiting on the lock

@@ -80,7 +80,13 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		if b.cl, err = startCitus(ctx, o.Log, !o.citusNotDurable, o.CitusShards); err != nil {
 			return b, fmt.Errorf("citus: %w", err)
 		}
-		fmt.Fprintf(o.Log, "pmbench: Citus %s on %s, %d shards a table\n", b.cl.citusVersion, strings.Join(b.cl.nodes, ", "), b.cl.shardCount)
+		fmt.Fprintf(
+			o.Log,
+			"pmbench: Citus %s on %s, %d shards a table\n",
+			b.cl.citusVersion,
+			strings.Join(b.cl.nodes, ", "),
+			b.cl.shardCount,
+		)
 	} else {
 		pgbBin, err := findPgbench()
 		if err != nil {
@@ -125,7 +131,13 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		// carries SET LOCAL to the workers.
 		env = append(env, "PMAPI_TENANT_SETTING="+tenant.SetLocal.String())
 	}
-	serveEnv, workEnv := append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off"), append(env[:len(env):len(env)], "PMAPI_METRICS_ADDR=off")
+	serveEnv, workEnv := append(
+		env[:len(env):len(env)],
+		"PMAPI_METRICS_ADDR=off",
+	), append(
+		env[:len(env):len(env)],
+		"PMAPI_METRICS_ADDR=off",
+	)
 	if o.ProfileDir != "" {
 		// Each process gets its own metrics listener, which serves pprof.
 		if b.serveDebug, err = rig.FreeAddr(); err != nil {
@@ -165,7 +177,14 @@ func newBench(ctx context.Context, o options, citus bool, out *[]Scenario) (b *b
 		return b, fmt.Errorf("seed: %w\n%s", err, b.serve.Logs())
 	}
 	b.seed = Seed{Projects: len(b.projects), Tasks: len(b.tasks), Risks: o.Risks, Seconds: time.Since(t0).Seconds()}
-	fmt.Fprintf(o.Log, "pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n", len(b.projects), len(b.tasks), o.Risks, b.seed.Seconds)
+	fmt.Fprintf(
+		o.Log,
+		"pmbench: seeded %d projects, %d tasks, %d risks in %.1f s\n",
+		len(b.projects),
+		len(b.tasks),
+		o.Risks,
+		b.seed.Seconds,
+	)
 	if n := b.cl.waitJobsDrained(ctx, 2*time.Minute); n > 0 {
 		fmt.Fprintf(o.Log, "pmbench: %d seed jobs still pending\n", n)
 	}
@@ -216,7 +235,13 @@ func (b *bench) seedWorkspace(ctx context.Context, token string) error {
 	keyM := tn.Key
 	const base = "/openapi/v1/resource/"
 	for i := range b.o.Projects {
-		p, err := a.Call(ctx, "POST", base+"project/create", keyM, map[string]any{"name": fmt.Sprintf("Bench project %d", i+1)})
+		p, err := a.Call(
+			ctx,
+			"POST",
+			base+"project/create",
+			keyM,
+			map[string]any{"name": fmt.Sprintf("Bench project %d", i+1)},
+		)
 		if err != nil {
 			return err
 		}
@@ -366,7 +391,16 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	if mode == "closed-loop" {
 		s.Concurrency = b.o.Concurrency
 	}
-	fmt.Fprintf(b.o.Log, "pmbench: %s%s: %d requests, %.0f/s, %d errors (%d non-2xx)\n", b.label(), name, s.Requests, s.RPS, s.Errors, s.Non2xx)
+	fmt.Fprintf(
+		b.o.Log,
+		"pmbench: %s%s: %d requests, %.0f/s, %d errors (%d non-2xx)\n",
+		b.label(),
+		name,
+		s.Requests,
+		s.RPS,
+		s.Errors,
+		s.Non2xx,
+	)
 	return s
 }
 
@@ -472,7 +506,9 @@ func (b *bench) runAll(ctx context.Context) error {
 	// read-list
 	list := b.measure("read-list", "closed-loop", func() loopResult {
 		return closedLoop(ctx, c, d, func(ctx context.Context, w, i int) error {
-			u := b.base + "/openapi/v1/resource/task/list?limit=50&projectId=" + url.QueryEscape(b.projects[rand.IntN(len(b.projects))])
+			u := b.base + "/openapi/v1/resource/task/list?limit=50&projectId=" + url.QueryEscape(
+				b.projects[rand.IntN(len(b.projects))],
+			)
 			_, err := b.load.do("GET", u, nil)
 			return err
 		})
@@ -526,8 +562,16 @@ func (b *bench) runAll(ctx context.Context) error {
 	add(lw)
 
 	// deliver: subscribe the receiver, then the same writes.
-	hook, err := rig.Client{Base: b.base, HTTP: b.client}.Call(ctx, "POST", "/openapi/v1/apps/"+b.appID+"/webhooks", b.console,
-		map[string]any{"url": b.rcv.srv.URL, "events": []string{"task.updated"}})
+	hook, err := rig.Client{
+		Base: b.base,
+		HTTP: b.client,
+	}.Call(
+		ctx,
+		"POST",
+		"/openapi/v1/apps/"+b.appID+"/webhooks",
+		b.console,
+		map[string]any{"url": b.rcv.srv.URL, "events": []string{"task.updated"}},
+	)
 	if err != nil {
 		return err
 	}
@@ -686,7 +730,14 @@ func (b *bench) deliverMax(ctx context.Context) (Scenario, error) {
 	// secret, as each attempt is), or one of the same shape if none came.
 	sample := b.rcv.firstBody()
 	if sample == nil {
-		sample, _ = json.Marshal(webhook.Body{ID: "whd_sample", Type: "task.updated", Data: json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`), SentAt: time.Now()})
+		sample, _ = json.Marshal(
+			webhook.Body{
+				ID:     "whd_sample",
+				Type:   "task.updated",
+				Data:   json.RawMessage(`{"id":"` + b.tasks[0] + `","updatedAt":"x"}`),
+				SentAt: time.Now(),
+			},
+		)
 	}
 	raw := b.rawClient(ctx, sample)
 	s.RawClientPerS = raw

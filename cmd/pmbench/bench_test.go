@@ -86,7 +86,8 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 		if ph == nil {
 			t.Fatal("no citus phase in the report")
 		}
-		if len(ph.Nodes) != 3 || ph.ShardCount != 4 || ph.Version == "" || !ph.MultiShardGuard || ph.TenantSetting != "set_local" {
+		if len(ph.Nodes) != 3 || ph.ShardCount != 4 || ph.Version == "" || !ph.MultiShardGuard ||
+			ph.TenantSetting != "set_local" {
 			t.Errorf("citus phase: %+v", ph)
 		}
 		want := []string{"read-detail", "write", "latency read-detail", "latency write",

@@ -117,5 +117,7 @@ func (b *bench) searchURL() string {
 
 // filteredListURL is a page of one project's tasks in one status.
 func (b *bench) filteredListURL() string {
-	return b.base + "/openapi/v1/resource/task/list?limit=50&status=IN_PROGRESS&projectId=" + url.QueryEscape(b.projects[rand.IntN(len(b.projects))])
+	return b.base + "/openapi/v1/resource/task/list?limit=50&status=IN_PROGRESS&projectId=" + url.QueryEscape(
+		b.projects[rand.IntN(len(b.projects))],
+	)
 }

@@ -99,7 +99,10 @@ func runCitusPhase(ctx context.Context, o options, rep *Report) (err error) {
 	b.close()
 	ph.Comparison = compare(rep.Scenarios, ph.Scenarios)
 	if ph.MultiShardErrors = b.serve.Log.MultiShardErrors() + b.work.Log.MultiShardErrors(); ph.MultiShardErrors > 0 {
-		return fmt.Errorf("pmapi's logs mention the multi-shard guard's error %d times: a statement reached more than one shard", ph.MultiShardErrors)
+		return fmt.Errorf(
+			"pmapi's logs mention the multi-shard guard's error %d times: a statement reached more than one shard",
+			ph.MultiShardErrors,
+		)
 	}
 	if splitErr != nil {
 		return splitErr
@@ -137,7 +140,10 @@ func compare(single, citus []Scenario) []Comparison {
 			out = append(out, Comparison{Scenario: c.Name,
 				RPSRatio: ratio(c.RPS, s.RPS), P50Ratio: ratio(c.P50ms, s.P50ms), P99Ratio: ratio(c.P99ms, s.P99ms),
 				APICPURatio: cpu(c.APICPUPer1k, s.APICPUPer1k), WorkerCPURatio: cpu(c.WorkerCPUPer1k, s.WorkerCPUPer1k),
-				PmbenchCPURatio: cpu(c.PmbenchCPUPer1k, s.PmbenchCPUPer1k), PostgresCPURatio: cpu(c.PostgresCPUPer1k, s.PostgresCPUPer1k),
+				PmbenchCPURatio: cpu(
+					c.PmbenchCPUPer1k,
+					s.PmbenchCPUPer1k,
+				), PostgresCPURatio: cpu(c.PostgresCPUPer1k, s.PostgresCPUPer1k),
 				TotalCPURatio: cpu(totalCPU(c), totalCPU(s))})
 			for _, n := range c.PostgresNodesCPUPer1k {
 				out[len(out)-1].NodesPostgresCPURatio = append(out[len(out)-1].NodesPostgresCPURatio, cpu(n, s.PostgresCPUPer1k))
@@ -167,10 +173,18 @@ func printCitus(w io.Writer, rep *Report) {
 		"routing %s, plan cache %s; multi-shard guard on; fsync %s)\n", ph.Version, first(ph.Nodes),
 		strings.Join(rest(ph.Nodes), ", "), ph.ShardCount, ph.TenantSetting,
 		onOff(ph.Routing), onOff(ph.PlanCache), onOff(ph.Durable))
-	fmt.Fprintf(w, "Citus phase %.0f s: cluster and migrations %.1f s, seed %.1f s; CPU µs per request; postgres on Citus is the three nodes' sum\n\n",
-		ph.Seconds, ph.SetupSeconds, ph.Seed.Seconds)
+	fmt.Fprintf(
+		w,
+		"Citus phase %.0f s: cluster and migrations %.1f s, seed %.1f s; CPU µs per request; postgres on Citus is the three nodes' sum\n\n",
+		ph.Seconds,
+		ph.SetupSeconds,
+		ph.Seed.Seconds,
+	)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\ton\tmode\treq/s\tnon-2xx\tmulti-shard\tp50 ms\tp99 ms\tserve\twork\tpmbench\tpostgres\ttotal\tcoordinator / workers\t")
+	fmt.Fprintln(
+		tw,
+		"scenario\ton\tmode\treq/s\tnon-2xx\tmulti-shard\tp50 ms\tp99 ms\tserve\twork\tpmbench\tpostgres\ttotal\tcoordinator / workers\t",
+	)
 	us := func(v float64) string { return fmt.Sprintf("%.0f", v*1000) }
 	x := func(v float64) string {
 		if v == 0 {
@@ -199,9 +213,24 @@ func printCitus(w io.Writer, rep *Report) {
 					}
 					nodes = strings.Join(parts, " / ")
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%.0f\t%d\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Name, row.on, modeOf(r), r.RPS, r.Non2xx, multi,
-					r.P50ms, r.P99ms, us(r.APICPUPer1k), us(r.WorkerCPUPer1k), us(r.PmbenchCPUPer1k), num(r.PostgresCPUPer1k*1000, "%.0f"),
-					us(totalCPU(r)), nodes)
+				fmt.Fprintf(
+					tw,
+					"%s\t%s\t%s\t%.0f\t%d\t%s\t%.1f\t%.1f\t%s\t%s\t%s\t%s\t%s\t%s\t\n",
+					r.Name,
+					row.on,
+					modeOf(r),
+					r.RPS,
+					r.Non2xx,
+					multi,
+					r.P50ms,
+					r.P99ms,
+					us(r.APICPUPer1k),
+					us(r.WorkerCPUPer1k),
+					us(r.PmbenchCPUPer1k),
+					num(r.PostgresCPUPer1k*1000, "%.0f"),
+					us(totalCPU(r)),
+					nodes,
+				)
 			}
 			for _, cp := range ph.Comparison {
 				if cp.Scenario == c.Name {
@@ -224,7 +253,12 @@ func printCitus(w io.Writer, rep *Report) {
 			fmt.Fprintf(w, "citus %s: first error: %s\n", c.Name, c.FirstError)
 		}
 		if c.BacklogDiscarded > 0 {
-			fmt.Fprintf(w, "citus %s: %d River jobs the workers had not reached after the phase were discarded\n", c.Name, c.BacklogDiscarded)
+			fmt.Fprintf(
+				w,
+				"citus %s: %d River jobs the workers had not reached after the phase were discarded\n",
+				c.Name,
+				c.BacklogDiscarded,
+			)
 		}
 	}
 	fmt.Fprintf(w, "citus: multi-shard guard errors in pmapi's logs over the whole phase: %d\n", ph.MultiShardErrors)

@@ -72,7 +72,11 @@ func postmasterPID(ctx context.Context, adminURL string) int {
 // backend that exits between two readings moves from the second sum to the
 // first without being lost.
 func postgresCPUSeconds(postmaster int) float64 {
-	return postgresTicks(postmaster, []int{procstat.User, procstat.System}, []int{procstat.ChildrenUser, procstat.ChildrenSystem})
+	return postgresTicks(
+		postmaster,
+		[]int{procstat.User, procstat.System},
+		[]int{procstat.ChildrenUser, procstat.ChildrenSystem},
+	)
 }
 
 // postgresSystemSeconds is the system part of postgresCPUSeconds.

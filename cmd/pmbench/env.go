@@ -56,7 +56,10 @@ func startCluster(ctx context.Context, log io.Writer, statements bool) (*cluster
 	if statements {
 		if err := statementsExtension(ctx, c.db.AdminURL, c.db.Name); err != nil {
 			c.stop()
-			return nil, fmt.Errorf("-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at PMAPI_DATABASE_URL needs shared_preload_libraries): %w", err)
+			return nil, fmt.Errorf(
+				"-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at PMAPI_DATABASE_URL needs shared_preload_libraries): %w",
+				err,
+			)
 		}
 	}
 	// pgbench runs as a role of its own (not a superuser) in a database of its own.
@@ -145,7 +148,11 @@ func (c *cluster) checkCitus(ctx context.Context) error {
 		c.citusVersion = version
 	}
 	if guard != "error" || propagate != "local" {
-		return fmt.Errorf("the server role has citus.multi_task_query_log_level = %q and citus.propagate_set_commands = %q, want error and local", guard, propagate)
+		return fmt.Errorf(
+			"the server role has citus.multi_task_query_log_level = %q and citus.propagate_set_commands = %q, want error and local",
+			guard,
+			propagate,
+		)
 	}
 	if err := conn.QueryRow(ctx, "select shard_count from citus_tables where table_name = 'tasks'::regclass").Scan(&c.shardCount); err != nil {
 		return fmt.Errorf("the tasks table is not distributed: %w", err)

@@ -43,8 +43,14 @@ func (b *bench) seedDeliveryHistory(ctx context.Context) error {
 	for i := range historyDeliveries {
 		at := month.Add(time.Duration(i) * time.Second)
 		d, event := uuid.Must(uuid.NewV7()), uuid.Must(uuid.NewV7())
-		log := fmt.Sprintf(`[{"attempt":1,"at":%q,"outcome":"succeeded","statusCode":200,"latencyMs":3.5}]`, at.UTC().Format(time.RFC3339Nano))
-		deliveries = append(deliveries, []any{ws, d, sub, b.appID, event, "task.updated", []byte(`{}`), "SUCCEEDED", 1, 200, at, at, []byte(log)})
+		log := fmt.Sprintf(
+			`[{"attempt":1,"at":%q,"outcome":"succeeded","statusCode":200,"latencyMs":3.5}]`,
+			at.UTC().Format(time.RFC3339Nano),
+		)
+		deliveries = append(
+			deliveries,
+			[]any{ws, d, sub, b.appID, event, "task.updated", []byte(`{}`), "SUCCEEDED", 1, 200, at, at, []byte(log)},
+		)
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"webhook_deliveries"},
 		[]string{"workspace_id", "id", "subscription_id", "client_id", "event_id", "event_type", "data", "status", "attempts", "last_status",

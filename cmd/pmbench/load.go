@@ -67,7 +67,12 @@ const maxPerWorker = 2_000_000
 // previous one answered, for dur; do gets the worker's number and its count.
 // Requests in flight at the end are let finish (a cancelled write may still
 // commit, and the caller tracks each task's status).
-func closedLoop(ctx context.Context, conc int, dur time.Duration, do func(ctx context.Context, worker, i int) error) loopResult {
+func closedLoop(
+	ctx context.Context,
+	conc int,
+	dur time.Duration,
+	do func(ctx context.Context, worker, i int) error,
+) loopResult {
 	var mu sync.Mutex
 	var res loopResult
 	var wg sync.WaitGroup
@@ -113,7 +118,14 @@ func closedLoop(ctx context.Context, conc int, dur time.Duration, do func(ctx co
 
 // paced sends requests at a constant rate for dur with vegeta, and hands every
 // result to each (which may be nil).
-func paced(ctx context.Context, rate float64, dur time.Duration, conc int, tr vegeta.Targeter, each func(*vegeta.Result)) loopResult {
+func paced(
+	ctx context.Context,
+	rate float64,
+	dur time.Duration,
+	conc int,
+	tr vegeta.Targeter,
+	each func(*vegeta.Result),
+) loopResult {
 	if rate < 1 {
 		rate = 1
 	}

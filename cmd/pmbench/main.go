@@ -80,13 +80,38 @@ func main() {
 	flag.IntVar(&o.Concurrency, "c", 64, "closed-loop concurrency and pgbench clients")
 	flag.StringVar(&o.Pmapi, "pmapi", "", "a pmapi binary built with -trimpath -ldflags \"-s -w\" (default: build one)")
 	flag.StringVar(&o.OutDir, "out", "bench/results", "where the JSON result goes")
-	flag.IntVar(&o.Tasks, "tasks", 0, "tasks in the bench workspace (default 100,000, quick 1,000); beyond 10,000 they are copied in")
+	flag.IntVar(
+		&o.Tasks,
+		"tasks",
+		0,
+		"tasks in the bench workspace (default 100,000, quick 1,000); beyond 10,000 they are copied in",
+	)
 	flag.IntVar(&o.Scale, "scale", 1, "pgbench scale factor")
 	flag.IntVar(&o.PoolMaxConns, "pool", 0, "pool_max_conns for pmapi's database URL (0: pgx's default, max(4, CPUs))")
-	flag.StringVar(&o.ProfileDir, "profile", "", "write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here")
-	flag.StringVar(&o.PerfDir, "perf", "", "record each closed-loop phase with perf(1) here (root) and split each party's kernel time: its own, and the receive path it ran for its peers")
-	flag.BoolVar(&o.Citus, "citus", false, "then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)")
-	flag.BoolVar(&o.Statements, "statements", false, "load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)")
+	flag.StringVar(
+		&o.ProfileDir,
+		"profile",
+		"",
+		"write CPU profiles of pmapi (go tool pprof) for each closed-loop phase here",
+	)
+	flag.StringVar(
+		&o.PerfDir,
+		"perf",
+		"",
+		"record each closed-loop phase with perf(1) here (root) and split each party's kernel time: its own, and the receive path it ran for its peers",
+	)
+	flag.BoolVar(
+		&o.Citus,
+		"citus",
+		false,
+		"then run read-detail and write on a three-node Citus cluster and compare (make bench CITUS=1)",
+	)
+	flag.BoolVar(
+		&o.Statements,
+		"statements",
+		false,
+		"load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)",
+	)
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
 	rrcaMode := flag.Bool("rrca", false,
 		"measure root-cause analyses instead: quality, readiness and recompute cost (make bench-quality)")
@@ -274,7 +299,13 @@ type Scenario struct {
 func run(ctx context.Context, o options) (*Report, string, error) {
 	o.defaults()
 	rep := &Report{StartedAt: time.Now().UTC(), Quick: o.Quick, Seconds: o.Duration.Seconds(), Concurrency: o.Concurrency,
-		Machine: Machine{CPUs: runtime.NumCPU(), MemoryGiB: memTotalGiB(), GoVersion: runtime.Version(), GOOS: runtime.GOOS, GOARCH: runtime.GOARCH}}
+		Machine: Machine{
+			CPUs:      runtime.NumCPU(),
+			MemoryGiB: memTotalGiB(),
+			GoVersion: runtime.Version(),
+			GOOS:      runtime.GOOS,
+			GOARCH:    runtime.GOARCH,
+		}}
 	if o.Citus {
 		// Before the single node's minutes, not after them.
 		if err := pgcluster.CitusAvailable(); err != nil {
@@ -296,7 +327,12 @@ func run(ctx context.Context, o options) (*Report, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	rep.Postgres = Postgres{Version: b.cl.version, Source: b.cl.srv.Source, PgbenchScale: o.Scale, PoolMaxConns: o.PoolMaxConns}
+	rep.Postgres = Postgres{
+		Version:      b.cl.version,
+		Source:       b.cl.srv.Source,
+		PgbenchScale: o.Scale,
+		PoolMaxConns: o.PoolMaxConns,
+	}
 	rep.Seed = b.seed
 	err = b.runAll(ctx)
 	rep.API, rep.Worker = b.processes()
@@ -339,9 +375,20 @@ func memTotalGiB() float64 {
 }
 
 func printTable(w io.Writer, rep *Report) {
-	fmt.Fprintf(w, "\npmbench %s: %d CPUs, %.1f GiB, PostgreSQL %s (%s), %s per scenario, concurrency %d, %d tasks\n\n",
-		rep.StartedAt.Format(time.RFC3339), rep.Machine.CPUs, rep.Machine.MemoryGiB, rep.Postgres.Version, rep.Postgres.Source,
-		time.Duration(rep.Seconds*float64(time.Second)), rep.Concurrency, rep.Seed.Tasks)
+	fmt.Fprintf(
+		w,
+		"\npmbench %s: %d CPUs, %.1f GiB, PostgreSQL %s (%s), %s per scenario, concurrency %d, %d tasks\n\n",
+		rep.StartedAt.Format(
+			time.RFC3339,
+		),
+		rep.Machine.CPUs,
+		rep.Machine.MemoryGiB,
+		rep.Postgres.Version,
+		rep.Postgres.Source,
+		time.Duration(rep.Seconds*float64(time.Second)),
+		rep.Concurrency,
+		rep.Seed.Tasks,
+	)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tmode\treq/s\terrors\tp50 ms\tp99 ms\tp99.9 ms\treference\tref/s\tratio\t")
 	for _, s := range rep.Scenarios {
@@ -357,7 +404,10 @@ func printTable(w io.Writer, rep *Report) {
 	// transaction): on a small machine the processes share the same cores.
 	fmt.Fprintln(w, "\nCPU microseconds per request (per transaction for the reference)")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "scenario\tpmapi serve\tpmapi work\tpmbench\tpostgres\ttotal\t\treference: postgres\tpgbench\ttotal\t")
+	fmt.Fprintln(
+		tw,
+		"scenario\tpmapi serve\tpmapi work\tpmbench\tpostgres\ttotal\t\treference: postgres\tpgbench\ttotal\t",
+	)
 	for _, s := range rep.Scenarios {
 		total := s.APICPUPer1k + s.WorkerCPUPer1k + s.PmbenchCPUPer1k + s.PostgresCPUPer1k
 		refTotal := s.RefPostgresCPUPer1k + s.RefClientCPUPer1k
@@ -370,20 +420,46 @@ func printTable(w io.Writer, rep *Report) {
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tpmapi serve system\tuser\tpostgres system\tuser\t\treference: postgres system\tuser\t")
 	for _, s := range rep.Scenarios {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%s\t%s\t\t%s\t%s\t\n", s.Name, s.APISystemCPUPer1k*1000, (s.APICPUPer1k-s.APISystemCPUPer1k)*1000,
-			num(s.PostgresSystemCPUPer1k*1000, "%.0f"), userPart(s.PostgresCPUPer1k, s.PostgresSystemCPUPer1k),
-			num(s.RefPostgresSystemCPUPer1k*1000, "%.0f"), userPart(s.RefPostgresCPUPer1k, s.RefPostgresSystemCPUPer1k))
+		fmt.Fprintf(
+			tw,
+			"%s\t%.0f\t%.0f\t%s\t%s\t\t%s\t%s\t\n",
+			s.Name,
+			s.APISystemCPUPer1k*1000,
+			(s.APICPUPer1k-s.APISystemCPUPer1k)*1000,
+			num(s.PostgresSystemCPUPer1k*1000, "%.0f"),
+			userPart(s.PostgresCPUPer1k, s.PostgresSystemCPUPer1k),
+			num(s.RefPostgresSystemCPUPer1k*1000, "%.0f"),
+			userPart(s.RefPostgresCPUPer1k, s.RefPostgresSystemCPUPer1k),
+		)
 	}
 	tw.Flush()
 	printKernelSplit(w, rep.Scenarios)
 	for _, s := range rep.Scenarios {
 		if s.Deliveries > 0 || strings.HasPrefix(s.Name, "deliver") {
-			fmt.Fprintf(w, "%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
-				s.Name, s.Deliveries, s.DeliveriesPerS, s.RawClientPerS, s.RatioRawClient, s.TpcbTPS, s.RatioTpcb,
-				s.CommitToRcptP50, s.CommitToRcptP99, s.CommitToRcptMax, s.Undelivered, s.BadSignatures)
+			fmt.Fprintf(
+				w,
+				"%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
+				s.Name,
+				s.Deliveries,
+				s.DeliveriesPerS,
+				s.RawClientPerS,
+				s.RatioRawClient,
+				s.TpcbTPS,
+				s.RatioTpcb,
+				s.CommitToRcptP50,
+				s.CommitToRcptP99,
+				s.CommitToRcptMax,
+				s.Undelivered,
+				s.BadSignatures,
+			)
 		}
 		if s.BacklogDiscarded > 0 {
-			fmt.Fprintf(w, "%s: %d River jobs the workers had not reached after the phase were discarded\n", s.Name, s.BacklogDiscarded)
+			fmt.Fprintf(
+				w,
+				"%s: %d River jobs the workers had not reached after the phase were discarded\n",
+				s.Name,
+				s.BacklogDiscarded,
+			)
 		}
 		if s.FirstError != "" {
 			fmt.Fprintf(w, "%s: first error: %s\n", s.Name, s.FirstError)

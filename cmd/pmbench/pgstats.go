@@ -115,7 +115,9 @@ func readServerStats(ctx context.Context, adminURL string) (statsSnapshot, error
 		return snap, err
 	}
 	var ts TableStats
-	dest := append([]any{&ts.Table, &ts.DeadAfter, &ts.PagesAfter, &ts.IdxPagesAfter, &ts.RelTuples, &ts.RelPages}, anys(ts.fields())...)
+	dest := append(
+		[]any{&ts.Table, &ts.DeadAfter, &ts.PagesAfter, &ts.IdxPagesAfter, &ts.RelTuples, &ts.RelPages},
+		anys(ts.fields())...)
 	_, err = pgx.ForEachRow(rows, dest, func() error {
 		snap.tables[ts.Table] = ts
 		return nil
@@ -174,22 +176,52 @@ func serverDelta(a, b statsSnapshot) *ServerStats {
 func printServerStats(w io.Writer, s Scenario) {
 	st := s.Server
 	units := float64(scenarioUnits(s))
-	if st == nil || units == 0 || (s.Name != "write" && !strings.HasPrefix(s.Name, "deliver") && s.Name != "latency write") {
+	if st == nil || units == 0 ||
+		(s.Name != "write" && !strings.HasPrefix(s.Name, "deliver") && s.Name != "latency write") {
 		return
 	}
-	fmt.Fprintf(w, "\n%s: the server per %s: WAL %.0f bytes, %.2f records, %.3f full-page images; checkpoints %.0f timed, %.0f requested, %.1f buffers written by checkpoints, %.1f by backends",
-		s.Name, unitName(s), st.WAL["wal_bytes"]/units, st.WAL["wal_records"]/units, st.WAL["wal_fpi"]/units,
-		st.Bgwriter["checkpoints_timed"], st.Bgwriter["checkpoints_req"], st.Bgwriter["buffers_checkpoint"]/units, st.Bgwriter["buffers_backend"]/units)
+	fmt.Fprintf(
+		w,
+		"\n%s: the server per %s: WAL %.0f bytes, %.2f records, %.3f full-page images; checkpoints %.0f timed, %.0f requested, %.1f buffers written by checkpoints, %.1f by backends",
+		s.Name,
+		unitName(s),
+		st.WAL["wal_bytes"]/units,
+		st.WAL["wal_records"]/units,
+		st.WAL["wal_fpi"]/units,
+		st.Bgwriter["checkpoints_timed"],
+		st.Bgwriter["checkpoints_req"],
+		st.Bgwriter["buffers_checkpoint"]/units,
+		st.Bgwriter["buffers_backend"]/units,
+	)
 	if st.ActiveBackends > 0 {
 		fmt.Fprintf(w, "; %.1f backends active on average", st.ActiveBackends)
 	}
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "table\tins\tupd (hot)\tdel\tdead before → after\tautovacuum\tautoanalyze\tseq scans\theap hit/unit\tindex hit/unit\theap pages before → after\treltuples\t")
+	fmt.Fprintln(
+		tw,
+		"table\tins\tupd (hot)\tdel\tdead before → after\tautovacuum\tautoanalyze\tseq scans\theap hit/unit\tindex hit/unit\theap pages before → after\treltuples\t",
+	)
 	for _, t := range st.Tables {
-		fmt.Fprintf(tw, "%s\t%d\t%d (%d)\t%d\t%d → %d\t%d\t%d\t%d\t%.1f\t%.1f\t%d → %d\t%.0f\t\n", t.Table, t.Inserted, t.Updated, t.HotUpdated,
-			t.Deleted, t.DeadBefore, t.DeadAfter, t.Autovacuums, t.Autoanalyzes, t.SeqScans, float64(t.HeapBlksHit)/units,
-			float64(t.IdxBlksHit)/units, t.PagesBefore, t.PagesAfter, t.RelTuples)
+		fmt.Fprintf(
+			tw,
+			"%s\t%d\t%d (%d)\t%d\t%d → %d\t%d\t%d\t%d\t%.1f\t%.1f\t%d → %d\t%.0f\t\n",
+			t.Table,
+			t.Inserted,
+			t.Updated,
+			t.HotUpdated,
+			t.Deleted,
+			t.DeadBefore,
+			t.DeadAfter,
+			t.Autovacuums,
+			t.Autoanalyzes,
+			t.SeqScans,
+			float64(t.HeapBlksHit)/units,
+			float64(t.IdxBlksHit)/units,
+			t.PagesBefore,
+			t.PagesAfter,
+			t.RelTuples,
+		)
 	}
 	tw.Flush()
 	if len(st.Waits) > 0 {

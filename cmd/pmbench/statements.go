@@ -126,7 +126,11 @@ func perUnit(rows []statementRow, units int) []Statement {
 	}
 	var out []Statement
 	for q, s := range by {
-		st := Statement{Query: q, CallsPerUnit: float64(s.calls) / float64(units), MicrosPerUnit: s.millis * 1000 / float64(units)}
+		st := Statement{
+			Query:         q,
+			CallsPerUnit:  float64(s.calls) / float64(units),
+			MicrosPerUnit: s.millis * 1000 / float64(units),
+		}
 		if st.MicrosPerUnit < 0.5 {
 			continue
 		}
@@ -146,14 +150,28 @@ func printStatements(w io.Writer, s Scenario) {
 	if len(s.Statements) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "\n%s: PostgreSQL statements per %s (pg_stat_statements: execution and planning time; shared buffers per call)\n", s.Name, unitName(s))
+	fmt.Fprintf(
+		w,
+		"\n%s: PostgreSQL statements per %s (pg_stat_statements: execution and planning time; shared buffers per call)\n",
+		s.Name,
+		unitName(s),
+	)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "calls\tµs\trows/call\tbuffers hit/call\tread/call\tstatement")
 	var calls, micros float64
 	for _, st := range s.Statements {
 		calls += st.CallsPerUnit
 		micros += st.MicrosPerUnit
-		fmt.Fprintf(tw, "%.2f\t%.1f\t%.1f\t%.1f\t%.2f\t%s\n", st.CallsPerUnit, st.MicrosPerUnit, st.RowsPerCall, st.BlksHitPerCall, st.BlksReadPerCall, st.Query)
+		fmt.Fprintf(
+			tw,
+			"%.2f\t%.1f\t%.1f\t%.1f\t%.2f\t%s\n",
+			st.CallsPerUnit,
+			st.MicrosPerUnit,
+			st.RowsPerCall,
+			st.BlksHitPerCall,
+			st.BlksReadPerCall,
+			st.Query,
+		)
 	}
 	fmt.Fprintf(tw, "%.2f\t%.1f\t\t\t\tall\n", calls, micros)
 	tw.Flush()

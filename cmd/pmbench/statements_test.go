@@ -16,7 +16,9 @@ func TestPerUnitFoldsValuesLists(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("statements %+v, want the insert folded into one and the cheap vacuum left out", got)
 	}
-	if got[0].Query != "insert into events (a, b) values (...)" || got[0].CallsPerUnit != 1 || got[0].MicrosPerUnit != 200 || got[0].RowsPerCall != 1.5 {
+	if got[0].Query != "insert into events (a, b) values (...)" || got[0].CallsPerUnit != 1 ||
+		got[0].MicrosPerUnit != 200 ||
+		got[0].RowsPerCall != 1.5 {
 		t.Errorf("the insert: %+v", got[0])
 	}
 	if got[1].Query != "select 1 from x" || got[1].CallsPerUnit != 2 || got[1].MicrosPerUnit != 20 {

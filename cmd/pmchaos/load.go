@@ -44,7 +44,11 @@ var kinds = []kind{
 		return map[string]any{"name": fmt.Sprintf("Chaos project %d-%d", c.id, n)}
 	}},
 	{"task", "task/create", "task/update", "taskId", func(c *client, n int) map[string]any {
-		return map[string]any{"projectId": c.project(), "title": fmt.Sprintf("Chaos task %d-%d", c.id, n), "priority": 1 + n%5}
+		return map[string]any{
+			"projectId": c.project(),
+			"title":     fmt.Sprintf("Chaos task %d-%d", c.id, n),
+			"priority":  1 + n%5,
+		}
 	}},
 	{"risk", "risk/create", "risk/update", "riskId", func(c *client, n int) map[string]any {
 		return map[string]any{"projectId": c.project(), "title": fmt.Sprintf("Chaos risk %d-%d", c.id, n),
@@ -147,7 +151,12 @@ func (c *client) step(ctx context.Context) {
 // acknowledged write.
 func (l *load) write(ctx context.Context, k kind, op, path string, body map[string]any) (string, bool) {
 	raw, _ := json.Marshal(body)
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, l.w.base+"/openapi/v1/resource/"+path, bytes.NewReader(raw))
+	req, err := http.NewRequestWithContext(
+		ctx,
+		http.MethodPost,
+		l.w.base+"/openapi/v1/resource/"+path,
+		bytes.NewReader(raw),
+	)
 	if err != nil {
 		return "", false
 	}
@@ -186,8 +195,11 @@ func (l *load) write(ctx context.Context, k kind, op, path string, body map[stri
 		l.acked = append(l.acked, ack{Kind: k.name, Op: op, ID: env.Data.ID, UpdatedAt: env.Data.UpdatedAt})
 		return env.Data.ID, true
 	}
-	l.answers = append(l.answers, answer{Start: start, End: time.Now(), Status: resp.StatusCode, Code: env.Error.Code, Op: k.name + "." + op,
-		RetryAfter: resp.Header.Get("Retry-After")})
+	l.answers = append(
+		l.answers,
+		answer{Start: start, End: time.Now(), Status: resp.StatusCode, Code: env.Error.Code, Op: k.name + "." + op,
+			RetryAfter: resp.Header.Get("Retry-After")},
+	)
 	if resp.StatusCode >= 500 {
 		time.Sleep(backoff)
 	}

@@ -66,11 +66,21 @@ const (
 
 func main() {
 	o := options{Log: os.Stderr}
-	flag.DurationVar(&o.Duration, "duration", 30*time.Second, "how long the load runs; the faults fall at 20, 40, 60 and 80 % of it")
+	flag.DurationVar(
+		&o.Duration,
+		"duration",
+		30*time.Second,
+		"how long the load runs; the faults fall at 20, 40, 60 and 80 % of it",
+	)
 	flag.IntVar(&o.Concurrency, "c", 16, "concurrent API clients")
 	flag.DurationVar(&o.Drain, "drain", drainBound, "longest wait for deliveries after the load")
 	flag.DurationVar(&o.Grace, "grace", 5*time.Second, "how long after PostgreSQL is back the restart window lasts")
-	flag.BoolVar(&o.Strict, "strict", false, "also fail on a 5xx inside the PostgreSQL restart window other than 503 SERVICE_UNAVAILABLE with Retry-After")
+	flag.BoolVar(
+		&o.Strict,
+		"strict",
+		false,
+		"also fail on a 5xx inside the PostgreSQL restart window other than 503 SERVICE_UNAVAILABLE with Retry-After",
+	)
 	flag.BoolVar(&o.Citus, "citus", false,
 		"run on a Citus coordinator and two workers, moving the workspace and restarting its worker")
 	flag.Uint64Var(&o.Seed, "seed", 0, "seed of the load's choices (0: random)")

@@ -43,7 +43,12 @@ func (r *receiver) serve(w http.ResponseWriter, req *http.Request) {
 		w.WriteHeader(http.StatusBadRequest)
 		return
 	}
-	good := stripewebhook.ValidatePayloadWithTolerance(body, req.Header.Get("X-Service-Signature"), r.secret.Load().(string), 300*time.Second) == nil
+	good := stripewebhook.ValidatePayloadWithTolerance(
+		body,
+		req.Header.Get("X-Service-Signature"),
+		r.secret.Load().(string),
+		300*time.Second,
+	) == nil
 	id := req.Header.Get("X-Service-Delivery-Id")
 	r.mu.Lock()
 	r.requests++

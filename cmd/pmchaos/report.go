@@ -63,7 +63,11 @@ func span(as []answer, start time.Time) string {
 	if len(as) == 0 {
 		return ""
 	}
-	return fmt.Sprintf(", from %.2f s to %.2f s", as[0].Start.Sub(start).Seconds(), as[len(as)-1].Start.Sub(start).Seconds())
+	return fmt.Sprintf(
+		", from %.2f s to %.2f s",
+		as[0].Start.Sub(start).Seconds(),
+		as[len(as)-1].Start.Sub(start).Seconds(),
+	)
 }
 
 // tally counts answers by status and code: "500 INTERNAL ×12".
@@ -91,15 +95,35 @@ func (r *result) print(w io.Writer, o options) {
 		if f.Err != nil {
 			status = "FAILED: " + f.Err.Error()
 		}
-		fmt.Fprintf(w, "  %-32s at %5.1f s, %s after %.1f s\n", f.What, f.At.Sub(start).Seconds(), status, f.Done.Sub(f.At).Seconds())
+		fmt.Fprintf(
+			w,
+			"  %-32s at %5.1f s, %s after %.1f s\n",
+			f.What,
+			f.At.Sub(start).Seconds(),
+			status,
+			f.Done.Sub(f.At).Seconds(),
+		)
 	}
 	from, to := restartWindow(r.faults, o.Grace)
 	if !from.IsZero() {
-		fmt.Fprintf(w, "  restart window: %.1f s to %.1f s (PostgreSQL back, plus %v)\n", from.Sub(start).Seconds(), to.Sub(start).Seconds(), o.Grace)
+		fmt.Fprintf(
+			w,
+			"  restart window: %.1f s to %.1f s (PostgreSQL back, plus %v)\n",
+			from.Sub(start).Seconds(),
+			to.Sub(start).Seconds(),
+			o.Grace,
+		)
 	}
 	c := r.counts
 	during, otherwise := r.unanswered()
-	fmt.Fprintf(w, "\nrequests: %d; acknowledged writes: %d (%d creates, %d updates)\n", r.load.Requests, c.Acked, c.AckedCreates, c.AckedUpdates)
+	fmt.Fprintf(
+		w,
+		"\nrequests: %d; acknowledged writes: %d (%d creates, %d updates)\n",
+		r.load.Requests,
+		c.Acked,
+		c.AckedCreates,
+		c.AckedUpdates,
+	)
 	var kinds []string
 	for k := range r.load.Acked {
 		kinds = append(kinds, k)
@@ -115,10 +139,31 @@ func (r *result) print(w io.Writer, o options) {
 		}
 		fmt.Fprintf(w, "  %s at %.2f s: %s\n", a.Op, a.Start.Sub(start).Seconds(), a.Code)
 	}
-	fmt.Fprintf(w, "rows: %d of %d acknowledged creates present, %d of %d acknowledged updates still held\n", c.RowsFound, c.AckedCreates, c.UpdatesFound, c.AckedUpdates)
-	fmt.Fprintf(w, "events: %d of %d acknowledged writes have their event; %d events since the subscription\n", c.EventsFound, c.Acked, c.Events)
-	fmt.Fprintf(w, "deliveries: %d events, %d delivery rows, %d distinct deliveries received (%d requests, %d bad signatures, %d DEAD)\n",
-		c.Events, c.DeliveryRows, c.Received, r.receiver.Requests, r.receiver.BadSignatures, c.Dead)
+	fmt.Fprintf(
+		w,
+		"rows: %d of %d acknowledged creates present, %d of %d acknowledged updates still held\n",
+		c.RowsFound,
+		c.AckedCreates,
+		c.UpdatesFound,
+		c.AckedUpdates,
+	)
+	fmt.Fprintf(
+		w,
+		"events: %d of %d acknowledged writes have their event; %d events since the subscription\n",
+		c.EventsFound,
+		c.Acked,
+		c.Events,
+	)
+	fmt.Fprintf(
+		w,
+		"deliveries: %d events, %d delivery rows, %d distinct deliveries received (%d requests, %d bad signatures, %d DEAD)\n",
+		c.Events,
+		c.DeliveryRows,
+		c.Received,
+		r.receiver.Requests,
+		r.receiver.BadSignatures,
+		c.Dead,
+	)
 	state := "all delivered"
 	if !r.drained {
 		state = "NOT all delivered"
@@ -172,7 +217,10 @@ func (r *result) failures(strict bool) []string {
 		out = append(out, fmt.Sprintf("%d 5xx outside the restart window", len(outside)))
 	}
 	if unclean := notUnavailable(inside); strict && len(unclean) > 0 {
-		out = append(out, fmt.Sprintf("%d 5xx inside the restart window other than 503 with Retry-After (-strict)", len(unclean)))
+		out = append(
+			out,
+			fmt.Sprintf("%d 5xx inside the restart window other than 503 with Retry-After (-strict)", len(unclean)),
+		)
 	}
 	if len(client) > 0 {
 		out = append(out, fmt.Sprintf("%d 4xx answers to valid requests", len(client)))

@@ -15,12 +15,25 @@ func TestVerdict(t *testing.T) {
 	clean := result{start: t0, grace: 5 * time.Second, drained: true,
 		faults: []fault{{What: killWorker, At: at(6), Done: at(6)}, {What: killAPI, At: at(12), Done: at(12.5)},
 			{What: restartPostgres, At: at(18), Done: at(20)}, {What: killWorker, At: at(24), Done: at(24)}},
-		counts: counts{Acked: 2, AckedCreates: 1, AckedUpdates: 1, RowsFound: 1, UpdatesFound: 1, EventsFound: 2, Events: 2, DeliveryRows: 2, Received: 2}}
+		counts: counts{
+			Acked:        2,
+			AckedCreates: 1,
+			AckedUpdates: 1,
+			RowsFound:    1,
+			UpdatesFound: 1,
+			EventsFound:  2,
+			Events:       2,
+			DeliveryRows: 2,
+			Received:     2,
+		}}
 	if f := clean.failures(true); len(f) != 0 {
 		t.Fatalf("a clean run failed: %v", f)
 	}
 	inWindow := clean
-	inWindow.load.Failed = []answer{{Start: at(17.9), End: at(18.1), Status: 500, Code: "INTERNAL"}, {Start: at(24.9), End: at(24.95), Status: 500}}
+	inWindow.load.Failed = []answer{
+		{Start: at(17.9), End: at(18.1), Status: 500, Code: "INTERNAL"},
+		{Start: at(24.9), End: at(24.95), Status: 500},
+	}
 	if f := inWindow.failures(false); len(f) != 0 {
 		t.Errorf("5xx inside the window failed a lenient run: %v", f)
 	}
@@ -28,8 +41,10 @@ func TestVerdict(t *testing.T) {
 		t.Errorf("strict: %v", f)
 	}
 	unavailable := clean
-	unavailable.load.Failed = []answer{{Start: at(18.1), End: at(18.2), Status: 503, Code: "SERVICE_UNAVAILABLE", RetryAfter: "2"},
-		{Start: at(18.3), End: at(18.4), Status: 503, Code: "SERVICE_UNAVAILABLE"}}
+	unavailable.load.Failed = []answer{
+		{Start: at(18.1), End: at(18.2), Status: 503, Code: "SERVICE_UNAVAILABLE", RetryAfter: "2"},
+		{Start: at(18.3), End: at(18.4), Status: 503, Code: "SERVICE_UNAVAILABLE"},
+	}
 	if f := unavailable.failures(true); len(f) != 1 || !strings.Contains(f[0], "1 5xx inside") {
 		t.Errorf("strict with one 503 lacking Retry-After: %v", f)
 	}

@@ -132,9 +132,13 @@ func (w *world) count(ctx context.Context, acks []ack) (counts, error) {
 	// from it and known by its deliveries (the subscription takes every type
 	// and was made before the load).
 	events := map[string]bool{}
-	rows, err := conn.Query(ctx, `select type, data->>'id', coalesce(data->>'updatedAt', '') from events where workspace_id = $1
+	rows, err := conn.Query(
+		ctx,
+		`select type, data->>'id', coalesce(data->>'updatedAt', '') from events where workspace_id = $1
 		union all
-		select event_type, data->>'id', coalesce(data->>'updatedAt', '') from webhook_deliveries where workspace_id = $1 and replay_of is null`, ws)
+		select event_type, data->>'id', coalesce(data->>'updatedAt', '') from webhook_deliveries where workspace_id = $1 and replay_of is null`,
+		ws,
+	)
 	if err != nil {
 		return c, err
 	}

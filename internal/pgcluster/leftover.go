@@ -27,13 +27,24 @@ func stopLeftover(ctx context.Context, bin string, who runAs, dataDir string) (s
 	pid, _ := strconv.Atoi(strings.TrimSpace(first))
 	running := who.command(ctx, filepath.Join(bin, "pg_ctl"), "-D", dataDir, "status").Run() == nil
 	if !running || !serves(pid, dataDir) {
-		return fmt.Sprintf("postgres: the last run did not stop cleanly (pid %d is gone); PostgreSQL recovers on start", pid), nil
+		return fmt.Sprintf(
+			"postgres: the last run did not stop cleanly (pid %d is gone); PostgreSQL recovers on start",
+			pid,
+		), nil
 	}
 	n := node{bin: bin, who: who, dataDir: dataDir}
 	if err := n.stop(ctx); err != nil {
-		return "", fmt.Errorf("a PostgreSQL left running in %s by an earlier pmapi (pid %d) would not stop: %w", dataDir, pid, err)
+		return "", fmt.Errorf(
+			"a PostgreSQL left running in %s by an earlier pmapi (pid %d) would not stop: %w",
+			dataDir,
+			pid,
+			err,
+		)
 	}
-	return fmt.Sprintf("postgres: stopped the server an earlier pmapi left running (pid %d, killed before it could stop it); starting it again", pid), nil
+	return fmt.Sprintf(
+		"postgres: stopped the server an earlier pmapi left running (pid %d, killed before it could stop it); starting it again",
+		pid,
+	), nil
 }
 
 // serves reports whether pid is a postgres of dataDir, where /proc can tell:

@@ -36,7 +36,8 @@ func TestLeftoverServerIsStoppedAndRestarted(t *testing.T) {
 		t.Fatalf("start beside a leftover server: %v", err)
 	}
 	defer srv.Stop(ctx)
-	if !strings.Contains(log.String(), "stopped the server an earlier pmapi left running") || strings.Contains(log.String(), "pg_ctl") {
+	if !strings.Contains(log.String(), "stopped the server an earlier pmapi left running") ||
+		strings.Contains(log.String(), "pg_ctl") {
 		t.Errorf("log: %q, want one line saying the leftover was stopped", log.String())
 	}
 	runSQL(t, srv.AdminURL, "select v from kept")

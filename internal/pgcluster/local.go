@@ -200,7 +200,14 @@ type node struct {
 // startNode initialises dir/data on first use (the superuser's password read
 // from pwFile) and starts it on a free loopback port with the settings every
 // launched server shares, then extra.
-func startNode(ctx context.Context, bin string, who runAs, dir, pwFile string, durable bool, extra []string) (node, error) {
+func startNode(
+	ctx context.Context,
+	bin string,
+	who runAs,
+	dir, pwFile string,
+	durable bool,
+	extra []string,
+) (node, error) {
 	n := node{bin: bin, who: who, dataDir: filepath.Join(dir, "data")}
 	if !fileExists(filepath.Join(n.dataDir, "PG_VERSION")) {
 		if err := initCluster(ctx, bin, who, pwFile, n.dataDir); err != nil {
@@ -343,7 +350,11 @@ func lockDir(base string) (*os.File, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		owner, _ := os.ReadFile(filepath.Join(base, "pmapi.pid"))
-		return nil, fmt.Errorf("another pmapi is already using the database in %s (pid %s); stop it first", base, strings.TrimSpace(string(owner)))
+		return nil, fmt.Errorf(
+			"another pmapi is already using the database in %s (pid %s); stop it first",
+			base,
+			strings.TrimSpace(string(owner)),
+		)
 	}
 	_ = os.WriteFile(filepath.Join(base, "pmapi.pid"), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 	return f, nil

@@ -238,7 +238,8 @@ func rollbackPrepared(ctx context.Context, nodeURL, name string) error {
 	}
 	defer in.Close(ctx)
 	for _, gid := range gids {
-		if _, err := in.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil && !strings.Contains(err.Error(), "does not exist") {
+		if _, err := in.Exec(ctx, "ROLLBACK PREPARED "+quoteLiteral(gid)); err != nil &&
+			!strings.Contains(err.Error(), "does not exist") {
 			return err
 		}
 	}

@@ -50,9 +50,11 @@ type Options struct {
 }
 
 // ErrNoPostgres is returned when no way to get a server exists on this machine.
-var ErrNoPostgres = errors.New("no PostgreSQL available: set PMAPI_DATABASE_URL to a server where pmapi may create roles and databases, " +
-	"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), " +
-	"or start a Docker engine and build with -tags pgdocker (make adds the tag when it finds no PostgreSQL binaries)")
+var ErrNoPostgres = errors.New(
+	"no PostgreSQL available: set PMAPI_DATABASE_URL to a server where pmapi may create roles and databases, " +
+		"or install the PostgreSQL server binaries (Debian: apt-get install postgresql), " +
+		"or start a Docker engine and build with -tags pgdocker (make adds the tag when it finds no PostgreSQL binaries)",
+)
 
 // Start returns a server following the order of preference in the package doc.
 func Start(ctx context.Context, opts Options) (*Server, error) {
@@ -66,7 +68,9 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 				return nil, err
 			}
 			if len(top.Workers) == 0 {
-				return nil, errors.New("the given database URL is not a Citus coordinator: its database has no workers in pg_dist_node")
+				return nil, errors.New(
+					"the given database URL is not a Citus coordinator: its database has no workers in pg_dist_node",
+				)
 			}
 		}
 		return &Server{AdminURL: opts.URL, Source: "url"}, nil
@@ -74,7 +78,10 @@ func Start(ctx context.Context, opts Options) (*Server, error) {
 	if opts.Citus {
 		bin, err := findBinaries()
 		if err != nil {
-			return nil, fmt.Errorf("%w; a Citus cluster is launched from the PostgreSQL server binaries (Debian: apt-get install postgresql)", err)
+			return nil, fmt.Errorf(
+				"%w; a Citus cluster is launched from the PostgreSQL server binaries (Debian: apt-get install postgresql)",
+				err,
+			)
 		}
 		return startCitus(ctx, bin, opts)
 	}

@@ -56,7 +56,8 @@ func Discover(ctx context.Context, adminURL string) (Topology, error) {
 		return top, fmt.Errorf("connect as admin: %w", err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_extension where extname = 'citus')").Scan(&top.Citus); err != nil || !top.Citus {
+	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_extension where extname = 'citus')").Scan(&top.Citus); err != nil ||
+		!top.Citus {
 		return top, err
 	}
 	rows, err := conn.Query(ctx, `select nodename, nodeport from pg_dist_node
@@ -139,7 +140,8 @@ var (
 // to a node that failed (its message names no cause; citusdata/citus#5515).
 func isEssentialConnectionFailure(err error) bool {
 	var pgErr *pgconn.PgError
-	return errors.As(err, &pgErr) && pgErr.Code == "XX000" && strings.HasPrefix(pgErr.Message, "failure on connection marked as essential")
+	return errors.As(err, &pgErr) && pgErr.Code == "XX000" &&
+		strings.HasPrefix(pgErr.Message, "failure on connection marked as essential")
 }
 
 func syncNodesOnce(ctx context.Context, top Topology, name string) error {
@@ -194,7 +196,10 @@ func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 			continue
 		}
 		if i == 0 {
-			moves = append(moves, fmt.Sprintf("select citus_set_coordinator_host(%s, %d)", quoteLiteral(want[i].host), want[i].port))
+			moves = append(
+				moves,
+				fmt.Sprintf("select citus_set_coordinator_host(%s, %d)", quoteLiteral(want[i].host), want[i].port),
+			)
 		} else {
 			moves = append(moves, fmt.Sprintf("select citus_update_node(%d, %s, %d)", a.id, quoteLiteral(want[i].host), want[i].port))
 		}
@@ -261,7 +266,12 @@ func writeAuthinfo(ctx context.Context, conn *pgx.Conn, top Topology) error {
 	}
 	superPassword, _ := coord.User.Password()
 	b := &pgx.Batch{}
-	b.Queue("delete from pg_dist_authinfo where nodeid = 0 and rolename in ($1, $2, $3)", coord.User.Username(), OwnerRole, AppRole)
+	b.Queue(
+		"delete from pg_dist_authinfo where nodeid = 0 and rolename in ($1, $2, $3)",
+		coord.User.Username(),
+		OwnerRole,
+		AppRole,
+	)
 	b.Queue(`insert into pg_dist_authinfo (nodeid, rolename, authinfo)
 		select 0, r, a from (values ($1::name, $2::text), ($3, $4), ($5, $6)) v (r, a)
 		where exists (select 1 from pg_roles where rolname = r)`,

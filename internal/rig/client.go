@@ -22,7 +22,12 @@ type Client struct {
 }
 
 // Call sends body as JSON with header and returns data.
-func (c Client) Call(ctx context.Context, method, path string, header map[string]string, body any) (map[string]any, error) {
+func (c Client) Call(
+	ctx context.Context,
+	method, path string,
+	header map[string]string,
+	body any,
+) (map[string]any, error) {
 	var rd io.Reader
 	if body != nil {
 		b, err := json.Marshal(body)
@@ -67,16 +72,34 @@ func NewTenant(ctx context.Context, c Client, adminToken, name string, scopes []
 		return tn, err
 	}
 	tn.WorkspaceID = ws["workspaceId"].(string)
-	user, err := c.Call(ctx, "POST", "/admin/v1/workspaces/"+tn.WorkspaceID+"/users", admin, map[string]any{"email": name + "@example.com", "name": name})
+	user, err := c.Call(
+		ctx,
+		"POST",
+		"/admin/v1/workspaces/"+tn.WorkspaceID+"/users",
+		admin,
+		map[string]any{"email": name + "@example.com", "name": name},
+	)
 	if err != nil {
 		return tn, err
 	}
-	sess, err := c.Call(ctx, "POST", "/admin/v1/workspaces/"+tn.WorkspaceID+"/users/"+user["id"].(string)+"/sessions", admin, nil)
+	sess, err := c.Call(
+		ctx,
+		"POST",
+		"/admin/v1/workspaces/"+tn.WorkspaceID+"/users/"+user["id"].(string)+"/sessions",
+		admin,
+		nil,
+	)
 	if err != nil {
 		return tn, err
 	}
 	tn.Console = map[string]string{"X-Client-ID": ws["consoleClientId"].(string), "Cookie": "sid=" + sess["sid"].(string)}
-	app, err := c.Call(ctx, "POST", "/openapi/v1/apps", tn.Console, map[string]any{"workspaceId": tn.WorkspaceID, "name": name, "scopes": scopes})
+	app, err := c.Call(
+		ctx,
+		"POST",
+		"/openapi/v1/apps",
+		tn.Console,
+		map[string]any{"workspaceId": tn.WorkspaceID, "name": name, "scopes": scopes},
+	)
 	if err != nil {
 		return tn, err
 	}
@@ -93,5 +116,9 @@ func NewTenant(ctx context.Context, c Client, adminToken, name string, scopes []
 // pmapi trusts the endpoint as an operator's private CA, certificate checks on.
 func TrustFile(dir string, srv *httptest.Server) (string, error) {
 	path := filepath.Join(dir, "receiver-ca.pem")
-	return path, os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600)
+	return path, os.WriteFile(
+		path,
+		pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}),
+		0o600,
+	)
 }

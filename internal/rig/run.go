@@ -16,7 +16,17 @@ import (
 // Build builds cmd/pmapi with the release flags into dir.
 func Build(ctx context.Context, dir string) (string, error) {
 	bin := filepath.Join(dir, "pmapi")
-	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-s -w", "-o", bin, "github.com/pmapi/pmapi/cmd/pmapi")
+	cmd := exec.CommandContext(
+		ctx,
+		"go",
+		"build",
+		"-trimpath",
+		"-ldflags",
+		"-s -w",
+		"-o",
+		bin,
+		"github.com/pmapi/pmapi/cmd/pmapi",
+	)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build pmapi: %v\n%s", err, out)
 	}
