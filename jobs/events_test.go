@@ -31,7 +31,8 @@ func TestCommittedEventsAreFannedOut(t *testing.T) {
 	count := func(typ string) (n int) {
 		t.Helper()
 		if err := shard.Read(ctx, w.ID, func(b *pgx.Batch) {
-			b.Queue("select count(*) from events where workspace_id = $1 and type = $2", w.ID, typ).QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
+			b.Queue("select count(*) from events where workspace_id = $1 and type = $2", w.ID, typ).
+				QueryRow(func(r pgx.Row) error { return r.Scan(&n) })
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +45,8 @@ func TestCommittedEventsAreFannedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
-		if err := clients.Emit(ctx, tx, shard, w.ID, event.Event{Type: "test.dropped", Data: map[string]string{}}); err != nil {
+		dropped := event.Event{Type: "test.dropped", Data: map[string]string{}}
+		if err := clients.Emit(ctx, tx, shard, w.ID, dropped); err != nil {
 			return err
 		}
 		return context.Canceled // roll back

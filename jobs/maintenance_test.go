@@ -45,15 +45,20 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 		// Backdate the first session (expired eight days ago) and add an
 		// Idempotency-Key record past its window beside a fresh one.
 		err = shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, "update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2", w.ID, s1.ID); err != nil {
+			_, err := tx.Exec(ctx,
+				"update sessions set expires_at = now() - interval '8 days' where workspace_id = $1 and id = $2",
+				w.ID, s1.ID)
+			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash, created_at)
-				values ($1, $2, 'old', '\x00', now() - interval '25 hours'), ($1, $2, 'fresh', '\x00', now())`, w.ID, w.ConsoleClientID); err != nil {
+			_, err = tx.Exec(ctx, `insert into idempotency_keys (workspace_id, client_id, key, request_hash, created_at)
+				values ($1, $2, 'old', '\x00', now() - interval '25 hours'), ($1, $2, 'fresh', '\x00', now())`,
+				w.ID, w.ConsoleClientID)
+			if err != nil {
 				return err
 			}
 			// A device code two days past expiry and one still open.
-			_, err := tx.Exec(
+			_, err = tx.Exec(
 				ctx,
 				`insert into oauth_device_codes (workspace_id, id, client_id, device_code_hash, user_code_hash, scopes, expires_at)
 				values ($1, gen_random_uuid(), 'pm_cli_x', 'old', 'old', '{}', now() - interval '2 days'),
@@ -68,8 +73,10 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 		all = append(all, seeded{w.ID, s1.ID, s2.ID})
 	}
 
-	if _, err := dir.Pool().Exec(ctx, `insert into oauth_user_codes (user_code_hash, workspace_id, expires_at)
-		values ($1, $2, now() - interval '2 days'), ($3, $2, now() + interval '10 minutes')`, []byte("stale-"+all[0].ws.String()), all[0].ws, []byte("fresh-"+all[0].ws.String())); err != nil {
+	stale, fresh := []byte("stale-"+all[0].ws.String()), []byte("fresh-"+all[0].ws.String())
+	_, err := dir.Pool().Exec(ctx, `insert into oauth_user_codes (user_code_hash, workspace_id, expires_at)
+		values ($1, $2, now() - interval '2 days'), ($3, $2, now() + interval '10 minutes')`, stale, all[0].ws, fresh)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -92,20 +99,17 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	}
 	waitForJob(t, events, "maintenance.sweep")
 	for _, s := range all {
-		if ids := column[uuid.UUID](t, shard, s.ws, "select id from sessions where workspace_id = $1"); len(ids) != 1 ||
-			ids[0] != s.fresh {
+		ids := column[uuid.UUID](t, shard, s.ws, "select id from sessions where workspace_id = $1")
+		if len(ids) != 1 || ids[0] != s.fresh {
 			t.Errorf("workspace %s keeps sessions %v; want only the fresh %s (stale %s deleted)", s.ws, ids, s.fresh, s.stale)
 		}
-		if keys := column[string](t, shard, s.ws, "select key from idempotency_keys where workspace_id = $1"); len(
-			keys,
-		) != 1 ||
-			keys[0] != "fresh" {
+		keys := column[string](t, shard, s.ws, "select key from idempotency_keys where workspace_id = $1")
+		if len(keys) != 1 || keys[0] != "fresh" {
 			t.Errorf("workspace %s keeps idempotency keys %v; want only the fresh one", s.ws, keys)
 		}
-		if codes := column[string](t, shard, s.ws, "select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1"); len(
-			codes,
-		) != 1 ||
-			codes[0] != "fresh" {
+		codes := column[string](t, shard, s.ws,
+			"select convert_from(device_code_hash, 'UTF8') from oauth_device_codes where workspace_id = $1")
+		if len(codes) != 1 || codes[0] != "fresh" {
 			t.Errorf("workspace %s keeps device codes %v; want only the open one", s.ws, codes)
 		}
 	}

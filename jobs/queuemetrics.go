@@ -96,11 +96,12 @@ func queueStats(ctx context.Context, shard *tenant.Shard) (depth int64, oldest t
 	for _, pool := range pools {
 		var d, o int64
 		var at *time.Time
-		if err = pool.QueryRow(ctx, `select count(*), min(scheduled_at),
+		err = pool.QueryRow(ctx, `select count(*), min(scheduled_at),
 			count(distinct args->>'subscriptionId') filter (where kind = 'webhook.retry' and args @> '{"probe": true}')
 		from `+migrations.RiverSchema+`.river_job
-		where kind in ('event.fanout', 'webhook.retry', 'webhook.deliver') and state in ('available', 'scheduled', 'retryable', 'running')`).
-			Scan(&d, &at, &o); err != nil {
+		where kind in ('event.fanout', 'webhook.retry', 'webhook.deliver')
+			and state in ('available', 'scheduled', 'retryable', 'running')`).Scan(&d, &at, &o)
+		if err != nil {
 			return 0, 0, 0, err
 		}
 		depth, open = depth+d, open+o

@@ -130,8 +130,10 @@ func TestOpenCircuitsAreTheLiveProbeJobs(t *testing.T) {
 		if j.state == "completed" || j.state == "cancelled" {
 			finalized = "now()"
 		}
-		if _, err := testdb.OwnerPool(t).Exec(ctx, `insert into river.river_job (kind, args, queue, state, scheduled_at, max_attempts, priority, finalized_at)
-			values ('webhook.retry', $1, 'gauge-test-unserved', $2, now(), 25, 1, `+finalized+`)`, args, j.state); err != nil {
+		_, err := testdb.OwnerPool(t).Exec(ctx, `insert into river.river_job
+				(kind, args, queue, state, scheduled_at, max_attempts, priority, finalized_at)
+			values ('webhook.retry', $1, 'gauge-test-unserved', $2, now(), 25, 1, `+finalized+`)`, args, j.state)
+		if err != nil {
 			t.Fatal(err)
 		}
 	}

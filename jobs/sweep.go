@@ -31,7 +31,8 @@ const sweepBatch = 1000
 var (
 	eventsRequeued = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "pmapi_events_refanned_total",
-		Help: "Events whose fan-out job was gone (a coordinator lost it between commits, or it was discarded) and that the sweeper queued again.",
+		Help: "Events whose fan-out job was gone (a coordinator lost it between commits, or it was discarded) " +
+			"and that the sweeper queued again.",
 	})
 	retriesRequeued = promauto.NewCounter(prometheus.CounterOpts{
 		Name: "pmapi_webhook_retries_requeued_total",

@@ -46,7 +46,8 @@ func TestTaskSearchBackfill(t *testing.T) {
 		}{
 			{"insert into workspaces (id, name, console_client_id) values ($1, 'w', $2)", []any{ws, ws.String()}},
 			{"insert into projects (workspace_id, id, name) values ($1, $2, 'p')", []any{ws, prj}},
-			{"insert into tasks (workspace_id, id, project_id, title, description) values ($1, $2, $3, 'Calibrate torque wrenches', 'on line seven'), ($1, $4, $3, 'Order sensors', null)",
+			{"insert into tasks (workspace_id, id, project_id, title, description) values " +
+				"($1, $2, $3, 'Calibrate torque wrenches', 'on line seven'), ($1, $4, $3, 'Order sensors', null)",
 				[]any{ws, described, prj, bare}},
 		} {
 			if _, err := tx.Exec(ctx, q.sql, q.args...); err != nil {

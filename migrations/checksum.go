@@ -74,8 +74,8 @@ func addChecksums(ctx context.Context, conn *pgx.Conn, all []Migration) error {
 	}
 	if has {
 		var missing bool
-		if err := conn.QueryRow(ctx, "select exists (select 1 from schema_migrations where checksum is null)").Scan(&missing); err != nil ||
-			!missing {
+		err = conn.QueryRow(ctx, "select exists (select 1 from schema_migrations where checksum is null)").Scan(&missing)
+		if err != nil || !missing {
 			return err
 		}
 	}
@@ -85,7 +85,8 @@ func addChecksums(ctx context.Context, conn *pgx.Conn, all []Migration) error {
 				return backfill(ctx, tx, all)
 			}
 			// SET takes no parameters; the value is a number formatted here.
-			if _, err := tx.Exec(ctx, fmt.Sprintf("set local lock_timeout = '%dms'", ledgerLockTimeout.Milliseconds())); err != nil {
+			setTimeout := fmt.Sprintf("set local lock_timeout = '%dms'", ledgerLockTimeout.Milliseconds())
+			if _, err := tx.Exec(ctx, setTimeout); err != nil {
 				return err
 			}
 			if _, err := tx.Exec(ctx, "alter table schema_migrations add column if not exists checksum text"); err != nil {
@@ -107,9 +108,9 @@ func addChecksums(ctx context.Context, conn *pgx.Conn, all []Migration) error {
 // backfill records the file's checksum on every applied row without one whose
 // name matches; a row whose name does not is left for verifyApplied to report.
 func backfill(ctx context.Context, tx pgx.Tx, all []Migration) error {
+	const record = "update schema_migrations set checksum = $3 where version = $1 and name = $2 and checksum is null"
 	for _, m := range all {
-		if _, err := tx.Exec(ctx, "update schema_migrations set checksum = $3 where version = $1 and name = $2 and checksum is null",
-			m.Version, m.Name, m.Checksum()); err != nil {
+		if _, err := tx.Exec(ctx, record, m.Version, m.Name, m.Checksum()); err != nil {
 			return err
 		}
 	}

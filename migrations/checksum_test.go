@@ -69,7 +69,8 @@ func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	edited := all[2]
-	if _, err := owner.Exec(ctx, "update schema_migrations set checksum = repeat('0', 64) where version = $1", edited.Version); err != nil {
+	mismatch := "update schema_migrations set checksum = repeat('0', 64) where version = $1"
+	if _, err := owner.Exec(ctx, mismatch, edited.Version); err != nil {
 		t.Fatal(err)
 	}
 	// The newest migration is pending too: a refused run must not apply it.
@@ -99,7 +100,8 @@ func TestUpRefusesAnAppliedMigrationThatChanged(t *testing.T) {
 		}
 	}
 	// A renamed file is a change as well.
-	if _, err := owner.Exec(ctx, "update schema_migrations set checksum = $2, name = 'renamed' where version = $1", edited.Version, edited.Checksum()); err != nil {
+	rename := "update schema_migrations set checksum = $2, name = 'renamed' where version = $1"
+	if _, err := owner.Exec(ctx, rename, edited.Version, edited.Checksum()); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrations.Up(ctx, db.OwnerURL); !errors.As(err, &changed) || !strings.Contains(err.Error(), "renamed") {

@@ -34,7 +34,8 @@ func placeOnCitus(ctx context.Context, conn *pgx.Conn) error {
 		return err
 	}
 	return pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "select pmapi_place(table_name, class) from schema_table_classes order by ordinal"); err != nil {
+		_, err := tx.Exec(ctx, "select pmapi_place(table_name, class) from schema_table_classes order by ordinal")
+		if err != nil {
 			return fmt.Errorf("place tables on citus: %w", err)
 		}
 		// Queries routed to a worker run pmapi's functions (rrca_text_similarity)
@@ -43,7 +44,8 @@ func placeOnCitus(ctx context.Context, conn *pgx.Conn) error {
 		rows, err := tx.Query(ctx, `select p.oid::regprocedure::text from pg_proc p
 			join pg_namespace n on n.oid = p.pronamespace
 			where n.nspname = 'public'
-			and not exists (select 1 from pg_depend d where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
+			and not exists (select 1 from pg_depend d
+				where d.classid = 'pg_proc'::regclass and d.objid = p.oid and d.deptype = 'e')
 			and not exists (select 1 from pg_dist_object o where o.classid = 'pg_proc'::regclass and o.objid = p.oid)`)
 		if err != nil {
 			return err

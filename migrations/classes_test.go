@@ -46,7 +46,8 @@ func TestEveryTableHasACitusClass(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer tx.Rollback(ctx)
-		if _, err := tx.Exec(ctx, "create table forgotten (workspace_id uuid, id uuid, primary key (workspace_id, id))"); err != nil {
+		_, err = tx.Exec(ctx, "create table forgotten (workspace_id uuid, id uuid, primary key (workspace_id, id))")
+		if err != nil {
 			t.Fatal(err)
 		}
 		missing, err := unclassified(ctx, tx)
@@ -125,16 +126,18 @@ func TestCitusPlacementMatchesClasses(t *testing.T) {
 		}
 	}
 	var riverPlaced int
-	if err := pool.QueryRow(ctx, `select count(*) from pg_dist_partition p join pg_class c on c.oid = p.logicalrelid
-		join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1`, migrations.RiverSchema).Scan(&riverPlaced); err != nil {
+	err = pool.QueryRow(ctx, `select count(*) from pg_dist_partition p join pg_class c on c.oid = p.logicalrelid
+		join pg_namespace n on n.oid = c.relnamespace where n.nspname = $1`, migrations.RiverSchema).Scan(&riverPlaced)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if riverPlaced != 0 {
 		t.Errorf("%d River tables are in Citus metadata; they must stay local to the coordinator", riverPlaced)
 	}
 	var fn bool
-	if err := pool.QueryRow(ctx, `select exists (select 1 from pg_dist_object
-		where classid = 'pg_proc'::regclass and objid = 'rrca_text_similarity(text, text)'::regprocedure)`).Scan(&fn); err != nil {
+	err = pool.QueryRow(ctx, `select exists (select 1 from pg_dist_object
+		where classid = 'pg_proc'::regclass and objid = 'rrca_text_similarity(text, text)'::regprocedure)`).Scan(&fn)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !fn {

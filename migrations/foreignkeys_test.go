@@ -31,8 +31,10 @@ func TestTenantForeignKeysTakeNoSetActions(t *testing.T) {
 // setActionKeysSQL lists the offending keys as "table.constraint".
 const setActionKeysSQL = `select c.conrelid::regclass::text || '.' || c.conname from pg_constraint c
 	where c.contype = 'f' and (c.confdeltype in ('n', 'd') or c.confupdtype in ('n', 'd'))
-	  and exists (select 1 from pg_attribute a where a.attrelid = c.conrelid and a.attname = 'workspace_id' and not a.attisdropped)
-	  and exists (select 1 from pg_attribute a where a.attrelid = c.confrelid and a.attname = 'workspace_id' and not a.attisdropped)
+	  and exists (select 1 from pg_attribute a
+	    where a.attrelid = c.conrelid and a.attname = 'workspace_id' and not a.attisdropped)
+	  and exists (select 1 from pg_attribute a
+	    where a.attrelid = c.confrelid and a.attname = 'workspace_id' and not a.attisdropped)
 	order by 1`
 
 // TestSetActionKeysAreFound proves the query above finds such a key: it makes

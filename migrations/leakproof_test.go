@@ -22,7 +22,11 @@ func TestMarkSearchLeakproofNeedsASuperuser(t *testing.T) {
 	}
 	admin.Path = "/" + db.Name
 	super := testdb.Conn(t, admin.String())
-	for _, fn := range []string{"pg_catalog.ts_match_vq(tsvector, tsquery)", "strict_word_similarity_commutator_op(text, text)", "strict_word_similarity_op(text, text)"} {
+	for _, fn := range []string{
+		"pg_catalog.ts_match_vq(tsvector, tsquery)",
+		"strict_word_similarity_commutator_op(text, text)",
+		"strict_word_similarity_op(text, text)",
+	} {
 		if _, err := super.Exec(ctx, "alter function "+fn+" not leakproof"); err != nil {
 			t.Fatal(err)
 		}

@@ -176,7 +176,9 @@ func apply(ctx context.Context, conn *pgx.Conn, m Migration) error {
 	if _, err := tx.Exec(ctx, m.SQL); err != nil {
 		return fmt.Errorf("migration %04d_%s: %w", m.Version, m.Name, err)
 	}
-	if _, err := tx.Exec(ctx, "insert into schema_migrations (version, name, checksum) values ($1, $2, $3)", m.Version, m.Name, m.Checksum()); err != nil {
+	_, err = tx.Exec(ctx, "insert into schema_migrations (version, name, checksum) values ($1, $2, $3)",
+		m.Version, m.Name, m.Checksum())
+	if err != nil {
 		return err
 	}
 	return tx.Commit(ctx)
@@ -289,7 +291,8 @@ func CheckCurrent(ctx context.Context, q querier) error {
 	}
 	var ok, riverOK bool
 	err = q.QueryRow(ctx, `select exists(select 1 from schema_migrations where version = $1),
-		exists(select 1 from `+RiverSchema+`.river_migration where line = 'main' and version = $2)`, latest.Version, riverLatest).Scan(&ok, &riverOK)
+		exists(select 1 from `+RiverSchema+`.river_migration where line = 'main' and version = $2)`,
+		latest.Version, riverLatest).Scan(&ok, &riverOK)
 	if err != nil {
 		return err
 	}

@@ -68,10 +68,13 @@ func TestCheckCurrentRefusesAnUnmigratedDatabase(t *testing.T) {
 	if err := migrations.CheckCurrent(ctx, app); err == nil || !strings.Contains(err.Error(), latest.Name) {
 		t.Errorf("without pmapi's newest migration: %v", err)
 	}
-	if _, err := owner.Exec(ctx, "insert into schema_migrations (version, name) values ($1, $2)", latest.Version, latest.Name); err != nil {
+	restore := "insert into schema_migrations (version, name) values ($1, $2)"
+	if _, err := owner.Exec(ctx, restore, latest.Version, latest.Name); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := owner.Exec(ctx, "delete from river.river_migration where version = (select max(version) from river.river_migration)"); err != nil {
+	_, err = owner.Exec(ctx, "delete from river.river_migration "+
+		"where version = (select max(version) from river.river_migration)")
+	if err != nil {
 		t.Fatal(err)
 	}
 	if err := migrations.CheckCurrent(ctx, app); err == nil || !strings.Contains(err.Error(), "river migration") {

@@ -18,7 +18,9 @@ func TestTheOutboxKeepsItsHeap(t *testing.T) {
 	ctx := context.Background()
 	pool := testdb.OwnerPool(t)
 	var opts []string
-	if err := pool.QueryRow(ctx, "select coalesce(reloptions, '{}') from pg_class where oid = 'events'::regclass").Scan(&opts); err != nil {
+	err := pool.QueryRow(ctx, "select coalesce(reloptions, '{}') from pg_class where oid = 'events'::regclass").
+		Scan(&opts)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Contains(opts, "vacuum_truncate=false") {

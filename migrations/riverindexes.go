@@ -40,7 +40,9 @@ func migrateRiver(ctx context.Context, conn *pgx.Conn, migrator *rivermigrate.Mi
 	}
 	if len(existing) > 0 && len(existing) < len(migrator.AllVersions()) {
 		for _, ix := range riverGIN {
-			if _, err := conn.Exec(ctx, fmt.Sprintf("create index if not exists %s on %s.river_job using gin (%s)", ix.name, RiverSchema, ix.column)); err != nil {
+			create := fmt.Sprintf("create index if not exists %s on %s.river_job using gin (%s)",
+				ix.name, RiverSchema, ix.column)
+			if _, err := conn.Exec(ctx, create); err != nil {
 				return err
 			}
 		}

@@ -47,7 +47,9 @@ func TestRiversGINIndexesAreDropped(t *testing.T) {
 				t.Errorf("%s: %s is still there", when, gone)
 			}
 		}
-		for _, kept := range []string{"river_job_pkey", "river_job_kind", "river_job_prioritized_fetching_index", "river_job_unique_idx"} {
+		for _, kept := range []string{
+			"river_job_pkey", "river_job_kind", "river_job_prioritized_fetching_index", "river_job_unique_idx",
+		} {
 			if !slices.Contains(names, kept) {
 				t.Errorf("%s: %s is gone", when, kept)
 			}
@@ -59,7 +61,8 @@ func TestRiversGINIndexesAreDropped(t *testing.T) {
 		t.Fatal(err)
 	}
 	all := migrator.AllVersions()
-	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionDown, &rivermigrate.MigrateOpts{TargetVersion: all[len(all)-2].Version}); err != nil {
+	oneBack := &rivermigrate.MigrateOpts{TargetVersion: all[len(all)-2].Version}
+	if _, err := migrator.Migrate(ctx, rivermigrate.DirectionDown, oneBack); err != nil {
 		t.Fatal(err)
 	}
 	if err := migrations.Up(ctx, db.OwnerURL); err != nil {

@@ -58,7 +58,10 @@ func TestEveryTenantTableIsShapedForTenancy(t *testing.T) {
 	for _, table := range tenantTables(t, pool) {
 		t.Run(table, func(t *testing.T) {
 			var enabled, forced bool
-			if err := pool.QueryRow(ctx, "select relrowsecurity, relforcerowsecurity from pg_class where oid = $1::regclass", table).Scan(&enabled, &forced); err != nil {
+			err := pool.QueryRow(ctx,
+				"select relrowsecurity, relforcerowsecurity from pg_class where oid = $1::regclass", table,
+			).Scan(&enabled, &forced)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if !enabled || !forced {
@@ -137,15 +140,20 @@ func TestServerRoleOwnsNothingAndCannotBypass(t *testing.T) {
 	pool := testdb.AppPool(t)
 	var user string
 	var bypass, super bool
-	if err := pool.QueryRow(ctx, "select current_user, rolbypassrls, rolsuper from pg_roles where rolname = current_user").Scan(&user, &bypass, &super); err != nil {
+	err := pool.QueryRow(ctx,
+		"select current_user, rolbypassrls, rolsuper from pg_roles where rolname = current_user",
+	).Scan(&user, &bypass, &super)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if user != "pmapi_app" || bypass || super {
 		t.Fatalf("server connects as %s (bypassrls=%v, superuser=%v); want pmapi_app with neither", user, bypass, super)
 	}
 	var owned int
-	if err := pool.QueryRow(ctx, `select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace
-		where c.relowner = (select oid from pg_roles where rolname = current_user) and n.nspname not like 'pg_%'`).Scan(&owned); err != nil {
+	err = pool.QueryRow(ctx, `select count(*) from pg_class c join pg_namespace n on n.oid = c.relnamespace
+		where c.relowner = (select oid from pg_roles where rolname = current_user)
+		and n.nspname not like 'pg_%'`).Scan(&owned)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if owned != 0 {
@@ -215,7 +223,8 @@ func TestRLSWithoutWorkspaceSeesAndWritesNothing(t *testing.T) {
 			for _, table := range tenantTables(t, testdb.OwnerPool(t)) {
 				err := inTx(t, pool, setting, func(tx pgx.Tx) error {
 					var n int
-					if err := tx.QueryRow(context.Background(), fmt.Sprintf("select count(*) from %s", pgx.Identifier{table}.Sanitize())).Scan(&n); err != nil {
+					count := fmt.Sprintf("select count(*) from %s", pgx.Identifier{table}.Sanitize())
+					if err := tx.QueryRow(context.Background(), count).Scan(&n); err != nil {
 						return fmt.Errorf("select: %w", err)
 					}
 					if n != 0 {
@@ -284,7 +293,8 @@ func TestRLSWithWorkspaceSeesOnlyItsOwn(t *testing.T) {
 	t.Run("update cannot move a row into another workspace", func(t *testing.T) {
 		testdb.SkipOnCitus(
 			t,
-			"Citus refuses any update of the distribution column (modifying the partition value of rows is not allowed) before row-level security is asked",
+			"Citus refuses any update of the distribution column "+
+				"(modifying the partition value of rows is not allowed) before row-level security is asked",
 		)
 		err := inTx(t, pool, &as, func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "update users set workspace_id = $1 where workspace_id = $2", b, a)

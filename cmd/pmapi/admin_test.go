@@ -65,13 +65,15 @@ func TestAdminCLI(t *testing.T) {
 	}
 	// The first key stays published beside the second until its tokens expire.
 	var published int
-	if err := testdb.AppPool(t).QueryRow(ctx, `select count(*) from oauth_signing_keys where kid = any($1)
-		and (retired_at is null or publish_until > now())`, []string{first["kid"].(string), second["kid"].(string)}).Scan(&published); err != nil || published != 2 {
+	kids := []string{first["kid"].(string), second["kid"].(string)}
+	err := testdb.AppPool(t).QueryRow(ctx, `select count(*) from oauth_signing_keys where kid = any($1)
+		and (retired_at is null or publish_until > now())`, kids).Scan(&published)
+	if err != nil || published != 2 {
 		t.Errorf("published keys after rotation: %d %v", published, err)
 	}
 
 	var out bytes.Buffer
-	err := runAdmin(ctx, []string{"user", "create", "--workspace", id, "--email", "nope", "--name", "X"}, &out)
+	err = runAdmin(ctx, []string{"user", "create", "--workspace", id, "--email", "nope", "--name", "X"}, &out)
 	if err == nil || !strings.Contains(err.Error(), "VALIDATION_FAILED") {
 		t.Errorf("bad email: %v", err)
 	}

@@ -10,9 +10,13 @@ import (
 // sampleBanner is the banner README.md shows: a persistent run on one
 // PostgreSQL, with made-up credentials.
 var sampleBanner = banner{
-	Base: "http://127.0.0.1:8080", Metrics: "http://127.0.0.1:41517/metrics", AdminToken: "pmadm_Qe3wZ0hX7LkYbN2vR8sT4uJ6mC1dF9gA",
-	WebhookLoopback: true, DataDir: ".pmapi", EnvFile: ".pmapi/dev.env",
-	ConsoleLink: "http://127.0.0.1:8080/console/dev/signin/Hk3pW9qLz2VxR7mT1nB5cY8dF4gJ6sA0",
+	Base:            "http://127.0.0.1:8080",
+	Metrics:         "http://127.0.0.1:41517/metrics",
+	AdminToken:      "pmadm_Qe3wZ0hX7LkYbN2vR8sT4uJ6mC1dF9gA",
+	WebhookLoopback: true,
+	DataDir:         ".pmapi",
+	EnvFile:         ".pmapi/dev.env",
+	ConsoleLink:     "http://127.0.0.1:8080/console/dev/signin/Hk3pW9qLz2VxR7mT1nB5cY8dF4gJ6sA0",
 	Demo: demo{
 		WorkspaceID:     "01a2067a-08b3-7dd9-85e5-1da4831daa78",
 		ConsoleClientID: "pm_cli_vqlJCIcJlqta5N44JCGh",

@@ -136,23 +136,21 @@ func loadConfig() (config, error) {
 	if c.ShutdownGrace, err = time.ParseDuration(env("PMAPI_SHUTDOWN_GRACE", "25s")); err != nil {
 		return c, fmt.Errorf("PMAPI_SHUTDOWN_GRACE: %w", err)
 	}
-	if c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String())); err != nil ||
-		c.RescueAfter <= 0 {
+	c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String()))
+	if err != nil || c.RescueAfter <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as %s", jobs.DefaultRescueAfter)
 	}
-	if c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String())); err != nil ||
-		c.JobRetention <= 0 {
+	c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String()))
+	if err != nil || c.JobRetention <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RETENTION must be a positive duration such as 1h")
 	}
 	c.Breaker = webhook.DefaultBreaker
-	if c.Breaker.Failures, err = strconv.Atoi(env("PMAPI_WEBHOOK_CIRCUIT_FAILURES", strconv.Itoa(webhook.DefaultBreaker.Failures))); err != nil ||
-		c.Breaker.Failures < 1 ||
-		c.Breaker.Failures > 1000 {
+	c.Breaker.Failures, err = strconv.Atoi(env("PMAPI_WEBHOOK_CIRCUIT_FAILURES", strconv.Itoa(c.Breaker.Failures)))
+	if err != nil || c.Breaker.Failures < 1 || c.Breaker.Failures > 1000 {
 		return c, fmt.Errorf("PMAPI_WEBHOOK_CIRCUIT_FAILURES must be a whole number from 1 to 1000")
 	}
-	if c.Breaker.Cooldown, err = time.ParseDuration(env("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN", webhook.DefaultBreaker.Cooldown.String())); err != nil ||
-		c.Breaker.Cooldown <= 0 ||
-		c.Breaker.Cooldown > c.Breaker.MaxCooldown {
+	c.Breaker.Cooldown, err = time.ParseDuration(env("PMAPI_WEBHOOK_CIRCUIT_COOLDOWN", c.Breaker.Cooldown.String()))
+	if err != nil || c.Breaker.Cooldown <= 0 || c.Breaker.Cooldown > c.Breaker.MaxCooldown {
 		return c, fmt.Errorf(
 			"PMAPI_WEBHOOK_CIRCUIT_COOLDOWN must be a positive duration of at most %s, such as 1m",
 			c.Breaker.MaxCooldown,
@@ -162,8 +160,8 @@ func loadConfig() (config, error) {
 		c.JobWorkers > 10000 {
 		return c, fmt.Errorf("PMAPI_JOB_WORKERS must be a whole number from 1 to 10000")
 	}
-	if c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String())); err != nil ||
-		c.JobFetchCooldown < time.Millisecond {
+	c.JobFetchCooldown, err = time.ParseDuration(env("PMAPI_JOB_FETCH_COOLDOWN", jobs.DefaultFetchCooldown.String()))
+	if err != nil || c.JobFetchCooldown < time.Millisecond {
 		return c, fmt.Errorf("PMAPI_JOB_FETCH_COOLDOWN must be a duration of at least 1ms, such as 10ms")
 	}
 	if c.PublicURL, err = parsePublicURL(os.Getenv("PMAPI_PUBLIC_URL")); err != nil {

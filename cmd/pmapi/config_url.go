@@ -15,7 +15,8 @@ func parsePublicURL(raw string) (string, error) {
 	if raw == "" {
 		return "", nil
 	}
-	const want = "PMAPI_PUBLIC_URL must be the scheme and host clients reach the API under, such as https://api.example.com"
+	const want = "PMAPI_PUBLIC_URL must be the scheme and host clients reach the API under, " +
+		"such as https://api.example.com"
 	u, err := url.Parse(strings.TrimSuffix(strings.TrimSpace(raw), "/"))
 	if err != nil {
 		return "", fmt.Errorf("%s: %w", want, err)

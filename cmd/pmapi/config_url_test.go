@@ -25,8 +25,10 @@ func TestPublicURLAndTrustedProxiesSettings(t *testing.T) {
 			t.Errorf("PMAPI_PUBLIC_URL=%q: %q %v, want %q", raw, got, err, want)
 		}
 	}
-	for _, bad := range []string{"api.example.com", "ftp://api.example.com", "https://api.example.com/pmapi", "https://u:p@api.example.com",
-		"https://api.example.com?x=1", "https://"} {
+	for _, bad := range []string{
+		"api.example.com", "ftp://api.example.com", "https://api.example.com/pmapi", "https://u:p@api.example.com",
+		"https://api.example.com?x=1", "https://",
+	} {
 		if got, err := parsePublicURL(bad); err == nil {
 			t.Errorf("PMAPI_PUBLIC_URL=%q accepted as %q", bad, got)
 		}

@@ -257,7 +257,8 @@ func TestKilledWorkerDeliversEverythingWithinAMinute(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 	t.Logf(
-		"killed %.1f s after the held delivery arrived, restarted %.1f s after the kill; every event delivered %.1f s after the restart (rescue after %s)",
+		"killed %.1f s after the held delivery arrived, restarted %.1f s after the kill; "+
+			"every event delivered %.1f s after the restart (rescue after %s)",
 		killed.Sub(heldAt).Seconds(),
 		restarted.Sub(killed).Seconds(),
 		last.Sub(restarted).Seconds(),

@@ -69,7 +69,10 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 	// the migrations as on any Citus database.
 	admin := testdb.Conn(t, testdb.AdminURL(t))
 	var dbName string
-	if err := admin.QueryRow(ctx, "select datname from pg_database where datname like 'pmapi_dev_%' order by oid desc limit 1").Scan(&dbName); err != nil {
+	err = admin.QueryRow(ctx,
+		"select datname from pg_database where datname like 'pmapi_dev_%' order by oid desc limit 1",
+	).Scan(&dbName)
+	if err != nil {
 		t.Fatal(err)
 	}
 	dev, err := pgcluster.Describe(testdb.AdminURL(t), dbName)
@@ -78,7 +81,8 @@ func TestDevOnCitusServesWhatItPrints(t *testing.T) {
 	}
 	var distributed bool
 	err = testdb.Conn(t, dev.AdminURL).
-		QueryRow(ctx, "select exists(select 1 from pg_dist_partition where logicalrelid = 'tasks'::regclass and partmethod = 'h')").
+		QueryRow(ctx, "select exists(select 1 from pg_dist_partition "+
+			"where logicalrelid = 'tasks'::regclass and partmethod = 'h')").
 		Scan(&distributed)
 	if err != nil || !distributed {
 		t.Errorf("tasks in the dev database is not hash-distributed (%v)", err)

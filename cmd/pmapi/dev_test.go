@@ -99,7 +99,8 @@ func TestDevServesWhatItPrints(t *testing.T) {
 		!strings.HasPrefix(r.Header.Get("WWW-Authenticate"), "Basic") {
 		t.Errorf("River UI without credentials: %d %q", r.StatusCode, r.Header.Get("WWW-Authenticate"))
 	}
-	if r := uiGet("/admin/river/default/api/jobs?state=completed", map[string]string{"Authorization": "Bearer " + token}); r.StatusCode != 200 {
+	bearer := map[string]string{"Authorization": "Bearer " + token}
+	if r := uiGet("/admin/river/default/api/jobs?state=completed", bearer); r.StatusCode != 200 {
 		t.Errorf("River UI API with the operator token: %d", r.StatusCode)
 	}
 	basic := "Basic " + base64.StdEncoding.EncodeToString([]byte("operator:"+token))
@@ -215,8 +216,12 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	scrape, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
 	checkScrape(t, scrape)
-	for _, want := range []string{`pmapi_http_requests_total{code="",method="GET",route="/openapi/v1/session",status_class="2xx"}`,
-		"pmapi_build_info{", `pmapi_auth_attempts_total{outcome="ok"}`, `pmapi_db_pool_connections{shard="default"`} {
+	for _, want := range []string{
+		`pmapi_http_requests_total{code="",method="GET",route="/openapi/v1/session",status_class="2xx"}`,
+		"pmapi_build_info{",
+		`pmapi_auth_attempts_total{outcome="ok"}`,
+		`pmapi_db_pool_connections{shard="default"`,
+	} {
 		if !strings.Contains(string(scrape), want) {
 			t.Errorf("scrape lacks %s", want)
 		}
@@ -297,7 +302,9 @@ func bannerVars(t *testing.T, banner string) map[string]string {
 	for _, m := range regexp.MustCompile(`(?m)^  export (\w+)=(\S+)`).FindAllStringSubmatch(banner, -1) {
 		vars[m[1]] = m[2]
 	}
-	for _, name := range []string{"BASE", "WORKSPACE_ID", "CONSOLE_CLIENT_ID", "SID", "CLIENT_ID", "API_KEY", "ADMIN_TOKEN"} {
+	for _, name := range []string{
+		"BASE", "WORKSPACE_ID", "CONSOLE_CLIENT_ID", "SID", "CLIENT_ID", "API_KEY", "ADMIN_TOKEN",
+	} {
 		if vars[name] == "" {
 			t.Fatalf("banner lacks export %s:\n%s", name, banner)
 		}

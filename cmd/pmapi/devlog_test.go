@@ -31,7 +31,12 @@ func TestDevLogQuietsTheSeedAndHousekeeping(t *testing.T) {
 		river.With("client", "c").Info("River client started")
 
 		got := buf.String()
-		for _, want := range []string{"route=/mine", "seed warning", "kind=webhook.deliver", "level=WARN msg=job kind=event.sweep outcome=failed"} {
+		for _, want := range []string{
+			"route=/mine",
+			"seed warning",
+			"kind=webhook.deliver",
+			"level=WARN msg=job kind=event.sweep outcome=failed",
+		} {
 			if !strings.Contains(got, want) {
 				t.Errorf("at %v, %q is missing:\n%s", level, want, got)
 			}

@@ -43,7 +43,8 @@ func runMigrate(ctx context.Context, args []string) error {
 			}
 			if !marked {
 				fmt.Printf(
-					"shard %s: search cannot use its indexes until a superuser runs, in this database (on Citus: on every node):\n  %s;\n",
+					"shard %s: search cannot use its indexes until a superuser runs, "+
+						"in this database (on Citus: on every node):\n  %s;\n",
 					name,
 					strings.Join(migrations.SearchLeakproof, ";\n  "),
 				)

@@ -52,8 +52,9 @@ func TestQuickstart(t *testing.T) {
 	port := freeLoopbackPort(t)
 	var script strings.Builder
 	script.WriteString("set -euo pipefail\n")
-	for _, name := range []string{"BASE", "WORKSPACE_ID", "CONSOLE_CLIENT_ID", "SID", "CLIENT_ID", "API_KEY", "ADMIN_TOKEN",
-		"CONSOLE_LINK"} {
+	for _, name := range []string{
+		"BASE", "WORKSPACE_ID", "CONSOLE_CLIENT_ID", "SID", "CLIENT_ID", "API_KEY", "ADMIN_TOKEN", "CONSOLE_LINK",
+	} {
 		fmt.Fprintf(&script, "export %s=%s\n", name, vars[name])
 	}
 	for _, b := range blocks {

@@ -34,7 +34,8 @@ func TestReadyChecksEveryShard(t *testing.T) {
 		t.Fatalf("two migrated shards: %v", err)
 	}
 	owner := testdb.Pool(t, extra.OwnerURL)
-	if _, err := owner.Exec(ctx, "delete from schema_migrations where version = (select max(version) from schema_migrations)"); err != nil {
+	forgetNewest := "delete from schema_migrations where version = (select max(version) from schema_migrations)"
+	if _, err := owner.Exec(ctx, forgetNewest); err != nil {
 		t.Fatal(err)
 	}
 	if err := shardsWith(second).ready(ctx); err == nil || !strings.Contains(err.Error(), "shard eu2") {

@@ -19,7 +19,8 @@ import (
 func secretBox(cfg config) (*seal.Box, error) {
 	if cfg.SecretKey == "" {
 		return nil, errors.New(
-			"PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); it seals webhook signing secrets and OAuth signing keys",
+			"PMAPI_SECRET_KEY is required: 32 random bytes in base64 (openssl rand -base64 32); " +
+				"it seals webhook signing secrets and OAuth signing keys",
 		)
 	}
 	return seal.New(cfg.SecretKey, cfg.SecretKeyPrevious...)
@@ -97,7 +98,8 @@ func runReseal(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if failed > 0 {
 		return fmt.Errorf(
-			"%d sealed values open under none of the configured keys (listed under failed): add the key they were sealed under to PMAPI_SECRET_KEY_PREVIOUS and run reseal again",
+			"%d sealed values open under none of the configured keys (listed under failed): "+
+				"add the key they were sealed under to PMAPI_SECRET_KEY_PREVIOUS and run reseal again",
 			failed,
 		)
 	}

@@ -50,11 +50,21 @@ func TestSecretKeyRotationUnderLoad(t *testing.T) {
 	rcv := newReceiver(t)
 	k1, k2 := seal.Random(), seal.Random()
 	token := "pmadm_rotation_test_token_0123456789"
-	for k, v := range map[string]string{"PMAPI_DATABASE_URL": db.AppURL, "PMAPI_METRICS_ADDR": "off", "PMAPI_ADMIN_TOKEN": token,
-		"PMAPI_LOG_LEVEL": "warn", "PMAPI_WEBHOOK_ALLOW_LOOPBACK": "true", "PMAPI_WEBHOOK_CA_FILE": rcv.caFile,
-		"PMAPI_SHUTDOWN_GRACE": "20s", "PMAPI_JOB_WORKERS": "4", "PMAPI_RATE_LIMIT_PER_MINUTE": "1000000",
-		"PMAPI_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s", "PMAPI_TENANT_SETTING": testdb.TenantSetting(t).String(),
-		"PMAPI_SECRET_KEY": k1, "PMAPI_SECRET_KEY_PREVIOUS": ""} {
+	for k, v := range map[string]string{
+		"PMAPI_DATABASE_URL":           db.AppURL,
+		"PMAPI_METRICS_ADDR":           "off",
+		"PMAPI_ADMIN_TOKEN":            token,
+		"PMAPI_LOG_LEVEL":              "warn",
+		"PMAPI_WEBHOOK_ALLOW_LOOPBACK": "true",
+		"PMAPI_WEBHOOK_CA_FILE":        rcv.caFile,
+		"PMAPI_SHUTDOWN_GRACE":         "20s",
+		"PMAPI_JOB_WORKERS":            "4",
+		"PMAPI_RATE_LIMIT_PER_MINUTE":  "1000000",
+		"PMAPI_WEBHOOK_RETRY_SCHEDULE": "1s,1s,1s,1s,1s",
+		"PMAPI_TENANT_SETTING":         testdb.TenantSetting(t).String(),
+		"PMAPI_SECRET_KEY":             k1,
+		"PMAPI_SECRET_KEY_PREVIOUS":    "",
+	} {
 		t.Setenv(k, v)
 	}
 	cfg, err := loadConfig()
@@ -254,7 +264,8 @@ func newReceiver(t *testing.T) *receiver {
 	}))
 	t.Cleanup(r.srv.Close)
 	r.caFile = filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(r.caFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw}), 0o600); err != nil {
+	caPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: r.srv.Certificate().Raw})
+	if err := os.WriteFile(r.caFile, caPEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	return r
@@ -416,7 +427,8 @@ func (l *load) every(d time.Duration, fn func()) {
 
 func (l *load) run() {
 	l.every(40*time.Millisecond, func() {
-		if status, _ := l.do("POST", "/openapi/v1/resource/project/create", l.keyH, map[string]any{"name": "p"}); status == 201 {
+		status, _ := l.do("POST", "/openapi/v1/resource/project/create", l.keyH, map[string]any{"name": "p"})
+		if status == 201 {
 			l.projects.Add(1)
 		}
 	})
@@ -432,7 +444,8 @@ func (l *load) run() {
 			return
 		}
 		l.refresh = tok["refresh_token"].(string)
-		if status, _ := l.do("GET", "/openapi/v1/me", map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + access}, nil); status == 200 {
+		headers := map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + access}
+		if status, _ := l.do("GET", "/openapi/v1/me", headers, nil); status == 200 {
 			l.oauthRuns.Add(1)
 		}
 	})
@@ -485,7 +498,8 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 			l.churns.Load(),
 		)
 	}
-	if status, _ := l.do("GET", "/openapi/v1/me", map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + l.firstJWT}, nil); status != 200 {
+	headers := map[string]string{"X-Client-ID": l.clientID, "Authorization": "Bearer " + l.firstJWT}
+	if status, _ := l.do("GET", "/openapi/v1/me", headers, nil); status != 200 {
 		t.Errorf("the first access token (signed before the rotation) no longer verifies: %d", status)
 	}
 	pool := testdb.Pool(t, appURL)
@@ -497,8 +511,10 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 		if err := shard.Read(ctx, ws, func(b *pgx.Batch) {
 			b.Queue(`select count(*) filter (where d.status <> 'SUCCEEDED'), count(*) filter (where d.attempts <> 1), count(*),
 				count(*) filter (where s.url like '%/steady')
-				from webhook_deliveries d join webhook_subscriptions s on s.workspace_id = d.workspace_id and s.id = d.subscription_id
-				where d.workspace_id = $1`, ws).QueryRow(func(r pgx.Row) error { return r.Scan(&pending, &notFirstTry, &total, &steady) })
+				from webhook_deliveries d join webhook_subscriptions s
+				  on s.workspace_id = d.workspace_id and s.id = d.subscription_id
+				where d.workspace_id = $1`, ws).
+				QueryRow(func(r pgx.Row) error { return r.Scan(&pending, &notFirstTry, &total, &steady) })
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -577,7 +593,8 @@ func (l *load) check(t *testing.T, in *instance, appURL, onlyKey string) {
 	}
 	var secrets int
 	if err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue(`select id, secret_sealed, previous_secret_sealed from webhook_subscriptions where workspace_id = $1`, ws).Query(func(rows pgx.Rows) error {
+		b.Queue(`select id, secret_sealed, previous_secret_sealed
+			from webhook_subscriptions where workspace_id = $1`, ws).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var id uuid.UUID
 				var cur, prev []byte

@@ -18,7 +18,8 @@ func (s *server) warnUnindexedSearch(ctx context.Context) {
 		}
 		if !usable {
 			s.log.Warn(
-				"search cannot use its indexes on this shard and reads whole tables: a superuser must mark its functions LEAKPROOF (docs/operations.md)",
+				"search cannot use its indexes on this shard and reads whole tables: "+
+					"a superuser must mark its functions LEAKPROOF (docs/operations.md)",
 				"shard",
 				sh.Name,
 				"statements",

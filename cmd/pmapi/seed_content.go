@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 
 	"github.com/gofiber/fiber/v2"
+
 	"github.com/pmapi/pmapi/internal/envelope"
 )
 
@@ -53,8 +54,15 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 		ctx,
 		"POST",
 		base+"project/create",
-		map[string]any{"name": "Line 4 retrofit", "description": "Replace the hydraulic presses of line 4",
-			"ragStatus": "AMBER", "ownerId": userID, "memberIds": []string{userID}, "startDate": "2026-09-01", "targetDate": "2027-03-31"},
+		map[string]any{
+			"name":        "Line 4 retrofit",
+			"description": "Replace the hydraulic presses of line 4",
+			"ragStatus":   "AMBER",
+			"ownerId":     userID,
+			"memberIds":   []string{userID},
+			"startDate":   "2026-09-01",
+			"targetDate":  "2027-03-31",
+		},
 	)
 	if err != nil {
 		return err
@@ -83,7 +91,8 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 	// Tasks in several states: one in progress, one in review, one done.
 	for i, path := range [][]string{{"IN_PROGRESS"}, {"IN_PROGRESS", "REVIEW"}, {"DONE"}} {
 		for _, status := range path {
-			if _, err := s.do(ctx, "POST", base+"task/update", map[string]any{"taskId": tasks[i], "status": status}); err != nil {
+			update := map[string]any{"taskId": tasks[i], "status": status}
+			if _, err := s.do(ctx, "POST", base+"task/update", update); err != nil {
 				return err
 			}
 		}
@@ -97,7 +106,8 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.do(ctx, "POST", base+"action-item/"+item["id"].(string)+"/log", map[string]any{"kind": "PROGRESS", "message": "Training slides drafted"}); err != nil {
+	progress := map[string]any{"kind": "PROGRESS", "message": "Training slides drafted"}
+	if _, err := s.do(ctx, "POST", base+"action-item/"+item["id"].(string)+"/log", progress); err != nil {
 		return err
 	}
 	// The first analysis's why chain goes one step deeper, so a 5-why run on
@@ -107,13 +117,22 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 		whys                    []string
 		root, action            string
 	}{
-		{p1, "Hydraulic oil leak at press 2 cylinder seal", "Press 2 loses hydraulic oil through the main cylinder seal every night shift.",
-			[]string{"The seal lip is cut at installation", "The assembly instruction has no torque step"},
-			"No torque check of the gland nut at assembly", "Add a torque check of the gland nut to the assembly checklist"},
-		{p2, "Oil leaking from the shrink-wrapper hydraulic seal", "The shrink-wrapper hydraulic unit leaks oil at the cylinder seal after maintenance.",
-			[]string{"The seal was fitted without torque verification"},
-			"Gland nut not torqued to specification after maintenance",
-			"Torque the gland nut and record it after every seal change"},
+		{
+			project: p1,
+			title:   "Hydraulic oil leak at press 2 cylinder seal",
+			problem: "Press 2 loses hydraulic oil through the main cylinder seal every night shift.",
+			whys:    []string{"The seal lip is cut at installation", "The assembly instruction has no torque step"},
+			root:    "No torque check of the gland nut at assembly",
+			action:  "Add a torque check of the gland nut to the assembly checklist",
+		},
+		{
+			project: p2,
+			title:   "Oil leaking from the shrink-wrapper hydraulic seal",
+			problem: "The shrink-wrapper hydraulic unit leaks oil at the cylinder seal after maintenance.",
+			whys:    []string{"The seal was fitted without torque verification"},
+			root:    "Gland nut not torqued to specification after maintenance",
+			action:  "Torque the gland nut and record it after every seal change",
+		},
 	} {
 		rca, err := s.do(
 			ctx,
@@ -152,7 +171,8 @@ func seedContent(ctx context.Context, s seeder, userID string) error {
 				return err
 			}
 		}
-		if _, err := s.do(ctx, "POST", base+"rrca/"+id+"/corrective-actions", map[string]any{"nodeId": root["id"], "title": a.action, "ownerHint": "Assembly"}); err != nil {
+		corrective := map[string]any{"nodeId": root["id"], "title": a.action, "ownerHint": "Assembly"}
+		if _, err := s.do(ctx, "POST", base+"rrca/"+id+"/corrective-actions", corrective); err != nil {
 			return err
 		}
 	}

@@ -87,9 +87,22 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		go s.metrics.Serve(log)
 		log.Info("metrics listening", "addr", s.metrics.Addr())
 	}
-	if s.jobs, err = jobs.NewClients(s.dir, jobs.Options{Work: withWork, Log: log, RiverLog: cfg.riverLog, Box: box, Sender: sender, RescueAfter: cfg.RescueAfter,
-		Schedule: cfg.RetrySchedule, Breaker: cfg.Breaker, CompletedRetention: cfg.JobRetention, Workers: cfg.JobWorkers,
-		FetchCooldown: cfg.JobFetchCooldown, Sweeps: maintenanceSweeps(), RRCASources: registry.RRCASources()}); err != nil {
+	s.jobs, err = jobs.NewClients(s.dir, jobs.Options{
+		Work:               withWork,
+		Log:                log,
+		RiverLog:           cfg.riverLog,
+		Box:                box,
+		Sender:             sender,
+		RescueAfter:        cfg.RescueAfter,
+		Schedule:           cfg.RetrySchedule,
+		Breaker:            cfg.Breaker,
+		CompletedRetention: cfg.JobRetention,
+		Workers:            cfg.JobWorkers,
+		FetchCooldown:      cfg.JobFetchCooldown,
+		Sweeps:             maintenanceSweeps(),
+		RRCASources:        registry.RRCASources(),
+	})
+	if err != nil {
 		shards.Close()
 		return nil, err
 	}
@@ -117,14 +130,31 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			}
 		}
 		var resources []api.Resource
-		resources, err = registry.Resources(registry.Deps{Events: s.jobs, RRCAJobs: s.jobs, WebhookJobs: s.jobs,
-			SecretBox: box, WebhookSender: sender, WebhookAttempt: jobs.Attempt, WebhookAllowLoopback: cfg.WebhookLoopback, WebhookLoopbackHTTP: cfg.webhookLoopbackHTTP})
+		resources, err = registry.Resources(registry.Deps{
+			Events:               s.jobs,
+			RRCAJobs:             s.jobs,
+			WebhookJobs:          s.jobs,
+			SecretBox:            box,
+			WebhookSender:        sender,
+			WebhookAttempt:       jobs.Attempt,
+			WebhookAllowLoopback: cfg.WebhookLoopback,
+			WebhookLoopbackHTTP:  cfg.webhookLoopbackHTTP,
+		})
 		if err == nil {
 			s.app, _, err = api.New(api.Deps{
-				RiverUI:   ui,
-				Directory: s.dir, AdminToken: cfg.AdminToken, Log: log, AccessLog: accessLog, Ready: s.ready, SessionTTL: cfg.SessionTTL,
-				Auth: s.auth, RateLimitPerMinute: cfg.RateLimitPerMinute, OAuth: oauth, Placer: s.placer,
-				PublicURL: cfg.PublicURL, TrustedProxies: cfg.TrustedProxies,
+				RiverUI:            ui,
+				Directory:          s.dir,
+				AdminToken:         cfg.AdminToken,
+				Log:                log,
+				AccessLog:          accessLog,
+				Ready:              s.ready,
+				SessionTTL:         cfg.SessionTTL,
+				Auth:               s.auth,
+				RateLimitPerMinute: cfg.RateLimitPerMinute,
+				OAuth:              oauth,
+				Placer:             s.placer,
+				PublicURL:          cfg.PublicURL,
+				TrustedProxies:     cfg.TrustedProxies,
 			}, resources)
 		}
 		if err == nil {
@@ -249,7 +279,8 @@ func runServe(ctx context.Context, args []string, withAPI, withWork bool) error 
 	}
 	if withAPI && cfg.PublicURL == "" {
 		s.log.Warn(
-			"PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; set it to the URL clients reach the API under",
+			"PMAPI_PUBLIC_URL is not set: the OAuth metadata's URLs and verification_uri follow each request's Host header; " +
+				"set it to the URL clients reach the API under",
 		)
 	}
 	return s.run(ctx, cfg.Addr, nil)

@@ -156,7 +156,8 @@ func (r *result) print(w io.Writer, o options) {
 	)
 	fmt.Fprintf(
 		w,
-		"deliveries: %d events, %d delivery rows, %d distinct deliveries received (%d requests, %d bad signatures, %d DEAD)\n",
+		"deliveries: %d events, %d delivery rows, %d distinct deliveries received "+
+			"(%d requests, %d bad signatures, %d DEAD)\n",
 		c.Events,
 		c.DeliveryRows,
 		c.Received,

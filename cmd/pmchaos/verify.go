@@ -51,7 +51,8 @@ func (w *world) deliveries(ctx context.Context, conn *pgx.Conn) ([]delivery, err
 		return nil, err
 	}
 	rows, err := conn.Query(ctx, `select e.id, null::uuid, null::text from events e
-		where e.workspace_id = $1 and e.occurred_at >= (select created_at from webhook_subscriptions where workspace_id = $1 and id = $2)
+		where e.workspace_id = $1
+			and e.occurred_at >= (select created_at from webhook_subscriptions where workspace_id = $1 and id = $2)
 			and not exists (select 1 from webhook_deliveries d where d.workspace_id = $1 and d.subscription_id = $2
 				and d.event_id = e.id and d.replay_of is null)
 		union all
@@ -136,7 +137,8 @@ func (w *world) count(ctx context.Context, acks []ack) (counts, error) {
 		ctx,
 		`select type, data->>'id', coalesce(data->>'updatedAt', '') from events where workspace_id = $1
 		union all
-		select event_type, data->>'id', coalesce(data->>'updatedAt', '') from webhook_deliveries where workspace_id = $1 and replay_of is null`,
+		select event_type, data->>'id', coalesce(data->>'updatedAt', '') from webhook_deliveries
+		where workspace_id = $1 and replay_of is null`,
 		ws,
 	)
 	if err != nil {
@@ -169,13 +171,15 @@ func (w *world) count(ctx context.Context, acks []ack) (counts, error) {
 			if ok && !at.Before(a.UpdatedAt.Truncate(time.Microsecond)) {
 				c.UpdatesFound++
 			} else {
-				c.Lost = append(c.Lost, fmt.Sprintf("%s %s acknowledged as updated at %s, the row says %s", a.Kind, a.ID, a.UpdatedAt, at))
+				c.Lost = append(c.Lost, fmt.Sprintf("%s %s acknowledged as updated at %s, the row says %s",
+					a.Kind, a.ID, a.UpdatedAt, at))
 			}
 		}
-		if events[eventKey(a.Kind+"."+a.Op, a.ID, a.UpdatedAt.Format(time.RFC3339Nano))] {
+		stamp := a.UpdatedAt.Format(time.RFC3339Nano)
+		if events[eventKey(a.Kind+"."+a.Op, a.ID, stamp)] {
 			c.EventsFound++
 		} else {
-			c.Lost = append(c.Lost, fmt.Sprintf("%s %s (%s at %s): no %s.%s event", a.Kind, a.ID, a.Op, a.UpdatedAt.Format(time.RFC3339Nano), a.Kind, a.Op))
+			c.Lost = append(c.Lost, fmt.Sprintf("%s %s (%s at %s): no %s.%s event", a.Kind, a.ID, a.Op, stamp, a.Kind, a.Op))
 		}
 	}
 	ds, err := w.deliveries(ctx, conn)
@@ -192,10 +196,11 @@ func (w *world) count(ctx context.Context, acks []ack) (counts, error) {
 		if d.status == "DEAD" {
 			c.Dead++
 		}
-		if w.rcv.has(pmapi.FormatID("evt_", d.id)) {
+		deliveryID := pmapi.FormatID("evt_", d.id)
+		if w.rcv.has(deliveryID) {
 			c.Received++
 		} else {
-			c.Missing = append(c.Missing, fmt.Sprintf("delivery %s (event %s, %s) never arrived", pmapi.FormatID("evt_", d.id), d.event, d.status))
+			c.Missing = append(c.Missing, fmt.Sprintf("delivery %s (event %s, %s) never arrived", deliveryID, d.event, d.status))
 		}
 	}
 	return c, nil

@@ -75,7 +75,9 @@ func TestCitusClusterKeepsEachStatementOnOneShard(t *testing.T) {
 		grant select, insert, update, delete on notes to pmapi_app;
 		select create_distributed_table('notes', 'workspace_id', shard_count => 4);
 		insert into notes values ('`+workspaceA+`', 1, 'a1'), ('`+workspaceA+`', 2, 'a2'), ('`+workspaceB+`', 1, 'b1');`)
-	if n := queryInt(t, db.OwnerURL, "select count(distinct nodeport) from citus_shards where table_name = 'notes'::regclass"); n != 2 {
+	n := queryInt(t, db.OwnerURL,
+		"select count(distinct nodeport) from citus_shards where table_name = 'notes'::regclass")
+	if n != 2 {
 		t.Errorf("shards of notes are on %d nodes, want both workers", n)
 	}
 	if err := GuardMultiShard(ctx, srv.AdminURL, "harness"); err != nil {

@@ -82,7 +82,9 @@ func FreezeAsTemplate(ctx context.Context, adminURL, from, to string) error {
 		}
 		// A terminated backend takes a moment to go; the rename waits for it.
 		for attempt := 0; ; attempt++ {
-			if _, err = conn.Exec(ctx, "select pg_terminate_backend(pid) from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()", from); err != nil {
+			_, err = conn.Exec(ctx, "select pg_terminate_backend(pid) from pg_stat_activity "+
+				"where datname = $1 and pid <> pg_backend_pid()", from)
+			if err != nil {
 				return err
 			}
 			_, err = conn.Exec(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", from, to))

@@ -42,7 +42,8 @@ func stopLeftover(ctx context.Context, bin string, who runAs, dataDir string) (s
 		)
 	}
 	return fmt.Sprintf(
-		"postgres: stopped the server an earlier pmapi left running (pid %d, killed before it could stop it); starting it again",
+		"postgres: stopped the server an earlier pmapi left running (pid %d, killed before it could stop it); "+
+			"starting it again",
 		pid,
 	), nil
 }

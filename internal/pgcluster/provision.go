@@ -73,7 +73,8 @@ func EnsureRoles(ctx context.Context, adminURL string) error {
 		// The owner too: tests and operator verbs read tenant rows as the
 		// owner, whose tables force row-level security as well.
 		for _, role := range []string{AppRole, OwnerRole} {
-			if _, err := conn.Exec(ctx, fmt.Sprintf("ALTER ROLE %s SET citus.propagate_set_commands = 'local'", role)); err != nil {
+			alter := fmt.Sprintf("ALTER ROLE %s SET citus.propagate_set_commands = 'local'", role)
+			if _, err := conn.Exec(ctx, alter); err != nil {
 				return err
 			}
 		}
@@ -91,7 +92,8 @@ func ensureRolesOn(ctx context.Context, conn *pgx.Conn, adminURL string, citus b
 	}
 	for _, role := range []string{OwnerRole, AppRole} {
 		var exists bool
-		if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", role).Scan(&exists); err != nil {
+		err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", role).Scan(&exists)
+		if err != nil {
 			return err
 		}
 		verb := "ALTER"

@@ -56,8 +56,8 @@ func Discover(ctx context.Context, adminURL string) (Topology, error) {
 		return top, fmt.Errorf("connect as admin: %w", err)
 	}
 	defer conn.Close(ctx)
-	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_extension where extname = 'citus')").Scan(&top.Citus); err != nil ||
-		!top.Citus {
+	err = conn.QueryRow(ctx, "select exists(select 1 from pg_extension where extname = 'citus')").Scan(&top.Citus)
+	if err != nil || !top.Citus {
 		return top, err
 	}
 	rows, err := conn.Query(ctx, `select nodename, nodeport from pg_dist_node
@@ -195,13 +195,11 @@ func syncNodesOnce(ctx context.Context, top Topology, name string) error {
 		if i >= len(want) || a.host == want[i].host && a.port == want[i].port {
 			continue
 		}
+		host, port := quoteLiteral(want[i].host), want[i].port
 		if i == 0 {
-			moves = append(
-				moves,
-				fmt.Sprintf("select citus_set_coordinator_host(%s, %d)", quoteLiteral(want[i].host), want[i].port),
-			)
+			moves = append(moves, fmt.Sprintf("select citus_set_coordinator_host(%s, %d)", host, port))
 		} else {
-			moves = append(moves, fmt.Sprintf("select citus_update_node(%d, %s, %d)", a.id, quoteLiteral(want[i].host), want[i].port))
+			moves = append(moves, fmt.Sprintf("select citus_update_node(%d, %s, %d)", a.id, host, port))
 		}
 	}
 	if len(moves) > 0 {

@@ -29,7 +29,8 @@ func Provision(ctx context.Context, srv *pgcluster.Server, prefix string, shards
 		return nil, err
 	}
 	var err error
-	if d.Database, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, prefix+strconv.FormatInt(time.Now().UnixNano(), 36), ""); err != nil {
+	name := prefix + strconv.FormatInt(time.Now().UnixNano(), 36)
+	if d.Database, err = pgcluster.CreateDatabase(ctx, srv.AdminURL, name, ""); err != nil {
 		return nil, err
 	}
 	ownerURL := d.OwnerURL
