@@ -221,23 +221,18 @@ func RenewKey(
 	id uuid.UUID,
 	expiresAt *time.Time,
 ) (Key, error) {
-	if expiresAt == nil {
-		return changeKey(
-			ctx,
-			shard,
-			ws,
-			clientID,
-			id,
-			false,
-			"update api_keys set expires_at = "+
-				"case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end"+keyWhere,
-			time.Now().Add(DefaultRenewal),
-		)
-	}
-	if !expiresAt.After(time.Now()) {
+	sql, until := "update api_keys set expires_at = $4"+keyWhere, time.Now().Add(DefaultRenewal)
+	switch {
+	case expiresAt == nil:
+		// The default renewal never shortens: a later expiry, or none, stays.
+		sql = "update api_keys set expires_at = " +
+			"case when expires_at is null then null else greatest(expires_at, $4::timestamptz) end" + keyWhere
+	case !expiresAt.After(time.Now()):
 		return Key{}, pmapi.Invalid("expiresAt", "expiresAt must be in the future")
+	default:
+		until = *expiresAt
 	}
-	return changeKey(ctx, shard, ws, clientID, id, false, "update api_keys set expires_at = $4"+keyWhere, *expiresAt)
+	return changeKey(ctx, shard, ws, clientID, id, false, sql, until)
 }
 
 // RevokeKey sets revokedAt; the record stays for audit.
