@@ -191,12 +191,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 // SetArchived archives (true) or restores (false) a project. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Project, error) {
-	return storekit.Tx(
-		ctx,
-		shard,
-		ws,
-		func(tx pgx.Tx) (Project, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) },
-	)
+	return archival.Run(ctx, shard, s.Events, ws, id, archived)
 }
 
 var archival = storekit.Archival[Project]{Noun: "project",

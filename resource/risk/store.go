@@ -184,12 +184,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 
 // SetArchived archives or restores; repeating it changes and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Risk, error) {
-	return storekit.Tx(
-		ctx,
-		shard,
-		ws,
-		func(tx pgx.Tx) (Risk, error) { return archival.Set(ctx, tx, shard, s.Events, ws, id, archived) },
-	)
+	return archival.Run(ctx, shard, s.Events, ws, id, archived)
 }
 
 var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),

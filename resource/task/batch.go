@@ -50,9 +50,9 @@ func (s Store) run(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uuid.
 	case OpUpdate:
 		return s.update(ctx, tx, shard, ws, op.ID, op.Changes)
 	case OpArchive:
-		return s.setArchived(ctx, tx, shard, ws, op.ID, true)
+		return archival.Set(ctx, tx, shard, s.Events, ws, op.ID, true)
 	case OpRestore:
-		return s.setArchived(ctx, tx, shard, ws, op.ID, false)
+		return archival.Set(ctx, tx, shard, s.Events, ws, op.ID, false)
 	}
 	return Task{}, fmt.Errorf("unknown batch operation %q", op.Kind)
 }

@@ -223,22 +223,7 @@ func assigned(id uuid.UUID, from, to *uuid.UUID) AssignedEvent {
 // SetArchived archives (true) or restores (false) a task. Doing it twice is
 // harmless: the second call changes nothing and emits nothing.
 func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Task, error) {
-	return storekit.Tx(
-		ctx,
-		shard,
-		ws,
-		func(tx pgx.Tx) (Task, error) { return s.setArchived(ctx, tx, shard, ws, id, archived) },
-	)
-}
-
-func (s Store) setArchived(
-	ctx context.Context,
-	tx pgx.Tx,
-	shard *tenant.Shard,
-	ws, id uuid.UUID,
-	archived bool,
-) (Task, error) {
-	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+	return archival.Run(ctx, shard, s.Events, ws, id, archived)
 }
 
 var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit.Returning(scan),

@@ -67,6 +67,18 @@ func (a Archival[T]) Set(
 	return row, events.Emit(ctx, tx, shard, ws, event.Event{Type: typ, Data: a.View(row)})
 }
 
+// Run is Set in a transaction of its own: an archive or restore on its own
+// route rather than inside a batch or another change.
+func (a Archival[T]) Run(
+	ctx context.Context,
+	shard *tenant.Shard,
+	events event.Emitter,
+	ws, id uuid.UUID,
+	archived bool,
+) (T, error) {
+	return Tx(ctx, shard, ws, func(tx pgx.Tx) (T, error) { return a.Set(ctx, tx, shard, events, ws, id, archived) })
+}
+
 // Returning is the Apply of a statement that returns the row's columns, read
 // by scan.
 func Returning[T any](scan Scan[T]) func(ctx context.Context, tx pgx.Tx, sql string, ws, id uuid.UUID) (T, error) {
