@@ -107,23 +107,33 @@ func (h handlers) operations() []api.Operation {
 		{Method: http.MethodPost, Path: "/{subId}/rotate-secret", ID: "rotateWebhookSecret", SecretField: "secret",
 			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period",
 			Body:    RotateRequest{}, Result: SecretRotated{}, Handler: h.rotateWebhookSecret},
-	}), deliveries.Ops([]api.Operation{
-		{Method: http.MethodGet, Path: "", ID: "listDeliveries",
-			Summary: "The calling app's deliveries, newest first",
-			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries(callerApp)},
-		{Method: http.MethodGet, Path: "/{deliveryId}", ID: "getDelivery",
-			Summary: "One delivery with its attempt log",
-			Result:  DeliveryDetail{}, Handler: h.getDelivery(callerApp)},
-		{Method: http.MethodPost, Path: "/{deliveryId}/replay", ID: "replayDelivery",
-			Fails:   []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Deliver the same event again as a new delivery (replayOf names the original)",
-			Result:  DeliveryView{}, Handler: h.replayDelivery(callerApp)},
-		{Method: http.MethodPost, Path: "/replay", ID: "replayFailedDeliveries",
+	}), deliveries.Ops(h.deliveryOperations(callerApp,
+		named{"listDeliveries", "The calling app's deliveries, newest first"},
+		named{"getDelivery", "One delivery with its attempt log"},
+		named{"replayDelivery", "Deliver the same event again as a new delivery (replayOf names the original)"},
+		named{"replayFailedDeliveries", "Replay the DEAD or cancelled deliveries of a subscription since a time, " +
+			"each event once (includeReplayed: every one)"}))...)
+}
+
+// named is the id and the summary of one operation.
+type named struct{ id, summary string }
+
+// deliveryOperations are the delivery list, read, replay and bulk replay of
+// the app appOf finds, named list, get, replay and replayFailed: the key's
+// routes and the console's differ only in those names and in which app.
+func (h handlers) deliveryOperations(appOf appOf, list, get, replay, replayFailed named) []api.Operation {
+	return []api.Operation{
+		{Method: http.MethodGet, Path: "", ID: list.id, Summary: list.summary,
+			Query: DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries(appOf)},
+		{Method: http.MethodGet, Path: "/{deliveryId}", ID: get.id, Summary: get.summary,
+			Result: DeliveryDetail{}, Handler: h.getDelivery(appOf)},
+		{Method: http.MethodPost, Path: "/{deliveryId}/replay", ID: replay.id, Summary: replay.summary,
+			Fails:  []pmapi.Code{pmapi.CodeConflict},
+			Result: DeliveryView{}, Handler: h.replayDelivery(appOf)},
+		{Method: http.MethodPost, Path: "/replay", ID: replayFailed.id, Summary: replayFailed.summary,
 			Fails: []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Replay the DEAD or cancelled deliveries of a subscription since a time, " +
-				"each event once (includeReplayed: every one)",
-			Body: BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed(callerApp)},
-	})...)
+			Body:  BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed(appOf)},
+	}
 }
 
 func (h handlers) createWebhook(c *fiber.Ctx) error {

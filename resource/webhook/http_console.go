@@ -1,11 +1,8 @@
 package webhook
 
 import (
-	"net/http"
-
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/resource/internal/route"
@@ -19,22 +16,12 @@ import (
 
 func (h handlers) consoleDeliveryOperations() []api.Operation {
 	apps := route.Set{Tag: "Webhooks", Base: "/openapi/v1/apps/{clientId}/deliveries", Session: true}
-	return apps.Ops([]api.Operation{
-		{Method: http.MethodGet, Path: "", ID: "listAppDeliveries",
-			Summary: "An app's deliveries, newest first, for its workspace's console",
-			Query:   DeliveryListQuery{}, Result: DeliveryList{}, Handler: h.listDeliveries(pathApp)},
-		{Method: http.MethodGet, Path: "/{deliveryId}", ID: "getAppDelivery",
-			Summary: "One of an app's deliveries with its attempt log, for its workspace's console",
-			Result:  DeliveryDetail{}, Handler: h.getDelivery(pathApp)},
-		{Method: http.MethodPost, Path: "/{deliveryId}/replay", ID: "replayAppDelivery",
-			Fails:   []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Deliver one of an app's events again as a new delivery (replayOf names the original)",
-			Result:  DeliveryView{}, Handler: h.replayDelivery(pathApp)},
-		{Method: http.MethodPost, Path: "/replay", ID: "replayAppFailedDeliveries",
-			Fails:   []pmapi.Code{pmapi.CodeConflict},
-			Summary: "Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time",
-			Body:    BulkReplayRequest{}, Result: BulkReplayed{}, Handler: h.replayFailed(pathApp)},
-	})
+	return apps.Ops(h.deliveryOperations(pathApp,
+		named{"listAppDeliveries", "An app's deliveries, newest first, for its workspace's console"},
+		named{"getAppDelivery", "One of an app's deliveries with its attempt log, for its workspace's console"},
+		named{"replayAppDelivery", "Deliver one of an app's events again as a new delivery (replayOf names the original)"},
+		named{"replayAppFailedDeliveries",
+			"Replay the DEAD or cancelled deliveries of one of an app's subscriptions since a time"}))
 }
 
 // pathApp is the session's workspace and the path's app, which must be one of
