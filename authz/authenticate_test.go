@@ -25,10 +25,7 @@ func setup(tb testing.TB) fixture {
 	tb.Helper()
 	ctx := context.Background()
 	dir, shard := testdb.Directory(tb)
-	ws, err := dir.Create(ctx, "bench", "")
-	if err != nil {
-		tb.Fatal(err)
-	}
+	ws := testdb.Workspace(tb, dir, "bench", "")
 	app, _, err := authz.CreateApp(ctx, dir, shard, ws.ID, authz.NewApp{Name: "a", Scopes: authz.AllScopes()})
 	if err != nil {
 		tb.Fatal(err)

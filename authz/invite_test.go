@@ -20,10 +20,7 @@ func TestInviteUserKeepsTheDirectoryOfPeople(t *testing.T) {
 	email := "Grace." + pmapi.RandomBase62(8) + "@Example.com"
 	var invited []uuid.UUID // by workspaces A and B
 	for _, name := range []string{"A", "B"} {
-		w, err := dir.Create(ctx, name, "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := testdb.Workspace(t, dir, name, "")
 		if _, err := InviteUser(ctx, dir, shard, w.ID, email, "Grace"); err != nil {
 			t.Fatal(err)
 		}

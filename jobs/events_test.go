@@ -18,10 +18,7 @@ import (
 func TestCommittedEventsAreFannedOut(t *testing.T) {
 	ctx := context.Background()
 	dir, shard := testdb.Directory(t)
-	w, err := dir.Create(ctx, "fanout", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testdb.Workspace(t, dir, "fanout", "")
 	clients, err := jobs.NewClients(dir, jobs.Options{Work: true})
 	if err != nil {
 		t.Fatal(err)

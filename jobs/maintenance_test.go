@@ -26,10 +26,7 @@ func TestMaintenanceRunsOnRiverAsServerRole(t *testing.T) {
 	type seeded struct{ ws, stale, fresh uuid.UUID }
 	var all []seeded
 	for i := 0; i < 2; i++ {
-		w, err := dir.Create(ctx, "cleanup", "")
-		if err != nil {
-			t.Fatal(err)
-		}
+		w := testdb.Workspace(t, dir, "cleanup", "")
 		u, err := authz.CreateUser(ctx, shard, w.ID, "c@example.com", "C")
 		if err != nil {
 			t.Fatal(err)

@@ -16,10 +16,7 @@ import (
 func TestSuspensionKeepsItsStart(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := testdb.Directory(t)
-	w, err := dir.Create(ctx, "suspended", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testdb.Workspace(t, dir, "suspended", "")
 	s, err := dir.SetStatus(ctx, w.ID, tenant.StatusSuspended)
 	if err != nil || s.Status != tenant.StatusSuspended || s.SuspendedAt == nil {
 		t.Fatalf("suspend: %+v, %v", s, err)

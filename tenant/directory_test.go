@@ -31,10 +31,7 @@ func twoShards(t *testing.T) (*tenant.Directory, *pgxpool.Pool) {
 func TestResolveFollowsPlacement(t *testing.T) {
 	ctx := context.Background()
 	dir, eastPool := twoShards(t)
-	w, err := dir.Create(ctx, "placed on east", "east")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testdb.Workspace(t, dir, "placed on east", "east")
 	res, err := dir.Resolve(ctx, w.ConsoleClientID)
 	if err != nil {
 		t.Fatal(err)
@@ -69,18 +66,12 @@ func countUsers(t *testing.T, pool *pgxpool.Pool, w tenant.Workspace) int {
 func TestPlaceRefusesAWorkspaceWithData(t *testing.T) {
 	ctx := context.Background()
 	dir, _ := twoShards(t)
-	empty, err := dir.Create(ctx, "empty", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	empty := testdb.Workspace(t, dir, "empty", "")
 	moved, err := dir.Place(ctx, empty.ID, "east", authz.HasUsers)
 	if err != nil || moved.Shard != "east" {
 		t.Fatalf("placing an empty workspace: %v, shard %s", err, moved.Shard)
 	}
-	full, err := dir.Create(ctx, "full", "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	full := testdb.Workspace(t, dir, "full", "")
 	shard, _ := dir.ShardOf(full)
 	if _, err := authz.CreateUser(ctx, shard, full.ID, "f@example.com", "F"); err != nil {
 		t.Fatal(err)

@@ -63,10 +63,7 @@ func TestResealUpgradesEveryForm(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := tenant.NewDirectory(shards)
-	w, err := dir.Create(ctx, "reseal", "default")
-	if err != nil {
-		t.Fatal(err)
-	}
+	w := testdb.Workspace(t, dir, "reseal", "default")
 	ws := w.ID
 	k1, k2 := seal.Random(), seal.Random()
 	old, _ := seal.New(k1)

@@ -39,6 +39,18 @@ func DirectoryOver(tb testing.TB, pool *pgxpool.Pool) (*tenant.Directory, *tenan
 	return tenant.NewDirectory(shards), shard
 }
 
+// Workspace creates a workspace named name on shard ("" for the default) and
+// stops the test when the directory refuses it: a test's own fixture, not what
+// it tests.
+func Workspace(tb testing.TB, dir *tenant.Directory, name, shard string) tenant.Workspace {
+	tb.Helper()
+	w, err := dir.Create(context.Background(), name, shard)
+	if err != nil {
+		tb.Fatalf("testdb: workspace %q: %v", name, err)
+	}
+	return w
+}
+
 // Pool connects to url (a role's URL of ExtraDatabase, a server that is down)
 // with a pool of the test's own, closed when the test ends.
 func Pool(tb testing.TB, url string) *pgxpool.Pool {
