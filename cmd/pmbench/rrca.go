@@ -184,6 +184,9 @@ func runRRCA(ctx context.Context, o options, sizes []int, changes int) (*RRCARep
 		return rep, "", err
 	}
 	defer pool.Close()
+	if rep.Quality.Before, err = quality.Before(ctx, ds, quality.Postgres{DB: pool}); err != nil {
+		return rep, "", fmt.Errorf("quality, the former ranking: %w", err)
+	}
 	for _, n := range sizes {
 		api, tn, err := tenant(fmt.Sprintf("scale-%d", n))
 		if err != nil {
@@ -381,7 +384,7 @@ func copyAnalyses(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, ds qual
 		for _, nd := range src.Nodes {
 			nid := pmapi.NewID()
 			p := parent
-			if nd.Kind == "ESCAPE_POINT" {
+			if nd.Kind == "ESCAPE_POINT" || nd.Kind == "EVIDENCE" {
 				p = nil
 			}
 			nodes = append(nodes, []any{ws, nid, id, p, nd.Kind, nd.Text + " " + made(2), now})
