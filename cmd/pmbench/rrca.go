@@ -71,7 +71,8 @@ type RRCASize struct {
 	// Statements (-statements) is pg_stat_statements per change of the cost
 	// phase.
 	Statements []Statement `json:"statements,omitempty"`
-	// Neighbours is the mean number of stored neighbours an analysis has.
+	// Neighbours is the mean number of neighbours an analysis has (a pair is
+	// one row, and a neighbour of both its analyses).
 	Neighbours float64 `json:"neighbours"`
 }
 
@@ -251,7 +252,7 @@ func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool
 	s.BuildSeconds = time.Since(t0).Seconds()
 	s.BuildWorkerCPUms = (cpuSeconds(workPid) - w0) * 1000 / float64(n)
 	s.BuildPostgresCPUms = (sum(cl.postgresCPU()) - p0) * 1000 / float64(n)
-	if err := pool.QueryRow(ctx, `select count(*)::float8 / $2 from rrca_similar where workspace_id = $1`, ws, n).
+	if err := pool.QueryRow(ctx, `select 2 * count(*)::float8 / $2 from rrca_similar where workspace_id = $1`, ws, n).
 		Scan(&s.Neighbours); err != nil {
 		return s, err
 	}
