@@ -110,11 +110,10 @@ func nodeTexts(ctx context.Context, q pgx.Tx, ws, id uuid.UUID) ([]nodeText, err
 }
 
 // RecomputeSimilar computes the analysis's profile and its neighbours and
-// stores each pair once, under the analysis (the score is symmetric, and a
-// list reads the pairs of both columns: pairsOf, so the others' lists stay
-// current too), in one transaction that then calls
-// complete (the job's completion, so that it commits with the scores; nil
-// when there is none). The transaction first locks the workspace's
+// stores each pair once, under the analysis (the score is symmetric and a
+// list reads the pairs of both columns, pairsOf, so the others' lists stay
+// current too), in one transaction that then calls complete (the job's
+// completion, so that it commits with the scores; nil when there is none). The transaction first locks the workspace's
 // recomputations (one at a time: two side by side could each overwrite the
 // other's fresher pair with one read from an older text), then the analysis
 // (a change in flight is waited for and seen; a change after it queues a job
@@ -177,7 +176,7 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 // computed_at). A pair is one row, stored by the analysis whose
 // recomputation wrote it last: writing both directions made every
 // recomputation insert twice the rows, the second half scattered over the
-// whole table's index, which at 10,000 analyses (some 450 neighbours each)
+// whole table's index, which at 10,000 analyses (some 560 neighbours each)
 // was most of its cost. Pairs written before, in both directions with one
 // score, are read once; a recomputation of either analysis replaces them.
 const pairsOf = `(select distinct on (other) other, score, computed_at from (
@@ -219,7 +218,7 @@ func queueValues(b *pgx.Batch, insert string, ws uuid.UUID, rows [][]any) {
 // workspace that shares one of its terms (the postings of its own terms) and
 // answers those at MinSimilar or more. Each candidate is scored from the
 // sums over the terms it shares (suggest.Shared) as its postings stream in:
-// at 10,000 analyses a recomputation reads some 15,000 postings of a few
+// at 10,000 analyses a recomputation reads some 18,000 postings of a few
 // thousand candidates, and building each candidate's profile cost more
 // than reading them.
 func neighbours(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, me suggest.Profile) (map[uuid.UUID]float64, error) {
