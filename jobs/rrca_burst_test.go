@@ -257,7 +257,16 @@ func (b *burster) pairs(ctx context.Context) (map[[2]uuid.UUID]float64, error) {
 				if err := rows.Scan(&a, &s, &score); err != nil {
 					return err
 				}
-				out[[2]uuid.UUID{a, s}] = score
+				// A pair is one row, under either analysis: the key is
+				// the pair in order, and a pair stored twice is a fault.
+				k := [2]uuid.UUID{a, s}
+				if a.String() > s.String() {
+					k = [2]uuid.UUID{s, a}
+				}
+				if _, dup := out[k]; dup {
+					return fmt.Errorf("pair %v stored twice", k)
+				}
+				out[k] = score
 			}
 			return rows.Err()
 		})

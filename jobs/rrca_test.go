@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 
+	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/jobs"
@@ -40,10 +41,11 @@ func analysesWorkspace(t *testing.T) (*tenant.Directory, *tenant.Shard, tenant.W
 }
 
 // TestSimilarityJobsOfSimilarAnalysesNeverCollide: the jobs of two similar
-// analyses write the same pair of rows (the score is symmetric, each writes
-// both directions). Run side by side, as workers run them, every one
-// succeeds: the rows are upserted, not left to collide on rrca_similar_pkey
-// and River's retry (before the upsert about a third of these failed).
+// analyses write the same pair (the score is symmetric; whichever runs
+// deletes the pair's row and writes it again). Run side by side, as workers
+// run them, every one succeeds: they take turns on the workspace's lock, not
+// left to collide on rrca_similar_pkey and River's retry (before, about a
+// third of these failed).
 func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 	ctx := context.Background()
 	_, shard, w, store := analysesWorkspace(t)
@@ -151,4 +153,65 @@ func TestMaintenanceQueuesAnalysesLeftPending(t *testing.T) {
 	if l, err := store.Similar(ctx, shard, w.ID, fresh.ID, 5); err != nil || !l.Pending {
 		t.Errorf("the fresh analysis: %+v, %v; want it left to its own job (still pending)", l, err)
 	}
+}
+
+// TestAPairStoredInBothDirectionsIsListedOnce: a pair is one row now, and
+// pairs written in both directions before are still listed once, until a
+// recomputation of either analysis replaces them with one row.
+func TestAPairStoredInBothDirectionsIsListedOnce(t *testing.T) {
+	ctx := context.Background()
+	_, shard, w, store := analysesWorkspace(t)
+	problem := "Hydraulic seal leaks on press line after the nightly cleaning cycle"
+	var ids []uuid.UUID
+	for _, title := range []string{"Seal leak on press 4", "Seal leak on press 7"} {
+		a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: title, ProblemStatement: &problem})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, a.ID)
+	}
+	rows := func() (n int) {
+		t.Helper()
+		if err := shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
+			return tx.QueryRow(ctx, "select count(*) from rrca_similar where workspace_id = $1", w.ID).Scan(&n)
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	listed := func(when string) {
+		t.Helper()
+		for i, id := range ids {
+			l, err := store.Similar(ctx, shard, w.ID, id, 10)
+			if err != nil || len(l.Items) != 1 || l.Items[0].RRCAID != pmapi.FormatID(rrca.IDPrefix, ids[1-i]) {
+				t.Fatalf("%s, analysis %d lists %+v, %v; want the other once", when, i, l.Items, err)
+			}
+		}
+	}
+	// The first finds no profile of the second yet; the second finds the
+	// first's and writes the pair.
+	for _, id := range ids {
+		if err := store.RecomputeSimilar(ctx, shard, w.ID, id, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := rows(); n != 1 {
+		t.Fatalf("%d rows for one pair", n)
+	}
+	listed("one row")
+	if err := shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, `insert into rrca_similar (workspace_id, rrca_id, similar_id, score, computed_at)
+			select workspace_id, similar_id, rrca_id, score, computed_at from rrca_similar where workspace_id = $1`, w.ID)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	listed("both directions")
+	if err := store.RecomputeSimilar(ctx, shard, w.ID, ids[0], nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := rows(); n != 1 {
+		t.Fatalf("after a recomputation, %d rows for one pair", n)
+	}
+	listed("recomputed")
 }

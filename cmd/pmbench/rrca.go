@@ -71,7 +71,8 @@ type RRCASize struct {
 	// Statements (-statements) is pg_stat_statements per change of the cost
 	// phase.
 	Statements []Statement `json:"statements,omitempty"`
-	// Neighbours is the mean number of stored neighbours an analysis has.
+	// Neighbours is the mean number of neighbours an analysis has (a pair is
+	// one row, and a neighbour of both its analyses).
 	Neighbours float64 `json:"neighbours"`
 }
 
@@ -184,6 +185,9 @@ func runRRCA(ctx context.Context, o options, sizes []int, changes int) (*RRCARep
 		return rep, "", err
 	}
 	defer pool.Close()
+	if rep.Quality.Before, err = quality.Before(ctx, ds, quality.Postgres{DB: pool}); err != nil {
+		return rep, "", fmt.Errorf("quality, the former ranking: %w", err)
+	}
 	for _, n := range sizes {
 		api, tn, err := tenant(fmt.Sprintf("scale-%d", n))
 		if err != nil {
@@ -248,7 +252,7 @@ func measureSize(ctx context.Context, o options, cl *cluster, pool *pgxpool.Pool
 	s.BuildSeconds = time.Since(t0).Seconds()
 	s.BuildWorkerCPUms = (cpuSeconds(workPid) - w0) * 1000 / float64(n)
 	s.BuildPostgresCPUms = (sum(cl.postgresCPU()) - p0) * 1000 / float64(n)
-	if err := pool.QueryRow(ctx, `select count(*)::float8 / $2 from rrca_similar where workspace_id = $1`, ws, n).
+	if err := pool.QueryRow(ctx, `select 2 * count(*)::float8 / $2 from rrca_similar where workspace_id = $1`, ws, n).
 		Scan(&s.Neighbours); err != nil {
 		return s, err
 	}
@@ -381,7 +385,7 @@ func copyAnalyses(ctx context.Context, pool *pgxpool.Pool, ws uuid.UUID, ds qual
 		for _, nd := range src.Nodes {
 			nid := pmapi.NewID()
 			p := parent
-			if nd.Kind == "ESCAPE_POINT" {
+			if nd.Kind == "ESCAPE_POINT" || nd.Kind == "EVIDENCE" {
 				p = nil
 			}
 			nodes = append(nodes, []any{ws, nid, id, p, nd.Kind, nd.Text + " " + made(2), now})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/resource/rrca/quality"
 )
 
@@ -31,7 +32,9 @@ func (a tenantAPI) Call(_ context.Context, method, path string, body any) (map[s
 // lets the jobs run, and holds the floors: the true twin of a hard negative
 // first for at least 90 % (60 % for early ones, which have one WHY), of a
 // paraphrase for 95 %; 5-why and look-across suggestions at least 80 %
-// relevant, and no 5-why suggestion restating a node the analysis has.
+// relevant, and no 5-why suggestion restating a node the analysis has. It
+// also measures the former ranking on the same split in process (Before)
+// and holds that the hard negatives stay hard for it.
 // make bench-quality measures both splits against a real server.
 func TestQualityFloorsOnTheMeasureSplit(t *testing.T) {
 	ds, err := quality.Load()
@@ -51,6 +54,9 @@ func TestQualityFloorsOnTheMeasureSplit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rep.Before, err = quality.Before(context.Background(), ds, quality.Postgres{DB: testdb.OwnerPool(t)}); err != nil {
+		t.Fatal(err)
+	}
 	var out strings.Builder
 	rep.Print(&out, true)
 	t.Logf("in %v\n%s", time.Since(start).Round(time.Millisecond), out.String())
@@ -62,6 +68,16 @@ func TestQualityFloorsOnTheMeasureSplit(t *testing.T) {
 		{quality.SetNearDuplicate, 0.95}} {
 		if r := rep.Ranking(m, f.set); r.N == 0 || r.Top1 < f.floor {
 			t.Errorf("%s: top-1 %.2f of %d, want at least %.2f", f.set, r.Top1, r.N, f.floor)
+		}
+	}
+	// The dataset's hard negatives stay hard: the former ranking, which
+	// weighed the problem's wording as much as its cause, places few of them.
+	for _, f := range []struct {
+		set     string
+		ceiling float64
+	}{{quality.SetHardNegative, 0.8}, {quality.SetHardNegativeEarly, 0.3}} {
+		if r := rep.BeforeRanking(m, f.set); r.N == 0 || r.Top1 > f.ceiling {
+			t.Errorf("%s: the former ranking's top-1 %.2f of %d, want at most %.2f", f.set, r.Top1, r.N, f.ceiling)
 		}
 	}
 	for _, kind := range []string{"5-why", "look-across"} {

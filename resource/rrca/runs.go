@@ -225,10 +225,10 @@ const maxSimilarForSuggestions = 10
 // their WHY, CAUSE, ROOT_CAUSE and CONTRIBUTING_FACTOR nodes (a WHY's depth
 // counts the WHYs above it).
 func (s Store) similarNodes(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) ([]suggest.Similar, error) {
-	rows, err := tx.Query(ctx, `select s.similar_id, a.title, s.score
-		from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
-		where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
-		order by s.score desc, s.similar_id limit $3`,
+	rows, err := tx.Query(ctx, `select s.other, a.title, s.score
+		from `+pairsOf+` s join rrca_analyses a on a.workspace_id = $1 and a.id = s.other
+		where a.workspace_id = $1 and a.archived_at is null
+		order by s.score desc, s.other limit $3`,
 		ws, id, maxSimilarForSuggestions)
 	if err != nil {
 		return nil, err

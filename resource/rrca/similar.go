@@ -110,10 +110,10 @@ func nodeTexts(ctx context.Context, q pgx.Tx, ws, id uuid.UUID) ([]nodeText, err
 }
 
 // RecomputeSimilar computes the analysis's profile and its neighbours and
-// stores both directions of each pair (the score is symmetric, so the
-// others' lists stay current too), in one transaction that then calls
-// complete (the job's completion, so that it commits with the scores; nil
-// when there is none). The transaction first locks the workspace's
+// stores each pair once, under the analysis (the score is symmetric and a
+// list reads the pairs of both columns, pairsOf, so the others' lists stay
+// current too), in one transaction that then calls complete (the job's
+// completion, so that it commits with the scores; nil when there is none). The transaction first locks the workspace's
 // recomputations (one at a time: two side by side could each overwrite the
 // other's fresher pair with one read from an older text), then the analysis
 // (a change in flight is waited for and seen; a change after it queues a job
@@ -143,9 +143,9 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 		b = &pgx.Batch{}
 		b.Queue("delete from rrca_similar where workspace_id = $1 and rrca_id = $2", ws, id)
 		b.Queue("delete from rrca_similar where workspace_id = $1 and similar_id = $2", ws, id)
-		rows := make([][]any, 0, 2*len(pairs))
+		rows := make([][]any, 0, len(pairs))
 		for other, score := range pairs {
-			rows = append(rows, []any{id, other, score}, []any{other, id, score})
+			rows = append(rows, []any{id, other, score})
 		}
 		queueValues(b, "insert into rrca_similar (workspace_id, rrca_id, similar_id, score) values ", ws, rows)
 		b.Queue("delete from rrca_terms where workspace_id = $1 and rrca_id = $2", ws, id)
@@ -171,6 +171,19 @@ func (s Store) RecomputeSimilar(ctx context.Context, shard *tenant.Shard, ws, id
 		return nil
 	})
 }
+
+// pairsOf is the pairs of analysis $2 of workspace $1 as (other, score,
+// computed_at). A pair is one row, stored by the analysis whose
+// recomputation wrote it last: writing both directions made every
+// recomputation insert twice the rows, the second half scattered over the
+// whole table's index, which at 10,000 analyses (some 560 neighbours each)
+// was most of its cost. Pairs written before, in both directions with one
+// score, are read once; a recomputation of either analysis replaces them.
+const pairsOf = `(select distinct on (other) other, score, computed_at from (
+		select similar_id as other, score, computed_at from rrca_similar where workspace_id = $1 and rrca_id = $2
+		union all
+		select rrca_id, score, computed_at from rrca_similar where workspace_id = $1 and similar_id = $2) p
+	order by other, computed_at desc)`
 
 // valuesChunk is how many rows one INSERT of queueValues carries.
 const valuesChunk = 500
@@ -203,7 +216,11 @@ func queueValues(b *pgx.Batch, insert string, ws uuid.UUID, rows [][]any) {
 
 // neighbours scores the analysis against every other analysis of the
 // workspace that shares one of its terms (the postings of its own terms) and
-// answers those at MinSimilar or more.
+// answers those at MinSimilar or more. Each candidate is scored from the
+// sums over the terms it shares (suggest.Shared) as its postings stream in:
+// at 10,000 analyses a recomputation reads some 18,000 postings of a few
+// thousand candidates, and building each candidate's profile cost more
+// than reading them.
 func neighbours(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, me suggest.Profile) (map[uuid.UUID]float64, error) {
 	terms := me.Terms()
 	if len(terms) == 0 {
@@ -211,41 +228,48 @@ func neighbours(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, me suggest.Pro
 	}
 	// One index lookup a term (the terms as a relation to join): with
 	// t.term = any($2) PostgreSQL read every posting of the workspace and
-	// compared each with the whole array, 43 ms at 1,000 analyses.
-	rows, err := tx.Query(ctx, `select t.rrca_id, t.term, t.symptom, t.mechanism,
+	// compared each with the whole array, 43 ms at 1,000 analyses. The
+	// term comes back as its place in $2.
+	rows, err := tx.Query(ctx, `select t.rrca_id, q.i::int4, t.symptom, t.mechanism,
 			t.symptom_l2, t.symptom_l1, t.mechanism_l2, t.mechanism_l1
-		from unnest($2::text[]) as q(term) join rrca_terms t on t.workspace_id = $1 and t.term = q.term
+		from unnest($2::text[]) with ordinality as q(term, i)
+		join rrca_terms t on t.workspace_id = $1 and t.term = q.term
 		where t.workspace_id = $1 and t.rrca_id <> $3`, ws, terms, id)
 	if err != nil {
 		return nil, err
 	}
-	others := map[uuid.UUID]*suggest.Profile{}
-	for rows.Next() {
-		var other uuid.UUID
-		var term string
-		var sw, mw, sl2, sl1, ml2, ml1 float32
-		if err := rows.Scan(&other, &term, &sw, &mw, &sl2, &sl1, &ml2, &ml1); err != nil {
-			return nil, err
-		}
-		p := others[other]
-		if p == nil {
-			p = &suggest.Profile{Symptom: suggest.Bag{W: map[string]float64{}, L2: float64(sl2), L1: float64(sl1)},
-				Mechanism: suggest.Bag{W: map[string]float64{}, L2: float64(ml2), L1: float64(ml1)}}
-			others[other] = p
-		}
-		if sw > 0 {
-			p.Symptom.W[term] = float64(sw)
-		}
-		if mw > 0 {
-			p.Mechanism.W[term] = float64(mw)
-		}
+	mySymptom, myMechanism := make([]float64, len(terms)), make([]float64, len(terms))
+	for i, t := range terms {
+		mySymptom[i], myMechanism[i] = me.Symptom.W[t], me.Mechanism.W[t]
 	}
-	if err := rows.Err(); err != nil {
+	type candidate struct {
+		shared suggest.Shared
+		norms  suggest.Norms
+	}
+	others := map[uuid.UUID]*candidate{}
+	var other uuid.UUID
+	var i int32
+	var sw, mw, sl2, sl1, ml2, ml1 float32
+	_, err = pgx.ForEachRow(rows, []any{&other, &i, &sw, &mw, &sl2, &sl1, &ml2, &ml1}, func() error {
+		if i < 1 || int(i) > len(terms) {
+			return errors.New("rrca: a posting of a term not asked for")
+		}
+		c := others[other]
+		if c == nil {
+			c = &candidate{norms: suggest.Norms{SymptomL2: float64(sl2), SymptomL1: float64(sl1),
+				MechanismL2: float64(ml2), MechanismL1: float64(ml1)}}
+			others[other] = c
+		}
+		c.shared.Add(mySymptom[i-1], myMechanism[i-1], float64(sw), float64(mw))
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	out := map[uuid.UUID]float64{}
-	for other, p := range others {
-		if score := suggest.Score(me, *p); score >= MinSimilar {
+	mine := me.Norms()
+	for other, c := range others {
+		if score := c.shared.Score(mine, c.norms); score >= MinSimilar {
 			out[other] = score
 		}
 	}
@@ -289,8 +313,8 @@ func (s Store) Similar(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 	out := SimilarList{Items: []SimilarItem{}}
 	err := readAnalysis(ctx, shard, ws, id, func(b *pgx.Batch) {
 		b.Queue(`select a.id, a.title, a.project_id, a.phase, s.score, s.computed_at
-			from rrca_similar s join rrca_analyses a on a.workspace_id = s.workspace_id and a.id = s.similar_id
-			where s.workspace_id = $1 and s.rrca_id = $2 and a.archived_at is null
+			from `+pairsOf+` s join rrca_analyses a on a.workspace_id = $1 and a.id = s.other
+			where a.workspace_id = $1 and a.archived_at is null
 			order by s.score desc, a.id limit $3`, ws, id, limit).Query(func(rows pgx.Rows) error {
 			for rows.Next() {
 				var it SimilarItem

@@ -45,7 +45,7 @@ const (
 
 // Node is one node of an analysis as the dataset writes it.
 type Node struct {
-	Kind string // WHY, ROOT_CAUSE, CONTRIBUTING_FACTOR, ESCAPE_POINT
+	Kind string // WHY, ROOT_CAUSE, CONTRIBUTING_FACTOR, ESCAPE_POINT, EVIDENCE
 	Text string
 }
 
@@ -59,15 +59,16 @@ type Analysis struct {
 	// Mech is the key of the base analysis whose mechanism this one shares
 	// (a base analysis's own key).
 	Mech string
-	// Decoy is, for a hard negative, the base analysis whose symptoms it
-	// copies.
+	// Decoy is, for a hard negative, the base analysis whose title, problem
+	// statement and first WHY it reads like (and whose mechanism its evidence
+	// rules out).
 	Decoy   string
 	Project string
 	Title   string
 	Problem string
 	// Nodes are in the order they are added: WHYs form a chain, each under
 	// the one before; root causes and contributing factors hang under the
-	// last WHY; escape points stand at the top.
+	// last WHY; escape points and evidence stand at the top.
 	Nodes   []Node
 	Actions []string
 }
@@ -93,7 +94,8 @@ type Dataset struct {
 // Load reads the dataset and derives its generated sets: a near-duplicate of
 // each cluster's first base analysis (the same write-up with its numbers
 // changed and its escape point left out), and the early form (title, problem
-// and first WHY only) of each hard negative and paraphrase.
+// and first WHY only: no evidence either) of each hard negative and
+// paraphrase.
 func Load() (Dataset, error) {
 	var ds Dataset
 	names, err := fs.Glob(files, "data/*.rca")
@@ -204,7 +206,7 @@ func early(a Analysis, set, suffix string) Analysis {
 }
 
 var nodeKinds = map[string]string{"why": "WHY", "root": "ROOT_CAUSE", "factor": "CONTRIBUTING_FACTOR",
-	"escape": "ESCAPE_POINT", "cause": "CAUSE"}
+	"escape": "ESCAPE_POINT", "cause": "CAUSE", "evidence": "EVIDENCE"}
 
 // parse reads one file: "cluster ID split=S domain=D" opens a cluster,
 // "analysis KEY set=S project=P [mech=M] [decoy=D]" and "record PROJECT

@@ -48,11 +48,18 @@ type Report struct {
 	Analyses    int           `json:"analyses"`
 	Rankings    []Ranking     `json:"rankings"`
 	Suggestions []Suggestions `json:"suggestions"`
+	// Before are the rankings of the former ranking (Before), when measured.
+	Before []Ranking `json:"before,omitempty"`
 }
 
 // Ranking returns the ranking of split and set.
-func (r Report) Ranking(split, set string) Ranking {
-	for _, x := range r.Rankings {
+func (r Report) Ranking(split, set string) Ranking { return find(r.Rankings, split, set) }
+
+// BeforeRanking returns the former ranking's of split and set.
+func (r Report) BeforeRanking(split, set string) Ranking { return find(r.Before, split, set) }
+
+func find(rs []Ranking, split, set string) Ranking {
+	for _, x := range rs {
 		if x.Split == split && x.Set == set {
 			return x
 		}
@@ -152,22 +159,10 @@ func (w *World) rank(ctx context.Context, rep *Report) error {
 						break
 					}
 				}
-				r.N++
-				if rank == 1 {
-					r.Top1++
-				}
-				if rank >= 1 && rank <= 5 {
-					r.Recall5++
-				}
-				if rank >= 1 {
-					r.MRR += 1 / float64(rank)
-				}
-				if rank != 1 {
-					r.Misses = append(r.Misses, fmt.Sprintf("%s: %s first, twin at %d (0: absent)", q.Key, first, rank))
-				}
+				r.add(q.Key, first, rank)
 			}
 			if r.N > 0 {
-				r.Top1, r.Recall5, r.MRR = r.Top1/float64(r.N), r.Recall5/float64(r.N), r.MRR/float64(r.N)
+				r.finish()
 				rep.Rankings = append(rep.Rankings, r)
 			}
 		}
@@ -367,9 +362,18 @@ func (r Report) Print(out io.Writer, verbose bool) {
 	fmt.Fprintf(out, "root-cause analysis quality: %d analyses in two workspaces (full and early queries)\n\n",
 		r.Analyses)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "similar analyses\tsplit\tqueries\ttop-1\trecall@5\tMRR\t")
+	head := "similar analyses\tsplit\tqueries\ttop-1\trecall@5\tMRR\t"
+	if len(r.Before) > 0 {
+		head += "before: top-1\trecall@5\tMRR\t"
+	}
+	fmt.Fprintln(tw, head)
 	for _, x := range r.Rankings {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t\n", x.Set, x.Split, x.N, x.Top1, x.Recall5, x.MRR)
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%.2f\t%.2f\t%.2f\t", x.Set, x.Split, x.N, x.Top1, x.Recall5, x.MRR)
+		if len(r.Before) > 0 {
+			b := r.BeforeRanking(x.Split, x.Set)
+			fmt.Fprintf(tw, "%.2f\t%.2f\t%.2f\t", b.Top1, b.Recall5, b.MRR)
+		}
+		fmt.Fprintln(tw)
 	}
 	tw.Flush()
 	fmt.Fprintln(out)

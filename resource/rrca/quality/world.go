@@ -167,8 +167,8 @@ func (w *World) project(ctx context.Context, key string) error {
 }
 
 // write creates one analysis: WHYs chained, root causes and contributing
-// factors under the last WHY, escape points at the top, and a corrective
-// action from the first root cause for each action.
+// factors under the last WHY, escape points and evidence at the top, and a
+// corrective action from the first root cause for each action.
 func (w *World) write(ctx context.Context, a Analysis) error {
 	an, err := w.api.Call(ctx, "POST", rrcaBase, map[string]any{"title": a.Title, "problemStatement": a.Problem,
 		"projectId": w.projects[a.Project]})
@@ -184,7 +184,7 @@ func (w *World) write(ctx context.Context, a Analysis) error {
 	for _, n := range a.Nodes {
 		body := map[string]any{"kind": n.Kind, "text": n.Text}
 		parent := lastWhy
-		if n.Kind == "ESCAPE_POINT" {
+		if n.Kind == "ESCAPE_POINT" || n.Kind == "EVIDENCE" {
 			parent = ""
 		}
 		if parent != "" {

@@ -11,8 +11,15 @@ import (
 const (
 	// reach keeps the similar analyses scoring at least this share of the
 	// best one's: the ones a suggestion may draw on and its confidence is
-	// measured against.
-	reach = 0.7
+	// measured against. It is wide on purpose: an early analysis whose
+	// wording matches one analysis and whose first WHY matches another
+	// ranks the wrong one first by up to about twice the right one's score,
+	// and the right one must still count, so that the two disagree and
+	// nothing is said.
+	reach = 0.4
+	// minConfidence is Deterministic.MinConfidence's default: a cause must
+	// carry most of the close analyses' weight, not merely the larger part.
+	minConfidence = 0.7
 	// minTop is the score the best similar analysis needs for any
 	// suggestion: below it nothing is alike enough to learn from.
 	minTop = 0.1
@@ -79,18 +86,20 @@ type cause struct {
 	support  float64
 }
 
-// FiveWhy ranks candidate causes across the similar analyses close to the
-// best one (with none close enough, the workspace's matching risks and
-// tasks stand in): every node that could be the next why (a deeper WHY, a cause, a
-// root cause, a contributing factor), weighted by its analysis's score and
-// its kind, less those restating a node the analysis has or its problem.
+// FiveWhy ranks candidate causes across the similar analyses that have gone
+// further than the asking one and are close to the best of them (with none
+// close enough, the workspace's matching risks and tasks stand in): every
+// node that could be the next why (a deeper WHY, a cause, a root cause, a
+// contributing factor), weighted by its analysis's score and its kind, less
+// those restating a node the analysis has or its problem.
 // Candidates that say the same thing are one cause, supported by every
 // analysis that says it; a cause's confidence is its support's share of the
 // close analyses' scores. Causes under MinConfidence are not suggested: when
 // the close analyses disagree, the engine says nothing rather than guess.
 func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]Why, error) {
 	maxWhys := cmp.Or(d.MaxWhys, 3)
-	minConf := cmp.Or(d.MinConfidence, 0.6)
+	minConf := cmp.Or(d.MinConfidence, minConfidence)
+	reach := cmp.Or(d.Reach, reach)
 	similar := append([]Similar(nil), in.Similar...)
 	sort.SliceStable(similar, func(i, j int) bool { return similar[i].Score > similar[j].Score })
 	deepest := 0
@@ -105,6 +114,7 @@ func (d Deterministic) FiveWhy(_ context.Context, in WhyInput) ([]Why, error) {
 		}
 		own = append(own, termBag(n.Terms))
 	}
+	similar = further(similar, deepest)
 	if len(similar) == 0 || similar[0].Score < minTop {
 		return records(in.Candidates, seen, own, maxWhys), nil
 	}
@@ -203,4 +213,21 @@ func restates(bag Bag, said []Bag, threshold float64) bool {
 		}
 	}
 	return false
+}
+
+// further keeps the similar analyses that have gone further than the asking
+// one: a node that could be its next why. One no further along (another
+// early analysis) cannot tell the next why, and counted among the close
+// analyses it would only dilute every cause's support.
+func further(similar []Similar, deepest int) []Similar {
+	var out []Similar
+	for _, s := range similar {
+		for _, n := range s.Nodes {
+			if kindWeight(n.Kind, n.Depth, deepest) > 0 {
+				out = append(out, s)
+				break
+			}
+		}
+	}
+	return out
 }

@@ -159,9 +159,6 @@ func (p Profile) Empty() bool { return len(p.Symptom.W) == 0 && len(p.Mechanism.
 // as much as two long texts that agree. Symmetric to the last bit: terms are
 // visited in sorted order.
 func Alike(a, b Bag) float64 {
-	if a.L1 == 0 || b.L1 == 0 {
-		return 0
-	}
 	small, large := a.W, b.W
 	if len(large) < len(small) {
 		small, large = large, small
@@ -179,7 +176,16 @@ func Alike(a, b Bag) float64 {
 		dot += x * y
 		overlap += min(x, y)
 	}
-	return (dot/(a.L2*b.L2) + overlap/min(a.L1, b.L1)) / 2
+	return alike(dot, overlap, a.L2, a.L1, b.L2, b.L1)
+}
+
+// alike is Alike of two bags from the sums over their shared terms and
+// their norms.
+func alike(dot, overlap, aL2, aL1, bL2, bL1 float64) float64 {
+	if aL1 == 0 || bL1 == 0 {
+		return 0
+	}
+	return (dot/(aL2*bL2) + overlap/min(aL1, bL1)) / 2
 }
 
 // The weights of Score, tuned on the quality benchmark's tune split
@@ -187,7 +193,13 @@ func Alike(a, b Bag) float64 {
 const (
 	// symptomWeight is what the symptoms weigh when both analyses name their
 	// mechanism fully; the mechanisms weigh the rest.
-	symptomWeight = 0.2
+	symptomWeight = 0.1
+	// symptomEnough is how alike two analyses' symptoms need to be to count
+	// fully: beyond it, the same wording of the problem says no more about
+	// its cause (a hard negative copies another analysis's problem
+	// statement), below it the symptoms still tell an analysis of the same
+	// kind of problem from an unrelated one.
+	symptomEnough = 0.5
 	// fullMechanism is the mechanism weight (the sum of its terms' weights,
 	// the bag's L1 norm) from which a mechanism counts fully: about two WHYs'
 	// worth of distinct terms. Below it the symptoms take over the share the
@@ -198,11 +210,59 @@ const (
 
 // Score is how alike two analyses are, 0 to 1, symmetric: mostly how alike
 // their mechanisms are, and their symptoms for the rest, or more when the
-// poorer of the two mechanisms is still short (an early analysis).
+// poorer of the two mechanisms is still short (an early analysis). Symptoms
+// count up to symptomEnough; mechanism terms that both analyses also use for
+// their symptoms are left out of the mechanisms' comparison (two first WHYs
+// restating one problem share its words, not a cause).
 func Score(a, b Profile) float64 {
-	s := Alike(a.Symptom, b.Symptom)
-	m := Alike(a.Mechanism, b.Mechanism)
-	c := min(1, min(a.Mechanism.L1, b.Mechanism.L1)/fullMechanism)
-	mw := (1 - symptomWeight) * c
-	return (1-mw)*s + mw*m
+	small, large := a, b
+	if len(b.Symptom.W)+len(b.Mechanism.W) < len(a.Symptom.W)+len(a.Mechanism.W) {
+		small, large = b, a
+	}
+	var sh Shared
+	for _, t := range small.Terms() {
+		if large.Symptom.W[t] > 0 || large.Mechanism.W[t] > 0 {
+			sh.Add(a.Symptom.W[t], a.Mechanism.W[t], b.Symptom.W[t], b.Mechanism.W[t])
+		}
+	}
+	return sh.Score(a.Norms(), b.Norms())
+}
+
+// Norms are a profile's bags' norms: with the sums over the terms two
+// profiles share (Shared), all Score needs of them.
+type Norms struct{ SymptomL2, SymptomL1, MechanismL2, MechanismL1 float64 }
+
+// Norms returns the profile's norms.
+func (p Profile) Norms() Norms {
+	return Norms{p.Symptom.L2, p.Symptom.L1, p.Mechanism.L2, p.Mechanism.L1}
+}
+
+// Shared accumulates, term by term, what Score needs of the terms two
+// profiles share, so that a recomputation can score every candidate from
+// the postings it streams without building the candidates' profiles. The
+// sums do not depend on the order the terms come in: the weights are
+// multiples of 1/8 (Weight, echo), so their products and sums are exact.
+type Shared struct{ symDot, symOverlap, mechDot, mechOverlap float64 }
+
+// Add counts one term of both profiles with its weights in each (0 where
+// the term is not one of a part's).
+func (s *Shared) Add(aSymptom, aMechanism, bSymptom, bMechanism float64) {
+	if aSymptom > 0 && bSymptom > 0 {
+		s.symDot += aSymptom * bSymptom
+		s.symOverlap += min(aSymptom, bSymptom)
+		return
+	}
+	if aMechanism > 0 && bMechanism > 0 {
+		s.mechDot += aMechanism * bMechanism
+		s.mechOverlap += min(aMechanism, bMechanism)
+	}
+}
+
+// Score is Score of the two profiles whose shared terms s has counted.
+func (s Shared) Score(a, b Norms) float64 {
+	sym := alike(s.symDot, s.symOverlap, a.SymptomL2, a.SymptomL1, b.SymptomL2, b.SymptomL1)
+	sym = min(sym, symptomEnough) / symptomEnough
+	mech := alike(s.mechDot, s.mechOverlap, a.MechanismL2, a.MechanismL1, b.MechanismL2, b.MechanismL1)
+	c := min(1, min(a.MechanismL1, b.MechanismL1)/fullMechanism)
+	return (1-c)*sym + c*(symptomWeight*sym+(1-symptomWeight)*mech)
 }

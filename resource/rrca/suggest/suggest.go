@@ -115,8 +115,12 @@ type Deterministic struct {
 	// MaxWhys is how many why suggestions a run writes (default 3).
 	MaxWhys int
 	// MinConfidence is the share of the similar analyses' weight a why must
-	// carry to be suggested (default 0.6): below it the engine says nothing.
+	// carry to be suggested (default 0.7): below it the engine says nothing.
 	MinConfidence float64
+	// Reach keeps the similar analyses scoring at least this share of the
+	// best one's (default 0.4): the ones a suggestion may draw on and its
+	// confidence is measured against.
+	Reach float64
 	// MinEvidence is the score a project's best record needs for a
 	// look-across suggestion (default 0.45, tuned on the quality benchmark).
 	MinEvidence float64
