@@ -169,7 +169,8 @@ func (w *SuggestWorker) Work(ctx context.Context, job *river.Job[SuggestArgs]) e
 		err = w.Store.RunLookAcross(ctx, shard, job.Args.WorkspaceID, run, w.Engine)
 	}
 	if err != nil && job.Attempt >= job.MaxAttempts {
-		if ferr := w.Store.FailRun(context.WithoutCancel(ctx), shard, job.Args.WorkspaceID, run.ID, err.Error()); ferr != nil {
+		ferr := w.Store.FailRun(context.WithoutCancel(ctx), shard, job.Args.WorkspaceID, run.ID, err.Error())
+		if ferr != nil {
 			return ferr
 		}
 	}

@@ -3,6 +3,7 @@ package jobs_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -51,7 +52,8 @@ func TestSimilarityJobsOfSimilarAnalysesNeverCollide(t *testing.T) {
 	_, shard, w, store := analysesWorkspace(t)
 	problem := "Hydraulic seal leaks on press line after the nightly cleaning cycle"
 	var ids []uuid.UUID
-	for _, title := range []string{"Seal leak on press 4", "Seal leak on press 7", "Seal leak on press 9", "Seal leak on press 2", "Seal leak on press 5", "Seal leak on press 1"} {
+	for _, press := range []int{4, 7, 9, 2, 5, 1} {
+		title := fmt.Sprintf("Seal leak on press %d", press)
 		a, err := store.Create(ctx, shard, w.ID, rrca.NewAnalysis{Title: title, ProblemStatement: &problem})
 		if err != nil {
 			t.Fatal(err)

@@ -26,13 +26,20 @@ var Tables = []string{"rrca_analyses", "rrca_phase_history", "rrca_nodes", "corr
 // nodes, history and runs go with them by their keys), inside its transaction,
 // and returns their ids (the project store emits rrca.deleted).
 func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(tx.Query(ctx, "delete from rrca_analyses where workspace_id = $1 and project_id = $2 returning id", ws, project))
+	return storekit.IDs(
+		tx.Query(ctx, "delete from rrca_analyses where workspace_id = $1 and project_id = $2 returning id", ws, project),
+	)
 }
 
 // DetachActionItems clears the corrective actions' references to action items
 // about to be deleted: a corrective action outlives its item (an analysis
 // counts it as open), and the foreign key cannot set NULL itself on Citus.
 func DetachActionItems(ctx context.Context, tx pgx.Tx, ws uuid.UUID, items []uuid.UUID) error {
-	_, err := tx.Exec(ctx, "update corrective_actions set action_item_id = null where workspace_id = $1 and action_item_id = any($2)", ws, items)
+	_, err := tx.Exec(
+		ctx,
+		"update corrective_actions set action_item_id = null where workspace_id = $1 and action_item_id = any($2)",
+		ws,
+		items,
+	)
 	return err
 }

@@ -10,7 +10,22 @@ import (
 // from its wire values (storekit.RowJSON): the list page (api.ListRows;
 // TestAnalysisJSONIsView).
 var viewJSON = storekit.NewRowJSON(
-	storekit.ID("id", "id", IDPrefix), storekit.Text("title", "title"), storekit.Text("problem_statement", "problemStatement"),
-	storekit.ID("project_id", "projectId", project.IDPrefix).OrNull(), storekit.ID("source_risk_id", "sourceRiskId", risk.IDPrefix).OrNull(),
-	storekit.Text("phase", "phase"), storekit.Int("node_count", "nodeCount"),
-	storekit.Time("created_at", "createdAt"), storekit.Time("updated_at", "updatedAt"), storekit.Time("archived_at", "archivedAt").OrNull())
+	storekit.ID(
+		"id",
+		"id",
+		IDPrefix,
+	),
+	storekit.Text("title", "title"),
+	storekit.Text("problem_statement", "problemStatement"),
+	storekit.ID("project_id", "projectId", project.IDPrefix).
+		OrNull(),
+	storekit.ID("source_risk_id", "sourceRiskId", risk.IDPrefix).OrNull(),
+	storekit.Text("phase", "phase"),
+	storekit.Int("node_count", "nodeCount"),
+	storekit.Time(
+		"created_at",
+		"createdAt",
+	),
+	storekit.Time("updated_at", "updatedAt"),
+	storekit.Time("archived_at", "archivedAt").OrNull(),
+)

@@ -34,14 +34,22 @@ func (s Store) Nodes(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID,
 
 // AddNode adds a node under parent (which must be a node of the same analysis),
 // queueing a similarity run since the analysis's text changed.
-func (s Store) AddNode(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, kind, text string, parent *uuid.UUID) (Node, error) {
+func (s Store) AddNode(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	kind, text string,
+	parent *uuid.UUID,
+) (Node, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Node, err error) {
 		if _, err := get(ctx, tx, ws, id, true); err != nil {
 			return n, err
 		}
 		if parent != nil {
 			var ok bool
-			if err := tx.QueryRow(ctx, "select exists(select 1 from rrca_nodes where workspace_id = $1 and rrca_id = $2 and id = $3)", ws, id, *parent).Scan(&ok); err != nil {
+			err := tx.QueryRow(ctx, `select exists(select 1 from rrca_nodes
+				where workspace_id = $1 and rrca_id = $2 and id = $3)`, ws, id, *parent).Scan(&ok)
+			if err != nil {
 				return n, err
 			}
 			if !ok {
@@ -75,7 +83,15 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 		if err != nil {
 			return err
 		}
-		target, err := scanNode(tx.QueryRow(ctx, "select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3", ws, id, node))
+		target, err := scanNode(
+			tx.QueryRow(
+				ctx,
+				"select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3",
+				ws,
+				id,
+				node,
+			),
+		)
 		if err != nil {
 			return err
 		}
@@ -91,8 +107,10 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 			return err
 		}
 		var removing, total int
-		if err := tx.QueryRow(ctx, `select count(*) filter (where id = any($3)), count(*) from rrca_nodes
-				where workspace_id = $1 and rrca_id = $2 and kind = 'ROOT_CAUSE'`, ws, id, removed).Scan(&removing, &total); err != nil {
+		err = tx.QueryRow(ctx, `select count(*) filter (where id = any($3)), count(*) from rrca_nodes
+				where workspace_id = $1 and rrca_id = $2 and kind = 'ROOT_CAUSE'`, ws, id, removed).
+			Scan(&removing, &total)
+		if err != nil {
 			return err
 		}
 		if err := CheckNodeDelete(a.Phase, removing, total); err != nil {
@@ -101,7 +119,9 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 		// Corrective actions keep their record when their root cause goes. The
 		// key to rrca_nodes cannot set NULL on Citus, so the references are
 		// cleared here; the analysis's lock keeps the subtree as read.
-		if _, err := tx.Exec(ctx, "update corrective_actions set node_id = null where workspace_id = $1 and node_id = any($2)", ws, removed); err != nil {
+		_, err = tx.Exec(ctx, `update corrective_actions set node_id = null
+			where workspace_id = $1 and node_id = any($2)`, ws, removed)
+		if err != nil {
 			return err
 		}
 		// The foreign key on parent_id cascades: one delete removes the subtree.
@@ -121,7 +141,12 @@ func (s Store) DeleteNode(ctx context.Context, shard *tenant.Shard, ws, id, node
 			ids[i] = pmapi.FormatID(NodeIDPrefix, r)
 		}
 		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.node_deleted",
-			Data: NodeEvent{RRCAID: pmapi.FormatID(IDPrefix, id), NodeID: pmapi.FormatID(NodeIDPrefix, node), Kind: target.Kind, Nodes: ids}})
+			Data: NodeEvent{
+				RRCAID: pmapi.FormatID(IDPrefix, id),
+				NodeID: pmapi.FormatID(NodeIDPrefix, node),
+				Kind:   target.Kind,
+				Nodes:  ids,
+			}})
 	})
 	return removed, err
 }
@@ -132,14 +157,24 @@ func (s Store) AcceptSuggestion(ctx context.Context, shard *tenant.Shard, ws, id
 		if _, err := get(ctx, tx, ws, id, true); err != nil {
 			return n, err
 		}
-		cur, err := scanNode(tx.QueryRow(ctx, "select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3 for update", ws, id, node))
+		cur, err := scanNode(
+			tx.QueryRow(
+				ctx,
+				"select "+nodeColumns+" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.id = $3 for update",
+				ws,
+				id,
+				node,
+			),
+		)
 		if err != nil {
 			return n, err
 		}
 		if cur.Kind != KindWhySuggestion {
 			return n, pmapi.Errorf(pmapi.CodeConflict, "only WHY_SUGGESTION nodes can be accepted; this one is %s", cur.Kind)
 		}
-		if n, err = scanNode(tx.QueryRow(ctx, `update rrca_nodes n set kind = 'WHY' where n.workspace_id = $1 and n.id = $2 returning `+nodeColumns, ws, node)); err != nil {
+		n, err = scanNode(tx.QueryRow(ctx, `update rrca_nodes n set kind = 'WHY'
+			where n.workspace_id = $1 and n.id = $2 returning `+nodeColumns, ws, node))
+		if err != nil {
 			return n, err
 		}
 		// Its text joins the analysis's profile.
@@ -154,7 +189,13 @@ func (s Store) AcceptSuggestion(ctx context.Context, shard *tenant.Shard, ws, id
 // AddCorrective emits a corrective action from a ROOT_CAUSE node: it creates an
 // action item (source CORRECTIVE_ACTION, in the analysis's project) that points
 // back at the analysis and node, and records the link.
-func (s Store) AddCorrective(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, node uuid.UUID, item actionitem.NewItem) (CorrectiveAction, actionitem.Item, error) {
+func (s Store) AddCorrective(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	node uuid.UUID,
+	item actionitem.NewItem,
+) (CorrectiveAction, actionitem.Item, error) {
 	var ca CorrectiveAction
 	var it actionitem.Item
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
@@ -163,26 +204,43 @@ func (s Store) AddCorrective(ctx context.Context, shard *tenant.Shard, ws, id uu
 			return err
 		}
 		var kind string
-		err = tx.QueryRow(ctx, "select kind from rrca_nodes where workspace_id = $1 and rrca_id = $2 and id = $3", ws, id, node).Scan(&kind)
+		err = tx.QueryRow(ctx, `select kind from rrca_nodes
+			where workspace_id = $1 and rrca_id = $2 and id = $3`, ws, id, node).Scan(&kind)
 		if errors.Is(err, pgx.ErrNoRows) || (err == nil && kind != KindRootCause) {
 			return pmapi.Invalid("nodeId", "nodeId must be a ROOT_CAUSE node of this analysis")
 		}
 		if err != nil {
 			return err
 		}
-		item.Source, item.SourceRRCAID, item.SourceNodeID, item.ProjectID = actionitem.SourceCorrectiveAction, &id, &node, a.ProjectID
+		item.Source = actionitem.SourceCorrectiveAction
+		item.SourceRRCAID, item.SourceNodeID, item.ProjectID = &id, &node, a.ProjectID
 		if it, err = s.ActionItems.CreateTx(ctx, tx, shard, ws, item); err != nil {
 			return err
 		}
-		ca = CorrectiveAction{ID: pmapi.NewID(), RRCAID: id, NodeID: &node, ActionItemID: &it.ID, Title: it.Title, ItemStatus: &it.Status}
-		if err := tx.QueryRow(ctx, `insert into corrective_actions (workspace_id, id, rrca_id, node_id, action_item_id, title)
-			values ($1, $2, $3, $4, $5, $6) returning created_at`, ws, ca.ID, id, node, it.ID, it.Title).Scan(&ca.CreatedAt); err != nil {
+		ca = CorrectiveAction{
+			ID:           pmapi.NewID(),
+			RRCAID:       id,
+			NodeID:       &node,
+			ActionItemID: &it.ID,
+			Title:        it.Title,
+			ItemStatus:   &it.Status,
+		}
+		err = tx.QueryRow(ctx, `insert into corrective_actions (workspace_id, id, rrca_id, node_id, action_item_id, title)
+			values ($1, $2, $3, $4, $5, $6) returning created_at`, ws, ca.ID, id, node, it.ID, it.Title).
+			Scan(&ca.CreatedAt)
+		if err != nil {
 			return err
 		}
 		if err := touch(ctx, tx, ws, id); err != nil {
 			return err
 		}
-		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.corrective_action_added", Data: ToCorrectiveView(ca)})
+		return s.Events.Emit(
+			ctx,
+			tx,
+			shard,
+			ws,
+			event.Event{Type: "rrca.corrective_action_added", Data: ToCorrectiveView(ca)},
+		)
 	})
 	return ca, it, err
 }

@@ -106,8 +106,10 @@ func CheckNodeDelete(phase string, removing, total int) error {
 	if removing == 0 || removing < total || slices.Index(Phases, phase) <= slices.Index(Phases, Analyze) {
 		return nil
 	}
-	return pmapi.Errorf(pmapi.CodeGateNotMet, "the analysis is in %s, past ANALYZE: deleting this node would remove its last ROOT_CAUSE; add another ROOT_CAUSE first", phase).
-		With("gate", GateRootCause).With("phase", phase)
+	return pmapi.Errorf(pmapi.CodeGateNotMet, "the analysis is in %s, past ANALYZE: deleting this node "+
+		"would remove its last ROOT_CAUSE; add another ROOT_CAUSE first", phase).
+		With("gate", GateRootCause).
+		With("phase", phase)
 }
 
 // Node kinds.
@@ -123,14 +125,28 @@ const (
 )
 
 // NodeKinds lists every node kind.
-var NodeKinds = []string{KindProblem, KindWhy, KindCause, KindRootCause, KindContributingFactor, KindEscapePoint, KindEvidence, KindWhySuggestion}
+var NodeKinds = []string{
+	KindProblem,
+	KindWhy,
+	KindCause,
+	KindRootCause,
+	KindContributingFactor,
+	KindEscapePoint,
+	KindEvidence,
+	KindWhySuggestion,
+}
 
 // ValidNewNode checks a node a caller creates: WHY_SUGGESTION nodes come only
 // from the 5-why suggestion job.
 func ValidNewNode(kind, text string) (string, error) { return nodeEntry.Check(kind, text) }
 
-var nodeEntry = validate.Entry{ServerKind: KindWhySuggestion, ServerWhy: "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY",
-	Kinds: NodeKinds[:7], TextField: "text", MaxText: 5000}
+var nodeEntry = validate.Entry{
+	ServerKind: KindWhySuggestion,
+	ServerWhy:  "WHY_SUGGESTION nodes are written by 5-why suggest; accept one to make it a WHY",
+	Kinds:      NodeKinds[:7],
+	TextField:  "text",
+	MaxText:    5000,
+}
 
 // ValidTitle trims and checks an analysis title.
 func ValidTitle(s string) (string, error) { return validate.Title(s, 300) }

@@ -18,7 +18,9 @@ func TestPhasesOnlyMoveForwardPastTheirGates(t *testing.T) {
 			if to == Phases[i+1] {
 				continue
 			}
-			if _, err := CheckAdvance(from, to, Facts{RootCauses: 1, CorrectiveActions: 1}); pmapi.ErrorCode(err) != pmapi.CodeInvalidTransition {
+			if _, err := CheckAdvance(from, to, Facts{RootCauses: 1, CorrectiveActions: 1}); pmapi.ErrorCode(
+				err,
+			) != pmapi.CodeInvalidTransition {
 				t.Errorf("%s -> %s allowed: %v", from, to, err)
 			}
 		}

@@ -74,9 +74,17 @@ func ToRunView(r Run, nodes []Node) RunView {
 	if whys == nil {
 		whys = []WhyView{}
 	}
-	return RunView{ID: pmapi.FormatID(RunIDPrefix, r.ID), RRCAID: pmapi.FormatID(IDPrefix, r.RRCAID), Kind: r.Kind, Status: r.Status,
-		Error: r.Error, CreatedAt: r.CreatedAt, CompletedAt: r.CompletedAt, Nodes: api.Views(nodes, ToNodeView),
-		Suggestions: whys}
+	return RunView{
+		ID:          pmapi.FormatID(RunIDPrefix, r.ID),
+		RRCAID:      pmapi.FormatID(IDPrefix, r.RRCAID),
+		Kind:        r.Kind,
+		Status:      r.Status,
+		Error:       r.Error,
+		CreatedAt:   r.CreatedAt,
+		CompletedAt: r.CompletedAt,
+		Nodes:       api.Views(nodes, ToNodeView),
+		Suggestions: whys,
+	}
 }
 
 // toNewRunView converts a run just queued: it has written nothing yet.
@@ -100,8 +108,10 @@ func (s Store) CreateRun(ctx context.Context, shard *tenant.Shard, ws, id uuid.U
 		if _, err := get(ctx, tx, ws, id, false); err != nil {
 			return r, err
 		}
-		r, err = scanRun(tx.QueryRow(ctx, `insert into rrca_suggestion_runs (workspace_id, id, rrca_id, kind) values ($1, $2, $3, $4)
-			returning `+runColumns, ws, pmapi.NewID(), id, kind))
+		r, err = scanRun(
+			tx.QueryRow(ctx, `insert into rrca_suggestion_runs (workspace_id, id, rrca_id, kind) values ($1, $2, $3, $4)
+			returning `+runColumns, ws, pmapi.NewID(), id, kind),
+		)
 		if err != nil {
 			return r, err
 		}
@@ -115,7 +125,8 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 	var nodes []Node
 	var runErr error
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		b.Queue("select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and rrca_id = $2 and id = $3", ws, id, runID).
+		b.Queue("select "+runColumns+" from rrca_suggestion_runs"+
+			" where workspace_id = $1 and rrca_id = $2 and id = $3", ws, id, runID).
 			QueryRow(func(row pgx.Row) error {
 				r, runErr = scanRun(row)
 				if pmapi.ErrorCode(runErr) == pmapi.CodeNotFound {
@@ -123,8 +134,8 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 				}
 				return runErr
 			})
-		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+
-			" from rrca_nodes n where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID)
+		storekit.QueueRows(b, &nodes, scanNode, "select "+nodeColumns+" from rrca_nodes n"+
+			" where n.workspace_id = $1 and n.rrca_id = $2 and n.suggestion_run_id = $3 order by n.id", ws, id, runID)
 	})
 	if err == nil {
 		err = runErr
@@ -134,7 +145,15 @@ func (s Store) GetRun(ctx context.Context, shard *tenant.Shard, ws, id, runID uu
 
 // RunInfo is what a worker needs to know about a run.
 func (s Store) RunInfo(ctx context.Context, shard *tenant.Shard, ws, runID uuid.UUID) (Run, error) {
-	return storekit.Get(ctx, shard, ws, scanRun, "select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2", ws, runID)
+	return storekit.Get(
+		ctx,
+		shard,
+		ws,
+		scanRun,
+		"select "+runColumns+" from rrca_suggestion_runs where workspace_id = $1 and id = $2",
+		ws,
+		runID,
+	)
 }
 
 // FailRun marks a run FAILED with the reason.
@@ -152,7 +171,13 @@ func (s Store) FailRun(ctx context.Context, shard *tenant.Shard, ws, runID uuid.
 // tasks that match the problem; asks the engine; and writes each pick as a
 // WHY_SUGGESTION node under the deepest WHY, keeping the picks' confidence
 // and evidence on the run.
-func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
+func (s Store) RunFiveWhy(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	run Run,
+	engine suggest.Engine,
+) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		in := suggest.WhyInput{Problem: a.Title + ". " + a.ProblemStatement}
 		if err := tx.QueryRow(ctx, `select
@@ -199,9 +224,11 @@ func (s Store) RunFiveWhy(ctx context.Context, shard *tenant.Shard, ws uuid.UUID
 		whys := make([]WhyView, 0, len(picks))
 		for _, p := range picks {
 			id := pmapi.NewID()
-			if _, err := tx.Exec(ctx, `insert into rrca_nodes (workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
+			_, err := tx.Exec(ctx, `insert into rrca_nodes
+				(workspace_id, id, rrca_id, parent_id, kind, text, suggestion_run_id)
 				values ($1, $2, $3, $4, 'WHY_SUGGESTION', $5, $6)`,
-				ws, id, a.ID, parent, clip(p.Text, 5000), run.ID); err != nil {
+				ws, id, a.ID, parent, clip(p.Text, 5000), run.ID)
+			if err != nil {
 				return err
 			}
 			whys = append(whys, WhyView{NodeID: pmapi.FormatID(NodeIDPrefix, id), Text: clip(p.Text, 5000),
@@ -328,7 +355,13 @@ func (s Sources) formatEvidence(in []suggest.Candidate) []suggest.Candidate {
 // work works a run in one transaction: do reads the analysis's input, asks
 // the engine and writes its answer; the run is then READY and
 // rrca.suggestions_ready emitted, or, when do fails, nothing is written.
-func (s Store) work(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, do func(pgx.Tx, Analysis) error) error {
+func (s Store) work(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	run Run,
+	do func(pgx.Tx, Analysis) error,
+) error {
 	if err := s.Sources.check(); err != nil {
 		return err
 	}
@@ -340,11 +373,17 @@ func (s Store) work(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run 
 		if err := do(tx, a); err != nil {
 			return err
 		}
-		if _, err := tx.Exec(ctx, `update rrca_suggestion_runs set status = 'READY', completed_at = now() where workspace_id = $1 and id = $2`, ws, run.ID); err != nil {
+		_, err = tx.Exec(ctx, `update rrca_suggestion_runs set status = 'READY', completed_at = now()
+			where workspace_id = $1 and id = $2`, ws, run.ID)
+		if err != nil {
 			return err
 		}
 		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.suggestions_ready",
-			Data: RunEvent{RRCAID: pmapi.FormatID(IDPrefix, run.RRCAID), RunID: pmapi.FormatID(RunIDPrefix, run.ID), Kind: run.Kind}})
+			Data: RunEvent{
+				RRCAID: pmapi.FormatID(IDPrefix, run.RRCAID),
+				RunID:  pmapi.FormatID(RunIDPrefix, run.ID),
+				Kind:   run.Kind,
+			}})
 	})
 }
 
@@ -378,7 +417,13 @@ func clip(s string, n int) string {
 // analyses there (those sharing a mechanism term, read from the workspace's
 // postings); the engine turns the matches into one suggestion per target
 // project, carrying the corrective actions to adapt.
-func (s Store) RunLookAcross(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, run Run, engine suggest.Engine) error {
+func (s Store) RunLookAcross(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	run Run,
+	engine suggest.Engine,
+) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.LookAcrossInput
 		if err := tx.QueryRow(ctx, `select
@@ -530,22 +575,53 @@ type SuggestionList api.PageOf[SuggestionView]
 // id order): its id.
 func suggestionKey(v SuggestionView) string { return v.ID }
 
-const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, reason, decided_at, created_at"
+const suggestionColumns = "id, rrca_id, run_id, target_project_id, mechanism, evidence, actions, score, status, " +
+	"reason, decided_at, created_at"
 
 func scanSuggestion(row pgx.Row) (SuggestionView, uuid.UUID, error) {
 	var v SuggestionView
 	var id, rid, run, target uuid.UUID
 	var evidence, actions []byte
-	err := row.Scan(&id, &rid, &run, &target, &v.Mechanism, &evidence, &actions, &v.Score, &v.Status, &v.Reason, &v.DecidedAt, &v.CreatedAt)
+	err := row.Scan(
+		&id,
+		&rid,
+		&run,
+		&target,
+		&v.Mechanism,
+		&evidence,
+		&actions,
+		&v.Score,
+		&v.Status,
+		&v.Reason,
+		&v.DecidedAt,
+		&v.CreatedAt,
+	)
 	if err := storekit.Found(err, "suggestion"); err != nil {
 		return v, target, err
 	}
-	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(SuggestionIDPrefix, id), pmapi.FormatID(IDPrefix, rid), pmapi.FormatID(RunIDPrefix, run), pmapi.FormatID(project.IDPrefix, target)
+	v.ID, v.RRCAID, v.RunID, v.TargetProjectID = pmapi.FormatID(
+		SuggestionIDPrefix,
+		id,
+	), pmapi.FormatID(
+		IDPrefix,
+		rid,
+	), pmapi.FormatID(
+		RunIDPrefix,
+		run,
+	), pmapi.FormatID(
+		project.IDPrefix,
+		target,
+	)
 	if err := json.Unmarshal(evidence, &v.Evidence); err != nil {
 		return v, target, err
 	}
 	return v, target, json.Unmarshal(actions, &v.Actions)
 }
+
+// lockSuggestionSQL reads a suggestion and locks it: applying and rejecting are
+// final, so the second of two concurrent decisions must see the first.
+const lockSuggestionSQL = "select " + suggestionColumns + " from look_across_suggestions" +
+	" where workspace_id = $1 and rrca_id = $2 and id = $3 for update"
 
 // Suggestions lists an analysis's look-across suggestions.
 func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) ([]SuggestionView, error) {
@@ -554,7 +630,8 @@ func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid
 		storekit.QueueRows(b, &out, func(row pgx.Row) (SuggestionView, error) {
 			v, _, err := scanSuggestion(row)
 			return v, err
-		}, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id)
+		}, "select "+suggestionColumns+" from look_across_suggestions"+
+			" where workspace_id = $1 and rrca_id = $2 order by score desc, id", ws, id)
 	})
 	return out, err
 }
@@ -562,12 +639,18 @@ func (s Store) Suggestions(ctx context.Context, shard *tenant.Shard, ws, id uuid
 // Apply accepts a suggestion: one action item per action (source LOOK_ACROSS)
 // in the target project, with the owner hint and due date given. Final: a
 // decided suggestion is CONFLICT.
-func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, ownerHint *string, due *time.Time) (SuggestionView, []actionitem.Item, error) {
+func (s Store) Apply(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id, sugID uuid.UUID,
+	ownerHint *string,
+	due *time.Time,
+) (SuggestionView, []actionitem.Item, error) {
 	var v SuggestionView
 	var items []actionitem.Item
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		items = nil
-		cur, target, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
+		cur, target, err := scanSuggestion(tx.QueryRow(ctx, lockSuggestionSQL, ws, id, sugID))
 		if err != nil {
 			return err
 		}
@@ -589,8 +672,10 @@ func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uui
 			}
 			items = append(items, it)
 		}
-		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'APPLIED', decided_at = now()
-			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID)); err != nil {
+		v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions
+			set status = 'APPLIED', decided_at = now()
+			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID))
+		if err != nil {
 			return err
 		}
 		return s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_applied", Data: v})
@@ -599,17 +684,24 @@ func (s Store) Apply(ctx context.Context, shard *tenant.Shard, ws, id, sugID uui
 }
 
 // Reject records why a suggestion was turned down. Final, like Apply.
-func (s Store) Reject(ctx context.Context, shard *tenant.Shard, ws, id, sugID uuid.UUID, reason string) (SuggestionView, error) {
+func (s Store) Reject(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id, sugID uuid.UUID,
+	reason string,
+) (SuggestionView, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (v SuggestionView, err error) {
-		cur, _, err := scanSuggestion(tx.QueryRow(ctx, "select "+suggestionColumns+" from look_across_suggestions where workspace_id = $1 and rrca_id = $2 and id = $3 for update", ws, id, sugID))
+		cur, _, err := scanSuggestion(tx.QueryRow(ctx, lockSuggestionSQL, ws, id, sugID))
 		if err != nil {
 			return v, err
 		}
 		if cur.Status != "PROPOSED" {
 			return v, pmapi.Errorf(pmapi.CodeConflict, "the suggestion is already %s", cur.Status)
 		}
-		if v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions set status = 'REJECTED', reason = $3, decided_at = now()
-			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID, reason)); err != nil {
+		v, _, err = scanSuggestion(tx.QueryRow(ctx, `update look_across_suggestions
+			set status = 'REJECTED', reason = $3, decided_at = now()
+			where workspace_id = $1 and id = $2 returning `+suggestionColumns, ws, sugID, reason))
+		if err != nil {
 			return v, err
 		}
 		return v, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "rrca.look_across_rejected", Data: v})
@@ -626,7 +718,11 @@ func EventTypes() []event.Type {
 		{Name: "rrca.restored", Description: "An archived analysis is restored", Payload: View{}},
 		{Name: "rrca.node_added", Description: "A node is added (or a suggestion accepted)", Payload: NodeEvent{}},
 		{Name: "rrca.node_deleted", Description: "A node and its subtree are deleted", Payload: NodeEvent{}},
-		{Name: "rrca.corrective_action_added", Description: "A corrective action is emitted (with its action item)", Payload: CorrectiveActionView{}},
+		{
+			Name:        "rrca.corrective_action_added",
+			Description: "A corrective action is emitted (with its action item)",
+			Payload:     CorrectiveActionView{},
+		},
 		{Name: "rrca.suggestions_ready", Description: "A 5-why or look-across run finished", Payload: RunEvent{}},
 		{Name: "rrca.look_across_applied", Description: "A look-across suggestion is applied", Payload: SuggestionView{}},
 		{Name: "rrca.look_across_rejected", Description: "A look-across suggestion is rejected", Payload: SuggestionView{}},

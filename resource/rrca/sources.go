@@ -27,7 +27,9 @@ type Sources struct {
 
 // errNoSources is a Store built without its Sources: its statements would
 // name no table, so it refuses before reading.
-var errNoSources = errors.New("rrca: Store.Sources names no project or action item source (resource/registry.RRCASources)")
+var errNoSources = errors.New(
+	"rrca: Store.Sources names no project or action item source (resource/registry.RRCASources)",
+)
 
 func (s Sources) check() error {
 	if s.Projects.Table == "" || s.ActionItems.Table == "" {
@@ -60,8 +62,11 @@ func (s Sources) prefix(typ string) string {
 func (s Sources) candidates(own string) string {
 	parts := make([]string, 0, len(s.Candidates)+1)
 	for _, c := range s.Candidates {
-		parts = append(parts, "select '"+c.Type+"'::text as type, r.id, "+c.ProjectID+" as project_id, "+c.Title+" as title, ("+
-			c.Title+") || ' ' || ("+c.Body+") as doc from "+c.From()+" "+c.Live)
+		parts = append(
+			parts,
+			"select '"+c.Type+"'::text as type, r.id, "+c.ProjectID+" as project_id, "+c.Title+" as title, ("+
+				c.Title+") || ' ' || ("+c.Body+") as doc from "+c.From()+" "+c.Live,
+		)
 	}
 	if own != "" {
 		parts = append(parts, own)

@@ -59,11 +59,22 @@ type world struct {
 func newWorld(t *testing.T, name string) world {
 	f := storetest.New(t, name)
 	items := actionitem.Store{Events: event.Discard{}}
-	return world{t: t, f: f, store: rrca.Store{Events: event.Discard{}, Jobs: noJobs{}, ActionItems: items, Sources: registry.RRCASources()}}
+	return world{
+		t:     t,
+		f:     f,
+		store: rrca.Store{Events: event.Discard{}, Jobs: noJobs{}, ActionItems: items, Sources: registry.RRCASources()},
+	}
 }
 
 func (w world) project(name string) uuid.UUID {
-	p, err := project.Store{Events: event.Discard{}}.Create(context.Background(), w.f.Shard, w.f.WS, project.NewProject{Settings: project.Settings{Name: name, RAGStatus: project.Green}})
+	p, err := project.Store{
+		Events: event.Discard{},
+	}.Create(
+		context.Background(),
+		w.f.Shard,
+		w.f.WS,
+		project.NewProject{Settings: project.Settings{Name: name, RAGStatus: project.Green}},
+	)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -71,7 +82,14 @@ func (w world) project(name string) uuid.UUID {
 }
 
 func (w world) task(p uuid.UUID, title string) uuid.UUID {
-	it, err := task.Store{Events: event.Discard{}}.Create(context.Background(), w.f.Shard, w.f.WS, task.NewTask{ProjectID: p, Title: title, Priority: 3})
+	it, err := task.Store{
+		Events: event.Discard{},
+	}.Create(
+		context.Background(),
+		w.f.Shard,
+		w.f.WS,
+		task.NewTask{ProjectID: p, Title: title, Priority: 3},
+	)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -79,7 +97,14 @@ func (w world) task(p uuid.UUID, title string) uuid.UUID {
 }
 
 func (w world) risk(p uuid.UUID, title string) uuid.UUID {
-	r, err := risk.Store{Events: event.Discard{}}.Create(context.Background(), w.f.Shard, w.f.WS, risk.NewRisk{ProjectID: p, Title: title, Severity: "HIGH"})
+	r, err := risk.Store{
+		Events: event.Discard{},
+	}.Create(
+		context.Background(),
+		w.f.Shard,
+		w.f.WS,
+		risk.NewRisk{ProjectID: p, Title: title, Severity: "HIGH"},
+	)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -87,7 +112,12 @@ func (w world) risk(p uuid.UUID, title string) uuid.UUID {
 }
 
 func (w world) analysis(p uuid.UUID, title string) uuid.UUID {
-	a, err := w.store.Create(context.Background(), w.f.Shard, w.f.WS, rrca.NewAnalysis{Title: title, ProblemStatement: &title, ProjectID: &p})
+	a, err := w.store.Create(
+		context.Background(),
+		w.f.Shard,
+		w.f.WS,
+		rrca.NewAnalysis{Title: title, ProblemStatement: &title, ProjectID: &p},
+	)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -146,7 +176,10 @@ func TestFiveWhyCandidatesAreTheSourcesLiveRows(t *testing.T) {
 		got[c.ID] = c
 	}
 	want := map[string]suggest.Candidate{
-		pmapi.FormatID(task.IDPrefix, tsk): {Type: "task", Title: "Replace the clogged suction strainer of the feed water pump"},
+		pmapi.FormatID(task.IDPrefix, tsk): {
+			Type:  "task",
+			Title: "Replace the clogged suction strainer of the feed water pump",
+		},
 		pmapi.FormatID(risk.IDPrefix, rsk): {Type: "risk", Title: "Feed water pump suction strainer clogs with scale"},
 	}
 	for id, c := range want {
@@ -187,13 +220,22 @@ func TestLookAcrossReadsProjectsAndItemsThroughTheirSources(t *testing.T) {
 	}
 	a := w.analysis(home, "Press cylinder leak")
 	root := w.node(a, rrca.KindRootCause, "No torque check of the gland nut on hydraulic cylinders")
-	ca, item, err := w.store.AddCorrective(ctx, w.f.Shard, w.f.WS, a, root, actionitem.NewItem{Title: "Add a torque check"})
+	ca, item, err := w.store.AddCorrective(
+		ctx,
+		w.f.Shard,
+		w.f.WS,
+		a,
+		root,
+		actionitem.NewItem{Title: "Add a torque check"},
+	)
 	if err != nil {
 		t.Fatal(err)
 	}
 	renamed, started := "Add a gland nut torque check to the assembly checklist", actionitem.InProgress
 	if err := w.f.Shard.Tx(ctx, w.f.WS, func(tx pgx.Tx) error {
-		_, err := actionitem.Store{Events: event.Discard{}}.UpdateTx(ctx, tx, w.f.Shard, w.f.WS, item.ID, actionitem.Fields{Title: &renamed, Status: &started}, "test")
+		items := actionitem.Store{Events: event.Discard{}}
+		change := actionitem.Fields{Title: &renamed, Status: &started}
+		_, err := items.UpdateTx(ctx, tx, w.f.Shard, w.f.WS, item.ID, change, "test")
 		return err
 	}); err != nil {
 		t.Fatal(err)
@@ -211,7 +253,11 @@ func TestLookAcrossReadsProjectsAndItemsThroughTheirSources(t *testing.T) {
 		ids = append(ids, c.Type+" "+c.ID)
 	}
 	slices.Sort(ids)
-	want := []string{"risk " + pmapi.FormatID(risk.IDPrefix, rsk), "rrca " + pmapi.FormatID(rrca.IDPrefix, twin), "task " + pmapi.FormatID(task.IDPrefix, tsk)}
+	want := []string{
+		"risk " + pmapi.FormatID(risk.IDPrefix, rsk),
+		"rrca " + pmapi.FormatID(rrca.IDPrefix, twin),
+		"task " + pmapi.FormatID(task.IDPrefix, tsk),
+	}
 	if !slices.Equal(ids, want) {
 		t.Errorf("Line 7's rows %v, want %v", ids, want)
 	}
@@ -237,7 +283,8 @@ func TestAStoreWithoutSourcesRefuses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.store.RunFiveWhy(ctx, w.f.Shard, w.f.WS, run, &heard{}); err == nil || !strings.Contains(err.Error(), "Sources") {
+	if err := w.store.RunFiveWhy(ctx, w.f.Shard, w.f.WS, run, &heard{}); err == nil ||
+		!strings.Contains(err.Error(), "Sources") {
 		t.Errorf("5-why without sources: %v", err)
 	}
 	if _, err := w.store.Detail(ctx, w.f.Shard, w.f.WS, a); err == nil || !strings.Contains(err.Error(), "Sources") {

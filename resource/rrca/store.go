@@ -110,8 +110,10 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 			}
 		}
 		id := pmapi.NewID()
-		if _, err := tx.Exec(ctx, `insert into rrca_analyses (workspace_id, id, title, problem_statement, project_id, source_risk_id)
-			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID); err != nil {
+		_, err = tx.Exec(ctx, `insert into rrca_analyses
+			(workspace_id, id, title, problem_statement, project_id, source_risk_id)
+			values ($1, $2, $3, $4, $5, $6)`, ws, id, in.Title, problem, in.ProjectID, in.SourceRiskID)
+		if err != nil {
 			return a, err
 		}
 		return s.written(ctx, tx, shard, ws, id, "rrca.created")
@@ -120,7 +122,13 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 
 // written ends a create or an edit of the analysis's text: it records the
 // change for the similarity job (changed), rereads the row and emits typ.
-func (s Store) written(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, typ string) (Analysis, error) {
+func (s Store) written(
+	ctx context.Context,
+	tx pgx.Tx,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	typ string,
+) (Analysis, error) {
 	if err := s.changed(ctx, tx, shard, ws, id); err != nil {
 		return Analysis{}, err
 	}
@@ -132,7 +140,12 @@ func (s Store) written(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, 
 }
 
 // Update edits the title or problem statement, queueing a similarity run.
-func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, title, problem *string) (Analysis, error) {
+func (s Store) Update(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	title, problem *string,
+) (Analysis, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
@@ -163,12 +176,20 @@ func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		return f, err
 	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
-		storekit.QueueRow(b, &f.Analysis, scan, "select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2", ws, id)
+		storekit.QueueRow(
+			b,
+			&f.Analysis,
+			scan,
+			"select "+columns+" from rrca_analyses a where a.workspace_id = $1 and a.id = $2",
+			ws,
+			id,
+		)
 		s.Sources.queueCorrective(b, ws, id, &f.Correctives)
 		storekit.QueueRows(b, &f.History, func(row pgx.Row) (p PhaseChange, err error) {
 			err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
 			return p, err
-		}, `select from_phase, to_phase, actor, at from rrca_phase_history where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
+		}, `select from_phase, to_phase, actor, at from rrca_phase_history
+			where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
 	})
 	return f, err
 }
@@ -187,7 +208,15 @@ func (s Sources) queueCorrective(b *pgx.Batch, ws, id uuid.UUID, out *[]Correcti
 // readAnalysis reads what queue asks about analysis id in one round trip; an
 // analysis the workspace does not have is not found.
 func readAnalysis(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, queue func(b *pgx.Batch)) error {
-	return storekit.ReadUnder(ctx, shard, ws, "analysis", "select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)", id, queue)
+	return storekit.ReadUnder(
+		ctx,
+		shard,
+		ws,
+		"analysis",
+		"select exists(select 1 from rrca_analyses where workspace_id = $1 and id = $2)",
+		id,
+		queue,
+	)
 }
 
 // Filter selects analyses for a list.
@@ -208,7 +237,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("source_risk_id", f.SourceRiskID)
 	w.Live(f.IncludeArchived)
 	w.Before(f.Before)
-	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(f.Limit)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(
+		f.Limit,
+	)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 
@@ -238,7 +269,9 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 		if err != nil {
 			return a, err
 		}
-		if _, err := tx.Exec(ctx, `update rrca_analyses set phase = $3, updated_at = now() where workspace_id = $1 and id = $2`, ws, id, next); err != nil {
+		_, err = tx.Exec(ctx, `update rrca_analyses set phase = $3, updated_at = now()
+			where workspace_id = $1 and id = $2`, ws, id, next)
+		if err != nil {
 			return a, err
 		}
 		if _, err := tx.Exec(ctx, `insert into rrca_phase_history (workspace_id, id, rrca_id, from_phase, to_phase, actor)
@@ -268,7 +301,12 @@ func formatOpen(raw []string) []string {
 // SetArchived archives or restores; repeating it changes and emits nothing.
 // An archived analysis has no neighbours and is no one's: the change goes to
 // the similarity job.
-func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Analysis, error) {
+func (s Store) SetArchived(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws, id uuid.UUID,
+	archived bool,
+) (Analysis, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (Analysis, error) {
 		before, err := get(ctx, tx, ws, id, true)
 		if err != nil {
