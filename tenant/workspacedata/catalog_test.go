@@ -24,6 +24,15 @@ func TestCatalogHasEveryTable(t *testing.T) {
 	if got, want := slices.Sorted(slices.Values(catalog.Names())), rowTables(t); !slices.Equal(got, want) {
 		t.Errorf("catalog %v\nwant %v", got, want)
 	}
+	// Every table of pmapi's has a class; a Citus shard, which pmapi's
+	// connections must not see as a table, has none.
+	for _, name := range catalog.Names() {
+		var classed bool
+		if err := testdb.AppPool(t).QueryRow(ctx, "select exists (select 1 from schema_table_classes where table_name = $1)",
+			name).Scan(&classed); err != nil || !classed {
+			t.Errorf("%s has no table class (%v): not one of pmapi's tables", name, err)
+		}
+	}
 	tenant := slices.Sorted(slices.Values(catalog.Tenant().Names()))
 	if want := slices.Sorted(slices.Values(testdb.TenantTables(t))); !slices.Equal(tenant, want) {
 		t.Errorf("tenant tables %v\nwant %v", tenant, want)
