@@ -30,8 +30,10 @@ type EraseWorker struct {
 }
 
 // Timeout gives a large workspace room: the client's default is the webhook
-// jobs' short one. A run cut off resumes after its last table on its retry.
-func (w *EraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return 30 * time.Minute }
+// jobs' short one. It is also how long River's rescuer leaves the job of a
+// killed worker alone, so it is not longer: a run cut off keeps every batch
+// it committed, and its retry resumes after its last table.
+func (w *EraseWorker) Timeout(*river.Job[EraseArgs]) time.Duration { return 10 * time.Minute }
 
 // Work runs the erasure; while another job of the workspace still runs, it
 // waits for it by snoozing, which costs no attempt.
