@@ -249,7 +249,7 @@ func riverPools(shard *tenant.Shard) []*pgxpool.Pool {
 func deleteJobs(ctx context.Context, shard *tenant.Shard, id uuid.UUID) error {
 	for _, p := range riverPools(shard) {
 		if _, err := p.Exec(ctx, deleteJobsSQL, id.String(), EraseArgs{}.Kind()); err != nil {
-			return fmt.Errorf("River jobs: %w", err)
+			return fmt.Errorf("the workspace's River jobs: %w", err)
 		}
 	}
 	return nil
@@ -261,7 +261,7 @@ func countJobs(ctx context.Context, shard *tenant.Shard, id uuid.UUID) (int, err
 	for _, p := range riverPools(shard) {
 		var n int
 		if err := p.QueryRow(ctx, countJobsSQL, id.String(), EraseArgs{}.Kind()).Scan(&n); err != nil {
-			return 0, fmt.Errorf("River jobs: %w", err)
+			return 0, fmt.Errorf("the workspace's River jobs: %w", err)
 		}
 		total += n
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
@@ -147,4 +148,39 @@ func TestEraseJob(t *testing.T) {
 	if n := jobsOf(t, tn.WorkspaceID); n != 0 {
 		t.Errorf("%d River jobs of the erased workspace left", n)
 	}
+}
+
+// TestEraseSweepsRowsWrittenBehind: a row written after its table was emptied
+// (by a request already under way when the credentials went) is found by the
+// last look and deleted before the workspace is.
+func TestEraseSweepsRowsWrittenBehind(t *testing.T) {
+	t.Parallel()
+	env, hook := newEnv(t)
+	tn := env.NewTenant(t)
+	fill(t, env, tn, hook)
+	id := uuidOf(t, tn.WorkspaceID)
+	erase(t, env, tn.WorkspaceID)
+	ctx := context.Background()
+	all := len(testdb.TenantTables(t))
+	if err := workspacedata.EraseStoppingAfter(ctx, env.Directory, id, all); !errors.Is(err, workspacedata.ErrStopped) {
+		t.Fatalf("stopped run: %v", err)
+	}
+	err := testdb.InWorkspace(t, testdb.AppPool(t), tn.WorkspaceID, func(tx pgx.Tx) error {
+		_, err := tx.Exec(ctx, "insert into projects (workspace_id, id, name) values ($1, $2, 'late')",
+			id, uuid.Must(uuid.NewV7()))
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := counts(t, tn.WorkspaceID); left["projects"] != 1 {
+		t.Fatalf("before the last run: %v", left)
+	}
+	if err := workspacedata.Erase(ctx, env.Directory, id); err != nil {
+		t.Fatal(err)
+	}
+	if left := counts(t, tn.WorkspaceID); len(left) != 0 {
+		t.Errorf("rows left: %v", left)
+	}
+	apitest.WantError(t, getWorkspace(t, env, tn.WorkspaceID), 404, "NOT_FOUND")
 }
