@@ -249,8 +249,6 @@ func onWorkspace(c *fiber.Ctx, do func(ctx context.Context, id uuid.UUID) (tenan
 	return respond(c, http.StatusOK, workspaceView(w))
 }
 
-func (s *Server) adminGetWorkspace(c *fiber.Ctx) error { return s.adminGetWorkspaceErasure(c) }
-
 func (s *Server) adminSetStatus(status string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {

@@ -91,9 +91,9 @@ func (s *Server) adminLifecycleOperations() []Operation {
 	}
 }
 
-// adminGetWorkspaceErasure is GET /admin/v1/workspaces/{id}: the workspace
-// with its erasure, when one is under way.
-func (s *Server) adminGetWorkspaceErasure(c *fiber.Ctx) error {
+// adminGetWorkspace is GET /admin/v1/workspaces/{id}: the workspace with its
+// erasure, when one is under way.
+func (s *Server) adminGetWorkspace(c *fiber.Ctx) error {
 	w, err := s.pathWorkspace(c)
 	if err != nil {
 		return err

@@ -111,6 +111,8 @@ func TestExportAnswers(t *testing.T) {
 		r := env.Do(t, apitest.Request{Method: "GET", Path: path, Header: env.Admin()})
 		apitest.WantError(t, r, want, "NOT_FOUND")
 	}
+	apitest.WantError(t, env.Do(t, apitest.Request{Method: "DELETE", Path: "/admin/v1/workspaces/not-a-uuid",
+		Header: env.Admin()}), 404, "NOT_FOUND")
 	r := env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + env.NewTenant(t).WorkspaceID +
 		"/export"})
 	if r.Status != 401 {
