@@ -75,14 +75,14 @@ func (r eraser) run(ctx context.Context, id uuid.UUID) error {
 	if e.TablesTotal != len(tables) {
 		done = 0 // the schema changed since the last run: start over
 	}
-	if err := r.progress(ctx, id, done, len(tables)); err != nil {
+	if err := r.progress(ctx, id, done, len(tables), false); err != nil {
 		return err
 	}
 	for i := done; i < len(tables); i++ {
 		if err := deleteRows(ctx, shard, id, tables[i]); err != nil {
 			return fmt.Errorf("%s: %w", tables[i].Name, err)
 		}
-		if err := r.progress(ctx, id, i+1, len(tables)); err != nil {
+		if err := r.progress(ctx, id, i+1, len(tables), true); err != nil {
 			return err
 		}
 		if r.afterTable != nil {
@@ -148,9 +148,15 @@ func finish(ctx context.Context, dir *tenant.Directory, id uuid.UUID) error {
 	})
 }
 
-func (r eraser) progress(ctx context.Context, id uuid.UUID, done, total int) error {
-	_, err := r.dir.Pool().Exec(ctx, `update workspace_erasures
-		set tables_done = $2, tables_total = $3, last_error = null, updated_at = now() where id = $1`, id, done, total)
+// progress records how far the run got; a run that emptied a table has got
+// further than the one that failed, and clears its error.
+func (r eraser) progress(ctx context.Context, id uuid.UUID, done, total int, further bool) error {
+	sql := `update workspace_erasures set tables_done = $2, tables_total = $3, updated_at = now() where id = $1`
+	if further {
+		sql = `update workspace_erasures set tables_done = $2, tables_total = $3, last_error = null, updated_at = now()
+			where id = $1`
+	}
+	_, err := r.dir.Pool().Exec(ctx, sql, id, done, total)
 	return err
 }
 

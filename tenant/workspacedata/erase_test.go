@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
@@ -181,6 +182,31 @@ func TestEraseSweepsRowsWrittenBehind(t *testing.T) {
 	}
 	if left := counts(t, tn.WorkspaceID); len(left) != 0 {
 		t.Errorf("rows left: %v", left)
+	}
+	apitest.WantError(t, getWorkspace(t, env, tn.WorkspaceID), 404, "NOT_FOUND")
+}
+
+// TestEraseShowsARunThatFailed: a run of the job that fails leaves its error
+// in GET (RETRYING) until a later run gets further.
+func TestEraseShowsARunThatFailed(t *testing.T) {
+	t.Parallel()
+	env := apitest.Shared(t)
+	tn := env.NewTenant(t)
+	id := uuidOf(t, tn.WorkspaceID)
+	erase(t, env, tn.WorkspaceID)
+	stopped, cancel := context.WithCancel(context.Background())
+	cancel()
+	w := &workspacedata.EraseWorker{Directory: env.Directory}
+	job := &river.Job[workspacedata.EraseArgs]{Args: workspacedata.EraseArgs{WorkspaceID: id}}
+	if err := w.Work(stopped, job); err == nil {
+		t.Fatal("a run with its context cancelled succeeded")
+	}
+	r := getWorkspace(t, env, tn.WorkspaceID)
+	if r.Str("erasure.state") != workspacedata.StateRetrying || r.Str("erasure.lastError") == "" {
+		t.Errorf("after a failed run: %s", r.Raw)
+	}
+	if err := w.Work(context.Background(), job); err != nil {
+		t.Fatal(err)
 	}
 	apitest.WantError(t, getWorkspace(t, env, tn.WorkspaceID), 404, "NOT_FOUND")
 }
