@@ -24,6 +24,8 @@ type WorkspaceView struct {
 	ConsoleClientID string     `json:"consoleClientId" doc:"Client id for console calls (app and key management) with a user's sid"`
 	CreatedAt       time.Time  `json:"createdAt"`
 	SuspendedAt     *time.Time `json:"suspendedAt"`
+	// Erasure is shown by GET and DELETE while the workspace is being erased.
+	Erasure *ErasureView `json:"erasure,omitempty" doc:"Present (on GET and DELETE) while the workspace is being erased"`
 }
 
 // WorkspaceList is a page of workspaces.
@@ -246,8 +248,6 @@ func onWorkspace(c *fiber.Ctx, do func(ctx context.Context, id uuid.UUID) (tenan
 	}
 	return respond(c, http.StatusOK, workspaceView(w))
 }
-
-func (s *Server) adminGetWorkspace(c *fiber.Ctx) error { return onWorkspace(c, s.Directory.Get) }
 
 func (s *Server) adminSetStatus(status string) fiber.Handler {
 	return func(c *fiber.Ctx) error {

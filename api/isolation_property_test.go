@@ -111,6 +111,10 @@ var isoSkipped = map[string]string{
 	"GET /admin/v1/workspaces/{workspaceId}/placement":                  "operator token, Citus placement",
 	"POST /admin/v1/workspaces/{workspaceId}/isolate":                   "operator token, Citus placement",
 	"POST /admin/v1/workspaces/{workspaceId}/move":                      "operator token, Citus placement",
+	"GET /admin/v1/workspaces/{workspaceId}/export": isoByDesign +
+		" (tenant/workspacedata's tests: no other workspace's row in an export)",
+	"DELETE /admin/v1/workspaces/{workspaceId}": isoByDesign +
+		" (tenant/workspacedata's tests: another workspace keeps every row)",
 
 	"POST /openapi/v1/oauth/device/code": "public RFC 8628 endpoint keyed by client id (used to drive oauthApprove)",
 	"POST /openapi/v1/oauth/token": "RFC 6749 token endpoint: codes, not workspace ids; " +

@@ -164,7 +164,11 @@ func (b *builder) success(op Operation) (*openapi3.Response, error) {
 				return nil, err
 			}
 		}
-		resp = resp.WithJSONSchemaRef(ref)
+		if op.MediaType != "" {
+			resp = resp.WithContent(openapi3.Content{op.MediaType: openapi3.NewMediaType().WithSchemaRef(ref)})
+		} else {
+			resp = resp.WithJSONSchemaRef(ref)
+		}
 	}
 	if op.HTML {
 		resp = resp.WithContent(openapi3.Content{"text/html": openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())})

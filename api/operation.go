@@ -44,6 +44,10 @@ type Operation struct {
 	// Raw marks an answer that is not the envelope (the OpenAPI document itself,
 	// health checks); Result then documents the raw body.
 	Raw bool
+	// MediaType is a Raw answer's media type when it is not JSON (a
+	// workspace's export: application/x-ndjson); Result then documents one
+	// line of it.
+	MediaType string
 	// Idempotent operations honour the Idempotency-Key header (POST creates).
 	Idempotent bool
 	// SecretField names the member of data holding a secret the spec shows

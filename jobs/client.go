@@ -23,6 +23,7 @@ import (
 	"github.com/pmapi/pmapi/resource/rrca/suggest"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
+	"github.com/pmapi/pmapi/tenant/workspacedata"
 )
 
 // Clients holds one River client per shard: a workspace's jobs live beside its
@@ -200,6 +201,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		)
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
+		river.AddWorker(workers, &workspacedata.EraseWorker{Directory: dir})
 		cfg := &river.Config{
 			Schema:     migrations.RiverSchema,
 			Logger:     cmp.Or(opts.RiverLog, opts.Log),

@@ -295,6 +295,27 @@ func (e CredentialType) Valid() bool {
 	}
 }
 
+// Defines values for ErasureState.
+const (
+	ErasureStateQueued   ErasureState = "QUEUED"
+	ErasureStateRetrying ErasureState = "RETRYING"
+	ErasureStateRunning  ErasureState = "RUNNING"
+)
+
+// Valid indicates whether the value is a known member of the ErasureState enum.
+func (e ErasureState) Valid() bool {
+	switch e {
+	case ErasureStateQueued:
+		return true
+	case ErasureStateRetrying:
+		return true
+	case ErasureStateRunning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ErrorCode.
 const (
 	ErrorCodeAppDisabled          ErrorCode = "APP_DISABLED"
@@ -1565,6 +1586,26 @@ type DevicePendingEnvelope struct {
 // Empty defines model for Empty.
 type Empty map[string]string
 
+// ErasureState defines model for ErasureState.
+type ErasureState string
+
+// ErasureView Present (on GET and DELETE) while the workspace is being erased
+type ErasureView struct {
+	// LastError Why the job's last run stopped; null while it goes well
+	LastError nullable.Nullable[string] `json:"lastError"`
+	StartedAt time.Time                 `json:"startedAt"`
+
+	// State QUEUED until the job starts; RETRYING after a run that failed, until the next succeeds or gets further
+	State ErasureState `json:"state"`
+
+	// TablesDone Tables holding the workspace's rows that the job has emptied
+	TablesDone int `json:"tablesDone"`
+
+	// TablesTotal Tables holding the workspace's rows on its shard; 0 until the job starts
+	TablesTotal int       `json:"tablesTotal"`
+	UpdatedAt   time.Time `json:"updatedAt"`
+}
+
 // ErrorBody defines model for ErrorBody.
 type ErrorBody struct {
 	// Code Stable machine-readable code
@@ -1615,6 +1656,24 @@ type EventTypeView struct {
 
 	// Type Example: task.status_changed
 	Type string `json:"type"`
+}
+
+// ExportError Only on the last line of an export that failed: it is incomplete
+type ExportError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ExportLine defines model for ExportLine.
+type ExportLine struct {
+	// Error Only on the last line of an export that failed: it is incomplete
+	Error *ExportError `json:"error,omitempty"`
+
+	// Row The row as stored: column names, bytea as \x hex (hashes, sealed secrets)
+	Row *map[string]interface{} `json:"row,omitempty"`
+
+	// Table The table the row is from
+	Table *string `json:"table,omitempty"`
 }
 
 // Health defines model for Health.
@@ -3165,7 +3224,10 @@ type WorkspaceView struct {
 	// ConsoleClientId Client id for console calls (app and key management) with a user's sid
 	ConsoleClientId string    `json:"consoleClientId"`
 	CreatedAt       time.Time `json:"createdAt"`
-	Name            string    `json:"name"`
+
+	// Erasure Present (on GET and DELETE) while the workspace is being erased
+	Erasure *ErasureView `json:"erasure,omitempty"`
+	Name    string       `json:"name"`
 
 	// Shard The shard (database) that holds all of the workspace's rows
 	Shard       string                       `json:"shard"`
@@ -4122,6 +4184,15 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/v1/workspaces (the `AdminCreateWorkspace` operationId).
 	AdminCreateWorkspace(ctx context.Context, body AdminCreateWorkspaceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AdminEraseWorkspace Erase a workspace and every row of it
+	//
+	// Answers 202 at once: the workspace is suspended and its client ids deleted, so every credential of it is refused (401) from then on, and a job deletes every row of every table that holds its rows, its jobs and its directory entries, then the workspace itself (GET answers 404 from then on). GET shows the progress in `erasure` until then. Asking again while it runs changes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Corresponds with DELETE /admin/v1/workspaces/{workspaceId} (the `AdminEraseWorkspace` operationId).
+	AdminEraseWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AdminGetWorkspace One workspace
 	//
 	// One workspace.
@@ -4152,6 +4223,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit (the `AdminSetAppRateLimit` operationId).
 	AdminSetAppRateLimit(ctx context.Context, workspaceId string, clientId string, body AdminSetAppRateLimitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminExportWorkspace Export every row of a workspace as NDJSON
+	//
+	// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/export (the `AdminExportWorkspace` operationId).
+	AdminExportWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminIsolateWorkspace Give a workspace Citus shards of its own
 	//
@@ -6136,6 +6216,25 @@ func (c *Client) AdminCreateWorkspace(ctx context.Context, body AdminCreateWorks
 	return c.Client.Do(req)
 }
 
+// AdminEraseWorkspace Erase a workspace and every row of it
+//
+// Answers 202 at once: the workspace is suspended and its client ids deleted, so every credential of it is refused (401) from then on, and a job deletes every row of every table that holds its rows, its jobs and its directory entries, then the workspace itself (GET answers 404 from then on). GET shows the progress in `erasure` until then. Asking again while it runs changes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Corresponds with DELETE /admin/v1/workspaces/{workspaceId} (the `AdminEraseWorkspace` operationId).
+func (c *Client) AdminEraseWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminEraseWorkspaceRequest(c.Server, workspaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AdminGetWorkspace One workspace
 //
 // One workspace.
@@ -6187,6 +6286,25 @@ func (c *Client) AdminSetAppRateLimitWithBody(ctx context.Context, workspaceId s
 // Corresponds with PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit (the `AdminSetAppRateLimit` operationId).
 func (c *Client) AdminSetAppRateLimit(ctx context.Context, workspaceId string, clientId string, body AdminSetAppRateLimitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminSetAppRateLimitRequest(c.Server, workspaceId, clientId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminExportWorkspace Export every row of a workspace as NDJSON
+//
+// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/export (the `AdminExportWorkspace` operationId).
+func (c *Client) AdminExportWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminExportWorkspaceRequest(c.Server, workspaceId)
 	if err != nil {
 		return nil, err
 	}
@@ -10072,6 +10190,40 @@ func NewAdminCreateWorkspaceRequestWithBody(server string, contentType string, b
 	return req, nil
 }
 
+// NewAdminEraseWorkspaceRequest constructs an http.Request for the AdminEraseWorkspace method
+func NewAdminEraseWorkspaceRequest(server string, workspaceId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAdminGetWorkspaceRequest constructs an http.Request for the AdminGetWorkspace method
 func NewAdminGetWorkspaceRequest(server string, workspaceId string) (*http.Request, error) {
 	var err error
@@ -10156,6 +10308,40 @@ func NewAdminSetAppRateLimitRequestWithBody(server string, workspaceId string, c
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAdminExportWorkspaceRequest constructs an http.Request for the AdminExportWorkspace method
+func NewAdminExportWorkspaceRequest(server string, workspaceId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s/export", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -17091,6 +17277,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/v1/workspaces (the `AdminCreateWorkspace` operationId).
 	AdminCreateWorkspaceWithResponse(ctx context.Context, body AdminCreateWorkspaceJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminCreateWorkspaceResponse, error)
 
+	// AdminEraseWorkspaceWithResponse Erase a workspace and every row of it
+	//
+	// Answers 202 at once: the workspace is suspended and its client ids deleted, so every credential of it is refused (401) from then on, and a job deletes every row of every table that holds its rows, its jobs and its directory entries, then the workspace itself (GET answers 404 from then on). GET shows the progress in `erasure` until then. Asking again while it runs changes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /admin/v1/workspaces/{workspaceId} (the `AdminEraseWorkspace` operationId).
+	AdminEraseWorkspaceWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminEraseWorkspaceResponse, error)
+
 	// AdminGetWorkspaceWithResponse One workspace
 	//
 	// One workspace.
@@ -17123,6 +17320,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit (the `AdminSetAppRateLimit` operationId).
 	AdminSetAppRateLimitWithResponse(ctx context.Context, workspaceId string, clientId string, body AdminSetAppRateLimitJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetAppRateLimitResponse, error)
+
+	// AdminExportWorkspaceWithResponse Export every row of a workspace as NDJSON
+	//
+	// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/export (the `AdminExportWorkspace` operationId).
+	AdminExportWorkspaceWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminExportWorkspaceResponse, error)
 
 	// AdminIsolateWorkspaceWithResponse Give a workspace Citus shards of its own
 	//
@@ -19356,6 +19564,75 @@ func (r AdminCreateWorkspaceResponse) ContentType() string {
 	return ""
 }
 
+type AdminEraseWorkspaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *WorkspaceEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r AdminEraseWorkspaceResponse) GetJSON202() *WorkspaceEnvelope {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminEraseWorkspaceResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminEraseWorkspaceResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminEraseWorkspaceResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminEraseWorkspaceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminEraseWorkspaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminEraseWorkspaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminEraseWorkspaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminEraseWorkspaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AdminGetWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19502,6 +19779,75 @@ func (r AdminSetAppRateLimitResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminSetAppRateLimitResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdminExportWorkspaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminExportWorkspaceResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminExportWorkspaceResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminExportWorkspaceResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AdminExportWorkspaceResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminExportWorkspaceResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminExportWorkspaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminExportWorkspaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminExportWorkspaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminExportWorkspaceResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -31966,6 +32312,23 @@ func (c *ClientWithResponses) AdminCreateWorkspaceWithResponse(ctx context.Conte
 	return ParseAdminCreateWorkspaceResponse(rsp)
 }
 
+// AdminEraseWorkspaceWithResponse Erase a workspace and every row of it
+//
+// Answers 202 at once: the workspace is suspended and its client ids deleted, so every credential of it is refused (401) from then on, and a job deletes every row of every table that holds its rows, its jobs and its directory entries, then the workspace itself (GET answers 404 from then on). GET shows the progress in `erasure` until then. Asking again while it runs changes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /admin/v1/workspaces/{workspaceId} (the `AdminEraseWorkspace` operationId).
+func (c *ClientWithResponses) AdminEraseWorkspaceWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminEraseWorkspaceResponse, error) {
+	rsp, err := c.AdminEraseWorkspace(ctx, workspaceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminEraseWorkspaceResponse(rsp)
+}
+
 // AdminGetWorkspaceWithResponse One workspace
 //
 // One workspace.
@@ -32015,6 +32378,23 @@ func (c *ClientWithResponses) AdminSetAppRateLimitWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseAdminSetAppRateLimitResponse(rsp)
+}
+
+// AdminExportWorkspaceWithResponse Export every row of a workspace as NDJSON
+//
+// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/export (the `AdminExportWorkspace` operationId).
+func (c *ClientWithResponses) AdminExportWorkspaceWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminExportWorkspaceResponse, error) {
+	rsp, err := c.AdminExportWorkspace(ctx, workspaceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminExportWorkspaceResponse(rsp)
 }
 
 // AdminIsolateWorkspaceWithResponse Give a workspace Citus shards of its own
@@ -35307,6 +35687,60 @@ func ParseAdminCreateWorkspaceResponse(rsp *http.Response) (*AdminCreateWorkspac
 	return response, nil
 }
 
+// ParseAdminEraseWorkspaceResponse parses an HTTP response from a AdminEraseWorkspaceWithResponse call
+func ParseAdminEraseWorkspaceResponse(rsp *http.Response) (*AdminEraseWorkspaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminEraseWorkspaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest WorkspaceEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseAdminGetWorkspaceResponse parses an HTTP response from a AdminGetWorkspaceWithResponse call
 func ParseAdminGetWorkspaceResponse(rsp *http.Response) (*AdminGetWorkspaceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -35416,6 +35850,60 @@ func ParseAdminSetAppRateLimitResponse(rsp *http.Response) (*AdminSetAppRateLimi
 			return nil, err
 		}
 		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdminExportWorkspaceResponse parses an HTTP response from a AdminExportWorkspaceWithResponse call
+func ParseAdminExportWorkspaceResponse(rsp *http.Response) (*AdminExportWorkspaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminExportWorkspaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

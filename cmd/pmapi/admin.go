@@ -32,6 +32,8 @@ const adminUsage = `usage: pmapi admin <command>
   workspace placement ID             where its rows live on a Citus cluster
   workspace isolate ID               Citus: give it shards of its own (its range's writes wait for the split)
   workspace move ID --node HOST:PORT Citus: move its shards to another node (online)
+  workspace export ID                every row of it as NDJSON on standard output, from one snapshot
+  workspace erase ID                 cut its credentials off now and queue the erasure of every row of it
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
@@ -79,6 +81,9 @@ func runAdmin(ctx context.Context, args []string, stdout io.Writer) error {
 	if placer != nil {
 		defer placer.Close()
 	}
+	if args[0] == "workspace" && args[1] == "export" {
+		return exportWorkspace(ctx, tenant.NewDirectory(shards), path, stdout)
+	}
 	return callAdmin(ctx, tenant.NewDirectory(shards), placer, method, path, body, stdout)
 }
 
@@ -117,7 +122,7 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	case "workspace list":
 		return "GET", ws + "?limit=200", nil, nil
 	case "workspace get", "workspace suspend", "workspace resume", "workspace place",
-		"workspace placement", "workspace isolate", "workspace move":
+		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase":
 		wid, err := id()
 		if err != nil {
 			return "", "", nil, err
@@ -131,6 +136,10 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 			return "GET", ws + "/" + wid + "/placement", nil, nil
 		case "move":
 			return "POST", ws + "/" + wid + "/move", api.MoveWorkspaceRequest{Node: *node}, nil
+		case "export":
+			return "GET", ws + "/" + wid + "/export", nil, nil
+		case "erase":
+			return "DELETE", ws + "/" + wid, nil, nil
 		}
 		return "POST", ws + "/" + wid + "/" + verb, nil, nil
 	case "user create":
