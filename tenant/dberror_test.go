@@ -14,6 +14,9 @@ import (
 	"github.com/pmapi/pmapi"
 )
 
+// taskProjectKey is the foreign key a task names its project by.
+const taskProjectKey = "tasks_workspace_id_project_id_fkey"
+
 // TestDBErrorMapsEveryClass: each class of database refusal gets its code,
 // a store's own error passes unchanged, and what is not the database's stays
 // INTERNAL.
@@ -30,15 +33,30 @@ func TestDBErrorMapsEveryClass(t *testing.T) {
 		msg  string
 	}{
 		{"unique", pg("23505", "duplicate key", "x_pkey"), pmapi.CodeConflict, ""},
-		{"fk insert", pg("23503", `insert or update on table "tasks" violates foreign key constraint`, "tasks_workspace_id_project_id_fkey"), pmapi.CodeNotFound, "project not found"},
-		{"fk insert, other name", pg("23503", "insert or update", "corrective_actions_node_fkey"), pmapi.CodeNotFound, "referenced record not found"},
-		{"fk delete", pg("23503", `update or delete on table "projects" violates foreign key constraint`, "tasks_workspace_id_project_id_fkey"), pmapi.CodeConflict, ""},
+		{
+			"fk insert",
+			pg("23503", `insert or update on table "tasks" violates foreign key constraint`, taskProjectKey),
+			pmapi.CodeNotFound, "project not found",
+		},
+		{
+			"fk insert, other name",
+			pg("23503", "insert or update", "corrective_actions_node_fkey"),
+			pmapi.CodeNotFound, "referenced record not found",
+		},
+		{
+			"fk delete",
+			pg("23503", `update or delete on table "projects" violates foreign key constraint`, taskProjectKey),
+			pmapi.CodeConflict, "",
+		},
 		{"check", pg("23514", "check", "tasks_priority_check"), pmapi.CodeValidation, ""},
 		{"date out of range", pg("22008", "date/time field value out of range", ""), pmapi.CodeValidation, ""},
 		{"bad characters", pg("22021", "invalid byte sequence", ""), pmapi.CodeValidation, ""},
 		{"deadlock after retries", pg("40P01", "deadlock detected", ""), pmapi.CodeConflict, ""},
 		{"serialization after retries", pg("40001", "could not serialize", ""), pmapi.CodeConflict, ""},
-		{"admin shutdown", pg("57P01", "terminating connection due to administrator command", ""), pmapi.CodeServiceUnavailable, ""},
+		{
+			"admin shutdown", pg("57P01", "terminating connection due to administrator command", ""),
+			pmapi.CodeServiceUnavailable, "",
+		},
 		{"starting up", pg("57P03", "the database system is starting up", ""), pmapi.CodeServiceUnavailable, ""},
 		{"too many connections", pg("53300", "too many clients", ""), pmapi.CodeServiceUnavailable, ""},
 		{"connection failure", pg("08006", "connection failure", ""), pmapi.CodeServiceUnavailable, ""},

@@ -72,7 +72,8 @@ func (d *Directory) Resolve(ctx context.Context, clientID string) (Resolution, e
 	}
 	var kind string
 	var w Workspace
-	err := d.pool.QueryRow(ctx, `select c.kind, w.id, w.name, w.status, w.shard, w.console_client_id, w.created_at, w.suspended_at
+	err := d.pool.QueryRow(ctx, `select c.kind, w.id, w.name, w.status, w.shard, w.console_client_id,
+		w.created_at, w.suspended_at
 		from client_directory c join workspaces w on w.id = c.workspace_id where c.client_id = $1`, clientID).
 		Scan(&kind, &w.ID, &w.Name, &w.Status, &w.Shard, &w.ConsoleClientID, &w.CreatedAt, &w.SuspendedAt)
 	if errors.Is(err, pgx.ErrNoRows) {
@@ -257,7 +258,8 @@ func (d *Directory) RegisterClient(ctx context.Context, clientID string, ws uuid
 // drop what it cached for that client.
 func (d *Directory) UnregisterClient(ctx context.Context, clientID string) error {
 	return pgx.BeginFunc(ctx, d.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `delete from client_directory where client_id = $1 and kind = 'APP'`, clientID); err != nil {
+		_, err := tx.Exec(ctx, `delete from client_directory where client_id = $1 and kind = 'APP'`, clientID)
+		if err != nil {
 			return err
 		}
 		return Invalidate(ctx, tx, ClientChanged(clientID))

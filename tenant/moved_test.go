@@ -16,7 +16,9 @@ import (
 
 // raise is a statement failing the way Citus fails one whose shard a
 // workspace isolate (a split) removed between planning and execution.
-const raise = `do $$ begin raise exception using errcode = 'XX000', message = 'could not find valid entry for shard 102212'; end $$`
+const raise = `do $$ begin
+	raise exception using errcode = 'XX000', message = 'could not find valid entry for shard 102212';
+end $$`
 
 // TestReadRunsAgainAfterAPlacementMove: a read that meets a Citus placement
 // change before any of its results reached the caller is sent again; one

@@ -53,18 +53,21 @@ func (p *Placer) Close() {
 
 // errNeedsCitus is the answer of every placement verb on plain PostgreSQL.
 func errNeedsCitus(shard string) error {
-	return pmapi.Errorf(pmapi.CodeConflict, "workspace placement needs a Citus cluster: shard %q has no citus extension (docs/operations.md, Citus)", shard).
+	return pmapi.Errorf(pmapi.CodeConflict, "workspace placement needs a Citus cluster: shard %q has no citus "+
+		"extension (docs/operations.md, Citus)", shard).
 		With("requires", "citus")
 }
 
 func (p *Placer) pool(ctx context.Context, shard string) (*pgxpool.Pool, error) {
 	if p == nil || p.owners[shard] == nil {
-		return nil, pmapi.Errorf(pmapi.CodeConflict, "workspace placement runs as the tables' owner: set PMAPI_MIGRATE_DATABASE_URL (and PMAPI_MIGRATE_SHARDS for shard %q) for this process", shard).
+		return nil, pmapi.Errorf(pmapi.CodeConflict, "workspace placement runs as the tables' owner: set "+
+			"PMAPI_MIGRATE_DATABASE_URL (and PMAPI_MIGRATE_SHARDS for shard %q) for this process", shard).
 			With("requires", "owner-url")
 	}
 	pool := p.owners[shard]
 	var citus bool
-	if err := pool.QueryRow(ctx, "select exists (select 1 from pg_extension where extname = 'citus')").Scan(&citus); err != nil {
+	err := pool.QueryRow(ctx, "select exists (select 1 from pg_extension where extname = 'citus')").Scan(&citus)
+	if err != nil {
 		return nil, err
 	}
 	if !citus {
@@ -92,7 +95,8 @@ func where(ctx context.Context, q interface {
 		from pg_dist_shard s
 		join pg_dist_placement p on p.shardid = s.shardid
 		join pg_dist_node n on n.groupid = p.groupid and n.noderole = 'primary'
-		where s.shardid = get_shard_id_for_distribution_column('users', $1::uuid)`, ws).Scan(&pl.ShardID, &host, &port, &pl.Isolated)
+		where s.shardid = get_shard_id_for_distribution_column('users', $1::uuid)`, ws).
+		Scan(&pl.ShardID, &host, &port, &pl.Isolated)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return pl, fmt.Errorf("no placement for workspace %s's shard: is users distributed?", ws)
 	}
@@ -118,7 +122,8 @@ func (p *Placer) Isolate(ctx context.Context, w Workspace) (Placement, error) {
 		// (citusdata/citus#6790, seen here as "publisher did not send replica
 		// identity column"). Writes to the range wait for the split's copy
 		// instead; none fails and none is lost.
-		if _, err := conn.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE', 'block_writes')", w.ID); err != nil {
+		_, err := conn.Exec(ctx, "select isolate_tenant_to_new_shard('users', $1::uuid, 'CASCADE', 'block_writes')", w.ID)
+		if err != nil {
 			return fmt.Errorf("isolate workspace %s: %w", w.ID, err)
 		}
 		announce(ctx, conn, w.ID)
@@ -163,7 +168,9 @@ func (p *Placer) Move(ctx context.Context, w Workspace, node string) (Placement,
 		// the row was in the source shard awaiting deferred drop, not in the
 		// new one). Blocking, Citus holds the workspace's writes from before
 		// its copy until the switch commits, so the copy has every write.
-		if _, err := conn.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5, 'block_writes')", pl.ShardID, from, fp, host, port); err != nil {
+		_, err := conn.Exec(ctx, "select citus_move_shard_placement($1, $2, $3, $4, $5, 'block_writes')",
+			pl.ShardID, from, fp, host, port)
+		if err != nil {
 			return fmt.Errorf("move workspace %s to %s: %w", w.ID, node, err)
 		}
 		announce(ctx, conn, w.ID)

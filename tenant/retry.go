@@ -27,7 +27,9 @@ const (
 
 var txRetries = promauto.NewCounterVec(prometheus.CounterOpts{
 	Name: "pmapi_db_tx_retries_total",
-	Help: "Tenant transactions and reads run again after a deadlock (40P01), a serialization failure (40001), a Citus placement change under them (XX000, 42P01) or a connection that failed before sending anything (conn), by SQLSTATE.",
+	Help: "Tenant transactions and reads run again after a deadlock (40P01), a serialization failure (40001), a " +
+		"Citus placement change under them (XX000, 42P01) or a connection that failed before sending anything (conn), " +
+		"by SQLSTATE.",
 }, []string{"sqlstate"})
 
 // retryable reports whether err ended its transaction in a way that a fresh run
@@ -77,7 +79,8 @@ func placementMoved(pgErr *pgconn.PgError) bool {
 // after its reruns, or when it cannot be run again: 503, as the move's
 // switch-over lasts a moment and the same call then succeeds.
 func errMoving(err error) error {
-	return pmapi.Errorf(pmapi.CodeServiceUnavailable, "the workspace's data is moving between database nodes; retry in a moment").
+	return pmapi.Errorf(pmapi.CodeServiceUnavailable,
+		"the workspace's data is moving between database nodes; retry in a moment").
 		Wrap(err)
 }
 

@@ -124,11 +124,12 @@ func TestTxRunsAgainAfterAConflict(t *testing.T) {
 			var once sync.Once
 			return shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 				runs.Add(1)
-				if _, err := tx.Exec(ctx, "update users set name = 'x' where workspace_id = $1 and id = $2", ws, first); err != nil {
+				_, err := tx.Exec(ctx, "update users set name = 'x' where workspace_id = $1 and id = $2", ws, first)
+				if err != nil {
 					return err
 				}
 				once.Do(func() { holding.Done(); holding.Wait() })
-				_, err := tx.Exec(ctx, "update users set name = 'y' where workspace_id = $1 and id = $2", ws, second)
+				_, err = tx.Exec(ctx, "update users set name = 'y' where workspace_id = $1 and id = $2", ws, second)
 				return err
 			})
 		}

@@ -101,7 +101,8 @@ func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 						shard.QueueLocalSetting(b, set)
 						shard.QueueLocalSetting(b, second)
 					}
-					b.Queue("select current_setting('pg_trgm.word_similarity_threshold'), current_setting('pg_trgm.similarity_threshold')").
+					b.Queue("select current_setting('pg_trgm.word_similarity_threshold'), " +
+						"current_setting('pg_trgm.similarity_threshold')").
 						QueryRow(func(r pgx.Row) error { return r.Scan(&inside, &insideSecond) })
 				}
 				if with {
@@ -116,7 +117,8 @@ func TestQueueLocalSettingFollowsTheMode(t *testing.T) {
 					t.Errorf("inside the Read the settings are %q and %q", inside, insideSecond)
 				}
 				var after *string
-				if err := pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after); err != nil {
+				err = pool.QueryRow(ctx, "select current_setting('pg_trgm.word_similarity_threshold', true)").Scan(&after)
+				if err != nil {
 					t.Fatal(err)
 				}
 				if after != nil && *after == "0.25" {

@@ -53,7 +53,8 @@ func onePool(t *testing.T, tracer *roundTrips) *pgxpool.Pool {
 func currentSetting(t *testing.T, pool *pgxpool.Pool) string {
 	t.Helper()
 	var v *string
-	if err := pool.QueryRow(context.Background(), "select current_setting('pmapi.workspace_id', true)").Scan(&v); err != nil {
+	err := pool.QueryRow(context.Background(), "select current_setting('pmapi.workspace_id', true)").Scan(&v)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if v == nil {
@@ -199,7 +200,8 @@ func TestUUIDsOverTheWire(t *testing.T) {
 	var some, none *uuid.UUID
 	var text string
 	var in bool
-	err = pool.QueryRow(ctx, "select $1::uuid, $2::uuid, null::uuid, $1::uuid::text, $2::uuid = any($3::uuid[])", a, &b, []uuid.UUID{a, b}).
+	err = pool.QueryRow(ctx, "select $1::uuid, $2::uuid, null::uuid, $1::uuid::text, $2::uuid = any($3::uuid[])",
+		a, &b, []uuid.UUID{a, b}).
 		Scan(&got, &some, &none, &text, &in)
 	if err != nil {
 		t.Fatal(err)

@@ -362,7 +362,9 @@ func (b *bench) measure(name, mode string, f func() loopResult) Scenario {
 	if serverErr == nil && !b.citus {
 		s.Server = serverDelta(server0, server1)
 		if sampled != nil {
-			s.Server.Waits, s.Server.ActiveBackends, s.Server.OldestSnapshot = sampled.Waits, sampled.ActiveBackends, sampled.OldestSnapshot
+			s.Server.Waits = sampled.Waits
+			s.Server.ActiveBackends = sampled.ActiveBackends
+			s.Server.OldestSnapshot = sampled.OldestSnapshot
 		}
 	}
 	if ok := r.Requests - r.Errors; ok > 0 {

@@ -83,7 +83,9 @@ func (b *bench) bulkTasks(ctx context.Context, n int) error {
 		b.statuses = append(b.statuses, statuses[i%2])
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"tasks"},
-		[]string{"workspace_id", "id", "project_id", "title", "description", "status", "priority", "created_at", "updated_at"},
+		[]string{
+			"workspace_id", "id", "project_id", "title", "description", "status", "priority", "created_at", "updated_at",
+		},
 		pgx.CopyFromRows(rows)); err != nil {
 		return fmt.Errorf("copy tasks: %w", err)
 	}

@@ -57,7 +57,8 @@ func startCluster(ctx context.Context, log io.Writer, statements bool) (*cluster
 		if err := statementsExtension(ctx, c.db.AdminURL, c.db.Name); err != nil {
 			c.stop()
 			return nil, fmt.Errorf(
-				"-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at PMAPI_DATABASE_URL needs shared_preload_libraries): %w",
+				"-statements needs pg_stat_statements preloaded (a cluster pmbench launches has it; a server at "+
+					"PMAPI_DATABASE_URL needs shared_preload_libraries): %w",
 				err,
 			)
 		}
@@ -73,7 +74,8 @@ func startCluster(ctx context.Context, log io.Writer, statements bool) (*cluster
 	}
 	defer conn.Close(ctx)
 	var exists bool
-	if err := conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", pgbenchRole).Scan(&exists); err != nil {
+	err = conn.QueryRow(ctx, "select exists(select 1 from pg_roles where rolname = $1)", pgbenchRole).Scan(&exists)
+	if err != nil {
 		c.stop()
 		return nil, err
 	}
@@ -149,12 +151,15 @@ func (c *cluster) checkCitus(ctx context.Context) error {
 	}
 	if guard != "error" || propagate != "local" {
 		return fmt.Errorf(
-			"the server role has citus.multi_task_query_log_level = %q and citus.propagate_set_commands = %q, want error and local",
+			"the server role has citus.multi_task_query_log_level = %q and citus.propagate_set_commands = %q, want "+
+				"error and local",
 			guard,
 			propagate,
 		)
 	}
-	if err := conn.QueryRow(ctx, "select shard_count from citus_tables where table_name = 'tasks'::regclass").Scan(&c.shardCount); err != nil {
+	err = conn.QueryRow(ctx, "select shard_count from citus_tables where table_name = 'tasks'::regclass").
+		Scan(&c.shardCount)
+	if err != nil {
 		return fmt.Errorf("the tasks table is not distributed: %w", err)
 	}
 	return nil

@@ -33,10 +33,11 @@ func (b *bench) seedDeliveryHistory(ctx context.Context) error {
 	defer conn.Close(ctx)
 	sub := uuid.New()
 	month := time.Now().AddDate(0, -1, 0)
-	if _, err := conn.Exec(ctx, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, status, secret_sealed,
+	if _, err := conn.Exec(ctx, `insert into webhook_subscriptions
+		(workspace_id, id, client_id, url, events, status, secret_sealed,
 		secret_prefix, disabled_reason, created_at, updated_at, disabled_at)
-		values ($1, $2, $3, 'https://retired.example/hook', '{task.updated}', 'DISABLED', '\x00', 'whsec_old', 'retired by the bench seed',
-		$4, $4, $4)`, ws, sub, b.appID, month); err != nil {
+		values ($1, $2, $3, 'https://retired.example/hook', '{task.updated}', 'DISABLED', '\x00', 'whsec_old',
+		'retired by the bench seed', $4, $4, $4)`, ws, sub, b.appID, month); err != nil {
 		return fmt.Errorf("history subscription: %w", err)
 	}
 	deliveries := make([][]any, 0, historyDeliveries)
@@ -53,8 +54,10 @@ func (b *bench) seedDeliveryHistory(ctx context.Context) error {
 		)
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"webhook_deliveries"},
-		[]string{"workspace_id", "id", "subscription_id", "client_id", "event_id", "event_type", "data", "status", "attempts", "last_status",
-			"created_at", "completed_at", "attempt_log"},
+		[]string{
+			"workspace_id", "id", "subscription_id", "client_id", "event_id", "event_type", "data", "status",
+			"attempts", "last_status", "created_at", "completed_at", "attempt_log",
+		},
 		pgx.CopyFromRows(deliveries)); err != nil {
 		return fmt.Errorf("copy deliveries: %w", err)
 	}

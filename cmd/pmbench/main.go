@@ -98,7 +98,8 @@ func main() {
 		&o.PerfDir,
 		"perf",
 		"",
-		"record each closed-loop phase with perf(1) here (root) and split each party's kernel time: its own, and the receive path it ran for its peers",
+		"record each closed-loop phase with perf(1) here (root) and split each party's kernel time: its own, and the "+
+			"receive path it ran for its peers",
 	)
 	flag.BoolVar(
 		&o.Citus,
@@ -110,7 +111,8 @@ func main() {
 		&o.Statements,
 		"statements",
 		false,
-		"load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench STATEMENTS=1)",
+		"load pg_stat_statements and report each statement's calls and time per write and per delivery (make bench "+
+			"STATEMENTS=1)",
 	)
 	flag.IntVar(&o.CitusShards, "citus-shards", 0, "shards per distributed table on Citus (0: Citus's default, 32)")
 	rrcaMode := flag.Bool("rrca", false,
@@ -438,7 +440,8 @@ func printTable(w io.Writer, rep *Report) {
 		if s.Deliveries > 0 || strings.HasPrefix(s.Name, "deliver") {
 			fmt.Fprintf(
 				w,
-				"%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
+				"%s: %d deliveries, %.0f/s; raw client %.0f/s (ratio %.2f); tpcb-like %.0f tps (ratio %.2f); "+
+					"commit-to-receipt p50 %.1f ms, p99 %.1f ms, max %.1f ms; undelivered %d, bad signatures %d\n",
 				s.Name,
 				s.Deliveries,
 				s.DeliveriesPerS,

@@ -171,7 +171,8 @@ func printKernelSplit(w io.Writer, scenarios []Scenario) {
 	}
 	fmt.Fprintln(
 		w,
-		"\nKernel time by perf (-perf), CPU microseconds per request; rx: the network receive path a loopback send runs for the receiving peer (net_rx_action)",
+		"\nKernel time by perf (-perf), CPU microseconds per request; rx: the network receive path a loopback send "+
+			"runs for the receiving peer (net_rx_action)",
 	)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "scenario\tpmapi serve kernel\trx\tpostgres kernel\trx\tpmbench kernel\trx\t")

@@ -49,7 +49,8 @@ func TestKernelSplitCountsEachPartysKernelAndReceivePathSamples(t *testing.T) {
 	}
 	if kernel, rx := serve.perRequest(0.080); kernel != 40 || rx != 40 {
 		t.Errorf(
-			"half of serve's samples are in the kernel, all of those its peers' receive path: %v and %v of 80 µs, want 40 and 40",
+			"half of serve's samples are in the kernel, all of those its peers' receive path: "+
+				"%v and %v of 80 µs, want 40 and 40",
 			kernel,
 			rx,
 		)

@@ -182,7 +182,8 @@ func printServerStats(w io.Writer, s Scenario) {
 	}
 	fmt.Fprintf(
 		w,
-		"\n%s: the server per %s: WAL %.0f bytes, %.2f records, %.3f full-page images; checkpoints %.0f timed, %.0f requested, %.1f buffers written by checkpoints, %.1f by backends",
+		"\n%s: the server per %s: WAL %.0f bytes, %.2f records, %.3f full-page images; checkpoints %.0f timed, %.0f "+
+			"requested, %.1f buffers written by checkpoints, %.1f by backends",
 		s.Name,
 		unitName(s),
 		st.WAL["wal_bytes"]/units,
@@ -200,7 +201,8 @@ func printServerStats(w io.Writer, s Scenario) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(
 		tw,
-		"table\tins\tupd (hot)\tdel\tdead before → after\tautovacuum\tautoanalyze\tseq scans\theap hit/unit\tindex hit/unit\theap pages before → after\treltuples\t",
+		"table\tins\tupd (hot)\tdel\tdead before → after\tautovacuum\tautoanalyze\tseq scans\theap hit/unit\tindex "+
+			"hit/unit\theap pages before → after\treltuples\t",
 	)
 	for _, t := range st.Tables {
 		fmt.Fprintf(

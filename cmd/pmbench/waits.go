@@ -64,7 +64,8 @@ func sampleWaits(ctx context.Context, adminURL, db string) *waitSampler {
 			case <-tick.C:
 			}
 			rows, err := conn.Query(ctx, `select coalesce(wait_event_type || ':' || wait_event, 'CPU'), backend_type,
-					coalesce(age(backend_xmin), 0), coalesce(extract(epoch from now() - xact_start), 0), coalesce(state, ''), left(query, 100)
+					coalesce(age(backend_xmin), 0), coalesce(extract(epoch from now() - xact_start), 0),
+					coalesce(state, ''), left(query, 100)
 				from pg_stat_activity where datname = $1 and pid <> pg_backend_pid()`, db)
 			if err != nil {
 				continue
