@@ -111,19 +111,20 @@ const cachedLocalPlan = "Local shard query that is going to be cached"
 const probeRuns = 5
 
 // ErrProbeInconclusive means ProbeLocalPlanCache could not tell: the node
-// holds no shard of users, or Citus cached no local plan at all (local
-// execution turned off).
+// holds no shard of a table it may read, or Citus cached no local plan at all
+// (local execution turned off).
 var ErrProbeInconclusive = errors.New("tenant: the Citus node's local plan cache could not be probed")
 
 // ProbeLocalPlanCache asks the Citus node cfg connects to whether its local
 // plan cache works, rather than trusting its release: a build with the fix
 // reports the release it was built from. On its own connection it prepares a
-// fast-path read of a local shard of users (a workspace id that hashes to
-// it; no row needs to exist, and row level security still applies), runs it
-// probeRuns times with a generic plan, and counts the times Citus says it
-// plans the shard query for its cache (client_min_messages = debug5, which
-// any role may set). A working cache plans it once; a broken one on every
-// execution after the first.
+// fast-path read of a local shard (the first hash-distributed table with a
+// uuid distribution column that the role may read, keyed by a value that
+// hashes to a shard on the node; no row needs to exist, and row level
+// security still applies), runs it probeRuns times with a generic plan, and
+// counts the times Citus says it plans the shard query for its cache
+// (client_min_messages = debug5, which any role may set). A working cache
+// plans it once; a broken one on every execution after the first.
 func ProbeLocalPlanCache(ctx context.Context, cfg *pgx.ConnConfig) (bool, error) {
 	cfg = cfg.Copy()
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
@@ -138,12 +139,21 @@ func ProbeLocalPlanCache(ctx context.Context, cfg *pgx.ConnConfig) (bool, error)
 		return false, err
 	}
 	defer conn.Close(context.WithoutCancel(ctx))
-	var ws uuid.UUID
-	err = conn.QueryRow(ctx, `select u from (select gen_random_uuid() u from generate_series(1, 256)) s
-		where exists (select 1 from pg_dist_placement p
-			where p.shardid = get_shard_id_for_distribution_column('users', s.u)
-			and p.groupid = (select groupid from pg_dist_local_group))
-		limit 1`).Scan(&ws)
+	var table, column string
+	var key uuid.UUID
+	err = conn.QueryRow(ctx, `select t.logicalrelid::regclass::text, quote_ident(a.attname), k.u
+		from pg_dist_partition t
+		join pg_attribute a on a.attrelid = t.logicalrelid
+			and a.attname = column_to_column_name(t.logicalrelid, t.partkey)
+		cross join lateral (select u from (select gen_random_uuid() u from generate_series(1, 256)) g
+			where exists (select 1 from pg_dist_placement p
+				where p.shardid = get_shard_id_for_distribution_column(t.logicalrelid, g.u)
+				and p.groupid = (select groupid from pg_dist_local_group))
+			limit 1) k
+		where t.partmethod = 'h' and a.atttypid = 'uuid'::regtype
+			and has_table_privilege(t.logicalrelid, 'select')
+		order by t.logicalrelid::regclass::text
+		limit 1`).Scan(&table, &column, &key)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return false, ErrProbeInconclusive
 	}
@@ -156,15 +166,14 @@ func ProbeLocalPlanCache(ctx context.Context, cfg *pgx.ConnConfig) (bool, error)
 	if _, err := conn.Exec(ctx, "set client_min_messages = debug5"); err != nil {
 		return false, err
 	}
+	read := "select 1 from " + table + " where " + column + " = $1"
 	for range probeRuns {
-		if _, err := conn.Exec(ctx, "select 1 from users where workspace_id = $1", ws); err != nil {
+		if _, err := conn.Exec(ctx, read, key); err != nil {
 			return false, err
 		}
 	}
-	switch n := planned.Load(); {
-	case n == 0:
-		return false, ErrProbeInconclusive
-	default:
+	if n := planned.Load(); n > 0 {
 		return n == 1, nil
 	}
+	return false, ErrProbeInconclusive
 }
