@@ -123,7 +123,7 @@ func riverOnWorkers(ctx context.Context, conn *pgx.Conn, ownerURL string, addrs 
 			err = riverOn(ctx, nodeURL, true, w.group)
 		}
 		if err != nil {
-			errs = append(errs, fmt.Errorf("worker %s: River's tables: %w", w.addr, err))
+			errs = append(errs, fmt.Errorf("river tables on worker %s: %w", w.addr, err))
 		}
 	}
 	return errors.Join(errs...)
