@@ -71,7 +71,8 @@ type router struct {
 	entry *pgxpool.Pool
 	opts  RouteOptions
 	// planCache is whether node pools keep PostgreSQL's plan cache choice
-	// (resolved from opts.PlanCache and the cluster's Citus release).
+	// (resolved from opts.PlanCache and a probe of a node's local plan
+	// cache, or the cluster's Citus release when the probe cannot tell).
 	planCache bool
 	version   string
 
@@ -125,6 +126,11 @@ func (s *Shard) Route(ctx context.Context, opts RouteOptions) error {
 		return err
 	}
 	r.planCache = opts.PlanCache.Allows(r.version)
+	if opts.PlanCache == PlanCacheAuto {
+		if works, err := r.probePlanCache(ctx); err == nil {
+			r.planCache = works
+		}
+	}
 	if err := r.refresh(ctx); err != nil {
 		r.close()
 		return fmt.Errorf("shard %s: %w", s.Name, err)
@@ -374,6 +380,28 @@ func (r *router) open(ctx context.Context, group int32, addr string) (*Node, err
 		return nil, fmt.Errorf("node %s: %w", addr, err)
 	}
 	return &Node{Addr: addr, Group: group, Pool: pool}, nil
+}
+
+// probePlanCache runs ProbeLocalPlanCache on a node that holds shards of
+// users, reached as its pool would reach it. Every node is taken to run the
+// same Citus build.
+func (r *router) probePlanCache(ctx context.Context) (bool, error) {
+	var group int32
+	var host string
+	var port int32
+	err := r.entry.QueryRow(ctx, `select n.groupid, n.nodename, n.nodeport from pg_dist_node n
+		where n.noderole = 'primary' and n.isactive and exists (select 1 from pg_dist_placement p
+			join pg_dist_shard s on s.shardid = p.shardid
+			where s.logicalrelid = 'users'::regclass and p.groupid = n.groupid)
+		order by n.groupid limit 1`).Scan(&group, &host, &port)
+	if err != nil {
+		return false, err
+	}
+	cfg, err := r.nodeConfig(group, net.JoinHostPort(host, strconv.Itoa(int(port))))
+	if err != nil {
+		return false, err
+	}
+	return ProbeLocalPlanCache(ctx, cfg.ConnConfig)
 }
 
 // forcedCustomPlans is the setting node pools get when generic plans are off:

@@ -229,6 +229,25 @@ func TestRoutedReadIsOneRoundTripOnItsNode(t *testing.T) {
 	if want := map[bool]string{true: "auto", false: "force_custom_plan"}[shard.PlanCache()]; mode != want {
 		t.Errorf("plan_cache_mode on the node is %q, want %q (plan cache %v)", mode, want, shard.PlanCache())
 	}
+	if !shard.PlanCache() {
+		return
+	}
+	// With generic plans allowed, the statement that binds the workspace
+	// keeps one: past PostgreSQL's five custom plans none is made again.
+	var generic, custom int64
+	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(`select coalesce(sum(generic_plans), 0)::bigint, coalesce(sum(custom_plans), 0)::bigint
+			from pg_prepared_statements where statement like '%pmapi_bind_workspace%'`).
+			QueryRow(func(r pgx.Row) error { return r.Scan(&generic, &custom) })
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the workspace's binding: %d generic plans, %d custom", generic, custom)
+	if generic == 0 || custom > 5 {
+		t.Errorf("the workspace's binding was planned %d times generic, %d custom; want generic after 5 custom",
+			generic, custom)
+	}
 }
 
 // TestRoutedShardKeepsRowLevelSecurity: on the node that holds a workspace,

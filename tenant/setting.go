@@ -48,17 +48,32 @@ func (m SettingMode) String() string {
 // write on Citus then never starts a statement while its shard group is being
 // split or moved (Shard.Route). Only a write on Citus holds: the lock is
 // Citus's, and a security definer function costs a read about 35 µs more.
+//
+// The call carries a WHERE clause because Citus takes `select f($1)` of a
+// function it has distributed (both are: Citus distributes every function
+// made on the coordinator) for a call it might delegate to a worker, and for
+// any such call with a parameter it makes PostgreSQL plan every execution
+// anew. A query with a WHERE clause is never delegated, so the statement
+// keeps its generic plan and the node spends no planner time on it (about
+// 7 % of a routed read's PostgreSQL CPU, measured with perf).
 func (m SettingMode) queueSetting(b *pgx.Batch, workspace uuid.UUID, hold bool) {
 	if m == SetLocal && hold {
-		b.Queue("select pmapi_hold_workspace($1)", workspace)
+		b.Queue(holdWorkspaceSQL, workspace)
 		return
 	}
 	if m == SetLocal {
-		b.Queue("select pmapi_bind_workspace($1)", workspace)
+		b.Queue(bindWorkspaceSQL, workspace)
 		return
 	}
 	b.Queue("select set_config('pmapi.workspace_id', $1, true)", workspace.String())
 }
+
+// The statements that bind a SetLocal transaction to its workspace; $1 is a
+// workspace id, never null, so their WHERE clause (see queueSetting) holds.
+const (
+	bindWorkspaceSQL = "select pmapi_bind_workspace($1) where $1 is not null"
+	holdWorkspaceSQL = "select pmapi_hold_workspace($1) where $1 is not null"
+)
 
 // queueSettingWith is SetConfig mode's binding of the workspace with sets in
 // force too, all in the workspace's own statement (Shard.ReadWith): each

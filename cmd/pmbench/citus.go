@@ -6,11 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -92,7 +95,7 @@ func runCitusPhase(ctx context.Context, o options, rep *Report) (err error) {
 		return err
 	}
 	ph.Version, ph.Nodes, ph.ShardCount, ph.SetupSeconds = b.cl.citusVersion, b.cl.nodes, b.cl.shardCount, b.setupSeconds
-	ph.Routing, ph.PlanCache = routingOn(), planCacheOn(b.cl.citusVersion)
+	ph.Routing, ph.PlanCache = routingOn(), planCacheOn(ctx, b.cl.db.AdminURL, b.cl.nodes, b.cl.citusVersion)
 	ph.Seed = b.seed
 	splitErr := b.runCitus(ctx, rep.Scenarios)
 	ph.API, ph.Worker = b.processes()
@@ -116,11 +119,37 @@ func routingOn() bool {
 	return err == nil && on
 }
 
-// planCacheOn is whether pmapi keeps generic plans on routed nodes of the
-// Citus release version (as citus_version() starts: "13.2.2").
-func planCacheOn(version string) bool {
+// planCacheOn is whether pmapi keeps generic plans on routed nodes, decided
+// as pmapi decides it: PMAPI_CITUS_PLAN_CACHE, and when auto a probe of the
+// first node (after the coordinator, which holds no shards) that can answer,
+// else the release version (as citus_version() starts: "13.2.2").
+func planCacheOn(ctx context.Context, adminURL string, nodes []string, version string) bool {
 	p, err := tenant.ParsePlanCache(os.Getenv("PMAPI_CITUS_PLAN_CACHE"))
-	return err == nil && p.Allows("Citus "+version)
+	if err != nil {
+		return false
+	}
+	if p != tenant.PlanCacheAuto {
+		return p.Allows("Citus " + version)
+	}
+	for _, addr := range rest(nodes) {
+		cfg, err := pgx.ParseConfig(adminURL)
+		if err != nil {
+			break
+		}
+		host, port, err := net.SplitHostPort(addr)
+		if err != nil {
+			continue
+		}
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil {
+			continue
+		}
+		cfg.Host, cfg.Port, cfg.Fallbacks = host, uint16(n), nil
+		if works, err := tenant.ProbeLocalPlanCache(ctx, cfg); err == nil {
+			return works
+		}
+	}
+	return p.Allows("Citus " + version)
 }
 
 // compare pairs each Citus scenario with the single node's of the same name.
