@@ -111,6 +111,7 @@ $(STATICCHECK):
 
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@bash tools/longlines.sh || { echo "wrap the lines above (at most 120 characters)"; exit 1; }
 	$(GO) vet $(PKGS)
 	$(GO) vet -tags pgdocker ./internal/pgcluster/
 	$(STATICCHECK) $(PKGS)

@@ -204,7 +204,8 @@ func printCitus(w io.Writer, rep *Report) {
 		onOff(ph.Routing), onOff(ph.PlanCache), onOff(ph.Durable))
 	fmt.Fprintf(
 		w,
-		"Citus phase %.0f s: cluster and migrations %.1f s, seed %.1f s; CPU µs per request; postgres on Citus is the three nodes' sum\n\n",
+		"Citus phase %.0f s: cluster and migrations %.1f s, seed %.1f s; CPU µs per request; "+
+			"postgres on Citus is the three nodes' sum\n\n",
 		ph.Seconds,
 		ph.SetupSeconds,
 		ph.Seed.Seconds,
@@ -212,7 +213,8 @@ func printCitus(w io.Writer, rep *Report) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(
 		tw,
-		"scenario\ton\tmode\treq/s\tnon-2xx\tmulti-shard\tp50 ms\tp99 ms\tserve\twork\tpmbench\tpostgres\ttotal\tcoordinator / workers\t",
+		"scenario\ton\tmode\treq/s\tnon-2xx\tmulti-shard\tp50 ms\tp99 ms\t"+
+			"serve\twork\tpmbench\tpostgres\ttotal\tcoordinator / workers\t",
 	)
 	us := func(v float64) string { return fmt.Sprintf("%.0f", v*1000) }
 	x := func(v float64) string {
