@@ -41,22 +41,24 @@ begin
     perform pmapi_place('event_log', 'distributed');
 end $$;
 
-alter table workspace_event_seq enable row level security;
-alter table workspace_event_seq force row level security;
-create policy tenant_isolation on workspace_event_seq
-    using (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)
-    with check (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid);
-
-alter table event_log enable row level security;
-alter table event_log force row level security;
-create policy tenant_isolation on event_log
-    using (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)
-    with check (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid);
-
--- The log is append-only for the server: no update, and no delete (old
--- events leave by retention, run by the owner).
-grant select, insert, update on workspace_event_seq to pmapi_app;
-grant select, insert on event_log to pmapi_app;
+-- Row-level security and grants as the tables' own statements inside a DO
+-- block: on Citus, a table's DDL propagated from a file of many statements
+-- would be sent to the workers as that whole text (0019 does the same). The
+-- log is append-only for the server: no update and no delete (old events
+-- leave by retention, run by the owner).
+do $$
+declare t text;
+begin
+    foreach t in array array['workspace_event_seq', 'event_log'] loop
+        execute format('alter table %I enable row level security', t);
+        execute format('alter table %I force row level security', t);
+        execute format($p$create policy tenant_isolation on %I
+            using (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)
+            with check (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)$p$, t);
+    end loop;
+    grant select, insert, update on workspace_event_seq to pmapi_app;
+    grant select, insert on event_log to pmapi_app;
+end $$;
 
 -- pmapi_emit_events logs and queues the events of one workspace: ids, types
 -- and datas are parallel arrays in emission order, job the fan-out job that
