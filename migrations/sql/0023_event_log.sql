@@ -44,8 +44,8 @@ end $$;
 -- Row-level security and grants as the tables' own statements inside a DO
 -- block: on Citus, a table's DDL propagated from a file of many statements
 -- would be sent to the workers as that whole text (0019 does the same). The
--- log is append-only for the server: no update and no delete (old events
--- leave by retention, run by the owner).
+-- server never updates a logged event; it may delete, as for every tenant
+-- table, so that erasing a workspace can remove its rows.
 do $$
 declare t text;
 begin
@@ -56,8 +56,8 @@ begin
             using (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)
             with check (workspace_id = nullif(current_setting('pmapi.workspace_id', true), '')::uuid)$p$, t);
     end loop;
-    grant select, insert, update on workspace_event_seq to pmapi_app;
-    grant select, insert on event_log to pmapi_app;
+    grant select, insert, update, delete on workspace_event_seq to pmapi_app;
+    grant select, insert, delete on event_log to pmapi_app;
 end $$;
 
 -- pmapi_emit_events logs and queues the events of one workspace: ids, types
