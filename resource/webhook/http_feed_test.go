@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -264,5 +265,35 @@ func TestFeedListsWhatTheCredentialMayRead(t *testing.T) {
 	_, last, _ := poll(t, tn, "", 10)
 	if _, again, more := poll(t, tn, last, 10); again != last || more {
 		t.Errorf("an idle read from %s answered %s (hasMore %v), want its own position", last, again, more)
+	}
+}
+
+// TestFeedListsTheWritesEvents: the events the API's writes emit are listed
+// in the order they were made, with the payloads their deliveries carry (the
+// outbox's rows, which no worker fans out here).
+func TestFeedListsTheWritesEvents(t *testing.T) {
+	t.Parallel()
+	tn := apitest.NewTenant(t)
+	prj := tn.TaskProject(t)
+	task := tn.CreateTask(t, map[string]any{"projectId": prj, "title": "fed"})["id"].(string)
+	if r := tn.Do(t, "POST", apitest.TaskBase+"update",
+		map[string]any{"taskId": task, "status": "IN_PROGRESS", "title": "fed again"}); r.Status != 201 {
+		t.Fatalf("update: %d %s", r.Status, r.Raw)
+	}
+	outbox := tn.Events(t)
+	items := tn.Get(t, feedPath, map[string]string{"limit": "200"}).Items()
+	if len(items) != len(outbox) {
+		t.Fatalf("the feed lists %d events, the writes emitted %d", len(items), len(outbox))
+	}
+	for i, ev := range outbox {
+		got, _ := json.Marshal(items[i]["data"])
+		want, _ := json.Marshal(ev.Data)
+		if items[i]["type"] != ev.Type || string(got) != string(want) {
+			t.Errorf("event %d: the feed has %v %s, the outbox %s %s", i, items[i]["type"], got, ev.Type, want)
+		}
+	}
+	onProject := tn.Get(t, feedPath, map[string]string{"projectId": prj}).Items()
+	if len(onProject) == 0 || len(onProject) > len(items) {
+		t.Errorf("projectId=%s lists %d of %d events", prj, len(onProject), len(items))
 	}
 }
