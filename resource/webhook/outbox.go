@@ -107,7 +107,7 @@ type Outgoing struct {
 // fanoutJob, the River job that will fan them out: the sweeper tells by that
 // id whether an event that waits still has a job coming (Unfanned). The same
 // statement appends them to the event log with their workspace's next numbers
-// (pmapi_emit_events, migration 0023; docs/decisions/event-feed.md), so the
+// (pmapi_emit_events, migration 0022; docs/decisions/event-feed.md), so the
 // log costs a write no statement and no round trip of its own. The numbers'
 // row stays locked until tx ends: a workspace's writes that emit commit one
 // after another from this statement on, which is what makes the feed's
