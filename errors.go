@@ -31,6 +31,7 @@ const (
 	CodeNotImplemented     Code = "NOT_IMPLEMENTED"
 	CodeConflict           Code = "CONFLICT"
 	CodeGateNotMet         Code = "GATE_NOT_MET"
+	CodeCursorExpired      Code = "CURSOR_EXPIRED"
 	CodeIdempotencyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMedia   Code = "UNSUPPORTED_MEDIA_TYPE"

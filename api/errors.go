@@ -30,6 +30,7 @@ var statusOf = map[pmapi.Code]int{
 	pmapi.CodeNotImplemented:     http.StatusNotImplemented,
 	pmapi.CodeConflict:           http.StatusConflict,
 	pmapi.CodeGateNotMet:         http.StatusConflict,
+	pmapi.CodeCursorExpired:      http.StatusGone,
 	pmapi.CodePayloadTooLarge:    http.StatusRequestEntityTooLarge,
 	pmapi.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	pmapi.CodeIdempotencyReused:  http.StatusUnprocessableEntity,

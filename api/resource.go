@@ -3,6 +3,7 @@ package api
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/event"
@@ -50,12 +51,17 @@ type Catalog struct {
 	AppInUse []authz.AppInUse
 	// TagDocs describes the tags of the resources' operations (TagDoc).
 	TagDocs map[string]string
+	// ReadScopes maps each event type to the read scope of the resource that
+	// declares it (its scope ending in ":read"; none when it has none): the
+	// event feed lists an event only to a credential that may read its
+	// resource.
+	ReadScopes map[string]string
 }
 
 // catalogOf gathers the registrations, refusing a name, scope, table or event
 // type declared twice.
 func catalogOf(resources []Resource) (Catalog, error) {
-	var c Catalog
+	c := Catalog{ReadScopes: map[string]string{}}
 	seen := map[string]string{}
 	claim := func(kind, name, by string) error {
 		key := kind + " " + name
@@ -85,6 +91,7 @@ func catalogOf(resources []Resource) (Catalog, error) {
 				return c, err
 			}
 			c.Events = append(c.Events, e)
+			c.ReadScopes[e.Name] = readScope(r.Scopes)
 		}
 		c.Search = append(c.Search, r.Search...)
 		if r.Cascade != nil {
@@ -96,6 +103,16 @@ func catalogOf(resources []Resource) (Catalog, error) {
 	}
 	sort.Slice(c.Events, func(i, j int) bool { return c.Events[i].Name < c.Events[j].Name })
 	return c, nil
+}
+
+// readScope is the read scope among a registration's scopes.
+func readScope(scopes []string) string {
+	for _, s := range scopes {
+		if strings.HasSuffix(s, ":read") {
+			return s
+		}
+	}
+	return ""
 }
 
 // checkScopes fails start-up on a scope no registration declares: a misspelt

@@ -57,7 +57,7 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	}
 	appID, apiKey := vars["CLIENT_ID"], vars["API_KEY"]
 	status, body = get("/openapi/v1/me", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
-	if status != 200 || len(body["data"].(map[string]any)["scopes"].([]any)) != 14 {
+	if status != 200 || len(body["data"].(map[string]any)["scopes"].([]any)) != 15 {
 		t.Errorf("the printed API key: %d %v", status, body)
 	}
 

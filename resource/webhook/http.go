@@ -45,8 +45,9 @@ type HTTPDeps struct {
 // subscription may name any registered event type (Catalog.Events).
 func Resource(d HTTPDeps) api.Resource {
 	return api.Resource{
-		Name: "webhook", Scopes: []string{ScopeRead, ScopeWrite},
-		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts"},
+		Name: "webhook", Scopes: []string{ScopeRead, ScopeWrite, ScopeEvents},
+		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts",
+			"event_log", "workspace_event_seq"},
 		Events: EventTypes(), AppInUse: AppInUse,
 		TagDoc: "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
 		Operations: func(cat api.Catalog) []api.Operation {
@@ -55,7 +56,8 @@ func Resource(d HTTPDeps) api.Resource {
 				known[t.Name] = true
 			}
 			h := handlers{HTTPDeps: d, webhooks: d.Store, known: known}
-			return append(h.operations(), h.consoleDeliveryOperations()...)
+			ops := append(h.operations(), h.consoleDeliveryOperations()...)
+			return append(ops, h.feedOperations(cat.ReadScopes)...)
 		},
 	}
 }

@@ -3,10 +3,7 @@ package webhook
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"slices"
-	"strings"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -108,53 +105,28 @@ type Outgoing struct {
 
 // InsertOutbox writes events as outbox rows of workspace ws in tx, each naming
 // fanoutJob, the River job that will fan them out: the sweeper tells by that
-// id whether an event that waits still has a job coming (Unfanned).
-//
-// Multi-row VALUES, never INSERT ... SELECT: on Citus the latter ships its
-// rows with COPY, which row-level security refuses. One statement per chunk,
-// and nearly always one chunk: this runs in every writing request.
+// id whether an event that waits still has a job coming (Unfanned). The same
+// statement appends them to the event log with their workspace's next numbers
+// (pmapi_emit_events, migration 0022; docs/decisions/event-feed.md), so the
+// log costs a write no statement and no round trip of its own. The numbers'
+// row stays locked until tx ends: a workspace's writes that emit commit one
+// after another from this statement on, which is what makes the feed's
+// cursor gap-free.
 func InsertOutbox(ctx context.Context, tx pgx.Tx, ws uuid.UUID, fanoutJob int64, events []Outgoing) error {
-	for start := 0; start < len(events); start += maxEventsPerInsert {
-		end := min(start+maxEventsPerInsert, len(events))
-		args := make([]any, 0, 2+3*(end-start))
-		args = append(args, ws, fanoutJob)
-		for _, ev := range events[start:end] {
-			args = append(args, ev.ID, ev.Type, ev.Data)
-		}
-		if _, err := tx.Exec(ctx, insertEvents(end-start), args...); err != nil {
-			return err
-		}
+	if len(events) == 0 {
+		return nil
 	}
-	return nil
+	ids := make([]uuid.UUID, len(events))
+	types := make([]string, len(events))
+	datas := make([][]byte, len(events))
+	for i, ev := range events {
+		ids[i], types[i], datas[i] = ev.ID, ev.Type, ev.Data
+	}
+	_, err := tx.Exec(ctx, emitEventsSQL, ws, fanoutJob, ids, types, datas)
+	return err
 }
 
-// maxEventsPerInsert keeps a statement's parameters (3 an event) far below
-// PostgreSQL's 65,535; a project delete emits an event per child.
-const maxEventsPerInsert = 1000
-
-var insertEventsSQL sync.Map // row count -> statement
-
-// insertEvents is the statement that inserts n events of one workspace ($1)
-// and one fan-out job ($2).
-func insertEvents(n int) string {
-	if sql, ok := insertEventsSQL.Load(n); ok {
-		return sql.(string)
-	}
-	var b strings.Builder
-	b.WriteString("insert into events (workspace_id, fanout_job_id, id, type, data, occurred_at) values ")
-	for i := range n {
-		if i > 0 {
-			b.WriteString(", ")
-		}
-		// clock_timestamp(), not the transaction's start: the row lock the
-		// change took is held by now, so a later change to the same record
-		// gets a later time even when its transaction began first, and the
-		// events of one transaction get increasing times in their order.
-		fmt.Fprintf(&b, "($1, $2, $%d, $%d, $%d, clock_timestamp())", 3+3*i, 4+3*i, 5+3*i)
-	}
-	sql, _ := insertEventsSQL.LoadOrStore(n, b.String())
-	return sql.(string)
-}
+const emitEventsSQL = "select pmapi_emit_events($1, $2, $3, $4, $5::jsonb[])"
 
 // Waiting is an outbox event not fanned out yet, and the job it names
 // (nil for one written before events named their job).
