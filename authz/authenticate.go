@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pmapi/pmapi/internal/tick"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -253,7 +255,7 @@ func (a *Authenticator) FlushLastUsed(ctx context.Context) error { return a.last
 // sweep drops entries past their TTL, so keys no longer used do not stay in
 // memory.
 func (a *Authenticator) sweep(ctx context.Context) {
-	every(ctx, a.TTL, func() {
+	tick.Every(ctx, a.TTL, func() {
 		now := a.now()
 		a.mu.Lock()
 		for h, e := range a.cache {
@@ -263,18 +265,4 @@ func (a *Authenticator) sweep(ctx context.Context) {
 		}
 		a.mu.Unlock()
 	})
-}
-
-// every runs fn every d until ctx ends.
-func every(ctx context.Context, d time.Duration, fn func()) {
-	t := time.NewTicker(d)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			fn()
-		}
-	}
 }

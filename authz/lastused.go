@@ -7,6 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pmapi/pmapi/internal/tick"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
@@ -50,7 +52,7 @@ func (b *lastUsedBatcher) record(shard *tenant.Shard, ws, key uuid.UUID, at time
 }
 
 func (b *lastUsedBatcher) run(ctx context.Context) {
-	every(ctx, b.every, func() { _ = b.flush(ctx) })
+	tick.Every(ctx, b.every, func() { _ = b.flush(ctx) })
 }
 
 func (b *lastUsedBatcher) flush(ctx context.Context) error {

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pmapi/pmapi/internal/tick"
+
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/riverqueue/river"
@@ -292,18 +294,11 @@ func (cs *Clients) Start(ctx context.Context) error {
 	cs.stopWatch, cs.watched = stop, make(chan struct{})
 	go func() {
 		defer close(cs.watched)
-		t := time.NewTicker(nodeWatchEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-watch.Done():
-				return
-			case <-t.C:
-				if err := cs.startNewNodes(watch); err != nil && watch.Err() == nil {
-					cs.log.Warn("starting River on a Citus node", "error", err.Error())
-				}
+		tick.Every(watch, nodeWatchEvery, func() {
+			if err := cs.startNewNodes(watch); err != nil && watch.Err() == nil {
+				cs.log.Warn("starting River on a Citus node", "error", err.Error())
 			}
-		}
+		})
 	}()
 	return nil
 }

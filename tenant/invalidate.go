@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/pmapi/pmapi/internal/tick"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -78,21 +80,14 @@ func Listen(ctx context.Context, shards *Shards, on func(Invalidation), reset fu
 		}
 		refresh := s.router.opts.Refresh
 		wg.Go(func() {
-			t := time.NewTicker(refresh)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-t.C:
-				}
+			tick.Every(ctx, refresh, func() {
 				for _, n := range s.Nodes() {
 					if n.Group != 0 && !listened[n.Pool] {
 						listened[n.Pool] = true
 						wg.Go(func() { listenPool(ctx, s, n.Pool, on, reset, func() {}) })
 					}
 				}
-			}
+			})
 		})
 	}
 	if ready != nil {

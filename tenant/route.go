@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/pmapi/pmapi/internal/tick"
+
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -256,16 +258,7 @@ func (r *router) node(ctx context.Context, workspace uuid.UUID) *Node {
 // watch refreshes the routes every opts.Refresh until ctx ends.
 func (r *router) watch(ctx context.Context) {
 	defer close(r.done)
-	t := time.NewTicker(r.opts.Refresh)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			_ = r.refresh(ctx)
-		}
-	}
+	tick.Every(ctx, r.opts.Refresh, func() { _ = r.refresh(ctx) })
 }
 
 // placementStamp changes whenever a shard of users (and with it its
