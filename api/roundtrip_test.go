@@ -101,15 +101,23 @@ func TestAuthenticatedReadIsOneRoundTrip(t *testing.T) {
 					t.Fatalf("GET %s: %d %s", rd.path, r.Status, r.Raw)
 				}
 			}
+			// The pool's background writes (a key's last use flushed, routes
+			// refreshed) can land inside one request's window and add to its
+			// count; a request that itself takes two round trips takes them
+			// on every try, so the fewest of five tries is the request's own.
+			fewest := int64(-1)
 			for range 5 {
 				before := writes.Load()
 				r := tn.Do(t, "GET", rd.path, nil)
 				if r.Status != 200 {
 					t.Fatalf("GET %s: %d %s", rd.path, r.Status, r.Raw)
 				}
-				if n := writes.Load() - before; n != 1 {
-					t.Errorf("GET %s took %d round trips to PostgreSQL, want 1", rd.path, n)
+				if n := writes.Load() - before; fewest < 0 || n < fewest {
+					fewest = n
 				}
+			}
+			if fewest != 1 {
+				t.Errorf("GET %s took at least %d round trips to PostgreSQL, want 1", rd.path, fewest)
 			}
 		})
 	}
