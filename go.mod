@@ -26,6 +26,7 @@ require (
 	github.com/riverqueue/river v0.51.1
 	github.com/riverqueue/river/riverdriver/riverpgxv5 v0.51.1
 	github.com/riverqueue/river/rivertype v0.51.1
+	github.com/standard-webhooks/standard-webhooks/libraries v0.0.1
 	github.com/stripe/stripe-go/v84 v84.4.1
 	github.com/tsenart/vegeta/v12 v12.13.0
 	github.com/valyala/fasthttp v1.51.0

@@ -38,7 +38,9 @@ func (b *builder) webhooks(events []event.Type) (map[string]any, error) {
 			"operationId": "on" + camel,
 			"summary":     t.Description,
 			"description": t.Description + ". pmapi POSTs this to every subscription to " + t.Name + " (or `*`); the " +
-				"X-Service-Signature header signs the raw body (docs/webhooks.md). Any 2xx acknowledges it; anything " +
+				"X-Service-Signature header (Stripe's scheme) signs the raw body, and so do the Standard Webhooks " +
+				"headers webhook-id, webhook-timestamp and webhook-signature when the secret is whsec_ + base64 " +
+				"(docs/webhooks.md). Any 2xx acknowledges it; anything " +
 				"else, a redirect or no answer within 10 s is retried (1m, 5m, 30m, 2h, 12h).",
 			"tags":       []any{"Webhooks"},
 			"security":   []any{},

@@ -93,7 +93,7 @@ func Attempt(
 		webhook.Body{ID: id, EventID: pmapi.FormatID(webhook.EventPrefix, d.Event()), Type: d.EventType,
 			OccurredAt: d.When().UTC(), Data: d.Data, SentAt: now.UTC()},
 	)
-	res := sender.Send(ctx, sub.URL, d.EventType, id, body, webhook.Sign(body, now, secrets...))
+	res := sender.Send(ctx, sub.URL, d.EventType, id, body, webhook.SignDelivery(id, body, now, secrets...))
 	attemptDuration.Observe(res.Latency.Seconds())
 	switch {
 	case res.OK():

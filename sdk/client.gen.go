@@ -3085,7 +3085,7 @@ type WebhookSecretRotated struct {
 	// PreviousValidUntil While set, deliveries are also signed with the previous secret
 	PreviousValidUntil nullable.Nullable[time.Time] `json:"previousValidUntil,omitempty"`
 
-	// Secret The new whsec_ secret; shown only in this response
+	// Secret The new whsec_ + base64 secret, for both signature schemes; shown only in this response
 	Secret string `json:"secret"`
 
 	// SecretPrefix First characters of the current secret, to recognise it
@@ -3132,7 +3132,7 @@ type WebhookSubscriptionCreated struct {
 	// PreviousValidUntil While set, deliveries are also signed with the previous secret
 	PreviousValidUntil nullable.Nullable[time.Time] `json:"previousValidUntil,omitempty"`
 
-	// Secret whsec_...: signs every delivery; shown only in this response
+	// Secret whsec_ + base64 of 32 bytes: signs every delivery (both schemes); shown only in this response
 	Secret string `json:"secret"`
 
 	// SecretPrefix First characters of the current secret, to recognise it

@@ -3,6 +3,7 @@ package pmapisdk
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"net/http"
@@ -19,11 +20,27 @@ const SignatureHeader = "X-Service-Signature"
 // spec's 300 seconds, exclusive.
 const DefaultTolerance = 300 * time.Second
 
-// Errors of Verify.
+// The Standard Webhooks headers (standardwebhooks.com) a delivery carries
+// beside SignatureHeader when its subscription's secret has that scheme's
+// shape, whsec_ + base64; secrets from before it have to be rotated first.
+const (
+	StandardIDHeader        = "webhook-id"
+	StandardTimestampHeader = "webhook-timestamp"
+	StandardSignatureHeader = "webhook-signature"
+)
+
+// Errors of Verify and VerifyStandard.
 var (
 	ErrNoSignature = errors.New("pmapisdk: no or malformed " + SignatureHeader + " header")
 	ErrTooOld      = errors.New("pmapisdk: signature time outside the tolerance")
 	ErrNoMatch     = errors.New("pmapisdk: no v1 signature matches a secret")
+	// ErrNoStandardSignature: a webhook-* header is missing or malformed, as
+	// on every delivery signed only with a secret of the old shape.
+	ErrNoStandardSignature = errors.New("pmapisdk: no or malformed webhook-id, webhook-timestamp or " +
+		"webhook-signature header")
+	// ErrSecretShape: the secret is not whsec_ + base64, so the Standard
+	// scheme cannot use it; rotate it.
+	ErrSecretShape = errors.New("pmapisdk: the secret is not whsec_ + base64; rotate it for Standard Webhooks")
 )
 
 // Verifier checks webhook signatures. Its zero value uses DefaultTolerance
@@ -48,6 +65,24 @@ func (v Verifier) Verify(body []byte, header http.Header, secrets ...string) err
 	if err != nil {
 		return err
 	}
+	if !v.inTolerance(t) {
+		return ErrTooOld
+	}
+	for _, secret := range secrets {
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write([]byte(strconv.FormatInt(t, 10) + "."))
+		mac.Write(body)
+		want := mac.Sum(nil)
+		for _, s := range sigs {
+			if hmac.Equal(s, want) {
+				return nil
+			}
+		}
+	}
+	return ErrNoMatch
+}
+
+func (v Verifier) inTolerance(t int64) bool {
 	tol, now := v.Tolerance, time.Now()
 	if tol <= 0 {
 		tol = DefaultTolerance
@@ -55,12 +90,46 @@ func (v Verifier) Verify(body []byte, header http.Header, secrets ...string) err
 	if v.Now != nil {
 		now = v.Now()
 	}
-	if d := now.Sub(time.Unix(t, 0)); d >= tol || d <= -tol {
+	d := now.Sub(time.Unix(t, 0))
+	return d < tol && d > -tol
+}
+
+// VerifyStandard checks a delivery with the zero Verifier by its Standard
+// Webhooks headers instead of SignatureHeader.
+func VerifyStandard(body []byte, header http.Header, secrets ...string) error {
+	return Verifier{}.VerifyStandard(body, header, secrets...)
+}
+
+// VerifyStandard accepts the delivery when its webhook-timestamp is within
+// the tolerance and one of the space-separated `v1,<base64>` signatures is the
+// HMAC-SHA256 of `<webhook-id>.<webhook-timestamp>.<body>` keyed by the base64
+// after whsec_ of one of secrets, as the Standard Webhooks specification says.
+func (v Verifier) VerifyStandard(body []byte, header http.Header, secrets ...string) error {
+	id, ts, sig := header.Get(StandardIDHeader), header.Get(StandardTimestampHeader),
+		header.Get(StandardSignatureHeader)
+	t, err := strconv.ParseInt(ts, 10, 64)
+	if id == "" || sig == "" || err != nil {
+		return ErrNoStandardSignature
+	}
+	if !v.inTolerance(t) {
 		return ErrTooOld
 	}
+	var sigs [][]byte
+	for _, s := range strings.Fields(sig) {
+		if val, ok := strings.CutPrefix(s, "v1,"); ok {
+			if b, err := base64.StdEncoding.DecodeString(val); err == nil {
+				sigs = append(sigs, b)
+			}
+		}
+	}
 	for _, secret := range secrets {
-		mac := hmac.New(sha256.New, []byte(secret))
-		mac.Write([]byte(strconv.FormatInt(t, 10) + "."))
+		raw, ok := strings.CutPrefix(secret, "whsec_")
+		key, err := base64.StdEncoding.DecodeString(raw)
+		if !ok || err != nil {
+			return ErrSecretShape
+		}
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(id + "." + ts + "."))
 		mac.Write(body)
 		want := mac.Sum(nil)
 		for _, s := range sigs {

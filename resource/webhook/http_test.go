@@ -9,6 +9,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	standardwebhooks "github.com/standard-webhooks/standard-webhooks/libraries/go"
 	stripewebhook "github.com/stripe/stripe-go/v84/webhook"
 
 	"github.com/pmapi/pmapi/api"
@@ -64,6 +65,22 @@ func TestWebhookDeliveryIsSignedAndFiltered(t *testing.T) {
 	}
 	if err := webhook.Verify(sig, got.Body, secret, time.Now()); err != nil {
 		t.Errorf("our verifier: %v", err)
+	}
+	// The Standard Webhooks headers, checked by that scheme's reference library.
+	std, err := standardwebhooks.NewWebhook(secret)
+	if err != nil {
+		t.Fatalf("the reference library cannot load a new secret: %v", err)
+	}
+	if h.Get("webhook-id") != body.ID {
+		t.Errorf("webhook-id %q, want the delivery id %s", h.Get("webhook-id"), body.ID)
+	}
+	if err := std.Verify(got.Body, h); err != nil {
+		t.Errorf("the Standard Webhooks library refuses the delivery: %v", err)
+	}
+	tampered := []byte(strings.Replace(string(got.Body), "IN_PROGRESS", "DONE", 1))
+	if std.Verify(tampered, h) == nil ||
+		stripewebhook.ValidatePayloadWithTolerance(tampered, sig, secret, 300*time.Second) == nil {
+		t.Error("a tampered body verifies")
 	}
 	// The body is what the document's WebhookBody says, with eventId and
 	// occurredAt, and its data what x-webhooks names for the type.
@@ -274,6 +291,13 @@ func TestWebhookTestEndpointAndSecretRotation(t *testing.T) {
 		}
 		if err := stripewebhook.ValidatePayloadWithTolerance(got.Body, sig, s, 300*time.Second); err != nil {
 			t.Errorf("stripe verify with %s...: %v", s[:10], err)
+		}
+		std, err := standardwebhooks.NewWebhook(s)
+		if err != nil {
+			t.Fatalf("the reference library cannot load %s...: %v", s[:10], err)
+		}
+		if err := std.Verify(got.Body, got.Header); err != nil {
+			t.Errorf("Standard Webhooks verify with %s...: %v", s[:10], err)
 		}
 	}
 	// Without graceSeconds the old secret keeps signing for 24 h; a grace

@@ -54,7 +54,7 @@ func TestSenderPlainHTTP(t *testing.T) {
 	)
 	defer srv.Close()
 	send := func(s *Sender, url string) Result {
-		return s.Send(context.Background(), url, "webhook.test", "evt_1", []byte(`{}`), "t=1,v1=00")
+		return s.Send(context.Background(), url, "webhook.test", "evt_1", []byte(`{}`), Signature{Stripe: "t=1,v1=00"})
 	}
 	prod, err := NewSender(true, "")
 	if err != nil {

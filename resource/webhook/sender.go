@@ -82,7 +82,7 @@ type Result struct {
 func (r Result) OK() bool { return r.Err == nil && r.Status >= 200 && r.Status < 300 }
 
 // Send posts body to url with the delivery headers.
-func (s *Sender) Send(ctx context.Context, url, eventType, deliveryID string, body []byte, signature string) Result {
+func (s *Sender) Send(ctx context.Context, url, eventType, deliveryID string, body []byte, signature Signature) Result {
 	start := time.Now()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
@@ -95,7 +95,14 @@ func (s *Sender) Send(ctx context.Context, url, eventType, deliveryID string, bo
 	req.Header.Set("User-Agent", UserAgent)
 	req.Header.Set("X-Service-Event", eventType)
 	req.Header.Set("X-Service-Delivery-Id", deliveryID)
-	req.Header.Set(SignatureHeader, signature)
+	req.Header.Set(SignatureHeader, signature.Stripe)
+	if signature.Standard != "" {
+		// Set directly: Header.Set would canonicalize to Webhook-Id, and the
+		// spec spells them in lower case (HTTP/1.1 names are case-blind anyway).
+		req.Header[StandardIDHeader] = []string{deliveryID}
+		req.Header[StandardTimestampHeader] = []string{signature.StandardTimestamp}
+		req.Header[StandardSignatureHeader] = []string{signature.Standard}
+	}
 	resp, err := s.client.Do(req)
 	r := Result{Latency: time.Since(start)}
 	if err != nil {

@@ -51,7 +51,7 @@ func TestSenderOutcomes(t *testing.T) {
 	}
 	ctx := context.Background()
 	send := func(s *Sender, path string) Result {
-		return s.Send(ctx, srv.URL+path, "webhook.test", "evt_1", []byte(`{}`), "t=1,v1=00")
+		return s.Send(ctx, srv.URL+path, "webhook.test", "evt_1", []byte(`{}`), Signature{Stripe: "t=1,v1=00"})
 	}
 	if r := send(s, "/ok"); !r.OK() || r.Status != 204 {
 		t.Fatalf("ok: %+v", r)

@@ -6,6 +6,7 @@ package webhook
 import (
 	"crypto/hmac"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"strconv"
@@ -37,6 +38,59 @@ func Sign(body []byte, at time.Time, secrets ...string) string {
 		parts = append(parts, "v1="+mac(s, t, body))
 	}
 	return strings.Join(parts, ",")
+}
+
+// The Standard Webhooks headers (standardwebhooks.com), sent beside
+// SignatureHeader so that scheme's reference libraries verify a delivery too.
+const (
+	StandardIDHeader        = "webhook-id"
+	StandardTimestampHeader = "webhook-timestamp"
+	StandardSignatureHeader = "webhook-signature"
+)
+
+// Signature is what one delivery carries: the Stripe-style header, and the
+// Standard Webhooks timestamp and signature, empty when no secret has the key
+// shape that scheme requires.
+type Signature struct {
+	Stripe            string
+	StandardTimestamp string
+	Standard          string
+}
+
+// SignDelivery signs body for delivery id with both schemes at one time.
+func SignDelivery(id string, body []byte, at time.Time, secrets ...string) Signature {
+	sig := Signature{Stripe: Sign(body, at, secrets...)}
+	t := strconv.FormatInt(at.Unix(), 10)
+	var std []string
+	for _, s := range secrets {
+		if key, ok := StandardKey(s); ok {
+			h := hmac.New(sha256.New, key)
+			h.Write([]byte(id + "." + t + "."))
+			h.Write(body)
+			std = append(std, "v1,"+base64.StdEncoding.EncodeToString(h.Sum(nil)))
+		}
+	}
+	// A secret from before the Standard shape (whsec_ + base62) cannot be
+	// loaded by that scheme's libraries, so no header is sent rather than one
+	// they would reject; rotating the secret turns the headers on.
+	if len(std) > 0 {
+		sig.StandardTimestamp, sig.Standard = t, strings.Join(std, " ")
+	}
+	return sig
+}
+
+// StandardKey is the HMAC key the Standard Webhooks scheme derives from a
+// secret: the standard base64 after whsec_, which the spec bounds to 24-64 bytes.
+func StandardKey(secret string) ([]byte, bool) {
+	raw, ok := strings.CutPrefix(secret, SecretPrefix)
+	if !ok {
+		return nil, false
+	}
+	key, err := base64.StdEncoding.DecodeString(raw)
+	if err != nil || len(key) < 24 || len(key) > 64 {
+		return nil, false
+	}
+	return key, true
 }
 
 // Errors of Verify.

@@ -126,7 +126,7 @@ func TestSpecialAddressesAreRefusedEverywhere(t *testing.T) {
 			// The hook runs before connect(2), so a refused dial sends nothing;
 			// the deadline only bounds a dial the guard failed to stop.
 			dialCtx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-			res := senders[loopback].Send(dialCtx, raw, "webhook.test", "evt_1", []byte(`{}`), "t=1,v1=00")
+			res := senders[loopback].Send(dialCtx, raw, "webhook.test", "evt_1", []byte(`{}`), Signature{Stripe: "t=1,v1=00"})
 			cancel()
 			if !res.Blocked {
 				t.Errorf("Sender to %s (loopback=%v): %+v", raw, loopback, res)

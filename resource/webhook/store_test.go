@@ -174,6 +174,11 @@ func TestRotateWithAndWithoutGrace(t *testing.T) {
 	if err != nil || s.PreviousValidUntil == nil || time.Until(*s.PreviousValidUntil) < 59*time.Minute {
 		t.Fatalf("rotate with an hour's grace: %+v, %v", s, err)
 	}
+	// The fixture's secret has the old shape; the rotated one has the shape
+	// the Standard Webhooks scheme loads.
+	if _, ok := webhook.StandardKey(secret); !ok || secret[:12] != s.SecretPrefix {
+		t.Errorf("rotated secret %s... is not whsec_ + base64 of 32 bytes", secret[:10])
+	}
 	if signers, err := f.store.Secrets(s, time.Now()); err != nil || len(signers) != 2 || signers[0] != secret ||
 		signers[1] != "whsec_x" {
 		t.Errorf("secrets during the grace: %v, %v", signers, err)

@@ -2,6 +2,8 @@ package webhook
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
 	"errors"
 	"time"
 
@@ -150,8 +152,16 @@ func (st Store) Secrets(s Subscription, now time.Time) ([]string, error) {
 	return out, nil
 }
 
-// NewSecret makes a whsec_ secret: 32 random bytes' worth (43 base62 characters).
-func NewSecret() string { return SecretPrefix + pmapi.RandomBase62(43) }
+// NewSecret makes a whsec_ secret: 32 random bytes in standard base64, the shape
+// the Standard Webhooks scheme loads; the Stripe-style scheme keys its HMAC with
+// the whole string, so it accepts any shape.
+func NewSecret() string {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		panic("crypto/rand failed: " + err.Error())
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b)
+}
 
 // Create subscribes url for the app's events, at most perSecond deliveries a
 // second when set; the secret is returned once.

@@ -37,7 +37,7 @@ type SubscriptionView struct {
 // SubscriptionCreated is a new subscription with its secret, shown once.
 type SubscriptionCreated struct {
 	SubscriptionView
-	Secret string `json:"secret" doc:"whsec_...: signs every delivery; shown only in this response"`
+	Secret string `json:"secret" doc:"whsec_ + base64 of 32 bytes: signs every delivery (both schemes); shown only in this response"`
 }
 
 // SubscriptionList lists an app's subscriptions.
@@ -63,7 +63,7 @@ type RotateRequest struct {
 // SecretRotated carries the new secret, shown once.
 type SecretRotated struct {
 	SubscriptionView
-	Secret string `json:"secret" doc:"The new whsec_ secret; shown only in this response"`
+	Secret string `json:"secret" doc:"The new whsec_ + base64 secret, for both signature schemes; shown only in this response"`
 }
 
 // TestResult answers the synchronous test delivery.
