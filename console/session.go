@@ -22,7 +22,7 @@ const (
 type session struct {
 	creds
 	api.SessionView
-	// CSRF is the token this session's forms carry.
+	// CSRF is the token every form of the signed-in console carries.
 	CSRF string
 }
 

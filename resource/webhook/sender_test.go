@@ -37,15 +37,7 @@ func TestSenderOutcomes(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := NewSender(true, caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := senderTrusting(t, srv)
 	if s.client.Timeout != 10*time.Second {
 		t.Errorf("attempt timeout %v, want 10s", s.client.Timeout)
 	}
@@ -78,4 +70,20 @@ func TestSenderOutcomes(t *testing.T) {
 	if r := send(untrusting, "/ok"); r.OK() || r.Err == nil || !strings.Contains(r.Err.Error(), "certificate") {
 		t.Errorf("TLS: %+v", r)
 	}
+}
+
+// senderTrusting is a Sender that allows loopback addresses and trusts srv's
+// certificate, as pmapi dev's sender trusts a local receiver.
+func senderTrusting(t *testing.T, srv *httptest.Server) *Sender {
+	t.Helper()
+	caFile := filepath.Join(t.TempDir(), "ca.pem")
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewSender(true, caFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

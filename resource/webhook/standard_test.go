@@ -4,12 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -78,15 +75,7 @@ func TestDeliveryCarriesBothSchemes(t *testing.T) {
 		w.WriteHeader(http.StatusNoContent)
 	}))
 	defer srv.Close()
-	caFile := filepath.Join(t.TempDir(), "ca.pem")
-	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
-	if err := os.WriteFile(caFile, ca, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sender, err := NewSender(true, caFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sender := senderTrusting(t, srv)
 	deliver := func(secrets ...string) (http.Header, []byte) {
 		t.Helper()
 		mu.Lock()

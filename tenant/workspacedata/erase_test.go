@@ -32,6 +32,20 @@ func erase(t *testing.T, env *apitest.Env, ws string) *apitest.Response {
 	return r
 }
 
+// eraseToTheEnd runs the erasure once more, as the job's next attempt would,
+// and checks that it finished: no row of the workspace in any table, and the
+// workspace itself gone from the admin API.
+func eraseToTheEnd(t *testing.T, env *apitest.Env, ws string, id uuid.UUID) {
+	t.Helper()
+	if err := workspacedata.Erase(context.Background(), env.Directory, id); err != nil {
+		t.Fatal(err)
+	}
+	if left := counts(t, ws); len(left) != 0 {
+		t.Errorf("rows left after the last run: %v", left)
+	}
+	apitest.WantError(t, getWorkspace(t, env, ws), 404, "NOT_FOUND")
+}
+
 func getWorkspace(t *testing.T, env *apitest.Env, ws string) *apitest.Response {
 	t.Helper()
 	return env.Do(t, apitest.Request{Method: "GET", Path: "/admin/v1/workspaces/" + ws, Header: env.Admin()})
@@ -123,13 +137,7 @@ func TestEraseResumesAfterStop(t *testing.T) {
 	if left := counts(t, tn.WorkspaceID); len(left) == 0 {
 		t.Error("the stopped run left nothing; the restart is not tested")
 	}
-	if err := workspacedata.Erase(ctx, env.Directory, id); err != nil {
-		t.Fatal(err)
-	}
-	if left := counts(t, tn.WorkspaceID); len(left) != 0 {
-		t.Errorf("rows left after the restart: %v", left)
-	}
-	apitest.WantError(t, getWorkspace(t, env, tn.WorkspaceID), 404, "NOT_FOUND")
+	eraseToTheEnd(t, env, tn.WorkspaceID, id)
 }
 
 // TestEraseJob: the River worker the job clients register erases the
@@ -177,13 +185,7 @@ func TestEraseSweepsRowsWrittenBehind(t *testing.T) {
 	if left := counts(t, tn.WorkspaceID); left["projects"] != 1 {
 		t.Fatalf("before the last run: %v", left)
 	}
-	if err := workspacedata.Erase(ctx, env.Directory, id); err != nil {
-		t.Fatal(err)
-	}
-	if left := counts(t, tn.WorkspaceID); len(left) != 0 {
-		t.Errorf("rows left: %v", left)
-	}
-	apitest.WantError(t, getWorkspace(t, env, tn.WorkspaceID), 404, "NOT_FOUND")
+	eraseToTheEnd(t, env, tn.WorkspaceID, id)
 }
 
 // TestEraseShowsARunThatFailed: a run of the job that fails leaves its error
