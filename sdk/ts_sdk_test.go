@@ -1,0 +1,78 @@
+package pmapisdk_test
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/pmapi/pmapi/internal/testkit/apitest"
+)
+
+// TestTypeScriptSDKDrivesTheServer type-checks and compiles the TypeScript
+// SDK with its test (sdk/ts/test) and runs that test with node against a real
+// server whose deliveries reach the test's receiver on loopback: creates,
+// pages, typed errors, an idempotency key, another workspace's 404, and a
+// delivery verified with both signature schemes.
+func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
+	t.Parallel()
+	tsc := tsBin(t, "tsc")
+	// Any type error, unused name or implicit any fails the build (tsconfig's
+	// strict options and noEmitOnError): this is the SDK's lint.
+	out := t.TempDir()
+	runTS(t, tsDir, nil, nil, tsc, "--project", ".", "--outDir", out)
+	// The compiled files run from out: ES modules, with the pinned packages.
+	modules, err := filepath.Abs(filepath.Join(tsDir, "node_modules"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(modules, filepath.Join(out, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "package.json"), []byte(`{"type": "module"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	env := apitest.ReachingLoopbackHTTP(t)
+	env.StartWorkers(t)
+	base := env.Listen(t)
+	a, b := env.NewTenant(t), env.NewTenant(t)
+	// The test's webhook receiver serves on this listener, handed to node as
+	// descriptor 3, so the subscription names its port before node starts.
+	// node runs the file itself: node --test would run it in a child process
+	// without the descriptor.
+	ln, err := net.ListenTCP("tcp", &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	receiver, err := ln.File()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer receiver.Close()
+	_, secret := a.Subscribe(t, "http://"+ln.Addr().String()+"/pmapi", "project.created")
+	report := runTS(t, out, []string{
+		"PMAPI_BASE=" + base,
+		"PMAPI_CLIENT_ID=" + a.ClientID, "PMAPI_API_KEY=" + a.Key,
+		"PMAPI_OTHER_CLIENT_ID=" + b.ClientID, "PMAPI_OTHER_API_KEY=" + b.Key,
+		"PMAPI_WEBHOOK_SECRET=" + secret,
+	}, []*os.File{receiver}, "node", "--test-reporter=tap", filepath.Join("test", "sdk.test.js"))
+	t.Log(report)
+	// A skipped or unfinished case is not a pass.
+	for name, want := range map[string]func(int) bool{
+		"pass":    func(n int) bool { return n > 0 },
+		"skipped": func(n int) bool { return n == 0 },
+		"todo":    func(n int) bool { return n == 0 },
+	} {
+		m := regexp.MustCompile(`(?m)^# ` + name + ` (\d+)$`).FindStringSubmatch(report)
+		if m == nil {
+			t.Fatalf("node's report has no %q count", name)
+		}
+		if n, _ := strconv.Atoi(m[1]); !want(n) {
+			t.Errorf("node --test: %s %d", name, n)
+		}
+	}
+}
