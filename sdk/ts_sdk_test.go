@@ -1,14 +1,18 @@
 package pmapisdk_test
 
 import (
+	"context"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	pmapisdk "github.com/pmapi/pmapi/sdk"
 )
 
 // TestTypeScriptSDKDrivesTheServer type-checks and compiles the TypeScript
@@ -35,10 +39,11 @@ func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	env := apitest.ReachingLoopbackHTTP(t)
+	env := apitest.ReachingLoopbackHTTP(t, func(d *apitest.Config) { d.OAuth.Interval = time.Second })
 	env.StartWorkers(t)
 	base := env.Listen(t)
 	a, b := env.NewTenant(t), env.NewTenant(t)
+	token := deviceToken(t, base, a, "projects:read")
 	// The test's webhook receiver serves on this listener, handed to node as
 	// descriptor 3, so the subscription names its port before node starts.
 	// node runs the file itself: node --test would run it in a child process
@@ -58,7 +63,7 @@ func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
 		"PMAPI_BASE=" + base,
 		"PMAPI_CLIENT_ID=" + a.ClientID, "PMAPI_API_KEY=" + a.Key,
 		"PMAPI_OTHER_CLIENT_ID=" + b.ClientID, "PMAPI_OTHER_API_KEY=" + b.Key,
-		"PMAPI_WEBHOOK_SECRET=" + secret,
+		"PMAPI_WEBHOOK_SECRET=" + secret, "PMAPI_ACCESS_TOKEN=" + token,
 	}, []*os.File{receiver}, "node", "--test-reporter=tap", filepath.Join("test", "sdk.test.js"))
 	t.Log(report)
 	// A skipped or unfinished case is not a pass.
@@ -75,4 +80,23 @@ func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
 			t.Errorf("node --test: %s %d", name, n)
 		}
 	}
+}
+
+// deviceToken is an access token of tn's app with scope, from a device login
+// the console approves, as a user would on the device page.
+func deviceToken(t *testing.T, base string, tn *apitest.Tenant, scope string) string {
+	t.Helper()
+	ctx := context.Background()
+	conf := pmapisdk.OAuthConfig(base, tn.ClientID, scope)
+	da, err := conf.DeviceAuth(ctx)
+	if err != nil {
+		t.Fatalf("DeviceAuth: %v", err)
+	}
+	tn.Console(t, http.MethodPost, "/openapi/v1/oauth/device/approve",
+		map[string]any{"user_code": da.UserCode, "action": "approve"})
+	tok, err := conf.DeviceAccessToken(ctx, da)
+	if err != nil {
+		t.Fatalf("DeviceAccessToken: %v", err)
+	}
+	return tok.AccessToken
 }

@@ -1,5 +1,3 @@
-import { randomUUID } from "node:crypto";
-
 /**
  * A fresh Idempotency-Key. Send the same key again when retrying a POST whose
  * answer was lost: the server replays the first answer instead of doing the
@@ -7,7 +5,7 @@ import { randomUUID } from "node:crypto";
  * IDEMPOTENCY_KEY_REUSED). Keep it with the request, not per attempt.
  */
 export function idempotencyKey(): string {
-  return randomUUID();
+  return globalThis.crypto.randomUUID();
 }
 
 /** Whether an answer is the replay of an earlier request with the same key. */

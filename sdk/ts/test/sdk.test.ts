@@ -9,6 +9,7 @@ import { Webhook } from "standardwebhooks";
 
 import {
   apiKey,
+  bearer,
   createPmapiClient,
   idempotencyKey,
   items,
@@ -131,6 +132,24 @@ describe("the SDK against the server", () => {
     const e = await rejection(unwrap(bad.GET("/openapi/v1/resource/project/list")));
     assert.equal(e.status, 401);
     assert.equal(e.code, "INVALID_TOKEN");
+  });
+
+  test("a bearer token calls within its scope; outside it is a typed 403", async () => {
+    let asked = 0;
+    const oauth = createPmapiClient({
+      baseUrl,
+      clientId,
+      credential: bearer(async () => {
+        asked++;
+        return env("PMAPI_ACCESS_TOKEN"); // a refreshing source would hand out a new one here
+      }),
+    });
+    const listed = await unwrap(oauth.GET("/openapi/v1/resource/project/list", { params: { query: { limit: 200 } } }));
+    assert.ok(listed.items.some((p) => p.id === project.id));
+    const e = await rejection(unwrap(oauth.GET("/openapi/v1/resource/task/list")));
+    assert.equal(e.status, 403);
+    assert.equal(e.code, "INSUFFICIENT_SCOPE");
+    assert.equal(asked, 2, "the token source is asked before every request");
   });
 
   test("another workspace's credentials see 404 and no data", async () => {
