@@ -2,24 +2,28 @@ package pmapisdk_test
 
 import (
 	"context"
+	"encoding/json"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/pmapi/pmapi/internal/testkit/apitest"
+	"github.com/pmapi/pmapi/resource/webhook"
 	pmapisdk "github.com/pmapi/pmapi/sdk"
 )
 
 // TestTypeScriptSDKDrivesTheServer type-checks and compiles the TypeScript
 // SDK with its test (sdk/ts/test) and runs that test with node against a real
 // server whose deliveries reach the test's receiver on loopback: creates,
-// pages, typed errors, an idempotency key, another workspace's 404, and a
-// delivery verified with both signature schemes.
+// pages, typed errors, an idempotency key, another workspace's 404, a bearer
+// token, a delivery verified with both signature schemes, and the server
+// signer's signatures during a secret's rotation.
 func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
 	t.Parallel()
 	tsc := tsBin(t, "tsc")
@@ -64,6 +68,7 @@ func TestTypeScriptSDKDrivesTheServer(t *testing.T) {
 		"PMAPI_CLIENT_ID=" + a.ClientID, "PMAPI_API_KEY=" + a.Key,
 		"PMAPI_OTHER_CLIENT_ID=" + b.ClientID, "PMAPI_OTHER_API_KEY=" + b.Key,
 		"PMAPI_WEBHOOK_SECRET=" + secret, "PMAPI_ACCESS_TOKEN=" + token,
+		"PMAPI_ROTATION=" + rotation(t),
 	}, []*os.File{receiver}, "node", "--test-reporter=tap", filepath.Join("test", "sdk.test.js"))
 	t.Log(report)
 	// A skipped or unfinished case is not a pass.
@@ -99,4 +104,31 @@ func deviceToken(t *testing.T, base string, tn *apitest.Tenant, scope string) st
 		t.Fatalf("DeviceAccessToken: %v", err)
 	}
 	return tok.AccessToken
+}
+
+// rotation is JSON of deliveries the server's signer signs as during a
+// secret's rotation: with two secrets of the new shape, with a new and an
+// old-shape one, and with an old-shape one alone (no Standard headers).
+func rotation(t *testing.T) string {
+	t.Helper()
+	body := `{"id":"evt_1","type":"task.created","data":{}}`
+	current, previous, old := webhook.NewSecret(), webhook.NewSecret(), "whsec_"+strings.Repeat("A1b", 14)+"z"
+	sign := func(secrets ...string) map[string]string {
+		sig := webhook.SignDelivery("evt_1", []byte(body), time.Now(), secrets...)
+		h := map[string]string{pmapisdk.SignatureHeader: sig.Stripe}
+		if sig.Standard != "" {
+			h[pmapisdk.StandardIDHeader] = "evt_1"
+			h[pmapisdk.StandardTimestampHeader] = sig.StandardTimestamp
+			h[pmapisdk.StandardSignatureHeader] = sig.Standard
+		}
+		return h
+	}
+	b, err := json.Marshal(map[string]any{
+		"body": body, "current": current, "previous": previous, "old": old,
+		"both": sign(current, previous), "fromOld": sign(current, old), "oldOnly": sign(old),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }

@@ -53,6 +53,11 @@ async function rejection(p: Promise<unknown>): Promise<PmapiError> {
   assert.fail("the call succeeded");
 }
 
+// refused checks that verify throws a WebhookVerificationError for reason.
+function refused(verify: () => void, reason: WebhookFailure): void {
+  assert.throws(verify, (e) => e instanceof WebhookVerificationError && e.reason === reason);
+}
+
 function listTasks(client: PmapiClient, projectId: string, cursor: string | undefined) {
   return unwrap(client.GET("/openapi/v1/resource/task/list", { params: { query: { projectId, limit: 2, cursor } } }));
 }
@@ -201,10 +206,6 @@ describe("webhook deliveries verify with both schemes", () => {
   });
   after(() => receiver.close());
 
-  function refused(verify: () => void, reason: WebhookFailure): void {
-    assert.throws(verify, (e) => e instanceof WebhookVerificationError && e.reason === reason);
-  }
-
   test("Stripe-style X-Service-Signature", () => {
     const { headers, body } = delivery;
     assert.equal(headers["x-service-event"], "project.created");
@@ -249,5 +250,40 @@ describe("webhook deliveries verify with both schemes", () => {
     }) as ProjectCreatedWebhook;
     assert.equal(event.type, "project.created");
     assert.equal(event.data?.name, "delivered");
+  });
+});
+
+describe("a rotation's deliveries, signed by the server's signer", () => {
+  type Signed = Record<string, string>;
+  const r = JSON.parse(env("PMAPI_ROTATION")) as {
+    body: string;
+    current: string;
+    previous: string;
+    old: string;
+    both: Signed;
+    fromOld: Signed;
+    oldOnly: Signed;
+  };
+
+  test("signed with both: the new secret, the old one or both verify", () => {
+    for (const secrets of [r.current, r.previous, [r.previous, r.current]]) {
+      verifyWebhook(r.body, r.both, secrets);
+      verifyStandardWebhook(r.body, r.both, secrets);
+    }
+    assert.equal(r.both["webhook-signature"]?.split(" ").length, 2, "two Standard signatures");
+    refused(() => verifyStandardWebhook(r.body, r.both, r.old), "SECRET_SHAPE");
+  });
+
+  test("rotated from an old-shape secret: Stripe-style takes both, Standard the new one", () => {
+    verifyWebhook(r.body, r.fromOld, r.old);
+    verifyWebhook(r.body, r.fromOld, r.current);
+    verifyStandardWebhook(r.body, r.fromOld, r.current);
+    refused(() => verifyStandardWebhook(r.body, r.fromOld, [r.old, r.current]), "SECRET_SHAPE");
+  });
+
+  test("an old-shape secret alone: no Standard headers, Stripe-style verifies", () => {
+    verifyWebhook(r.body, r.oldOnly, r.old);
+    refused(() => verifyStandardWebhook(r.body, r.oldOnly, r.current), "NO_STANDARD_SIGNATURE");
+    refused(() => verifyWebhook(r.body, r.oldOnly, r.current), "NO_MATCH");
   });
 });
