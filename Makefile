@@ -13,7 +13,8 @@ PG_CTL   := $(firstword $(shell command -v pg_ctl 2>/dev/null) $(wildcard /usr/l
 GOTAGS   ?= $(if $(PG_CTL)$(PMAPI_DATABASE_URL),,pgdocker)
 TAGFLAG  := $(if $(GOTAGS),-tags $(GOTAGS))
 
-.PHONY: build run test test-citus bench bench-quality chaos lint fmt tools openapi-tools sdk chart-check docs-check reference clean
+.PHONY: build run test test-citus bench bench-quality chaos lint fmt tools openapi-tools ts-sdk-tools sdk chart-check \
+	docs-check reference clean
 
 build:
 	$(GO) build $(TAGFLAG) -trimpath -ldflags "-s -w" -o $(BIN) ./cmd/pmapi
@@ -21,8 +22,8 @@ build:
 run: build
 	$(BIN) dev
 
-test: build tools chart-check openapi-tools
-	PMAPI_OPENAPI_LINT=require PMAPI_BROWSER_TESTS=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
+test: build tools chart-check openapi-tools ts-sdk-tools
+	PMAPI_OPENAPI_LINT=require PMAPI_BROWSER_TESTS=require PMAPI_TS_SDK=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) $(TESTFLAGS) $(PKGS)
 
 # The suite on a throwaway Citus cluster: a coordinator and two workers from the
 # PostgreSQL binaries and the Citus extension (../shared/citus/install.sh), the
@@ -79,10 +80,20 @@ $(OPENAPI_TOOLS): tools/openapi/package-lock.json
 	@touch $@
 openapi-tools: $(OPENAPI_TOOLS)
 
+# The TypeScript SDK's packages (openapi-typescript, openapi-fetch, tsc, ...)
+# at the versions sdk/ts/package-lock.json pins, installed the same way.
+TS_SDK_TOOLS := sdk/ts/node_modules/.package-lock.json
+$(TS_SDK_TOOLS): sdk/ts/package-lock.json
+	cd sdk/ts && npm ci --no-audit --no-fund --ignore-scripts
+	@touch $@
+ts-sdk-tools: $(TS_SDK_TOOLS)
+
 # Regenerate the Go SDK (sdk/) from the document the server serves, with the
-# oapi-codegen go.mod pins (tool directive); TestSDKIsFresh fails when it is stale.
-sdk: build
-	$(BIN) devdb exec -- $(GO) test $(TAGFLAG) -count=1 -run '^TestSDKIsFresh$$' ./sdk/ -args -update
+# oapi-codegen go.mod pins (tool directive), and the TypeScript SDK's types
+# (sdk/ts/src/schema.gen.ts) with the openapi-typescript sdk/ts pins;
+# TestSDKIsFresh and TestSDKIsFreshTypeScript fail when they are stale.
+sdk: build ts-sdk-tools
+	PMAPI_TS_SDK=require $(BIN) devdb exec -- $(GO) test $(TAGFLAG) -count=1 -run '^TestSDKIsFresh' ./sdk/ -args -update
 
 # The API reference at /docs in headless Chromium: it renders the served
 # document under its Content-Security-Policy. make test runs the same test,
