@@ -61,13 +61,13 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 }
 
 // Create adds a note, emitting note.created.
-func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uuid.UUID, body string) (Note, error) {
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewNote) (Note, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
-		if err := project.Exists(ctx, tx, ws, projectID); err != nil {
+		if err := project.Exists(ctx, tx, ws, in.ProjectID); err != nil {
 			return n, err
 		}
 		if n, err = scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body)
-			values ($1, $2, $3, $4) returning `+columns, ws, pmapi.NewID(), projectID, body)); err != nil {
+			values ($1, $2, $3, $4) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Body)); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.created", Data: ToView(n)})
