@@ -87,7 +87,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getActionItem",
 			Summary: "One action item",
-			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Get(route.InQuery(ParseID), h.items.Get, ToView)},
 		{Method: http.MethodPost, Path: "create", ID: "createActionItem", Idempotent: true,
 			Summary: "Create an action item (source MANUAL)",
 			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
@@ -154,21 +154,6 @@ func (h handlers) list(c *fiber.Ctx) error {
 	}
 	page.Items = api.Views(items, ToView)
 	return api.OK(c, page)
-}
-
-// get answers the action item the query's id names (a malformed id is not
-// found).
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Query("id"))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	it, err := h.items.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.OK(c, ToView(it))
 }
 
 // The single routes below are the batch's operations, each run on its own

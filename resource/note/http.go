@@ -42,7 +42,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Handler: route.List("notes", api.DecodeList[ListQuery], filter, h.notes.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
 			Summary: "One note",
-			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, h.notes.Detail)},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.notes.Create, ToView)},

@@ -67,7 +67,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getProject",
 			Summary: "One project with its members",
-			Query:   DetailQuery{}, Result: View{}, Handler: h.get},
+			Query:   DetailQuery{}, Result: View{}, Handler: route.Get(route.InQuery(ParseID), h.projects.Get, ToView)},
 		{Method: http.MethodPost, Path: "create", ID: "createProject", Idempotent: true,
 			Summary: "Create a project (emits project.created)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(ParseCreate, h.projects.Create, ToView)},
@@ -111,17 +111,8 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.OK(c, List{Items: api.Views(projects, ToView), NextCursor: next})
 }
 
-// get answers the project the query's id names.
-func (h handlers) get(c *fiber.Ctx) error {
-	v, err := h.view(c, c.Query("id"))
-	if err != nil {
-		return err
-	}
-	return api.OK(c, v)
-}
-
 // view reads the project the id s names (a malformed one is not found) and
-// makes its view.
+// makes its view: the members route's project.
 func (h handlers) view(c *fiber.Ctx, s string) (View, error) {
 	id, err := ParseID(s)
 	if err != nil {

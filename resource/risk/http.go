@@ -48,7 +48,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Handler: route.List("risks", api.DecodeList[ListQuery], filter, h.risks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
 			Summary: "One risk",
-			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, h.risks.Detail)},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createRisk", Idempotent: true,
 			Summary: "Register a risk (status OPEN)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(ParseCreate, h.risks.Create, ToView)},

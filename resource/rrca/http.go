@@ -93,7 +93,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.analyses.Create, ToView)},
 		{Method: http.MethodGet, Path: one, ID: "getRRCA",
 			Summary: "One analysis with node count, corrective actions and phase history",
-			Result:  Detail{}, Handler: h.get},
+			Result:  Detail{}, Handler: route.Get(inPath, h.analyses.Detail, ToDetail)},
 		{Method: http.MethodPatch, Path: one, ID: "updateRRCA",
 			Summary: "Edit an analysis's title or problem statement",
 			Body:    UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: h.update},
@@ -192,19 +192,6 @@ func parseCreate(req CreateRequest) (NewAnalysis, error) {
 	}
 	in.SourceRiskID, err = pmapi.ParseOptionalID(risk.ParseID, req.SourceRiskID)
 	return in, err
-}
-
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Params("rrcaId"))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	full, err := h.analyses.Detail(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.OK(c, ToDetail(full))
 }
 
 func (h handlers) update(c *fiber.Ctx) error {

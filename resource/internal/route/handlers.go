@@ -61,6 +61,54 @@ func Detail(
 	}
 }
 
+// Named reads the id of the row a route is about (InQuery, InPath, InBody).
+type Named func(c *fiber.Ctx) (uuid.UUID, error)
+
+// Call is a store's read or change of one row in the caller's workspace.
+type Call[Row any] func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (Row, error)
+
+// Status answers a route's success with data (api.OK, api.Created).
+type Status func(c *fiber.Ctx, data any) error
+
+// answer runs call in the caller's workspace and answers with status the
+// view of the row it leaves.
+func answer[Row, View any](c *fiber.Ctx, status Status, view func(Row) View, call Call[Row]) error {
+	shard, ws := api.Tenant(c)
+	row, err := call(c.UserContext(), shard, ws)
+	if err != nil {
+		return err
+	}
+	return status(c, view(row))
+}
+
+// Get answers the view of the row named reads.
+func Get[Row, View any](
+	named Named,
+	get func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Row, error),
+	view func(Row) View,
+) fiber.Handler {
+	return byID(api.OK, named, get, view)
+}
+
+// byID answers with status the view of the row call leaves of the one named
+// reads.
+func byID[Row, View any](
+	status Status,
+	named Named,
+	call func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Row, error),
+	view func(Row) View,
+) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id, err := named(c)
+		if err != nil {
+			return err
+		}
+		return answer(c, status, view, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (Row, error) {
+			return call(ctx, shard, ws, id)
+		})
+	}
+}
+
 // Create answers 201 with the view of the row create makes of what parse
 // reads from the body (api.ParseBody).
 func Create[Req, In, Row, View any](
@@ -73,12 +121,9 @@ func Create[Req, In, Row, View any](
 		if err != nil {
 			return err
 		}
-		shard, ws := api.Tenant(c)
-		row, err := create(c.UserContext(), shard, ws, in)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, view(row))
+		return answer(c, api.Created, view, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (Row, error) {
+			return create(ctx, shard, ws, in)
+		})
 	}
 }
 
@@ -89,22 +134,18 @@ func Update[Req, Changes, Row, View any](
 	update func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Row, error),
 	view func(Row) View,
 ) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[Req](c)
-		if err != nil {
-			return err
-		}
-		id, changes, err := parse(req, api.BodyFields(c))
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		row, err := update(c.UserContext(), shard, ws, id, changes)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, view(row))
-	}
+	return Do(func(req Req, has Has) (change[Changes], error) {
+		id, ch, err := parse(req, has)
+		return change[Changes]{id, ch}, err
+	}, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ch change[Changes]) (Row, error) {
+		return update(ctx, shard, ws, ch.id, ch.changes)
+	}, view)
+}
+
+// change is an update's row and what to change in it.
+type change[Changes any] struct {
+	id      uuid.UUID
+	changes Changes
 }
 
 // Do answers 201 with the view of the row do leaves: the operation is what
@@ -125,38 +166,27 @@ func Do[Req, Op, Row, View any](
 		if err != nil {
 			return err
 		}
-		shard, ws := api.Tenant(c)
-		row, err := do(c.UserContext(), shard, ws, o)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, view(row))
+		return answer(c, api.Created, view, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (Row, error) {
+			return do(ctx, shard, ws, o)
+		})
 	}
 }
-
-// Archival is a store's archive and restore (storekit.Archival.Run).
-type Archival[Row any] func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Row, error)
 
 // Archive serves archive (archived true) and restore (false) of the row
 // named reads, answering 201 with its view.
-func Archive[Row, View any](named func(*fiber.Ctx) (uuid.UUID, error), set Archival[Row], view func(Row) View,
-	archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		id, err := named(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		row, err := set(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, view(row))
-	}
+func Archive[Row, View any](
+	named Named,
+	set func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, archived bool) (Row, error),
+	view func(Row) View,
+	archived bool,
+) fiber.Handler {
+	return byID(api.Created, named, func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Row, error) {
+		return set(ctx, shard, ws, id, archived)
+	}, view)
 }
 
 // InBody reads the id a body of type Req names (field picks it), by parse.
-func InBody[Req any](field func(Req) string, parse Parse) func(*fiber.Ctx) (uuid.UUID, error) {
+func InBody[Req any](field func(Req) string, parse Parse) Named {
 	return func(c *fiber.Ctx) (uuid.UUID, error) {
 		req, err := api.DecodeBody[Req](c)
 		if err != nil {
@@ -166,7 +196,12 @@ func InBody[Req any](field func(Req) string, parse Parse) func(*fiber.Ctx) (uuid
 	}
 }
 
+// InQuery reads the id the query's id parameter names, by parse.
+func InQuery(parse Parse) Named {
+	return func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Query("id")) }
+}
+
 // InPath reads the id the path parameter param names, by parse.
-func InPath(param string, parse Parse) func(*fiber.Ctx) (uuid.UUID, error) {
+func InPath(param string, parse Parse) Named {
 	return func(c *fiber.Ctx) (uuid.UUID, error) { return parse(c.Params(param)) }
 }
