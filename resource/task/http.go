@@ -96,26 +96,26 @@ func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
 // (createOp, updateOp, namedOp), then runs it (route.Do).
 
 // named makes archive or restore (kind) of a body that only names the task.
-func named(kind string) func(req IDRequest, _ Has) (Op, error) {
-	return func(req IDRequest, _ Has) (Op, error) { return namedOp(kind, req) }
+func named(kind string) func(_ *fiber.Ctx, req IDRequest, _ Has) (Op, error) {
+	return func(_ *fiber.Ctx, req IDRequest, _ Has) (Op, error) { return namedOp(kind, req) }
 }
 
 // parseOp decodes and validates one batch operation exactly as its own
 // endpoint would decode its body.
-func (h handlers) parseOp(_ *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
+func (h handlers) parseOp(c *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
 	switch kind {
 	case OpCreate:
 		var req CreateRequest
 		if err := decode(&req); err != nil {
 			return Op{Kind: kind}, err
 		}
-		return createOp(req, has)
+		return createOp(c, req, has)
 	case OpUpdate:
 		var req UpdateRequest
 		if err := decode(&req); err != nil {
 			return Op{Kind: kind}, err
 		}
-		return updateOp(req, has)
+		return updateOp(c, req, has)
 	}
 	var req IDRequest
 	if err := decode(&req); err != nil {
@@ -124,12 +124,12 @@ func (h handlers) parseOp(_ *fiber.Ctx, kind string, decode func(any) error, has
 	return namedOp(kind, req)
 }
 
-func createOp(req CreateRequest, has Has) (Op, error) {
+func createOp(_ *fiber.Ctx, req CreateRequest, has Has) (Op, error) {
 	in, err := ParseCreate(req, has)
 	return Op{Kind: OpCreate, New: in}, err
 }
 
-func updateOp(req UpdateRequest, has Has) (Op, error) {
+func updateOp(_ *fiber.Ctx, req UpdateRequest, has Has) (Op, error) {
 	id, changes, err := ParseUpdate(req, has)
 	return Op{Kind: OpUpdate, ID: id, Changes: changes}, err
 }

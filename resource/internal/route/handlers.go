@@ -134,7 +134,7 @@ func Update[Req, Changes, Row, View any](
 	update func(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Row, error),
 	view func(Row) View,
 ) fiber.Handler {
-	return Do(func(req Req, has Has) (change[Changes], error) {
+	return Do(func(_ *fiber.Ctx, req Req, has Has) (change[Changes], error) {
 		id, ch, err := parse(req, has)
 		return change[Changes]{id, ch}, err
 	}, func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, ch change[Changes]) (Row, error) {
@@ -150,10 +150,11 @@ type change[Changes any] struct {
 
 // Do answers 201 with the view of the row do leaves: the operation is what
 // op makes of the body and the fields it names, as a batch makes it of one
-// of its items (api.Batch), run here on a route of its own, in a transaction
-// of its own.
+// of its items (api.Batch, whose parser is handed the request too, so that an
+// operation can name its caller), run here on a route of its own, in a
+// transaction of its own.
 func Do[Req, Op, Row, View any](
-	op func(req Req, has Has) (Op, error),
+	op func(c *fiber.Ctx, req Req, has Has) (Op, error),
 	do func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, op Op) (Row, error),
 	view func(Row) View,
 ) fiber.Handler {
@@ -162,7 +163,7 @@ func Do[Req, Op, Row, View any](
 		if err != nil {
 			return err
 		}
-		o, err := op(req, api.BodyFields(c))
+		o, err := op(c, req, api.BodyFields(c))
 		if err != nil {
 			return err
 		}
