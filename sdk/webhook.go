@@ -69,17 +69,26 @@ func (v Verifier) Verify(body []byte, header http.Header, secrets ...string) err
 		return ErrTooOld
 	}
 	for _, secret := range secrets {
-		mac := hmac.New(sha256.New, []byte(secret))
-		mac.Write([]byte(strconv.FormatInt(t, 10) + "."))
-		mac.Write(body)
-		want := mac.Sum(nil)
-		for _, s := range sigs {
-			if hmac.Equal(s, want) {
-				return nil
-			}
+		if signedBy([]byte(secret), strconv.FormatInt(t, 10)+".", body, sigs) {
+			return nil
 		}
 	}
 	return ErrNoMatch
+}
+
+// signedBy says whether one of sigs is the HMAC-SHA256 of prefix and body
+// under key, compared in constant time.
+func signedBy(key []byte, prefix string, body []byte, sigs [][]byte) bool {
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(prefix))
+	mac.Write(body)
+	want := mac.Sum(nil)
+	for _, s := range sigs {
+		if hmac.Equal(s, want) {
+			return true
+		}
+	}
+	return false
 }
 
 func (v Verifier) inTolerance(t int64) bool {
@@ -128,14 +137,8 @@ func (v Verifier) VerifyStandard(body []byte, header http.Header, secrets ...str
 		if !ok || err != nil {
 			return ErrSecretShape
 		}
-		mac := hmac.New(sha256.New, key)
-		mac.Write([]byte(id + "." + ts + "."))
-		mac.Write(body)
-		want := mac.Sum(nil)
-		for _, s := range sigs {
-			if hmac.Equal(s, want) {
-				return nil
-			}
+		if signedBy(key, id+"."+ts+".", body, sigs) {
+			return nil
 		}
 	}
 	return ErrNoMatch

@@ -26,13 +26,7 @@ func TestVerifyTheServersSignatures(t *testing.T) {
 		return h
 	}
 	const current, previous, other = "whsec_current", "whsec_previous", "whsec_other"
-	for _, c := range []struct {
-		name    string
-		header  http.Header
-		body    []byte
-		secrets []string
-		want    error
-	}{
+	for _, c := range []verifyCase{
 		{"one secret", header(now, current), body, []string{current}, nil},
 		{"rotation: signed with both, receiver has the new", header(now, current, previous), body, []string{current}, nil},
 		{
@@ -84,13 +78,7 @@ func TestVerifyStandardTheServersSignatures(t *testing.T) {
 	}
 	current, previous, old := webhook.NewSecret(), webhook.NewSecret(), "whsec_"+strings.Repeat("A1b", 14)+"z"
 	tampered := []byte(`{"id":"evt_1","type":"task.deleted","data":{}}`)
-	for _, c := range []struct {
-		name    string
-		header  http.Header
-		body    []byte
-		secrets []string
-		want    error
-	}{
+	for _, c := range []verifyCase{
 		{"one secret", header(now, current), body, []string{current}, nil},
 		{"rotation: receiver has the old", header(now, current, previous), body, []string{previous}, nil},
 		{"rotation from an old-shape secret", header(now, current, old), body, []string{current}, nil},
@@ -115,4 +103,14 @@ func TestVerifyStandardTheServersSignatures(t *testing.T) {
 	if err := pmapisdk.Verify(body, header(now, current, old), old); err != nil {
 		t.Errorf("Stripe-style with the old secret: %v", err)
 	}
+}
+
+// verifyCase is a delivery a verifier checks: its headers, its body, the
+// receiver's secrets and the error the check should answer.
+type verifyCase struct {
+	name    string
+	header  http.Header
+	body    []byte
+	secrets []string
+	want    error
 }

@@ -191,36 +191,22 @@ func projectContent(p1, p2 string) []seedStep {
 	create := func(kind string, body map[string]any) seedStep {
 		return seedStep{"POST", base + kind + "/create", body}
 	}
+	task := func(project, title string, priority int) seedStep {
+		return create("task", map[string]any{"projectId": project, "title": title, "priority": priority})
+	}
+	note := func(project, body string) seedStep {
+		return create("note", map[string]any{"projectId": project, "body": body})
+	}
 	return []seedStep{
-		create("task", map[string]any{"projectId": p1, "title": "Order replacement cylinder seals", "priority": 2}),
-		create("task", map[string]any{"projectId": p1, "title": "Drain and flush press 2 hydraulics", "priority": 1}),
-		create(
-			"task",
-			map[string]any{
-				"projectId": p1,
-				"title":     "Add a gland nut torque check to the line 4 start-up checklist",
-				"priority":  3,
-			},
-		),
-		create("task", map[string]any{"projectId": p2, "title": "Select the palletising robot", "priority": 2}),
-		create("task", map[string]any{"projectId": p2, "title": "Layout review of the packing cell", "priority": 4}),
-		create(
-			"risk",
-			map[string]any{
-				"projectId":   p1,
-				"title":       "Seal supplier lead time",
-				"severity":    "HIGH",
-				"description": "Only one supplier stocks the seal size",
-			},
-		),
+		task(p1, "Order replacement cylinder seals", 2),
+		task(p1, "Drain and flush press 2 hydraulics", 1),
+		task(p1, "Add a gland nut torque check to the line 4 start-up checklist", 3),
+		task(p2, "Select the palletising robot", 2),
+		task(p2, "Layout review of the packing cell", 4),
+		create("risk", map[string]any{"projectId": p1, "title": "Seal supplier lead time", "severity": "HIGH",
+			"description": "Only one supplier stocks the seal size"}),
 		create("risk", map[string]any{"projectId": p2, "title": "Robot safety certification", "severity": "MEDIUM"}),
-		create(
-			"note",
-			map[string]any{"projectId": p1, "body": "Kick-off: presses are replaced one at a time; press 2 first."},
-		),
-		create(
-			"note",
-			map[string]any{"projectId": p2, "body": "Packing cell must keep running during the retrofit weekends."},
-		),
+		note(p1, "Kick-off: presses are replaced one at a time; press 2 first."),
+		note(p2, "Packing cell must keep running during the retrofit weekends."),
 	}
 }

@@ -47,16 +47,7 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 		want := []string{"read-detail", "read-list", "read-list filtered", "search", "latency search", "write",
 			"latency read-detail", "latency write", "deliver", "latency deliver"}
 		noReference := map[string]bool{"read-list filtered": true, "search": true}
-		if len(rep.Scenarios) != len(want) {
-			t.Fatalf("%d scenarios, want %v", len(rep.Scenarios), want)
-		}
-		for i, s := range rep.Scenarios {
-			if s.Name != want[i] {
-				t.Errorf("scenario %d is %q, want %q", i, s.Name, want[i])
-			}
-			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
-				t.Errorf("%s: no figures: %+v", s.Name, s)
-			}
+		for _, s := range checkScenarios(t, "", rep.Scenarios, want) {
 			if s.Mode == "closed-loop" && !noReference[s.Name] && (s.RefValue <= 0 || s.Ratio <= 0) {
 				t.Errorf("%s: no reference: %+v", s.Name, s)
 			}
@@ -95,18 +86,9 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 		if !ph.Routing {
 			t.Errorf("citus phase without routing: %+v", ph)
 		}
-		if len(ph.Scenarios) != len(want) {
-			t.Fatalf("%d citus scenarios, want %v", len(ph.Scenarios), want)
-		}
-		for i, s := range ph.Scenarios {
-			if s.Name != want[i] {
-				t.Errorf("citus scenario %d is %q, want %q", i, s.Name, want[i])
-			}
-			// No CPU figure is asserted: /proc counts in 10 ms ticks, and on a
-			// loaded machine a one-second phase can hold a handful of requests.
-			if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
-				t.Errorf("citus %s: no figures: %+v", s.Name, s)
-			}
+		// No CPU figure is asserted: /proc counts in 10 ms ticks, and on a
+		// loaded machine a one-second phase can hold a handful of requests.
+		for _, s := range checkScenarios(t, "citus ", ph.Scenarios, want) {
 			if len(s.PostgresNodesCPUPer1k) != 3 {
 				t.Errorf("citus %s: CPU of %d nodes, want 3", s.Name, len(s.PostgresNodesCPUPer1k))
 			}
@@ -157,4 +139,23 @@ func checkServerStats(t *testing.T, s Scenario) {
 		}
 	}
 	t.Errorf("%s: the outbox missing from %+v", s.Name, s.Server.Tables)
+}
+
+// checkScenarios fails the test unless a phase's scenarios are want, in
+// order, each with its throughput and latency figures, and answers them for
+// the phase's own checks; phase starts the messages ("citus ").
+func checkScenarios(t *testing.T, phase string, got []Scenario, want []string) []Scenario {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d %sscenarios, want %v", len(got), phase, want)
+	}
+	for i, s := range got {
+		if s.Name != want[i] {
+			t.Errorf("%sscenario %d is %q, want %q", phase, i, s.Name, want[i])
+		}
+		if s.Requests == 0 || s.RPS <= 0 || s.P50ms <= 0 || s.P99ms <= 0 {
+			t.Errorf("%s%s: no figures: %+v", phase, s.Name, s)
+		}
+	}
+	return got
 }

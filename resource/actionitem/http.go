@@ -87,26 +87,26 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getActionItem",
 			Summary: "One action item",
-			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Get(route.InQuery(ParseID), h.items.Get, ToView)},
 		{Method: http.MethodPost, Path: "create", ID: "createActionItem", Idempotent: true,
 			Summary: "Create an action item (source MANUAL)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Do(createOp, h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "attach-project", ID: "attachActionItemProject",
 			Summary: "Attach an action item to a project",
-			Body:    AttachRequest{}, Result: View{}, Handler: h.attach},
+			Body:    AttachRequest{}, Result: View{}, Handler: route.Do(attachOp, h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "update", ID: "updateActionItem",
 			Fails:   []pmapi.Code{pmapi.CodeInvalidTransition},
 			Summary: "Edit an action item; status moves follow the table and are logged",
-			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
+			Body:    UpdateRequest{}, Result: View{}, Handler: route.Do(updateOp, h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveActionItem",
 			Summary: "Archive an action item",
-			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpArchive)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Do(namedOp(OpArchive), h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreActionItem",
 			Summary: "Restore an archived action item",
-			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpRestore)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Do(namedOp(OpRestore), h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteActionItem",
 			Summary: "Delete an action item and its log for good",
-			Body:    IDRequest{}, Result: Deleted{}, Handler: h.named(OpDelete)},
+			Body:    IDRequest{}, Result: Deleted{}, Handler: route.Do(namedOp(OpDelete), h.items.Do, outcomeView)},
 		{Method: http.MethodPost, Path: "batch", ID: "batchActionItems",
 			Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
 			Summary: "Up to 100 action-item operations; atomic=true makes it all or nothing",
@@ -156,91 +156,45 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.OK(c, page)
 }
 
-// get answers the action item the query's id names (a malformed id is not
-// found).
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Query("id"))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	it, err := h.items.Get(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.OK(c, ToView(it))
-}
-
 // The single routes below are the batch's operations, each run on its own
-// (run).
+// (route.Do), by the caller: the author a status move's log entry names.
 
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := api.ParseBody(c, ParseCreate)
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpCreate, New: in})
+func createOp(c *fiber.Ctx, req CreateRequest, _ route.Has) (Op, error) {
+	in, err := ParseCreate(req)
+	return by(c, Op{Kind: OpCreate, New: in}), err
 }
 
-func (h handlers) attach(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[AttachRequest](c)
-	if err != nil {
-		return err
-	}
+func attachOp(c *fiber.Ctx, req AttachRequest, _ route.Has) (Op, error) {
 	id, err := ParseID(req.ActionItemID)
 	if err != nil {
-		return err
+		return Op{}, err
 	}
 	pid, err := project.ParseID(req.ProjectID)
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpAttachProject, ID: id, Project: pid})
+	return by(c, Op{Kind: OpAttachProject, ID: id, Project: pid}), err
 }
 
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
+func updateOp(c *fiber.Ctx, req UpdateRequest, has route.Has) (Op, error) {
 	id, err := ParseID(req.ActionItemID)
 	if err != nil {
-		return err
+		return Op{}, err
 	}
-	fields, err := ParseFields(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	return h.run(c, Op{Kind: OpUpdate, ID: id, Fields: fields})
+	fields, err := ParseFields(req, has)
+	return by(c, Op{Kind: OpUpdate, ID: id, Fields: fields}), err
 }
 
-// named serves the operations whose body only names the item: archive,
+// namedOp makes the operations whose body only names the item: archive,
 // restore and delete.
-func (h handlers) named(kind string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
+func namedOp(kind string) func(c *fiber.Ctx, req IDRequest, _ route.Has) (Op, error) {
+	return func(c *fiber.Ctx, req IDRequest, _ route.Has) (Op, error) {
 		id, err := ParseID(req.ActionItemID)
-		if err != nil {
-			return err
-		}
-		return h.run(c, Op{Kind: kind, ID: id, RawID: req.ActionItemID})
+		return by(c, Op{Kind: kind, ID: id, RawID: req.ActionItemID}), err
 	}
 }
 
-// run runs one operation in its own transaction as the batch runs it, with
-// the caller as the author a status move's log entry names, and answers 201
-// with what it left.
-func (h handlers) run(c *fiber.Ctx, op Op) error {
+// by names the caller as op's author.
+func by(c *fiber.Ctx, op Op) Op {
 	op.Author = api.Principal(c).ClientID
-	shard, ws := api.Tenant(c)
-	out, err := h.items.Do(c.UserContext(), shard, ws, op)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, outcomeView(out))
+	return op
 }
 
 func outcomeView(o Outcome) any {

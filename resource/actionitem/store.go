@@ -29,24 +29,20 @@ type Store struct {
 const columns = `a.id, a.title, a.description, a.status, a.owner_hint, a.project_id, a.due_date, a.source,
 	a.source_rrca_id, a.source_node_id, a.source_suggestion_id, a.created_at, a.updated_at, a.archived_at`
 
-func scan(row pgx.Row) (Item, error) {
-	var i Item
-	err := row.Scan(&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
-		&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt)
-	return i, storekit.Found(err, "action item")
+// fields are where the columns go in an Item.
+func fields(i *Item) []any {
+	return []any{&i.ID, &i.Title, &i.Description, &i.Status, &i.OwnerHint, &i.ProjectID, &i.DueDate, &i.Source,
+		&i.SourceRRCAID, &i.SourceNodeID, &i.SourceSuggestionID, &i.CreatedAt, &i.UpdatedAt, &i.ArchivedAt}
 }
 
 const getSQL = "select " + columns + " from action_items a where a.workspace_id = $1 and a.id = $2"
 
-// getTx reads an item for a change, holding its row until the transaction
-// ends.
-func getTx(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Item, error) {
-	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
-}
+// record reads an action item by id.
+var record = storekit.Record[Item]{Noun: "action item", ByID: getSQL, Fields: fields}
 
 // Get returns one action item.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Item, error) {
-	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+	return record.Get(ctx, shard, ws, id)
 }
 
 // Filter selects action items for a list.
@@ -110,7 +106,7 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 		columns, expr, w.SQL(), expr, dir, dir, w.Arg(f.Limit))
 	rows, err := storekit.List(ctx, shard, ws, func(row pgx.Row) (positioned, error) {
 		var key string
-		i, err := scan(keyedRow{row, &key})
+		i, err := record.Scan(keyedRow{row, &key})
 		return positioned{i, Position{Key: key, ID: i.ID}}, err
 	}, sql, w.Args()...)
 	items, pos := make([]Item, len(rows)), make([]Position, len(rows))
@@ -156,7 +152,7 @@ func (s Store) CreateTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws 
 	if in.Source == "" {
 		in.Source = SourceManual
 	}
-	it, err := scan(
+	it, err := record.Scan(
 		tx.QueryRow(
 			ctx,
 			`insert into action_items as a (workspace_id, id, title, description, owner_hint, project_id, due_date,
@@ -210,7 +206,7 @@ func (s Store) UpdateTx(
 	f Fields,
 	author string,
 ) (Item, error) {
-	cur, err := getTx(ctx, tx, ws, id)
+	cur, err := record.Lock(ctx, tx, ws, id)
 	if err != nil {
 		return Item{}, err
 	}
@@ -231,7 +227,7 @@ func (s Store) UpdateTx(
 	validate.Set(&next.Description, f.Description)
 	validate.Set(&next.OwnerHint, f.OwnerHint)
 	validate.Set(&next.DueDate, f.DueDate)
-	it, err := scan(
+	it, err := record.Scan(
 		tx.QueryRow(ctx, `update action_items a set title = $3, description = $4, status = $5, owner_hint = $6, due_date = $7,
 		updated_at = now() where a.workspace_id = $1 and a.id = $2 returning `+columns,
 			ws, id, next.Title, next.Description, next.Status, next.OwnerHint, next.DueDate),
@@ -250,13 +246,13 @@ func (s Store) AttachTx(
 	shard *tenant.Shard,
 	ws, id, projectID uuid.UUID,
 ) (Item, error) {
-	if _, err := getTx(ctx, tx, ws, id); err != nil {
+	if _, err := record.Lock(ctx, tx, ws, id); err != nil {
 		return Item{}, err
 	}
 	if err := project.Exists(ctx, tx, ws, projectID); err != nil {
 		return Item{}, err
 	}
-	it, err := scan(tx.QueryRow(ctx, `update action_items a set project_id = $3, updated_at = now()
+	it, err := record.Scan(tx.QueryRow(ctx, `update action_items a set project_id = $3, updated_at = now()
 		where a.workspace_id = $1 and a.id = $2 returning `+columns, ws, id, projectID))
 	if err != nil {
 		return Item{}, err
@@ -275,7 +271,7 @@ func (s Store) SetArchivedTx(
 	return archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
 }
 
-var archival = storekit.Archival[Item]{Noun: "action-item", Lock: getTx, Apply: storekit.Returning(scan),
+var archival = storekit.Archival[Item]{Noun: "action-item", Lock: record.Lock, Apply: storekit.Returning(record.Scan),
 	Archive: `update action_items a set archived_at = now(), updated_at = now()
 		where a.workspace_id = $1 and a.id = $2 returning ` + columns,
 	Restore: `update action_items a set archived_at = null, updated_at = now()
@@ -284,7 +280,7 @@ var archival = storekit.Archival[Item]{Noun: "action-item", Lock: getTx, Apply: 
 
 // DeleteTx removes the item and its logs for good, emitting action-item.deleted.
 func (s Store) DeleteTx(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID) error {
-	cur, err := getTx(ctx, tx, ws, id)
+	cur, err := record.Lock(ctx, tx, ws, id)
 	if err != nil {
 		return err
 	}
@@ -343,7 +339,7 @@ func (s Store) AddLog(
 	kind, message, author string,
 ) (Log, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (l Log, err error) {
-		if _, err := getTx(ctx, tx, ws, item); err != nil {
+		if _, err := record.Lock(ctx, tx, ws, item); err != nil {
 			return l, err
 		}
 		if err := addLog(ctx, tx, ws, item, kind, message, author, &l); err != nil {

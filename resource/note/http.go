@@ -38,89 +38,44 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listNotes",
 			Summary: "Notes, newest first",
-			Query:   ListQuery{}, Result: List{}, Handler: h.list},
+			Query:   ListQuery{}, Result: List{},
+			Handler: route.List("notes", api.DecodeList[ListQuery], filter, h.notes.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
 			Summary: "One note",
-			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.notes.Create, ToView)},
 		{Method: route.PostAndPatch, Path: "update", ID: "updateNote",
 			Summary: "Rewrite a note (emits note.updated)",
-			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
+			Body:    UpdateRequest{}, Result: View{}, Handler: route.Update(parseUpdate, h.notes.Update, ToView)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteNote",
 			Summary: "Delete a note (emits note.deleted)",
 			Body:    IDRequest{}, Result: Deleted{}, Handler: h.delete},
 	}
 }
 
-// list answers a page of notes, written by the store from PostgreSQL's wire
-// values (api.ListRows).
-func (h handlers) list(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[ListQuery](c, "notes")
-	if err != nil {
-		return err
-	}
-	f := Filter{ProjectID: q.ProjectID, Q: q.Q, Before: before, Limit: q.Limit + 1}
-	return api.ListRows(c, "notes", q.Limit, f, h.notes.List)
-}
-
-// get answers the note the query's id names (a malformed id is not found).
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Query("id"))
-	if err != nil {
-		return err
-	}
-	return api.DetailRow(c, id, h.notes.Detail)
-}
-
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
-	pid, body, err := parseCreate(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.notes.Create(c.UserContext(), shard, ws, pid, body)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(n))
-}
-
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, body, err := parseUpdate(req)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	n, err := h.notes.Update(c.UserContext(), shard, ws, id, body)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(n))
+// filter is the store's filter of a list's query, asking for one row past
+// the page.
+func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+	return Filter{ProjectID: q.ProjectID, Q: q.Q, Before: before, Limit: q.Limit + 1}, q.Limit
 }
 
 // parseCreate reads the project a note goes into and its text, checking the
 // text first.
-func parseCreate(req CreateRequest) (uuid.UUID, string, error) {
+func parseCreate(req CreateRequest) (NewNote, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
-		return uuid.Nil, "", err
+		return NewNote{}, err
 	}
 	pid, err := project.ParseID(req.ProjectID)
-	return pid, body, err
+	return NewNote{ProjectID: pid, Body: body}, err
 }
 
-// parseUpdate reads the note and its new text, checking the text first.
-func parseUpdate(req UpdateRequest) (uuid.UUID, string, error) {
+// parseUpdate reads the note and its new text, checking the text first. The
+// text is the one field, and a required one, so which fields the body names
+// does not matter.
+func parseUpdate(req UpdateRequest, _ route.Has) (uuid.UUID, string, error) {
 	body, err := ValidBody(req.Body)
 	if err != nil {
 		return uuid.Nil, "", err

@@ -24,6 +24,12 @@ type Note struct {
 	UpdatedAt time.Time
 }
 
+// NewNote is a validated create.
+type NewNote struct {
+	ProjectID uuid.UUID
+	Body      string
+}
+
 // ValidBody checks a note's text (1 to 20000 characters), kept as written.
 func ValidBody(s string) (string, error) {
 	return s, validate.Text("body", s, 20000)

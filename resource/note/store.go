@@ -24,23 +24,10 @@ const columns = "n.id, n.project_id, n.body, n.created_at, n.updated_at"
 // fields are where the columns go in a Note.
 func fields(n *Note) []any { return []any{&n.ID, &n.ProjectID, &n.Body, &n.CreatedAt, &n.UpdatedAt} }
 
-func scan(row pgx.Row) (Note, error) {
-	var n Note
-	err := row.Scan(fields(&n)...)
-	return n, storekit.Found(err, "note")
-}
-
 const getSQL = "select " + columns + " from notes n where n.workspace_id = $1 and n.id = $2"
 
-// Get returns one note.
-func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Note, error) {
-	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
-}
-
-// Detail appends one note's view to b (api.DetailRow).
-func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
-	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "note", getSQL, ws, id)
-}
+// record reads a note by id: the detail route's read.
+var record = storekit.Record[Note]{Noun: "note", ByID: getSQL, Fields: fields, JSON: viewJSON}
 
 // Filter selects notes.
 type Filter struct {
@@ -61,13 +48,13 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 }
 
 // Create adds a note, emitting note.created.
-func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uuid.UUID, body string) (Note, error) {
+func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in NewNote) (Note, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
-		if err := project.Exists(ctx, tx, ws, projectID); err != nil {
+		if err := project.Exists(ctx, tx, ws, in.ProjectID); err != nil {
 			return n, err
 		}
-		if n, err = scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body)
-			values ($1, $2, $3, $4) returning `+columns, ws, pmapi.NewID(), projectID, body)); err != nil {
+		if n, err = record.Scan(tx.QueryRow(ctx, `insert into notes as n (workspace_id, id, project_id, body)
+			values ($1, $2, $3, $4) returning `+columns, ws, pmapi.NewID(), in.ProjectID, in.Body)); err != nil {
 			return n, err
 		}
 		return n, s.Events.Emit(ctx, tx, shard, ws, event.Event{Type: "note.created", Data: ToView(n)})
@@ -77,7 +64,7 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws, projectID uu
 // Update rewrites a note, emitting note.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, body string) (Note, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
-		if n, err = scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now()
+		if n, err = record.Scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now()
 			where n.workspace_id = $1 and n.id = $2 returning `+columns, ws, id, body)); err != nil {
 			return n, err
 		}
@@ -110,8 +97,4 @@ func EventTypes() []event.Type {
 
 // RemoveInProject deletes the notes of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits note.deleted).
-func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, projectID uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(
-		tx.Query(ctx, "delete from notes where workspace_id = $1 and project_id = $2 returning id", ws, projectID),
-	)
-}
+var RemoveInProject = storekit.Removal("delete from notes where workspace_id = $1 and project_id = $2 returning id")

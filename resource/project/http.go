@@ -67,19 +67,19 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Query:   ListQuery{}, Result: List{}, Handler: h.list},
 		{Method: http.MethodGet, Path: "detail", ID: "getProject",
 			Summary: "One project with its members",
-			Query:   DetailQuery{}, Result: View{}, Handler: h.get},
+			Query:   DetailQuery{}, Result: View{}, Handler: route.Get(route.InQuery(ParseID), h.projects.Get, ToView)},
 		{Method: http.MethodPost, Path: "create", ID: "createProject", Idempotent: true,
 			Summary: "Create a project (emits project.created)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(ParseCreate, h.projects.Create, ToView)},
 		{Method: http.MethodPost, Path: "update", ID: "updateProject",
 			Summary: "Change a project's fields (emits project.updated)",
-			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
+			Body:    UpdateRequest{}, Result: View{}, Handler: route.Update(ParseUpdate, h.projects.Update, ToView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveProject",
 			Summary: "Archive a project: it leaves lists unless includeArchived=true",
-			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(true)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Archive(projectID, h.projects.SetArchived, ToView, true)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreProject",
 			Summary: "Restore an archived project",
-			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(false)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Archive(projectID, h.projects.SetArchived, ToView, false)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteProject", Fails: []pmapi.Code{pmapi.CodeConflict},
 			Summary: "Delete an archived project and everything in it, for good (409 if not archived)",
 			Body:    IDRequest{}, Result: Deleted{}, Handler: h.delete},
@@ -111,17 +111,8 @@ func (h handlers) list(c *fiber.Ctx) error {
 	return api.OK(c, List{Items: api.Views(projects, ToView), NextCursor: next})
 }
 
-// get answers the project the query's id names.
-func (h handlers) get(c *fiber.Ctx) error {
-	v, err := h.view(c, c.Query("id"))
-	if err != nil {
-		return err
-	}
-	return api.OK(c, v)
-}
-
 // view reads the project the id s names (a malformed one is not found) and
-// makes its view.
+// makes its view: the members route's project.
 func (h handlers) view(c *fiber.Ctx, s string) (View, error) {
 	id, err := ParseID(s)
 	if err != nil {
@@ -135,52 +126,8 @@ func (h handlers) view(c *fiber.Ctx, s string) (View, error) {
 	return ToView(p), nil
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := api.ParseBody(c, ParseCreate)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
-}
-
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, fields, err := ParseUpdate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	p, err := h.projects.Update(c.UserContext(), shard, ws, id, fields)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(p))
-}
-
-// setArchived serves archive (true) and restore (false) of the project the body
-// names.
-func (h handlers) setArchived(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		id, _, err := decodeID(c)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		p, err := h.projects.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(p))
-	}
-}
+// projectID reads the project an archive or restore body names.
+var projectID = route.InBody(func(r IDRequest) string { return r.ID }, ParseID)
 
 // delete removes an archived project with everything in it, answering with
 // the id as the body gave it and how many rows of each kind went.
@@ -197,8 +144,7 @@ func (h handlers) delete(c *fiber.Ctx) error {
 	return api.Created(c, Deleted{ID: given, Deleted: true, Cascaded: counts})
 }
 
-// decodeID reads the project an archive, restore or delete body names, and
-// its id as given.
+// decodeID reads the project a delete body names, and its id as given.
 func decodeID(c *fiber.Ctx) (uuid.UUID, string, error) {
 	req, err := api.DecodeBody[IDRequest](c)
 	if err != nil {

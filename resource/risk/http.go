@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
@@ -45,94 +44,33 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listRisks",
 			Summary: "Risks, newest first; without projectId, the whole workspace's",
-			Query:   ListQuery{}, Result: List{}, Handler: h.list},
+			Query:   ListQuery{}, Result: List{},
+			Handler: route.List("risks", api.DecodeList[ListQuery], filter, h.risks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
 			Summary: "One risk",
-			Query:   api.IDQuery{}, Result: View{}, Handler: h.get},
+			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createRisk", Idempotent: true,
 			Summary: "Register a risk (status OPEN)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(ParseCreate, h.risks.Create, ToView)},
 		{Method: route.PostAndPatch, Path: "update", ID: "updateRisk", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
 			Summary: "Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)",
-			Body:    UpdateRequest{}, Result: View{}, Handler: h.update},
+			Body:    UpdateRequest{}, Result: View{}, Handler: route.Update(ParseUpdate, h.risks.Update, ToView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveRisk",
 			Summary: "Archive a risk",
-			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(true)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Archive(riskID, h.risks.SetArchived, ToView, true)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreRisk",
 			Summary: "Restore an archived risk",
-			Body:    IDRequest{}, Result: View{}, Handler: h.setArchived(false)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Archive(riskID, h.risks.SetArchived, ToView, false)},
 	}
 }
 
-// list answers a page of risks, written by the store from PostgreSQL's wire
-// values (api.ListRows).
-func (h handlers) list(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[ListQuery](c, "risks")
-	if err != nil {
-		return err
-	}
-	f := Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
+// filter is the store's filter of a list's query, asking for one row past
+// the page.
+func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+	return Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
 		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived,
-		Before: before, Limit: q.Limit + 1}
-	return api.ListRows(c, "risks", q.Limit, f, h.risks.List)
+		Before: before, Limit: q.Limit + 1}, q.Limit
 }
 
-// get answers the risk the query's id names (a malformed id is not found).
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Query("id"))
-	if err != nil {
-		return err
-	}
-	return api.DetailRow(c, id, h.risks.Detail)
-}
-
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := api.ParseBody(c, ParseCreate)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, err := h.risks.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(r))
-}
-
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	id, changes, err := ParseUpdate(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	r, err := h.risks.Update(c.UserContext(), shard, ws, id, changes)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(r))
-}
-
-// setArchived serves archive (true) and restore (false) of the risk the body
-// names.
-func (h handlers) setArchived(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
-		id, err := ParseID(req.RiskID)
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		r, err := h.risks.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(r))
-	}
-}
+// riskID reads the risk an archive or restore body names.
+var riskID = route.InBody(func(r IDRequest) string { return r.RiskID }, ParseID)

@@ -43,27 +43,10 @@ func fields(r *Risk) []any {
 	}
 }
 
-func scan(row pgx.Row) (Risk, error) {
-	var r Risk
-	err := row.Scan(fields(&r)...)
-	return r, storekit.Found(err, "risk")
-}
-
 const getSQL = "select " + columns + " from risks r where r.workspace_id = $1 and r.id = $2"
 
-func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Risk, error) {
-	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
-}
-
-// Get returns one risk.
-func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Risk, error) {
-	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
-}
-
-// Detail appends one risk's view to b (api.DetailRow).
-func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
-	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "risk", getSQL, ws, id)
-}
+// record reads a risk by id: the detail route's read, and the lock of a change.
+var record = storekit.Record[Risk]{Noun: "risk", ByID: getSQL, Fields: fields, JSON: viewJSON}
 
 // Filter selects risks for a list; a nil ProjectID means the whole workspace.
 type Filter struct {
@@ -112,7 +95,7 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 		if err := storekit.CheckUsers(ctx, tx, ws, storekit.User("ownerId", in.OwnerID)); err != nil {
 			return r, err
 		}
-		r, err = scan(tx.QueryRow(ctx, `insert into risks as r
+		r, err = record.Scan(tx.QueryRow(ctx, `insert into risks as r
 			(workspace_id, id, project_id, title, description, severity, owner_id)
 			values ($1, $2, $3, $4, $5, $6, $7) returning `+columns,
 			ws, pmapi.NewID(), in.ProjectID, in.Title, in.Description, in.Severity, in.OwnerID))
@@ -137,7 +120,7 @@ type Changes struct {
 // risk.resolved when it becomes RESOLVED; any change emits risk.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Risk, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
-		cur, err := lock(ctx, tx, ws, id)
+		cur, err := record.Lock(ctx, tx, ws, id)
 		if err != nil {
 			return r, err
 		}
@@ -171,7 +154,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 				return r, err
 			}
 		}
-		if r, err = scan(tx.QueryRow(ctx, `update risks r
+		if r, err = record.Scan(tx.QueryRow(ctx, `update risks r
 			set status = $3, title = $4, description = $5, severity = $6, owner_id = $7, updated_at = now()
 			where r.workspace_id = $1 and r.id = $2 returning `+columns,
 			ws, id, next.Status, next.Title, next.Description, next.Severity, next.OwnerID)); err != nil {
@@ -187,7 +170,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 	return archival.Run(ctx, shard, s.Events, ws, id, archived)
 }
 
-var archival = storekit.Archival[Risk]{Noun: "risk", Lock: lock, Apply: storekit.Returning(scan),
+var archival = storekit.Archival[Risk]{Noun: "risk", Lock: record.Lock, Apply: storekit.Returning(record.Scan),
 	Archive: `update risks r set archived_at = now(), updated_at = now()
 		where r.workspace_id = $1 and r.id = $2 returning ` + columns,
 	Restore: `update risks r set archived_at = null, updated_at = now()
@@ -210,8 +193,4 @@ func EventTypes() []event.Type {
 
 // RemoveInProject deletes the risks of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits risk.deleted).
-func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(
-		tx.Query(ctx, "delete from risks where workspace_id = $1 and project_id = $2 returning id", ws, project),
-	)
-}
+var RemoveInProject = storekit.Removal("delete from risks where workspace_id = $1 and project_id = $2 returning id")

@@ -25,11 +25,8 @@ var Tables = []string{"rrca_analyses", "rrca_phase_history", "rrca_nodes", "corr
 // RemoveInProject deletes the analyses of a project being deleted (their
 // nodes, history and runs go with them by their keys), inside its transaction,
 // and returns their ids (the project store emits rrca.deleted).
-func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(
-		tx.Query(ctx, "delete from rrca_analyses where workspace_id = $1 and project_id = $2 returning id", ws, project),
-	)
-}
+var RemoveInProject = storekit.Removal(
+	"delete from rrca_analyses where workspace_id = $1 and project_id = $2 returning id")
 
 // DetachActionItems clears the corrective actions' references to action items
 // about to be deleted: a corrective action outlives its item (an analysis

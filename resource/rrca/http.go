@@ -86,13 +86,14 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "", ID: "listRRCA",
 			Summary: "Analyses, newest first",
-			Query:   ListQuery{}, Result: List{}, Handler: h.list},
+			Query:   ListQuery{}, Result: List{},
+			Handler: route.List("rrca", api.DecodeList[ListQuery], filter, h.analyses.List)},
 		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.analyses.Create, ToView)},
 		{Method: http.MethodGet, Path: one, ID: "getRRCA",
 			Summary: "One analysis with node count, corrective actions and phase history",
-			Result:  Detail{}, Handler: h.get},
+			Result:  Detail{}, Handler: route.Get(inPath, h.analyses.Detail, ToDetail)},
 		{Method: http.MethodPatch, Path: one, ID: "updateRRCA",
 			Summary: "Edit an analysis's title or problem statement",
 			Body:    UpdateRequest{}, Result: View{}, Status: http.StatusOK, Handler: h.update},
@@ -102,10 +103,10 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 			Body:    AdvanceRequest{}, Result: View{}, Handler: h.advance},
 		{Method: http.MethodPost, Path: one + "/archive", ID: "archiveRRCA",
 			Summary: "Archive an analysis",
-			Result:  View{}, Handler: h.setArchived(true)},
+			Result:  View{}, Handler: route.Archive(inPath, h.analyses.SetArchived, ToView, true)},
 		{Method: http.MethodPost, Path: one + "/restore", ID: "restoreRRCA",
 			Summary: "Restore an archived analysis",
-			Result:  View{}, Handler: h.setArchived(false)},
+			Result:  View{}, Handler: route.Archive(inPath, h.analyses.SetArchived, ToView, false)},
 		{Method: http.MethodGet, Path: one + "/nodes", ID: "listRRCANodes",
 			Summary: "The analysis's nodes (a tree through parentId)",
 			Query:   NodeListQuery{}, Result: NodeList{}, Handler: h.listNodes},
@@ -161,30 +162,15 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 // Every route below /{rrcaId} reads the analysis from the path first, then
 // what else the path, the query and the body give, in that order.
 
-// list answers a page of analyses, written by the store from PostgreSQL's
-// wire values (api.ListRows).
-func (h handlers) list(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[ListQuery](c, "rrca")
-	if err != nil {
-		return err
-	}
-	f := Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID,
-		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	return api.ListRows(c, "rrca", q.Limit, f, h.analyses.List)
+// filter is the store's filter of a list's query, asking for one row past
+// the page.
+func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+	return Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID,
+		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}, q.Limit
 }
 
-func (h handlers) create(c *fiber.Ctx) error {
-	in, err := api.ParseBody(c, parseCreate)
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	a, err := h.analyses.Create(c.UserContext(), shard, ws, in)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(a))
-}
+// inPath reads the analysis the path names.
+var inPath = route.InPath("rrcaId", ParseID)
 
 // parseCreate reads a new analysis: a title unless it comes from a risk.
 func parseCreate(req CreateRequest) (NewAnalysis, error) {
@@ -206,19 +192,6 @@ func parseCreate(req CreateRequest) (NewAnalysis, error) {
 	}
 	in.SourceRiskID, err = pmapi.ParseOptionalID(risk.ParseID, req.SourceRiskID)
 	return in, err
-}
-
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Params("rrcaId"))
-	if err != nil {
-		return err
-	}
-	shard, ws := api.Tenant(c)
-	full, err := h.analyses.Detail(c.UserContext(), shard, ws, id)
-	if err != nil {
-		return err
-	}
-	return api.OK(c, ToDetail(full))
 }
 
 func (h handlers) update(c *fiber.Ctx) error {
@@ -266,22 +239,6 @@ func (h handlers) advance(c *fiber.Ctx) error {
 		return err
 	}
 	return api.Created(c, ToView(a))
-}
-
-// setArchived serves archive (true) and restore (false).
-func (h handlers) setArchived(archived bool) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		id, err := ParseID(c.Params("rrcaId"))
-		if err != nil {
-			return err
-		}
-		shard, ws := api.Tenant(c)
-		a, err := h.analyses.SetArchived(c.UserContext(), shard, ws, id, archived)
-		if err != nil {
-			return err
-		}
-		return api.Created(c, ToView(a))
-	}
 }
 
 func (h handlers) listNodes(c *fiber.Ctx) error {

@@ -180,12 +180,7 @@ func (s Store) RunFiveWhy(
 ) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		in := suggest.WhyInput{Problem: a.Title + ". " + a.ProblemStatement}
-		if err := tx.QueryRow(ctx, `select
-				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
-			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.ProblemTerms); err != nil {
-			return err
-		}
-		own, err := nodeTexts(ctx, tx, ws, a.ID)
+		own, err := problemAndNodes(ctx, tx, ws, a.ID, &in.ProblemTerms)
 		if err != nil {
 			return err
 		}
@@ -411,6 +406,18 @@ func clip(s string, n int) string {
 	return s
 }
 
+// problemAndNodes reads the stemmed terms of an analysis's title and problem
+// statement into *terms (what both runs match the workspace's text against)
+// and answers its nodes (nodeTexts).
+func problemAndNodes(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID, terms *[]string) ([]nodeText, error) {
+	if err := tx.QueryRow(ctx, `select
+			tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
+		from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, id).Scan(terms); err != nil {
+		return nil, err
+	}
+	return nodeTexts(ctx, tx, ws, id)
+}
+
 // RunLookAcross works a look-across run (yokoten): the analysis's root causes
 // and contributing factors are matched against the risks and tasks of every
 // other live project of the workspace and against the mechanisms of the
@@ -426,12 +433,7 @@ func (s Store) RunLookAcross(
 ) error {
 	return s.work(ctx, shard, ws, run, func(tx pgx.Tx, a Analysis) error {
 		var in suggest.LookAcrossInput
-		if err := tx.QueryRow(ctx, `select
-				tsvector_to_array(to_tsvector('english'::regconfig, a.title || ' ' || a.problem_statement))
-			from rrca_analyses a where a.workspace_id = $1 and a.id = $2`, ws, a.ID).Scan(&in.Symptom); err != nil {
-			return err
-		}
-		own, err := nodeTexts(ctx, tx, ws, a.ID)
+		own, err := problemAndNodes(ctx, tx, ws, a.ID, &in.Symptom)
 		if err != nil {
 			return err
 		}

@@ -54,25 +54,26 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 	return []api.Operation{
 		{Method: http.MethodGet, Path: "list", ID: "listTasks",
 			Summary: "Tasks, newest first",
-			Query:   ListQuery{}, Result: List{}, Handler: h.list},
+			Query:   ListQuery{}, Result: List{},
+			Handler: route.List("tasks", api.DecodeList[ListQuery], filter, h.tasks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getTask",
 			Summary: "One task",
-			Query:   DetailQuery{}, Result: View{}, Handler: h.get},
+			Query:   DetailQuery{}, Result: View{}, Handler: route.Detail(ParseID, h.tasks.Detail)},
 		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)",
-			Body:    CreateRequest{}, Result: View{}, Handler: h.create},
+			Body:    CreateRequest{}, Result: View{}, Handler: route.Do(createOp, h.tasks.Do, ToView)},
 		{Method: route.PostAndPatch, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
 			Summary: "Change a task's fields or status " +
 				"(emits task.status_changed, task.assigned and task.updated as they apply); " +
 				"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. " +
 				"Both POST and PATCH are served.",
-			Body: UpdateRequest{}, Result: View{}, Handler: h.update},
+			Body: UpdateRequest{}, Result: View{}, Handler: route.Do(updateOp, h.tasks.Do, ToView)},
 		{Method: http.MethodPost, Path: "archive", ID: "archiveTask",
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)",
-			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpArchive)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Do(named(OpArchive), h.tasks.Do, ToView)},
 		{Method: http.MethodPost, Path: "restore", ID: "restoreTask",
 			Summary: "Restore an archived task (emits task.restored)",
-			Body:    IDRequest{}, Result: View{}, Handler: h.named(OpRestore)},
+			Body:    IDRequest{}, Result: View{}, Handler: route.Do(named(OpRestore), h.tasks.Do, ToView)},
 		{Method: http.MethodPost, Path: "batch", ID: "batchTasks",
 			Fails: []pmapi.Code{pmapi.CodeInvalidTransition}, Idempotent: true,
 			Summary: "Run 1 to 100 task operations, each on its own or (atomic=true) all or nothing; " +
@@ -82,98 +83,39 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 	}
 }
 
-// list answers a page of tasks, written by the store from PostgreSQL's wire
-// values (api.ListRows).
-func (h handlers) list(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[ListQuery](c, "tasks")
-	if err != nil {
-		return err
-	}
-	f := Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q,
+// filter is the store's filter of a list's query, asking for one row past
+// the page.
+func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+	return Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q,
 		DueAfter: q.DueAfter, DueBefore: q.DueBefore, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
-		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}
-	return api.ListRows(c, "tasks", q.Limit, f, h.tasks.List)
-}
-
-// get answers the task the query's id names (a malformed id is not found).
-func (h handlers) get(c *fiber.Ctx) error {
-	id, err := ParseID(c.Query("id"))
-	if err != nil {
-		return err
-	}
-	return api.DetailRow(c, id, h.tasks.Detail)
+		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}, q.Limit
 }
 
 // The single writes are the batch's operations run one at a time: each
 // route decodes its body and makes the operation of it as the batch does
-// (createOp, updateOp, namedOp), then runs it (run).
+// (createOp, updateOp, namedOp), then runs it (route.Do).
 
-func (h handlers) create(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[CreateRequest](c)
-	if err != nil {
-		return err
-	}
-	op, err := createOp(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	return h.run(c, op)
-}
-
-func (h handlers) update(c *fiber.Ctx) error {
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	op, err := updateOp(req, api.BodyFields(c))
-	if err != nil {
-		return err
-	}
-	return h.run(c, op)
-}
-
-// named serves archive and restore, whose body only names the task.
-func (h handlers) named(kind string) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		req, err := api.DecodeBody[IDRequest](c)
-		if err != nil {
-			return err
-		}
-		op, err := namedOp(kind, req)
-		if err != nil {
-			return err
-		}
-		return h.run(c, op)
-	}
-}
-
-// run runs one operation in its own transaction, as the batch runs it, and
-// answers 201 with the task after it.
-func (h handlers) run(c *fiber.Ctx, op Op) error {
-	shard, ws := api.Tenant(c)
-	t, err := h.tasks.Do(c.UserContext(), shard, ws, op)
-	if err != nil {
-		return err
-	}
-	return api.Created(c, ToView(t))
+// named makes archive or restore (kind) of a body that only names the task.
+func named(kind string) func(_ *fiber.Ctx, req IDRequest, _ Has) (Op, error) {
+	return func(_ *fiber.Ctx, req IDRequest, _ Has) (Op, error) { return namedOp(kind, req) }
 }
 
 // parseOp decodes and validates one batch operation exactly as its own
 // endpoint would decode its body.
-func (h handlers) parseOp(_ *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
+func (h handlers) parseOp(c *fiber.Ctx, kind string, decode func(any) error, has func(string) bool) (Op, error) {
 	switch kind {
 	case OpCreate:
 		var req CreateRequest
 		if err := decode(&req); err != nil {
 			return Op{Kind: kind}, err
 		}
-		return createOp(req, has)
+		return createOp(c, req, has)
 	case OpUpdate:
 		var req UpdateRequest
 		if err := decode(&req); err != nil {
 			return Op{Kind: kind}, err
 		}
-		return updateOp(req, has)
+		return updateOp(c, req, has)
 	}
 	var req IDRequest
 	if err := decode(&req); err != nil {
@@ -182,12 +124,12 @@ func (h handlers) parseOp(_ *fiber.Ctx, kind string, decode func(any) error, has
 	return namedOp(kind, req)
 }
 
-func createOp(req CreateRequest, has Has) (Op, error) {
+func createOp(_ *fiber.Ctx, req CreateRequest, has Has) (Op, error) {
 	in, err := ParseCreate(req, has)
 	return Op{Kind: OpCreate, New: in}, err
 }
 
-func updateOp(req UpdateRequest, has Has) (Op, error) {
+func updateOp(_ *fiber.Ctx, req UpdateRequest, has Has) (Op, error) {
 	id, changes, err := ParseUpdate(req, has)
 	return Op{Kind: OpUpdate, ID: id, Changes: changes}, err
 }

@@ -44,27 +44,19 @@ func fields(t *Task) []any {
 	}
 }
 
-func scan(row pgx.Row) (Task, error) {
-	var t Task
-	err := row.Scan(fields(&t)...)
-	return t, storekit.Found(err, "task")
-}
-
 const getSQL = "select " + columns + " from tasks t where t.workspace_id = $1 and t.id = $2"
 
-// lock reads a task for a change, holding its row until the transaction ends.
-func lock(ctx context.Context, tx pgx.Tx, ws, id uuid.UUID) (Task, error) {
-	return scan(tx.QueryRow(ctx, getSQL+" for update", ws, id))
-}
+// record reads a task by id.
+var record = storekit.Record[Task]{Noun: "task", ByID: getSQL, Fields: fields, JSON: viewJSON}
 
 // Get returns one task.
 func (s Store) Get(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID) (Task, error) {
-	return storekit.Get(ctx, shard, ws, scan, getSQL, ws, id)
+	return record.Get(ctx, shard, ws, id)
 }
 
 // Detail appends one task's view to b (api.DetailRow).
 func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, b []byte) ([]byte, error) {
-	return storekit.GetJSON(ctx, shard, ws, viewJSON, b, "task", getSQL, ws, id)
+	return record.Detail(ctx, shard, ws, id, b)
 }
 
 // Filter selects tasks for a list. Time bounds are half-open: an After bound
@@ -114,7 +106,7 @@ func (s Store) create(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws uu
 		return Task{}, err
 	}
 	// The text's copy for search goes in the same statement (migration 0015).
-	t, err := scan(
+	t, err := record.Scan(
 		tx.QueryRow(
 			ctx,
 			`with t as (insert into tasks as t (workspace_id, id, project_id, title, description, priority,
@@ -152,7 +144,7 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 }
 
 func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
-	cur, err := lock(ctx, tx, ws, id)
+	cur, err := record.Lock(ctx, tx, ws, id)
 	if err != nil {
 		return cur, err
 	}
@@ -173,7 +165,7 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 	if err := storekit.CheckUsers(ctx, tx, ws, users...); err != nil {
 		return cur, err
 	}
-	t, err := scan(tx.QueryRow(
+	t, err := record.Scan(tx.QueryRow(
 		ctx,
 		`update tasks as t set status = $3, title = $4, description = $5, priority = $6,
 			assignee_id = $7, reporter_id = $8, start_date = $9, due_date = $10, updated_at = now()
@@ -226,7 +218,7 @@ func (s Store) SetArchived(ctx context.Context, shard *tenant.Shard, ws, id uuid
 	return archival.Run(ctx, shard, s.Events, ws, id, archived)
 }
 
-var archival = storekit.Archival[Task]{Noun: "task", Lock: lock, Apply: storekit.Returning(scan),
+var archival = storekit.Archival[Task]{Noun: "task", Lock: record.Lock, Apply: storekit.Returning(record.Scan),
 	Archive: `update tasks as t set archived_at = now(), updated_at = now()
 		where t.workspace_id = $1 and t.id = $2 returning ` + columns,
 	Restore: `update tasks as t set archived_at = null, updated_at = now()
@@ -256,8 +248,4 @@ func EventTypes() []event.Type {
 
 // RemoveInProject deletes the tasks of a project being deleted, inside its
 // transaction, and returns their ids (the project store emits task.deleted).
-func RemoveInProject(ctx context.Context, tx pgx.Tx, ws, project uuid.UUID) ([]uuid.UUID, error) {
-	return storekit.IDs(
-		tx.Query(ctx, "delete from tasks where workspace_id = $1 and project_id = $2 returning id", ws, project),
-	)
-}
+var RemoveInProject = storekit.Removal("delete from tasks where workspace_id = $1 and project_id = $2 returning id")

@@ -182,52 +182,57 @@ func (w *World) fiveWhy(ctx context.Context, rep *Report) error {
 			queries = append(queries, a)
 		}
 	}
-	runs := make(map[string]map[string]any, len(queries))
-	var mu sync.Mutex
-	err := w.parallel(ctx, queries, func(ctx context.Context, q Analysis) error {
-		r, err := w.run(ctx, q.Key, "5why")
-		mu.Lock()
-		runs[q.Key] = r
-		mu.Unlock()
-		return err
+	runs, err := collect(ctx, w, queries, func(ctx context.Context, q Analysis) (map[string]any, error) {
+		return w.run(ctx, q.Key, "5why")
 	})
 	if err != nil {
 		return err
 	}
+	tally(rep, "5-why", queries, func(s *Suggestions, q Analysis) {
+		nodes, _ := runs[q.Key]["nodes"].([]any)
+		if len(nodes) == 0 {
+			s.Silent++
+		}
+		for _, n := range nodes {
+			m, _ := n.(map[string]any)
+			text, _ := m["text"].(string)
+			s.Suggested++
+			switch w.judgeWhy(q, text) {
+			case "relevant":
+				s.Relevant++
+			case "restated":
+				s.Restated++
+				s.Wrong = append(s.Wrong, fmt.Sprintf("%s restated: %q", q.Key, text))
+			default:
+				s.Wrong = append(s.Wrong, fmt.Sprintf("%s wrong: %q", q.Key, text))
+			}
+		}
+	})
+	return nil
+}
+
+// tally adds to rep, split by split, the Suggestions of kind over the runs of
+// the analyses as of that split: score counts one analysis's run into them.
+// A split without a run adds nothing.
+func tally(rep *Report, kind string, as []Analysis, score func(s *Suggestions, a Analysis)) {
 	for _, split := range splits() {
-		s := Suggestions{Split: split, Kind: "5-why"}
-		for _, q := range queries {
-			if q.Split != split {
-				continue
-			}
-			s.Runs++
-			nodes, _ := runs[q.Key]["nodes"].([]any)
-			if len(nodes) == 0 {
-				s.Silent++
-			}
-			for _, n := range nodes {
-				m, _ := n.(map[string]any)
-				text, _ := m["text"].(string)
-				s.Suggested++
-				switch w.judgeWhy(q, text) {
-				case "relevant":
-					s.Relevant++
-				case "restated":
-					s.Restated++
-					s.Wrong = append(s.Wrong, fmt.Sprintf("%s restated: %q", q.Key, text))
-				default:
-					s.Wrong = append(s.Wrong, fmt.Sprintf("%s wrong: %q", q.Key, text))
-				}
+		s := Suggestions{Split: split, Kind: kind}
+		for _, a := range as {
+			if a.Split == split {
+				s.Runs++
+				score(&s, a)
 			}
 		}
 		if s.Suggested > 0 {
 			s.Precision = float64(s.Relevant) / float64(s.Suggested)
 		}
+		if s.Possible > 0 {
+			s.Recall = float64(s.Relevant) / float64(s.Possible)
+		}
 		if s.Runs > 0 {
 			rep.Suggestions = append(rep.Suggestions, s)
 		}
 	}
-	return nil
 }
 
 func (w *World) judgeWhy(q Analysis, text string) string {
@@ -262,18 +267,15 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 		projects []string
 		scores   []float64
 	}
-	results := map[string]result{}
-	var mu sync.Mutex
-	err := w.parallel(ctx, sources, func(ctx context.Context, a Analysis) error {
+	results, err := collect(ctx, w, sources, func(ctx context.Context, a Analysis) (r result, err error) {
 		run, err := w.run(ctx, a.Key, "look-across")
 		if err != nil {
-			return err
+			return r, err
 		}
 		list, err := w.api.Call(ctx, "GET", rrcaBase+"/"+w.ID(a.Key)+"/look-across?limit=100", nil)
 		if err != nil {
-			return err
+			return r, err
 		}
-		var r result
 		items, _ := list["items"].([]any)
 		for _, it := range items {
 			m, _ := it.(map[string]any)
@@ -287,50 +289,31 @@ func (w *World) lookAcross(ctx context.Context, rep *Report) error {
 			r.scores = append(r.scores, score)
 			w.mu.Unlock()
 		}
-		mu.Lock()
-		results[a.Key] = r
-		mu.Unlock()
-		return nil
+		return r, nil
 	})
 	if err != nil {
 		return err
 	}
 	holds := w.mechanismsByProject()
-	for _, split := range splits() {
-		s := Suggestions{Split: split, Kind: "look-across"}
-		for _, a := range sources {
-			if a.Split != split {
-				continue
-			}
-			s.Runs++
-			got, scores := results[a.Key].projects, results[a.Key].scores
-			if len(got) == 0 {
-				s.Silent++
-			}
-			for p, mechs := range holds {
-				if p != a.Project && mechs[a.Mech] {
-					s.Possible++
-				}
-			}
-			for i, p := range got {
-				s.Suggested++
-				if holds[p][a.Mech] {
-					s.Relevant++
-				} else {
-					s.Wrong = append(s.Wrong, fmt.Sprintf("%s -> %s (%.2f)", a.Key, p, scores[i]))
-				}
+	tally(rep, "look-across", sources, func(s *Suggestions, a Analysis) {
+		got, scores := results[a.Key].projects, results[a.Key].scores
+		if len(got) == 0 {
+			s.Silent++
+		}
+		for p, mechs := range holds {
+			if p != a.Project && mechs[a.Mech] {
+				s.Possible++
 			}
 		}
-		if s.Suggested > 0 {
-			s.Precision = float64(s.Relevant) / float64(s.Suggested)
+		for i, p := range got {
+			s.Suggested++
+			if holds[p][a.Mech] {
+				s.Relevant++
+			} else {
+				s.Wrong = append(s.Wrong, fmt.Sprintf("%s -> %s (%.2f)", a.Key, p, scores[i]))
+			}
 		}
-		if s.Possible > 0 {
-			s.Recall = float64(s.Relevant) / float64(s.Possible)
-		}
-		if s.Runs > 0 {
-			rep.Suggestions = append(rep.Suggestions, s)
-		}
-	}
+	})
 	return nil
 }
 

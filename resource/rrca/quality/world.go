@@ -109,6 +109,22 @@ func (w *World) Load(ctx context.Context) error {
 	return nil
 }
 
+// collect runs do on every analysis of as as parallel does and answers
+// what each made, by the analysis's key.
+func collect[T any](ctx context.Context, w *World, as []Analysis,
+	do func(context.Context, Analysis) (T, error)) (map[string]T, error) {
+	out := make(map[string]T, len(as))
+	var mu sync.Mutex
+	err := w.parallel(ctx, as, func(ctx context.Context, a Analysis) error {
+		v, err := do(ctx, a)
+		mu.Lock()
+		out[a.Key] = v
+		mu.Unlock()
+		return err
+	})
+	return out, err
+}
+
 // parallel runs do for every analysis, Parallel at a time, and answers the
 // first error.
 func (w *World) parallel(ctx context.Context, as []Analysis, do func(context.Context, Analysis) error) error {
