@@ -15,8 +15,8 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// The scopes of webhook deliveries (subscriptions are managed with the
-// console session).
+// The scopes of an app's own subscriptions and deliveries, for its key or
+// token (the console session manages any app's subscriptions without them).
 const (
 	ScopeRead  = "webhooks:read"
 	ScopeWrite = "webhooks:write"
