@@ -4767,18 +4767,18 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
 	RotateAppSecret(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListWebhooks List an app's subscriptions (never their secrets)
+	// ListWebhooks The subscriptions of an app (never their secrets)
 	//
-	// List an app's subscriptions (never their secrets).
+	// The subscriptions of an app (never their secrets).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookWithBody Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+	// CreateWebhookWithBody Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4787,9 +4787,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBody(ctx context.Context, clientId string, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhook Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+	// CreateWebhook Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4798,27 +4798,27 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhook(ctx context.Context, clientId string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteWebhook Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhook Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with DELETE /openapi/v1/apps/{clientId}/webhooks/{subId} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWebhook One of an app's subscriptions (never its secret)
+	// GetWebhook One subscription of an app (never its secret)
 	//
-	// One of an app's subscriptions (never its secret).
+	// One subscription of an app (never its secret).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
 	GetWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhookWithBody Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookWithBody Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4827,9 +4827,9 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhook Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhook Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4838,27 +4838,27 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhook(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DisableWebhook Disable one of an app's subscriptions (as delete)
+	// DisableWebhook Disable a subscription of an app (as delete)
 	//
-	// Disable one of an app's subscriptions (as delete).
+	// Disable a subscription of an app (as delete).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhook(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// EnableWebhook Enable one of an app's disabled subscriptions
+	// EnableWebhook Enable a disabled subscription of an app
 	//
-	// Enable one of an app's disabled subscriptions.
+	// Enable a disabled subscription of an app.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
 	EnableWebhook(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSecretWithBody New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithBody New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4867,9 +4867,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSecret New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecret New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4878,9 +4878,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestWebhook Send a webhook.test event to one of an app's subscriptions now and report the answer
+	// TestWebhook Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 	//
-	// Send a webhook.test event to one of an app's subscriptions now and report the answer.
+	// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -6270,18 +6270,18 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi/v1/webhooks/event-types (the `ListEventTypes` operationId).
 	ListEventTypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListWebhookSubscriptions List the calling app's subscriptions (never their secrets)
+	// ListWebhookSubscriptions The subscriptions of the calling app (never their secrets)
 	//
-	// List the calling app's subscriptions (never their secrets).
+	// The subscriptions of the calling app (never their secrets).
 	//
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
 	ListWebhookSubscriptions(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+	// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6290,9 +6290,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
 	CreateWebhookSubscriptionWithBody(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookSubscription Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+	// CreateWebhookSubscription Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6301,27 +6301,27 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
 	CreateWebhookSubscription(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteWebhookSubscription Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhookSubscription Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
 	DeleteWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetWebhookSubscription One of the calling app's subscriptions (never its secret)
+	// GetWebhookSubscription One subscription of the calling app (never its secret)
 	//
-	// One of the calling app's subscriptions (never its secret).
+	// One subscription of the calling app (never its secret).
 	//
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
 	GetWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhookSubscriptionWithBody Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookSubscriptionWithBody Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6330,9 +6330,9 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
 	UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhookSubscription Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookSubscription Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6341,27 +6341,27 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
 	UpdateWebhookSubscription(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DisableWebhookSubscription Disable one of the calling app's subscriptions (as delete)
+	// DisableWebhookSubscription Disable a subscription of the calling app (as delete)
 	//
-	// Disable one of the calling app's subscriptions (as delete).
+	// Disable a subscription of the calling app (as delete).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
 	DisableWebhookSubscription(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// EnableWebhookSubscription Enable one of the calling app's disabled subscriptions
+	// EnableWebhookSubscription Enable a disabled subscription of the calling app
 	//
-	// Enable one of the calling app's disabled subscriptions.
+	// Enable a disabled subscription of the calling app.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
 	EnableWebhookSubscription(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSubscriptionSecretWithBody New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSubscriptionSecretWithBody New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6370,9 +6370,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
 	RotateWebhookSubscriptionSecretWithBody(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSubscriptionSecret New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSubscriptionSecret New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6381,9 +6381,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
 	RotateWebhookSubscriptionSecret(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestWebhookSubscription Send a webhook.test event to one of the calling app's subscriptions now and report the answer
+	// TestWebhookSubscription Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
 	//
-	// Send a webhook.test event to one of the calling app's subscriptions now and report the answer.
+	// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -7387,9 +7387,9 @@ func (c *Client) RotateAppSecret(ctx context.Context, clientId string, params *R
 	return c.Client.Do(req)
 }
 
-// ListWebhooks List an app's subscriptions (never their secrets)
+// ListWebhooks The subscriptions of an app (never their secrets)
 //
-// List an app's subscriptions (never their secrets).
+// The subscriptions of an app (never their secrets).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7406,9 +7406,9 @@ func (c *Client) ListWebhooks(ctx context.Context, clientId string, params *List
 	return c.Client.Do(req)
 }
 
-// CreateWebhookWithBody Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+// CreateWebhookWithBody Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7427,9 +7427,9 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, clientId string, par
 	return c.Client.Do(req)
 }
 
-// CreateWebhook Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+// CreateWebhook Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7448,9 +7448,9 @@ func (c *Client) CreateWebhook(ctx context.Context, clientId string, params *Cre
 	return c.Client.Do(req)
 }
 
-// DeleteWebhook Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhook Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7467,9 +7467,9 @@ func (c *Client) DeleteWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// GetWebhook One of an app's subscriptions (never its secret)
+// GetWebhook One subscription of an app (never its secret)
 //
-// One of an app's subscriptions (never its secret).
+// One subscription of an app (never its secret).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7486,9 +7486,9 @@ func (c *Client) GetWebhook(ctx context.Context, clientId string, subId string, 
 	return c.Client.Do(req)
 }
 
-// UpdateWebhookWithBody Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookWithBody Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7507,9 +7507,9 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, clientId string, sub
 	return c.Client.Do(req)
 }
 
-// UpdateWebhook Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhook Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7528,9 +7528,9 @@ func (c *Client) UpdateWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// DisableWebhook Disable one of an app's subscriptions (as delete)
+// DisableWebhook Disable a subscription of an app (as delete)
 //
-// Disable one of an app's subscriptions (as delete).
+// Disable a subscription of an app (as delete).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7547,9 +7547,9 @@ func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId stri
 	return c.Client.Do(req)
 }
 
-// EnableWebhook Enable one of an app's disabled subscriptions
+// EnableWebhook Enable a disabled subscription of an app
 //
-// Enable one of an app's disabled subscriptions.
+// Enable a disabled subscription of an app.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7566,9 +7566,9 @@ func (c *Client) EnableWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSecretWithBody New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithBody New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7587,9 +7587,9 @@ func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, clientId strin
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSecret New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecret New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7608,9 +7608,9 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId
 	return c.Client.Do(req)
 }
 
-// TestWebhook Send a webhook.test event to one of an app's subscriptions now and report the answer
+// TestWebhook Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 //
-// Send a webhook.test event to one of an app's subscriptions now and report the answer.
+// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -10340,9 +10340,9 @@ func (c *Client) ListEventTypes(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
-// ListWebhookSubscriptions List the calling app's subscriptions (never their secrets)
+// ListWebhookSubscriptions The subscriptions of the calling app (never their secrets)
 //
-// List the calling app's subscriptions (never their secrets).
+// The subscriptions of the calling app (never their secrets).
 //
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10359,9 +10359,9 @@ func (c *Client) ListWebhookSubscriptions(ctx context.Context, params *ListWebho
 	return c.Client.Do(req)
 }
 
-// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10380,9 +10380,9 @@ func (c *Client) CreateWebhookSubscriptionWithBody(ctx context.Context, params *
 	return c.Client.Do(req)
 }
 
-// CreateWebhookSubscription Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+// CreateWebhookSubscription Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10401,9 +10401,9 @@ func (c *Client) CreateWebhookSubscription(ctx context.Context, params *CreateWe
 	return c.Client.Do(req)
 }
 
-// DeleteWebhookSubscription Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhookSubscription Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10420,9 +10420,9 @@ func (c *Client) DeleteWebhookSubscription(ctx context.Context, subId string, re
 	return c.Client.Do(req)
 }
 
-// GetWebhookSubscription One of the calling app's subscriptions (never its secret)
+// GetWebhookSubscription One subscription of the calling app (never its secret)
 //
-// One of the calling app's subscriptions (never its secret).
+// One subscription of the calling app (never its secret).
 //
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10439,9 +10439,9 @@ func (c *Client) GetWebhookSubscription(ctx context.Context, subId string, reqEd
 	return c.Client.Do(req)
 }
 
-// UpdateWebhookSubscriptionWithBody Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookSubscriptionWithBody Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10460,9 +10460,9 @@ func (c *Client) UpdateWebhookSubscriptionWithBody(ctx context.Context, subId st
 	return c.Client.Do(req)
 }
 
-// UpdateWebhookSubscription Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookSubscription Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10481,9 +10481,9 @@ func (c *Client) UpdateWebhookSubscription(ctx context.Context, subId string, bo
 	return c.Client.Do(req)
 }
 
-// DisableWebhookSubscription Disable one of the calling app's subscriptions (as delete)
+// DisableWebhookSubscription Disable a subscription of the calling app (as delete)
 //
-// Disable one of the calling app's subscriptions (as delete).
+// Disable a subscription of the calling app (as delete).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10500,9 +10500,9 @@ func (c *Client) DisableWebhookSubscription(ctx context.Context, subId string, p
 	return c.Client.Do(req)
 }
 
-// EnableWebhookSubscription Enable one of the calling app's disabled subscriptions
+// EnableWebhookSubscription Enable a disabled subscription of the calling app
 //
-// Enable one of the calling app's disabled subscriptions.
+// Enable a disabled subscription of the calling app.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10519,9 +10519,9 @@ func (c *Client) EnableWebhookSubscription(ctx context.Context, subId string, pa
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSubscriptionSecretWithBody New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSubscriptionSecretWithBody New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10540,9 +10540,9 @@ func (c *Client) RotateWebhookSubscriptionSecretWithBody(ctx context.Context, su
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSubscriptionSecret New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSubscriptionSecret New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10561,9 +10561,9 @@ func (c *Client) RotateWebhookSubscriptionSecret(ctx context.Context, subId stri
 	return c.Client.Do(req)
 }
 
-// TestWebhookSubscription Send a webhook.test event to one of the calling app's subscriptions now and report the answer
+// TestWebhookSubscription Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
 //
-// Send a webhook.test event to one of the calling app's subscriptions now and report the answer.
+// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -18890,9 +18890,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
 	RotateAppSecretWithResponse(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error)
 
-	// ListWebhooksWithResponse List an app's subscriptions (never their secrets)
+	// ListWebhooksWithResponse The subscriptions of an app (never their secrets)
 	//
-	// List an app's subscriptions (never their secrets).
+	// The subscriptions of an app (never their secrets).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18901,9 +18901,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
 	ListWebhooksWithResponse(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
 
-	// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+	// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18912,9 +18912,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBodyWithResponse(ctx context.Context, clientId string, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// CreateWebhookWithResponse Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+	// CreateWebhookWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18923,9 +18923,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithResponse(ctx context.Context, clientId string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// DeleteWebhookWithResponse Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhookWithResponse Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18934,9 +18934,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /openapi/v1/apps/{clientId}/webhooks/{subId} (the `DeleteWebhook` operationId).
 	DeleteWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
-	// GetWebhookWithResponse One of an app's subscriptions (never its secret)
+	// GetWebhookWithResponse One subscription of an app (never its secret)
 	//
-	// One of an app's subscriptions (never its secret).
+	// One subscription of an app (never its secret).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18945,9 +18945,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
 	GetWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
 
-	// UpdateWebhookWithBodyWithResponse Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookWithBodyWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18956,9 +18956,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
-	// UpdateWebhookWithResponse Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18967,9 +18967,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
-	// DisableWebhookWithResponse Disable one of an app's subscriptions (as delete)
+	// DisableWebhookWithResponse Disable a subscription of an app (as delete)
 	//
-	// Disable one of an app's subscriptions (as delete).
+	// Disable a subscription of an app (as delete).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18978,9 +18978,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error)
 
-	// EnableWebhookWithResponse Enable one of an app's disabled subscriptions
+	// EnableWebhookWithResponse Enable a disabled subscription of an app
 	//
-	// Enable one of an app's disabled subscriptions.
+	// Enable a disabled subscription of an app.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18989,9 +18989,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
 	EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error)
 
-	// RotateWebhookSecretWithBodyWithResponse New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithBodyWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -19000,9 +19000,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
-	// RotateWebhookSecretWithResponse New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -19011,9 +19011,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
-	// TestWebhookWithResponse Send a webhook.test event to one of an app's subscriptions now and report the answer
+	// TestWebhookWithResponse Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 	//
-	// Send a webhook.test event to one of an app's subscriptions now and report the answer.
+	// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -20485,9 +20485,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/webhooks/event-types (the `ListEventTypes` operationId).
 	ListEventTypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListEventTypesResponse, error)
 
-	// ListWebhookSubscriptionsWithResponse List the calling app's subscriptions (never their secrets)
+	// ListWebhookSubscriptionsWithResponse The subscriptions of the calling app (never their secrets)
 	//
-	// List the calling app's subscriptions (never their secrets).
+	// The subscriptions of the calling app (never their secrets).
 	//
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20496,9 +20496,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
 	ListWebhookSubscriptionsWithResponse(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*ListWebhookSubscriptionsResponse, error)
 
-	// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+	// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20507,9 +20507,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
 	CreateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error)
 
-	// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+	// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20518,9 +20518,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
 	CreateWebhookSubscriptionWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error)
 
-	// DeleteWebhookSubscriptionWithResponse Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhookSubscriptionWithResponse Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20529,9 +20529,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
 	DeleteWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*DeleteWebhookSubscriptionResponse, error)
 
-	// GetWebhookSubscriptionWithResponse One of the calling app's subscriptions (never its secret)
+	// GetWebhookSubscriptionWithResponse One subscription of the calling app (never its secret)
 	//
-	// One of the calling app's subscriptions (never its secret).
+	// One subscription of the calling app (never its secret).
 	//
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20540,9 +20540,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
 	GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error)
 
-	// UpdateWebhookSubscriptionWithBodyWithResponse Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookSubscriptionWithBodyWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20551,9 +20551,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
 	UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
 
-	// UpdateWebhookSubscriptionWithResponse Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	// UpdateWebhookSubscriptionWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20562,9 +20562,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
 	UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
 
-	// DisableWebhookSubscriptionWithResponse Disable one of the calling app's subscriptions (as delete)
+	// DisableWebhookSubscriptionWithResponse Disable a subscription of the calling app (as delete)
 	//
-	// Disable one of the calling app's subscriptions (as delete).
+	// Disable a subscription of the calling app (as delete).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20573,9 +20573,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
 	DisableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*DisableWebhookSubscriptionResponse, error)
 
-	// EnableWebhookSubscriptionWithResponse Enable one of the calling app's disabled subscriptions
+	// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
 	//
-	// Enable one of the calling app's disabled subscriptions.
+	// Enable a disabled subscription of the calling app.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20584,9 +20584,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
 	EnableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*EnableWebhookSubscriptionResponse, error)
 
-	// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20595,9 +20595,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
 	RotateWebhookSubscriptionSecretWithBodyWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error)
 
-	// RotateWebhookSubscriptionSecretWithResponse New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSubscriptionSecretWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -20606,9 +20606,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
 	RotateWebhookSubscriptionSecretWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error)
 
-	// TestWebhookSubscriptionWithResponse Send a webhook.test event to one of the calling app's subscriptions now and report the answer
+	// TestWebhookSubscriptionWithResponse Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
 	//
-	// Send a webhook.test event to one of the calling app's subscriptions now and report the answer.
+	// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -35604,9 +35604,9 @@ func (c *ClientWithResponses) RotateAppSecretWithResponse(ctx context.Context, c
 	return ParseRotateAppSecretResponse(rsp)
 }
 
-// ListWebhooksWithResponse List an app's subscriptions (never their secrets)
+// ListWebhooksWithResponse The subscriptions of an app (never their secrets)
 //
-// List an app's subscriptions (never their secrets).
+// The subscriptions of an app (never their secrets).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35621,9 +35621,9 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, clie
 	return ParseListWebhooksResponse(rsp)
 }
 
-// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35638,9 +35638,9 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// CreateWebhookWithResponse Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once
+// CreateWebhookWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to an app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35655,9 +35655,9 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, cli
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// DeleteWebhookWithResponse Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhookWithResponse Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop one of an app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35672,9 +35672,9 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, cli
 	return ParseDeleteWebhookResponse(rsp)
 }
 
-// GetWebhookWithResponse One of an app's subscriptions (never its secret)
+// GetWebhookWithResponse One subscription of an app (never its secret)
 //
-// One of an app's subscriptions (never its secret).
+// One subscription of an app (never its secret).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35689,9 +35689,9 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, client
 	return ParseGetWebhookResponse(rsp)
 }
 
-// UpdateWebhookWithBodyWithResponse Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookWithBodyWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35706,9 +35706,9 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseUpdateWebhookResponse(rsp)
 }
 
-// UpdateWebhookWithResponse Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of an app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35723,9 +35723,9 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, cli
 	return ParseUpdateWebhookResponse(rsp)
 }
 
-// DisableWebhookWithResponse Disable one of an app's subscriptions (as delete)
+// DisableWebhookWithResponse Disable a subscription of an app (as delete)
 //
-// Disable one of an app's subscriptions (as delete).
+// Disable a subscription of an app (as delete).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35740,9 +35740,9 @@ func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, cl
 	return ParseDisableWebhookResponse(rsp)
 }
 
-// EnableWebhookWithResponse Enable one of an app's disabled subscriptions
+// EnableWebhookWithResponse Enable a disabled subscription of an app
 //
-// Enable one of an app's disabled subscriptions.
+// Enable a disabled subscription of an app.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35757,9 +35757,9 @@ func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, cli
 	return ParseEnableWebhookResponse(rsp)
 }
 
-// RotateWebhookSecretWithBodyWithResponse New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithBodyWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35774,9 +35774,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx contex
 	return ParseRotateWebhookSecretResponse(rsp)
 }
 
-// RotateWebhookSecretWithResponse New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of an app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35791,9 +35791,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 	return ParseRotateWebhookSecretResponse(rsp)
 }
 
-// TestWebhookWithResponse Send a webhook.test event to one of an app's subscriptions now and report the answer
+// TestWebhookWithResponse Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 //
-// Send a webhook.test event to one of an app's subscriptions now and report the answer.
+// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -38069,9 +38069,9 @@ func (c *ClientWithResponses) ListEventTypesWithResponse(ctx context.Context, re
 	return ParseListEventTypesResponse(rsp)
 }
 
-// ListWebhookSubscriptionsWithResponse List the calling app's subscriptions (never their secrets)
+// ListWebhookSubscriptionsWithResponse The subscriptions of the calling app (never their secrets)
 //
-// List the calling app's subscriptions (never their secrets).
+// The subscriptions of the calling app (never their secrets).
 //
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38086,9 +38086,9 @@ func (c *ClientWithResponses) ListWebhookSubscriptionsWithResponse(ctx context.C
 	return ParseListWebhookSubscriptionsResponse(rsp)
 }
 
-// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38103,9 +38103,9 @@ func (c *ClientWithResponses) CreateWebhookSubscriptionWithBodyWithResponse(ctx 
 	return ParseCreateWebhookSubscriptionResponse(rsp)
 }
 
-// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once
+// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to the calling app's events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38120,9 +38120,9 @@ func (c *ClientWithResponses) CreateWebhookSubscriptionWithResponse(ctx context.
 	return ParseCreateWebhookSubscriptionResponse(rsp)
 }
 
-// DeleteWebhookSubscriptionWithResponse Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhookSubscriptionWithResponse Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop one of the calling app's subscriptions at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38137,9 +38137,9 @@ func (c *ClientWithResponses) DeleteWebhookSubscriptionWithResponse(ctx context.
 	return ParseDeleteWebhookSubscriptionResponse(rsp)
 }
 
-// GetWebhookSubscriptionWithResponse One of the calling app's subscriptions (never its secret)
+// GetWebhookSubscriptionWithResponse One subscription of the calling app (never its secret)
 //
-// One of the calling app's subscriptions (never its secret).
+// One subscription of the calling app (never its secret).
 //
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38154,9 +38154,9 @@ func (c *ClientWithResponses) GetWebhookSubscriptionWithResponse(ctx context.Con
 	return ParseGetWebhookSubscriptionResponse(rsp)
 }
 
-// UpdateWebhookSubscriptionWithBodyWithResponse Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookSubscriptionWithBodyWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38171,9 +38171,9 @@ func (c *ClientWithResponses) UpdateWebhookSubscriptionWithBodyWithResponse(ctx 
 	return ParseUpdateWebhookSubscriptionResponse(rsp)
 }
 
-// UpdateWebhookSubscriptionWithResponse Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+// UpdateWebhookSubscriptionWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change one of the calling app's subscriptions: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38188,9 +38188,9 @@ func (c *ClientWithResponses) UpdateWebhookSubscriptionWithResponse(ctx context.
 	return ParseUpdateWebhookSubscriptionResponse(rsp)
 }
 
-// DisableWebhookSubscriptionWithResponse Disable one of the calling app's subscriptions (as delete)
+// DisableWebhookSubscriptionWithResponse Disable a subscription of the calling app (as delete)
 //
-// Disable one of the calling app's subscriptions (as delete).
+// Disable a subscription of the calling app (as delete).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38205,9 +38205,9 @@ func (c *ClientWithResponses) DisableWebhookSubscriptionWithResponse(ctx context
 	return ParseDisableWebhookSubscriptionResponse(rsp)
 }
 
-// EnableWebhookSubscriptionWithResponse Enable one of the calling app's disabled subscriptions
+// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
 //
-// Enable one of the calling app's disabled subscriptions.
+// Enable a disabled subscription of the calling app.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38222,9 +38222,9 @@ func (c *ClientWithResponses) EnableWebhookSubscriptionWithResponse(ctx context.
 	return ParseEnableWebhookSubscriptionResponse(rsp)
 }
 
-// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38239,9 +38239,9 @@ func (c *ClientWithResponses) RotateWebhookSubscriptionSecretWithBodyWithRespons
 	return ParseRotateWebhookSubscriptionSecretResponse(rsp)
 }
 
-// RotateWebhookSubscriptionSecretWithResponse New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSubscriptionSecretWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret for one of the calling app's subscriptions (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38256,9 +38256,9 @@ func (c *ClientWithResponses) RotateWebhookSubscriptionSecretWithResponse(ctx co
 	return ParseRotateWebhookSubscriptionSecretResponse(rsp)
 }
 
-// TestWebhookSubscriptionWithResponse Send a webhook.test event to one of the calling app's subscriptions now and report the answer
+// TestWebhookSubscriptionWithResponse Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
 //
-// Send a webhook.test event to one of the calling app's subscriptions now and report the answer.
+// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //

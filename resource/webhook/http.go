@@ -85,8 +85,8 @@ func (h handlers) operations() []api.Operation {
 	own := route.Set{Tag: "Webhooks", Base: "/openapi/v1/webhooks/subscriptions", Read: ScopeRead, Write: ScopeWrite}
 	deliveries := route.Set{Tag: "Webhooks", Base: "/openapi/v1/webhooks/deliveries",
 		Read: ScopeRead, Write: ScopeWrite}
-	ops := append(console.Ops(subHandlers{h, sessionApp}.operations("Webhook", "an app's")),
-		own.Ops(subHandlers{h, callerApp}.operations("WebhookSubscription", "the calling app's"))...)
+	ops := append(console.Ops(subHandlers{h, sessionApp}.operations("Webhook", "an app")),
+		own.Ops(subHandlers{h, callerApp}.operations("WebhookSubscription", "the calling app"))...)
 	return append(ops, deliveries.Ops(h.deliveryOperations(callerApp,
 		named{"listDeliveries", "The calling app's deliveries, newest first"},
 		named{"getDelivery", "One delivery with its attempt log"},

@@ -34,39 +34,39 @@ func sessionApp(c *fiber.Ctx) (anApp, error) {
 }
 
 // operations are the subscription routes; noun names their operation ids
-// (createWebhook, createWebhookSubscription) and whose says in the summaries
-// whose subscriptions they serve.
-func (h subHandlers) operations(noun, whose string) []api.Operation {
+// (createWebhook, createWebhookSubscription) and app in the summaries whose
+// subscriptions they serve.
+func (h subHandlers) operations(noun, app string) []api.Operation {
 	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
 	return []api.Operation{
 		{Method: http.MethodPost, Path: "", ID: "create" + noun, Fails: badURL, Idempotent: true, SecretField: "secret",
-			Summary: "Subscribe an HTTPS endpoint to " + whose + " events; the signing secret is returned once",
+			Summary: "Subscribe an HTTPS endpoint of " + app + " to events; the signing secret is returned once",
 			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Handler: h.createWebhook},
 		{Method: http.MethodGet, Path: "", ID: "list" + noun + "s",
-			Summary: "List " + whose + " subscriptions (never their secrets)",
+			Summary: "The subscriptions of " + app + " (never their secrets)",
 			Query:   api.ListQuery{}, Result: SubscriptionList{}, Handler: h.listWebhooks},
 		{Method: http.MethodGet, Path: "/{subId}", ID: "get" + noun,
-			Summary: "One of " + whose + " subscriptions (never its secret)",
+			Summary: "One subscription of " + app + " (never its secret)",
 			Result:  SubscriptionView{}, Handler: h.getWebhook},
 		{Method: http.MethodPatch, Path: "/{subId}", ID: "update" + noun, Fails: badURL, Status: http.StatusOK,
-			Summary: "Change one of " + whose + " subscriptions: url, events, projectIds, maxPerSecond " +
+			Summary: "Change a subscription of " + app + ": url, events, projectIds, maxPerSecond " +
 				"(absent fields stay; null removes the filter or the cap)",
 			Body: UpdateRequest{}, Result: SubscriptionView{}, Handler: h.updateWebhook},
 		{Method: http.MethodDelete, Path: "/{subId}", ID: "delete" + noun, Status: http.StatusOK,
-			Summary: "Stop one of " + whose + " subscriptions at once (pending retries are cancelled); " +
+			Summary: "Stop a subscription of " + app + " at once (pending retries are cancelled); " +
 				"the row stays, DISABLED",
 			Result: SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "deleted")},
 		{Method: http.MethodPost, Path: "/{subId}/disable", ID: "disable" + noun, Status: http.StatusOK,
-			Summary: "Disable one of " + whose + " subscriptions (as delete)",
+			Summary: "Disable a subscription of " + app + " (as delete)",
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
 		{Method: http.MethodPost, Path: "/{subId}/enable", ID: "enable" + noun, Status: http.StatusOK,
-			Summary: "Enable one of " + whose + " disabled subscriptions",
+			Summary: "Enable a disabled subscription of " + app,
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("ACTIVE", "")},
 		{Method: http.MethodPost, Path: "/{subId}/test", ID: "test" + noun,
-			Summary: "Send a webhook.test event to one of " + whose + " subscriptions now and report the answer",
+			Summary: "Send a webhook.test event to a subscription of " + app + " now and report the endpoint's answer",
 			Result:  TestResult{}, Handler: h.testWebhook},
 		{Method: http.MethodPost, Path: "/{subId}/rotate-secret", ID: "rotate" + noun + "Secret", SecretField: "secret",
-			Summary: "New signing secret for one of " + whose + " subscriptions (returned once); " +
+			Summary: "New signing secret of a subscription of " + app + " (returned once); " +
 				"the old one keeps signing alongside for the grace period",
 			Body: RotateRequest{}, Result: SecretRotated{}, Handler: h.rotateWebhookSecret},
 	}
