@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"encoding/json"
+	"net/url"
 	"slices"
 	"testing"
 	"time"
@@ -302,5 +303,54 @@ func TestProjectFilterDeliversOnlyItsProjects(t *testing.T) {
 		if _, data := verifyBoth(t, req, secret); data["projectId"] != nil && data["projectId"] != b {
 			t.Errorf("unexpected delivery %v", data)
 		}
+	}
+}
+
+// accessToken is an OAuth access token of tn's app for scopes, obtained by
+// the device grant with tn's user approving, as an integration obtains one.
+func accessToken(t *testing.T, env *apitest.Env, tn *apitest.Tenant, scopes string) string {
+	t.Helper()
+	form := func(path string, v url.Values) map[string]any {
+		t.Helper()
+		r := env.Do(t, apitest.Request{Method: "POST", Path: "/openapi/v1/oauth/" + path, Body: v.Encode(),
+			Header: map[string]string{"Content-Type": "application/x-www-form-urlencoded"}})
+		if r.Status != 200 {
+			t.Fatalf("%s: %d %s", path, r.Status, r.Raw)
+		}
+		return r.Body
+	}
+	dc := form("device/code", url.Values{"client_id": {tn.ClientID}, "scope": {scopes}})
+	if r := tn.Console(t, "POST", "/openapi/v1/oauth/device/approve",
+		map[string]any{"user_code": dc["user_code"], "action": "approve"}); r.Status != 200 {
+		t.Fatalf("approve: %d %s", r.Status, r.Raw)
+	}
+	tok := form("token", url.Values{"grant_type": {"urn:ietf:params:oauth:grant-type:device_code"},
+		"device_code": {dc["device_code"].(string)}, "client_id": {tn.ClientID}})
+	return "Bearer " + tok["access_token"].(string)
+}
+
+// TestAccessTokenManagesItsAppsSubscriptions: an OAuth access token with
+// webhooks:write manages its app's subscriptions as a key does; one with
+// webhooks:read only reads them.
+func TestAccessTokenManagesItsAppsSubscriptions(t *testing.T) {
+	rcv := apitest.NewReceiver(t)
+	env, tn := apitest.WebhookEnv(t, rcv, true)
+	writer := tn.WithKey(accessToken(t, env, tn, "webhooks:read webhooks:write"))
+	created := writer.Do(t, "POST", ownSubs, map[string]any{"url": rcv.URL, "events": []string{"project.created"}})
+	if created.Status != 201 || created.Str("clientId") != tn.ClientID {
+		t.Fatalf("create with a token: %d %s", created.Status, created.Raw)
+	}
+	one := ownSubs + "/" + created.Str("id")
+	if r := writer.Do(t, "PATCH", one, map[string]any{"events": []string{"task.created"}}); r.Status != 200 ||
+		!slices.Equal(apitest.Strings(r.Data()["events"]), []string{"task.created"}) {
+		t.Errorf("patch with a token: %d %s", r.Status, r.Raw)
+	}
+	reader := tn.WithKey(accessToken(t, env, tn, "webhooks:read"))
+	if r := reader.Get(t, ownSubs, nil); r.Status != 200 || !slices.Equal(r.IDs(), []string{created.Str("id")}) {
+		t.Errorf("list with a read token: %d %s", r.Status, r.Raw)
+	}
+	apitest.WantError(t, reader.Do(t, "DELETE", one, nil), 403, "INSUFFICIENT_SCOPE")
+	if r := writer.Do(t, "DELETE", one, nil); r.Status != 200 || r.Str("status") != "DISABLED" {
+		t.Errorf("delete with a token: %d %s", r.Status, r.Raw)
 	}
 }
