@@ -134,9 +134,9 @@ func TestAppKeyManagesItsOwnSubscriptions(t *testing.T) {
 	if r := tn.Get(t, "/openapi/v1/webhooks/deliveries", map[string]string{"subscriptionId": id}); len(r.Items()) != 2 {
 		t.Errorf("the key's deliveries: %s", r.Raw)
 	}
-	for verb, want := range map[string]string{"disable": "DISABLED", "enable": "ACTIVE"} {
-		if r := tn.Do(t, "POST", one+"/"+verb, nil); r.Status != 200 || r.Str("status") != want {
-			t.Errorf("%s: %d %s", verb, r.Status, r.Raw)
+	for _, step := range [][2]string{{"disable", "DISABLED"}, {"enable", "ACTIVE"}} {
+		if r := tn.Do(t, "POST", one+"/"+step[0], nil); r.Status != 200 || r.Str("status") != step[1] {
+			t.Errorf("%s: %d %s", step[0], r.Status, r.Raw)
 		}
 	}
 
