@@ -2950,6 +2950,9 @@ type WebhookCreateRequest struct {
 	// MaxPerSecond Cap the deliveries a second to the endpoint (1 to 1000); left out, no cap
 	MaxPerSecond nullable.Nullable[int] `json:"maxPerSecond,omitempty"`
 
+	// ProjectIds Deliver only events of these projects of the workspace (events of no project, such as webhook.test, still come); left out or null, every project
+	ProjectIds nullable.Nullable[[]string] `json:"projectIds,omitempty"`
+
 	// Url Example: https://hooks.example.com/pmapi
 	Url string `json:"url"`
 }
@@ -3085,6 +3088,9 @@ type WebhookSecretRotated struct {
 	// PreviousValidUntil While set, deliveries are also signed with the previous secret
 	PreviousValidUntil nullable.Nullable[time.Time] `json:"previousValidUntil,omitempty"`
 
+	// ProjectIds Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project
+	ProjectIds nullable.Nullable[[]string] `json:"projectIds,omitempty"`
+
 	// Secret The new whsec_ + base64 secret, for both signature schemes; shown only in this response
 	Secret string `json:"secret"`
 
@@ -3131,6 +3137,9 @@ type WebhookSubscriptionCreated struct {
 
 	// PreviousValidUntil While set, deliveries are also signed with the previous secret
 	PreviousValidUntil nullable.Nullable[time.Time] `json:"previousValidUntil,omitempty"`
+
+	// ProjectIds Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project
+	ProjectIds nullable.Nullable[[]string] `json:"projectIds,omitempty"`
 
 	// Secret whsec_ + base64 of 32 bytes: signs every delivery (both schemes); shown only in this response
 	Secret string `json:"secret"`
@@ -3198,6 +3207,9 @@ type WebhookSubscriptionView struct {
 	// PreviousValidUntil While set, deliveries are also signed with the previous secret
 	PreviousValidUntil nullable.Nullable[time.Time] `json:"previousValidUntil"`
 
+	// ProjectIds Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project
+	ProjectIds nullable.Nullable[[]string] `json:"projectIds"`
+
 	// SecretPrefix First characters of the current secret, to recognise it
 	SecretPrefix string    `json:"secretPrefix"`
 	Status       AppStatus `json:"status"`
@@ -3228,8 +3240,19 @@ type WebhookTestResultEnvelope struct {
 
 // WebhookUpdateRequest defines model for WebhookUpdateRequest.
 type WebhookUpdateRequest struct {
+	// Events The event types, replacing the list (checked as at creation)
+	Events *[]string `json:"events,omitempty"`
+
 	// MaxPerSecond Cap the deliveries a second to the endpoint (1 to 1000); null removes the cap
 	MaxPerSecond nullable.Nullable[int] `json:"maxPerSecond,omitempty"`
+
+	// ProjectIds Deliver only events of these projects (replacing the list); null for every project
+	ProjectIds nullable.Nullable[[]string] `json:"projectIds,omitempty"`
+
+	// Url A new HTTPS endpoint, checked as at creation
+	//
+	// Example: https://hooks.example.com/pmapi
+	Url *string `json:"url,omitempty"`
 }
 
 // WorkspaceEnvelope Success answer carrying Workspace
@@ -3927,6 +3950,45 @@ type ReplayDeliveryParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// ListWebhookSubscriptionsParams defines parameters for ListWebhookSubscriptions.
+type ListWebhookSubscriptionsParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateWebhookSubscriptionParams defines parameters for CreateWebhookSubscription.
+type CreateWebhookSubscriptionParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DisableWebhookSubscriptionParams defines parameters for DisableWebhookSubscription.
+type DisableWebhookSubscriptionParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// EnableWebhookSubscriptionParams defines parameters for EnableWebhookSubscription.
+type EnableWebhookSubscriptionParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateWebhookSubscriptionSecretParams defines parameters for RotateWebhookSubscriptionSecret.
+type RotateWebhookSubscriptionSecretParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// TestWebhookSubscriptionParams defines parameters for TestWebhookSubscription.
+type TestWebhookSubscriptionParams struct {
+	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // AdminCreateWorkspaceJSONRequestBody defines body for AdminCreateWorkspace for application/json ContentType.
 type AdminCreateWorkspaceJSONRequestBody = CreateWorkspaceRequest
 
@@ -4124,6 +4186,15 @@ type UpdateTaskJSONRequestBody = TaskUpdateRequest
 
 // ReplayFailedDeliveriesJSONRequestBody defines body for ReplayFailedDeliveries for application/json ContentType.
 type ReplayFailedDeliveriesJSONRequestBody = WebhookBulkReplayRequest
+
+// CreateWebhookSubscriptionJSONRequestBody defines body for CreateWebhookSubscription for application/json ContentType.
+type CreateWebhookSubscriptionJSONRequestBody = WebhookCreateRequest
+
+// UpdateWebhookSubscriptionJSONRequestBody defines body for UpdateWebhookSubscription for application/json ContentType.
+type UpdateWebhookSubscriptionJSONRequestBody = WebhookUpdateRequest
+
+// RotateWebhookSubscriptionSecretJSONRequestBody defines body for RotateWebhookSubscriptionSecret for application/json ContentType.
+type RotateWebhookSubscriptionSecretJSONRequestBody = WebhookRotateRequest
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -4696,18 +4767,18 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
 	RotateAppSecret(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListWebhooks The app's subscriptions (never their secrets)
+	// ListWebhooks The subscriptions of an app (never their secrets)
 	//
-	// The app's subscriptions (never their secrets).
+	// The subscriptions of an app (never their secrets).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
 	ListWebhooks(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhookWithBody Subscribe an HTTPS endpoint to events; the signing secret is returned once
+	// CreateWebhookWithBody Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4716,9 +4787,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBody(ctx context.Context, clientId string, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateWebhook Subscribe an HTTPS endpoint to events; the signing secret is returned once
+	// CreateWebhook Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4727,18 +4798,27 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhook(ctx context.Context, clientId string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DeleteWebhook Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhook Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with DELETE /openapi/v1/apps/{clientId}/webhooks/{subId} (the `DeleteWebhook` operationId).
 	DeleteWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhookWithBody Change a subscription's rate cap (maxPerSecond; null removes it)
+	// GetWebhook One subscription of an app (never its secret)
 	//
-	// Change a subscription's rate cap (maxPerSecond; null removes it).
+	// One subscription of an app (never its secret).
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
+	GetWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookWithBody Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4747,9 +4827,9 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateWebhook Change a subscription's rate cap (maxPerSecond; null removes it)
+	// UpdateWebhook Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change a subscription's rate cap (maxPerSecond; null removes it).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4758,27 +4838,27 @@ type ClientInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhook(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// DisableWebhook Disable a subscription (as delete)
+	// DisableWebhook Disable a subscription of an app (as delete)
 	//
-	// Disable a subscription (as delete).
+	// Disable a subscription of an app (as delete).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhook(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// EnableWebhook Enable a disabled subscription
+	// EnableWebhook Enable a disabled subscription of an app
 	//
-	// Enable a disabled subscription.
+	// Enable a disabled subscription of an app.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
 	EnableWebhook(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSecretWithBody New signing secret (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithBody New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4787,9 +4867,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithBody(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// RotateWebhookSecret New signing secret (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecret New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4798,9 +4878,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecret(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// TestWebhook Send a webhook.test event now and report the endpoint's answer
+	// TestWebhook Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 	//
-	// Send a webhook.test event now and report the endpoint's answer.
+	// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -6190,6 +6270,126 @@ type ClientInterface interface {
 	// Corresponds with GET /openapi/v1/webhooks/event-types (the `ListEventTypes` operationId).
 	ListEventTypes(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListWebhookSubscriptions The subscriptions of the calling app (never their secrets)
+	//
+	// The subscriptions of the calling app (never their secrets).
+	//
+	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
+	ListWebhookSubscriptions(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+	//
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+	CreateWebhookSubscriptionWithBody(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookSubscription Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+	//
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+	CreateWebhookSubscription(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWebhookSubscription Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
+	//
+	// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
+	DeleteWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhookSubscription One subscription of the calling app (never its secret)
+	//
+	// One subscription of the calling app (never its secret).
+	//
+	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
+	GetWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookSubscriptionWithBody Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+	UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookSubscription Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+	UpdateWebhookSubscription(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DisableWebhookSubscription Disable a subscription of the calling app (as delete)
+	//
+	// Disable a subscription of the calling app (as delete).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
+	DisableWebhookSubscription(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnableWebhookSubscription Enable a disabled subscription of the calling app
+	//
+	// Enable a disabled subscription of the calling app.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
+	EnableWebhookSubscription(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookSubscriptionSecretWithBody New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+	//
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+	RotateWebhookSubscriptionSecretWithBody(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookSubscriptionSecret New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+	//
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+	RotateWebhookSubscriptionSecret(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TestWebhookSubscription Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
+	//
+	// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/test (the `TestWebhookSubscription` operationId).
+	TestWebhookSubscription(ctx context.Context, subId string, params *TestWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Readyz Readiness: every shard reachable and migrated (503 otherwise)
 	//
 	// Readiness: every shard reachable and migrated (503 otherwise).
@@ -7187,9 +7387,9 @@ func (c *Client) RotateAppSecret(ctx context.Context, clientId string, params *R
 	return c.Client.Do(req)
 }
 
-// ListWebhooks The app's subscriptions (never their secrets)
+// ListWebhooks The subscriptions of an app (never their secrets)
 //
-// The app's subscriptions (never their secrets).
+// The subscriptions of an app (never their secrets).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7206,9 +7406,9 @@ func (c *Client) ListWebhooks(ctx context.Context, clientId string, params *List
 	return c.Client.Do(req)
 }
 
-// CreateWebhookWithBody Subscribe an HTTPS endpoint to events; the signing secret is returned once
+// CreateWebhookWithBody Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7227,9 +7427,9 @@ func (c *Client) CreateWebhookWithBody(ctx context.Context, clientId string, par
 	return c.Client.Do(req)
 }
 
-// CreateWebhook Subscribe an HTTPS endpoint to events; the signing secret is returned once
+// CreateWebhook Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7248,9 +7448,9 @@ func (c *Client) CreateWebhook(ctx context.Context, clientId string, params *Cre
 	return c.Client.Do(req)
 }
 
-// DeleteWebhook Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhook Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7267,9 +7467,28 @@ func (c *Client) DeleteWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// UpdateWebhookWithBody Change a subscription's rate cap (maxPerSecond; null removes it)
+// GetWebhook One subscription of an app (never its secret)
 //
-// Change a subscription's rate cap (maxPerSecond; null removes it).
+// One subscription of an app (never its secret).
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
+func (c *Client) GetWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, clientId, subId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookWithBody Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7288,9 +7507,9 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, clientId string, sub
 	return c.Client.Do(req)
 }
 
-// UpdateWebhook Change a subscription's rate cap (maxPerSecond; null removes it)
+// UpdateWebhook Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change a subscription's rate cap (maxPerSecond; null removes it).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7309,9 +7528,9 @@ func (c *Client) UpdateWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// DisableWebhook Disable a subscription (as delete)
+// DisableWebhook Disable a subscription of an app (as delete)
 //
-// Disable a subscription (as delete).
+// Disable a subscription of an app (as delete).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7328,9 +7547,9 @@ func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId stri
 	return c.Client.Do(req)
 }
 
-// EnableWebhook Enable a disabled subscription
+// EnableWebhook Enable a disabled subscription of an app
 //
-// Enable a disabled subscription.
+// Enable a disabled subscription of an app.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7347,9 +7566,9 @@ func (c *Client) EnableWebhook(ctx context.Context, clientId string, subId strin
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSecretWithBody New signing secret (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithBody New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7368,9 +7587,9 @@ func (c *Client) RotateWebhookSecretWithBody(ctx context.Context, clientId strin
 	return c.Client.Do(req)
 }
 
-// RotateWebhookSecret New signing secret (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecret New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7389,9 +7608,9 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId
 	return c.Client.Do(req)
 }
 
-// TestWebhook Send a webhook.test event now and report the endpoint's answer
+// TestWebhook Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 //
-// Send a webhook.test event now and report the endpoint's answer.
+// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -10121,6 +10340,246 @@ func (c *Client) ListEventTypes(ctx context.Context, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
+// ListWebhookSubscriptions The subscriptions of the calling app (never their secrets)
+//
+// The subscriptions of the calling app (never their secrets).
+//
+// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
+func (c *Client) ListWebhookSubscriptions(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookSubscriptionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookSubscriptionWithBody Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+//
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+func (c *Client) CreateWebhookSubscriptionWithBody(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookSubscriptionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookSubscription Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+//
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+func (c *Client) CreateWebhookSubscription(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookSubscriptionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWebhookSubscription Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
+//
+// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
+func (c *Client) DeleteWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookSubscriptionRequest(c.Server, subId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhookSubscription One subscription of the calling app (never its secret)
+//
+// One subscription of the calling app (never its secret).
+//
+// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
+func (c *Client) GetWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookSubscriptionRequest(c.Server, subId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookSubscriptionWithBody Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+func (c *Client) UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookSubscriptionRequestWithBody(c.Server, subId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookSubscription Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+func (c *Client) UpdateWebhookSubscription(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookSubscriptionRequest(c.Server, subId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DisableWebhookSubscription Disable a subscription of the calling app (as delete)
+//
+// Disable a subscription of the calling app (as delete).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
+func (c *Client) DisableWebhookSubscription(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDisableWebhookSubscriptionRequest(c.Server, subId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnableWebhookSubscription Enable a disabled subscription of the calling app
+//
+// Enable a disabled subscription of the calling app.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
+func (c *Client) EnableWebhookSubscription(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnableWebhookSubscriptionRequest(c.Server, subId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookSubscriptionSecretWithBody New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+//
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+func (c *Client) RotateWebhookSubscriptionSecretWithBody(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSubscriptionSecretRequestWithBody(c.Server, subId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookSubscriptionSecret New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+//
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+func (c *Client) RotateWebhookSubscriptionSecret(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookSubscriptionSecretRequest(c.Server, subId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TestWebhookSubscription Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
+//
+// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/test (the `TestWebhookSubscription` operationId).
+func (c *Client) TestWebhookSubscription(ctx context.Context, subId string, params *TestWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTestWebhookSubscriptionRequest(c.Server, subId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Readyz Readiness: every shard reachable and migrated (503 otherwise)
 //
 // Readiness: every shard reachable and migrated (503 otherwise).
@@ -11997,6 +12456,47 @@ func NewDeleteWebhookRequest(server string, clientId string, subId string) (*htt
 	}
 
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookRequest constructs an http.Request for the GetWebhook method
+func NewGetWebhookRequest(server string, clientId string, subId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "clientId", clientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/apps/%s/webhooks/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -17335,6 +17835,451 @@ func NewListEventTypesRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewListWebhookSubscriptionsRequest constructs an http.Request for the ListWebhookSubscriptions method
+func NewListWebhookSubscriptionsRequest(server string, params *ListWebhookSubscriptionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWebhookSubscriptionRequest calls the generic CreateWebhookSubscription builder with application/json body
+func NewCreateWebhookSubscriptionRequest(server string, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWebhookSubscriptionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateWebhookSubscriptionRequestWithBody constructs an http.Request for the CreateWebhookSubscription method, with any body, and a specified content type
+func NewCreateWebhookSubscriptionRequestWithBody(server string, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeleteWebhookSubscriptionRequest constructs an http.Request for the DeleteWebhookSubscription method
+func NewDeleteWebhookSubscriptionRequest(server string, subId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookSubscriptionRequest constructs an http.Request for the GetWebhookSubscription method
+func NewGetWebhookSubscriptionRequest(server string, subId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateWebhookSubscriptionRequest calls the generic UpdateWebhookSubscription builder with application/json body
+func NewUpdateWebhookSubscriptionRequest(server string, subId string, body UpdateWebhookSubscriptionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateWebhookSubscriptionRequestWithBody(server, subId, "application/json", bodyReader)
+}
+
+// NewUpdateWebhookSubscriptionRequestWithBody constructs an http.Request for the UpdateWebhookSubscription method, with any body, and a specified content type
+func NewUpdateWebhookSubscriptionRequestWithBody(server string, subId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDisableWebhookSubscriptionRequest constructs an http.Request for the DisableWebhookSubscription method
+func NewDisableWebhookSubscriptionRequest(server string, subId string, params *DisableWebhookSubscriptionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s/disable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewEnableWebhookSubscriptionRequest constructs an http.Request for the EnableWebhookSubscription method
+func NewEnableWebhookSubscriptionRequest(server string, subId string, params *EnableWebhookSubscriptionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s/enable", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewRotateWebhookSubscriptionSecretRequest calls the generic RotateWebhookSubscriptionSecret builder with application/json body
+func NewRotateWebhookSubscriptionSecretRequest(server string, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRotateWebhookSubscriptionSecretRequestWithBody(server, subId, params, "application/json", bodyReader)
+}
+
+// NewRotateWebhookSubscriptionSecretRequestWithBody constructs an http.Request for the RotateWebhookSubscriptionSecret method, with any body, and a specified content type
+func NewRotateWebhookSubscriptionSecretRequestWithBody(server string, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s/rotate-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTestWebhookSubscriptionRequest constructs an http.Request for the TestWebhookSubscription method
+func NewTestWebhookSubscriptionRequest(server string, subId string, params *TestWebhookSubscriptionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "subId", subId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/webhooks/subscriptions/%s/test", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewReadyzRequest constructs an http.Request for the Readyz method
 func NewReadyzRequest(server string) (*http.Request, error) {
 	var err error
@@ -17945,9 +18890,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/secret/rotate (the `RotateAppSecret` operationId).
 	RotateAppSecretWithResponse(ctx context.Context, clientId string, params *RotateAppSecretParams, reqEditors ...RequestEditorFn) (*RotateAppSecretResponse, error)
 
-	// ListWebhooksWithResponse The app's subscriptions (never their secrets)
+	// ListWebhooksWithResponse The subscriptions of an app (never their secrets)
 	//
-	// The app's subscriptions (never their secrets).
+	// The subscriptions of an app (never their secrets).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -17956,9 +18901,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks (the `ListWebhooks` operationId).
 	ListWebhooksWithResponse(ctx context.Context, clientId string, params *ListWebhooksParams, reqEditors ...RequestEditorFn) (*ListWebhooksResponse, error)
 
-	// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint to events; the signing secret is returned once
+	// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -17967,9 +18912,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithBodyWithResponse(ctx context.Context, clientId string, params *CreateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// CreateWebhookWithResponse Subscribe an HTTPS endpoint to events; the signing secret is returned once
+	// CreateWebhookWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 	//
-	// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+	// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -17978,9 +18923,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks (the `CreateWebhook` operationId).
 	CreateWebhookWithResponse(ctx context.Context, clientId string, params *CreateWebhookParams, body CreateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookResponse, error)
 
-	// DeleteWebhookWithResponse Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED
+	// DeleteWebhookWithResponse Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 	//
-	// Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED.
+	// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -17989,9 +18934,20 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with DELETE /openapi/v1/apps/{clientId}/webhooks/{subId} (the `DeleteWebhook` operationId).
 	DeleteWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*DeleteWebhookResponse, error)
 
-	// UpdateWebhookWithBodyWithResponse Change a subscription's rate cap (maxPerSecond; null removes it)
+	// GetWebhookWithResponse One subscription of an app (never its secret)
 	//
-	// Change a subscription's rate cap (maxPerSecond; null removes it).
+	// One subscription of an app (never its secret).
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
+	GetWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+
+	// UpdateWebhookWithBodyWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18000,9 +18956,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
-	// UpdateWebhookWithResponse Change a subscription's rate cap (maxPerSecond; null removes it)
+	// UpdateWebhookWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
-	// Change a subscription's rate cap (maxPerSecond; null removes it).
+	// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18011,9 +18967,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
 	UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
-	// DisableWebhookWithResponse Disable a subscription (as delete)
+	// DisableWebhookWithResponse Disable a subscription of an app (as delete)
 	//
-	// Disable a subscription (as delete).
+	// Disable a subscription of an app (as delete).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18022,9 +18978,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error)
 
-	// EnableWebhookWithResponse Enable a disabled subscription
+	// EnableWebhookWithResponse Enable a disabled subscription of an app
 	//
-	// Enable a disabled subscription.
+	// Enable a disabled subscription of an app.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18033,9 +18989,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/enable (the `EnableWebhook` operationId).
 	EnableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *EnableWebhookParams, reqEditors ...RequestEditorFn) (*EnableWebhookResponse, error)
 
-	// RotateWebhookSecretWithBodyWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithBodyWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18044,9 +19000,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
-	// RotateWebhookSecretWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
+	// RotateWebhookSecretWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 	//
-	// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+	// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -18055,9 +19011,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/rotate-secret (the `RotateWebhookSecret` operationId).
 	RotateWebhookSecretWithResponse(ctx context.Context, clientId string, subId string, params *RotateWebhookSecretParams, body RotateWebhookSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSecretResponse, error)
 
-	// TestWebhookWithResponse Send a webhook.test event now and report the endpoint's answer
+	// TestWebhookWithResponse Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 	//
-	// Send a webhook.test event now and report the endpoint's answer.
+	// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -19528,6 +20484,138 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi/v1/webhooks/event-types (the `ListEventTypes` operationId).
 	ListEventTypesWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListEventTypesResponse, error)
+
+	// ListWebhookSubscriptionsWithResponse The subscriptions of the calling app (never their secrets)
+	//
+	// The subscriptions of the calling app (never their secrets).
+	//
+	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
+	ListWebhookSubscriptionsWithResponse(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*ListWebhookSubscriptionsResponse, error)
+
+	// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+	//
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+	CreateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error)
+
+	// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+	//
+	// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+	CreateWebhookSubscriptionWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error)
+
+	// DeleteWebhookSubscriptionWithResponse Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
+	//
+	// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
+	DeleteWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*DeleteWebhookSubscriptionResponse, error)
+
+	// GetWebhookSubscriptionWithResponse One subscription of the calling app (never its secret)
+	//
+	// One subscription of the calling app (never its secret).
+	//
+	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
+	GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error)
+
+	// UpdateWebhookSubscriptionWithBodyWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+	UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
+
+	// UpdateWebhookSubscriptionWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+	//
+	// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+	UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
+
+	// DisableWebhookSubscriptionWithResponse Disable a subscription of the calling app (as delete)
+	//
+	// Disable a subscription of the calling app (as delete).
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
+	DisableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*DisableWebhookSubscriptionResponse, error)
+
+	// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
+	//
+	// Enable a disabled subscription of the calling app.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
+	EnableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*EnableWebhookSubscriptionResponse, error)
+
+	// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+	//
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+	RotateWebhookSubscriptionSecretWithBodyWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error)
+
+	// RotateWebhookSubscriptionSecretWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+	//
+	// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+	RotateWebhookSubscriptionSecretWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error)
+
+	// TestWebhookSubscriptionWithResponse Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
+	//
+	// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
+	//
+	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/test (the `TestWebhookSubscription` operationId).
+	TestWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *TestWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*TestWebhookSubscriptionResponse, error)
 
 	// ReadyzWithResponse Readiness: every shard reachable and migrated (503 otherwise)
 	//
@@ -22591,6 +23679,82 @@ func (r DeleteWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DeleteWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWebhookResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWebhookResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetWebhookResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWebhookResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetWebhookResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -32486,6 +33650,1072 @@ func (r ListEventTypesResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookSubscriptionsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookSubscriptions
+type ListWebhookSubscriptionsResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListWebhookSubscriptionsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookSubscriptions
+type ListWebhookSubscriptionsResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type ListWebhookSubscriptionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionListEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhookSubscriptionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhookSubscriptionsResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON200() *WebhookSubscriptionListEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListWebhookSubscriptionsResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhookSubscriptionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhookSubscriptionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhookSubscriptionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhookSubscriptionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateWebhookSubscriptionResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookSubscription
+type CreateWebhookSubscriptionResponse201Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// CreateWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhookSubscription
+type CreateWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type CreateWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookSubscriptionCreatedEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWebhookSubscriptionResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON201() *WebhookSubscriptionCreatedEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON413() *ErrorEnvelope {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r CreateWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for DeleteWebhookSubscription
+type DeleteWebhookSubscriptionResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// DeleteWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhookSubscription
+type DeleteWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type DeleteWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWebhookSubscriptionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DeleteWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookSubscription
+type GetWebhookSubscriptionResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookSubscription
+type GetWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type GetWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookSubscriptionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r GetWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhookSubscription
+type UpdateWebhookSubscriptionResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// UpdateWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for UpdateWebhookSubscription
+type UpdateWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type UpdateWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateWebhookSubscriptionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON413() *ErrorEnvelope {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DisableWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for DisableWebhookSubscription
+type DisableWebhookSubscriptionResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// DisableWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for DisableWebhookSubscription
+type DisableWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type DisableWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DisableWebhookSubscriptionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DisableWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r DisableWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DisableWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DisableWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DisableWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DisableWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EnableWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for EnableWebhookSubscription
+type EnableWebhookSubscriptionResponse200Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// EnableWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for EnableWebhookSubscription
+type EnableWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type EnableWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WebhookSubscriptionEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *EnableWebhookSubscriptionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnableWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON200() *WebhookSubscriptionEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r EnableWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r EnableWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnableWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnableWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnableWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateWebhookSubscriptionSecretResponse201Headers the declared response headers of an HTTP 201 response for RotateWebhookSubscriptionSecret
+type RotateWebhookSubscriptionSecretResponse201Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// RotateWebhookSubscriptionSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookSubscriptionSecret
+type RotateWebhookSubscriptionSecretResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type RotateWebhookSubscriptionSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookSecretRotatedEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RotateWebhookSubscriptionSecretResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateWebhookSubscriptionSecretResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON201() *WebhookSecretRotatedEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON413() *ErrorEnvelope {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r RotateWebhookSubscriptionSecretResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateWebhookSubscriptionSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateWebhookSubscriptionSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateWebhookSubscriptionSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateWebhookSubscriptionSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TestWebhookSubscriptionResponse201Headers the declared response headers of an HTTP 201 response for TestWebhookSubscription
+type TestWebhookSubscriptionResponse201Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// TestWebhookSubscriptionResponse429Headers the declared response headers of an HTTP 429 response for TestWebhookSubscription
+type TestWebhookSubscriptionResponse429Headers struct {
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          *int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+type TestWebhookSubscriptionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WebhookTestResultEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *ErrorEnvelope
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *TestWebhookSubscriptionResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TestWebhookSubscriptionResponse429Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON201() *WebhookTestResultEnvelope {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON409() *ErrorEnvelope {
+	return r.JSON409
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON422() *ErrorEnvelope {
+	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r TestWebhookSubscriptionResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r TestWebhookSubscriptionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TestWebhookSubscriptionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TestWebhookSubscriptionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TestWebhookSubscriptionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type ReadyzResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -33374,9 +35604,9 @@ func (c *ClientWithResponses) RotateAppSecretWithResponse(ctx context.Context, c
 	return ParseRotateAppSecretResponse(rsp)
 }
 
-// ListWebhooksWithResponse The app's subscriptions (never their secrets)
+// ListWebhooksWithResponse The subscriptions of an app (never their secrets)
 //
-// The app's subscriptions (never their secrets).
+// The subscriptions of an app (never their secrets).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33391,9 +35621,9 @@ func (c *ClientWithResponses) ListWebhooksWithResponse(ctx context.Context, clie
 	return ParseListWebhooksResponse(rsp)
 }
 
-// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint to events; the signing secret is returned once
+// CreateWebhookWithBodyWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33408,9 +35638,9 @@ func (c *ClientWithResponses) CreateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// CreateWebhookWithResponse Subscribe an HTTPS endpoint to events; the signing secret is returned once
+// CreateWebhookWithResponse Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
 //
-// Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+// Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33425,9 +35655,9 @@ func (c *ClientWithResponses) CreateWebhookWithResponse(ctx context.Context, cli
 	return ParseCreateWebhookResponse(rsp)
 }
 
-// DeleteWebhookWithResponse Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED
+// DeleteWebhookWithResponse Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
 //
-// Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED.
+// Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33442,9 +35672,26 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, cli
 	return ParseDeleteWebhookResponse(rsp)
 }
 
-// UpdateWebhookWithBodyWithResponse Change a subscription's rate cap (maxPerSecond; null removes it)
+// GetWebhookWithResponse One subscription of an app (never its secret)
 //
-// Change a subscription's rate cap (maxPerSecond; null removes it).
+// One subscription of an app (never its secret).
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, clientId, subId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookResponse(rsp)
+}
+
+// UpdateWebhookWithBodyWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33459,9 +35706,9 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 	return ParseUpdateWebhookResponse(rsp)
 }
 
-// UpdateWebhookWithResponse Change a subscription's rate cap (maxPerSecond; null removes it)
+// UpdateWebhookWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 //
-// Change a subscription's rate cap (maxPerSecond; null removes it).
+// Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33476,9 +35723,9 @@ func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, cli
 	return ParseUpdateWebhookResponse(rsp)
 }
 
-// DisableWebhookWithResponse Disable a subscription (as delete)
+// DisableWebhookWithResponse Disable a subscription of an app (as delete)
 //
-// Disable a subscription (as delete).
+// Disable a subscription of an app (as delete).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33493,9 +35740,9 @@ func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, cl
 	return ParseDisableWebhookResponse(rsp)
 }
 
-// EnableWebhookWithResponse Enable a disabled subscription
+// EnableWebhookWithResponse Enable a disabled subscription of an app
 //
-// Enable a disabled subscription.
+// Enable a disabled subscription of an app.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33510,9 +35757,9 @@ func (c *ClientWithResponses) EnableWebhookWithResponse(ctx context.Context, cli
 	return ParseEnableWebhookResponse(rsp)
 }
 
-// RotateWebhookSecretWithBodyWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithBodyWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33527,9 +35774,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithBodyWithResponse(ctx contex
 	return ParseRotateWebhookSecretResponse(rsp)
 }
 
-// RotateWebhookSecretWithResponse New signing secret (returned once); the old one keeps signing alongside for the grace period
+// RotateWebhookSecretWithResponse New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
 //
-// New signing secret (returned once); the old one keeps signing alongside for the grace period.
+// New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -33544,9 +35791,9 @@ func (c *ClientWithResponses) RotateWebhookSecretWithResponse(ctx context.Contex
 	return ParseRotateWebhookSecretResponse(rsp)
 }
 
-// TestWebhookWithResponse Send a webhook.test event now and report the endpoint's answer
+// TestWebhookWithResponse Send a webhook.test event to a subscription of an app now and report the endpoint's answer
 //
-// Send a webhook.test event now and report the endpoint's answer.
+// Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35820,6 +38067,210 @@ func (c *ClientWithResponses) ListEventTypesWithResponse(ctx context.Context, re
 		return nil, err
 	}
 	return ParseListEventTypesResponse(rsp)
+}
+
+// ListWebhookSubscriptionsWithResponse The subscriptions of the calling app (never their secrets)
+//
+// The subscriptions of the calling app (never their secrets).
+//
+// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/webhooks/subscriptions (the `ListWebhookSubscriptions` operationId).
+func (c *ClientWithResponses) ListWebhookSubscriptionsWithResponse(ctx context.Context, params *ListWebhookSubscriptionsParams, reqEditors ...RequestEditorFn) (*ListWebhookSubscriptionsResponse, error) {
+	rsp, err := c.ListWebhookSubscriptions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhookSubscriptionsResponse(rsp)
+}
+
+// CreateWebhookSubscriptionWithBodyWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+//
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+func (c *ClientWithResponses) CreateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error) {
+	rsp, err := c.CreateWebhookSubscriptionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookSubscriptionResponse(rsp)
+}
+
+// CreateWebhookSubscriptionWithResponse Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+//
+// Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions (the `CreateWebhookSubscription` operationId).
+func (c *ClientWithResponses) CreateWebhookSubscriptionWithResponse(ctx context.Context, params *CreateWebhookSubscriptionParams, body CreateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookSubscriptionResponse, error) {
+	rsp, err := c.CreateWebhookSubscription(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookSubscriptionResponse(rsp)
+}
+
+// DeleteWebhookSubscriptionWithResponse Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
+//
+// Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /openapi/v1/webhooks/subscriptions/{subId} (the `DeleteWebhookSubscription` operationId).
+func (c *ClientWithResponses) DeleteWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*DeleteWebhookSubscriptionResponse, error) {
+	rsp, err := c.DeleteWebhookSubscription(ctx, subId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookSubscriptionResponse(rsp)
+}
+
+// GetWebhookSubscriptionWithResponse One subscription of the calling app (never its secret)
+//
+// One subscription of the calling app (never its secret).
+//
+// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
+func (c *ClientWithResponses) GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error) {
+	rsp, err := c.GetWebhookSubscription(ctx, subId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookSubscriptionResponse(rsp)
+}
+
+// UpdateWebhookSubscriptionWithBodyWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+func (c *ClientWithResponses) UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
+	rsp, err := c.UpdateWebhookSubscriptionWithBody(ctx, subId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookSubscriptionResponse(rsp)
+}
+
+// UpdateWebhookSubscriptionWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+//
+// Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
+func (c *ClientWithResponses) UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
+	rsp, err := c.UpdateWebhookSubscription(ctx, subId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookSubscriptionResponse(rsp)
+}
+
+// DisableWebhookSubscriptionWithResponse Disable a subscription of the calling app (as delete)
+//
+// Disable a subscription of the calling app (as delete).
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
+func (c *ClientWithResponses) DisableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*DisableWebhookSubscriptionResponse, error) {
+	rsp, err := c.DisableWebhookSubscription(ctx, subId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDisableWebhookSubscriptionResponse(rsp)
+}
+
+// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
+//
+// Enable a disabled subscription of the calling app.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/enable (the `EnableWebhookSubscription` operationId).
+func (c *ClientWithResponses) EnableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *EnableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*EnableWebhookSubscriptionResponse, error) {
+	rsp, err := c.EnableWebhookSubscription(ctx, subId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnableWebhookSubscriptionResponse(rsp)
+}
+
+// RotateWebhookSubscriptionSecretWithBodyWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+//
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookSubscriptionSecretWithBodyWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error) {
+	rsp, err := c.RotateWebhookSubscriptionSecretWithBody(ctx, subId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSubscriptionSecretResponse(rsp)
+}
+
+// RotateWebhookSubscriptionSecretWithResponse New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+//
+// New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/rotate-secret (the `RotateWebhookSubscriptionSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookSubscriptionSecretWithResponse(ctx context.Context, subId string, params *RotateWebhookSubscriptionSecretParams, body RotateWebhookSubscriptionSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookSubscriptionSecretResponse, error) {
+	rsp, err := c.RotateWebhookSubscriptionSecret(ctx, subId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookSubscriptionSecretResponse(rsp)
+}
+
+// TestWebhookSubscriptionWithResponse Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
+//
+// Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
+//
+// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/test (the `TestWebhookSubscription` operationId).
+func (c *ClientWithResponses) TestWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *TestWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*TestWebhookSubscriptionResponse, error) {
+	rsp, err := c.TestWebhookSubscription(ctx, subId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTestWebhookSubscriptionResponse(rsp)
 }
 
 // ReadyzWithResponse Readiness: every shard reachable and migrated (503 otherwise)
@@ -38276,6 +40727,67 @@ func ParseDeleteWebhookResponse(rsp *http.Response) (*DeleteWebhookResponse, err
 	}
 
 	response := &DeleteWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookResponse parses an HTTP response from a GetWebhookWithResponse call
+func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookResponse{
 		Body:         bodyBytes,
 		HTTPResponse: rsp,
 	}
@@ -51362,6 +53874,1504 @@ func ParseListEventTypesResponse(rsp *http.Response) (*ListEventTypesResponse, e
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseListWebhookSubscriptionsResponse parses an HTTP response from a ListWebhookSubscriptionsWithResponse call
+func ParseListWebhookSubscriptionsResponse(rsp *http.Response) (*ListWebhookSubscriptionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhookSubscriptionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionListEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhookSubscriptionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWebhookSubscriptionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateWebhookSubscriptionResponse parses an HTTP response from a CreateWebhookSubscriptionWithResponse call
+func ParseCreateWebhookSubscriptionResponse(rsp *http.Response) (*CreateWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookSubscriptionCreatedEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWebhookSubscriptionResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWebhookSubscriptionResponse parses an HTTP response from a DeleteWebhookSubscriptionWithResponse call
+func ParseDeleteWebhookSubscriptionResponse(rsp *http.Response) (*DeleteWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookSubscriptionResponse parses an HTTP response from a GetWebhookSubscriptionWithResponse call
+func ParseGetWebhookSubscriptionResponse(rsp *http.Response) (*GetWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateWebhookSubscriptionResponse parses an HTTP response from a UpdateWebhookSubscriptionWithResponse call
+func ParseUpdateWebhookSubscriptionResponse(rsp *http.Response) (*UpdateWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDisableWebhookSubscriptionResponse parses an HTTP response from a DisableWebhookSubscriptionWithResponse call
+func ParseDisableWebhookSubscriptionResponse(rsp *http.Response) (*DisableWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DisableWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DisableWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers DisableWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEnableWebhookSubscriptionResponse parses an HTTP response from a EnableWebhookSubscriptionWithResponse call
+func ParseEnableWebhookSubscriptionResponse(rsp *http.Response) (*EnableWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnableWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WebhookSubscriptionEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers EnableWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnableWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateWebhookSubscriptionSecretResponse parses an HTTP response from a RotateWebhookSubscriptionSecretWithResponse call
+func ParseRotateWebhookSubscriptionSecretResponse(rsp *http.Response) (*RotateWebhookSubscriptionSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateWebhookSubscriptionSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookSecretRotatedEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers RotateWebhookSubscriptionSecretResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers RotateWebhookSubscriptionSecretResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTestWebhookSubscriptionResponse parses an HTTP response from a TestWebhookSubscriptionWithResponse call
+func ParseTestWebhookSubscriptionResponse(rsp *http.Response) (*TestWebhookSubscriptionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TestWebhookSubscriptionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WebhookTestResultEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers TestWebhookSubscriptionResponse201Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers TestWebhookSubscriptionResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil

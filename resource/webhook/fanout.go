@@ -30,14 +30,16 @@ type Plan struct {
 	Deliveries []Delivery
 }
 
-// Plans matches events with subscriptions. The deliveries are not stored yet:
-// the fan-out sends what it may first and writes each with its outcome.
+// Plans matches events with subscriptions, by type and by project filter. The
+// deliveries are not stored yet: the fan-out sends what it may first and
+// writes each with its outcome.
 func Plans(events []Event, subs []Subscription, now time.Time) []Plan {
 	var out []Plan
+	projects := eventProjects(events, subs)
 	for _, s := range subs {
 		p := Plan{Sub: s}
-		for _, e := range events {
-			if !matches(s.Events, e.Type) {
+		for i, e := range events {
+			if !matches(s.Events, e.Type) || projects != nil && !s.covers(projects[i]) {
 				continue
 			}
 			id, when := e.ID, e.OccurredAt

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,8 +15,8 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// The scopes of webhook deliveries (subscriptions are managed with the
-// console session).
+// The scopes of an app's own subscriptions and deliveries, for its key or
+// token (the console session manages any app's subscriptions without them).
 const (
 	ScopeRead  = "webhooks:read"
 	ScopeWrite = "webhooks:write"
@@ -78,38 +77,17 @@ type DeliveryListQuery struct {
 }
 
 func (h handlers) operations() []api.Operation {
-	// An app's subscriptions are managed with the console session; the
-	// deliveries are read and replayed with the app's key.
-	subs := route.Set{Tag: "Webhooks", Base: "/openapi/v1/apps/{clientId}/webhooks", Session: true}
+	// An app's subscriptions are managed with the console session (any app
+	// of the workspace, named in the path) and with the app's own key or
+	// token (itself only, http_subscriptions.go); the deliveries are read and
+	// replayed with the app's key.
+	console := route.Set{Tag: "Webhooks", Base: "/openapi/v1/apps/{clientId}/webhooks", Session: true}
+	own := route.Set{Tag: "Webhooks", Base: "/openapi/v1/webhooks/subscriptions", Read: ScopeRead, Write: ScopeWrite}
 	deliveries := route.Set{Tag: "Webhooks", Base: "/openapi/v1/webhooks/deliveries",
 		Read: ScopeRead, Write: ScopeWrite}
-	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
-	return append(subs.Ops([]api.Operation{
-		{Method: http.MethodPost, Path: "", ID: "createWebhook", Fails: badURL, Idempotent: true, SecretField: "secret",
-			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once",
-			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Handler: h.createWebhook},
-		{Method: http.MethodPatch, Path: "/{subId}", ID: "updateWebhook", Fails: badURL, Status: http.StatusOK,
-			Summary: "Change a subscription's rate cap (maxPerSecond; null removes it)",
-			Body:    UpdateRequest{}, Result: SubscriptionView{}, Handler: h.updateWebhook},
-		{Method: http.MethodGet, Path: "", ID: "listWebhooks",
-			Summary: "The app's subscriptions (never their secrets)",
-			Query:   api.ListQuery{}, Result: SubscriptionList{}, Handler: h.listWebhooks},
-		{Method: http.MethodDelete, Path: "/{subId}", ID: "deleteWebhook", Status: http.StatusOK,
-			Summary: "Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED",
-			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "deleted")},
-		{Method: http.MethodPost, Path: "/{subId}/disable", ID: "disableWebhook", Status: http.StatusOK,
-			Summary: "Disable a subscription (as delete)",
-			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
-		{Method: http.MethodPost, Path: "/{subId}/enable", ID: "enableWebhook", Status: http.StatusOK,
-			Summary: "Enable a disabled subscription",
-			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("ACTIVE", "")},
-		{Method: http.MethodPost, Path: "/{subId}/test", ID: "testWebhook",
-			Summary: "Send a webhook.test event now and report the endpoint's answer",
-			Result:  TestResult{}, Handler: h.testWebhook},
-		{Method: http.MethodPost, Path: "/{subId}/rotate-secret", ID: "rotateWebhookSecret", SecretField: "secret",
-			Summary: "New signing secret (returned once); the old one keeps signing alongside for the grace period",
-			Body:    RotateRequest{}, Result: SecretRotated{}, Handler: h.rotateWebhookSecret},
-	}), deliveries.Ops(h.deliveryOperations(callerApp,
+	ops := append(console.Ops(subHandlers{h, sessionApp}.operations("Webhook", "an app")),
+		own.Ops(subHandlers{h, callerApp}.operations("WebhookSubscription", "the calling app"))...)
+	return append(ops, deliveries.Ops(h.deliveryOperations(callerApp,
 		named{"listDeliveries", "The calling app's deliveries, newest first"},
 		named{"getDelivery", "One delivery with its attempt log"},
 		named{"replayDelivery", "Deliver the same event again as a new delivery (replayOf names the original)"},
@@ -138,20 +116,20 @@ func (h handlers) deliveryOperations(appOf appOf, list, get, replay, replayFaile
 	}
 }
 
-func (h handlers) createWebhook(c *fiber.Ctx) error {
+func (h subHandlers) createWebhook(c *fiber.Ctx) error {
 	req, err := api.DecodeBody[CreateRequest](c)
 	if err != nil {
 		return err
 	}
-	if len(req.Events) == 0 {
-		return pmapi.Invalid("events", "events must name at least one event type, or \"*\"")
-	}
-	for _, e := range req.Events {
-		if !h.known[e] {
-			return pmapi.Invalid("events", "unknown event type %q; GET /openapi/v1/webhooks/event-types lists them", e)
-		}
+	events, err := h.checkEvents(req.Events)
+	if err != nil {
+		return err
 	}
 	if err := validRate(req.MaxPerSecond); err != nil {
+		return err
+	}
+	projects, err := parseProjectFilter(req.ProjectIDs)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(c.UserContext(), 5*time.Second)
@@ -160,10 +138,12 @@ func (h handlers) createWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	res := api.Console(c)
-	events := slices.Compact(slices.Sorted(slices.Values(req.Events)))
-	sub, secret, err := h.webhooks.Create(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"),
-		u.String(), events, req.MaxPerSecond)
+	app, err := h.app(c)
+	if err != nil {
+		return err
+	}
+	sub, secret, err := h.webhooks.Create(c.UserContext(), app.shard, app.ws, app.clientID,
+		u.String(), events, req.MaxPerSecond, projects)
 	if err != nil {
 		return err
 	}
@@ -179,33 +159,12 @@ func validRate(perSecond *int) error {
 	return nil
 }
 
-func (h handlers) updateWebhook(c *fiber.Ctx) error {
-	id, err := subPath(c)
+func (h subHandlers) listWebhooks(c *fiber.Ctx) error {
+	app, err := h.app(c)
 	if err != nil {
 		return err
 	}
-	req, err := api.DecodeBody[UpdateRequest](c)
-	if err != nil {
-		return err
-	}
-	if !api.BodyFields(c)("maxPerSecond") {
-		return pmapi.Invalid("maxPerSecond", "maxPerSecond is the field to change (a number, or null for no cap)")
-	}
-	if err := validRate(req.MaxPerSecond); err != nil {
-		return err
-	}
-	res := api.Console(c)
-	sub, err := h.webhooks.SetRate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id,
-		req.MaxPerSecond)
-	if err != nil {
-		return err
-	}
-	return api.OK(c, ToView(sub))
-}
-
-func (h handlers) listWebhooks(c *fiber.Ctx) error {
-	res := api.Console(c)
-	subs, err := h.webhooks.List(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"))
+	subs, err := h.webhooks.List(c.UserContext(), app.shard, app.ws, app.clientID)
 	if err != nil {
 		return err
 	}
@@ -220,15 +179,13 @@ func subPath(c *fiber.Ctx) (uuid.UUID, error) {
 	return pmapi.ParseID(SubscriptionPrefix, c.Params("subId"), "subscription")
 }
 
-func (h handlers) setWebhookStatus(status, reason string) fiber.Handler {
+func (h subHandlers) setWebhookStatus(status, reason string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		id, err := subPath(c)
+		id, app, err := h.pathSub(c)
 		if err != nil {
 			return err
 		}
-		res := api.Console(c)
-		sub, err := h.webhooks.SetStatus(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id,
-			status, reason)
+		sub, err := h.webhooks.SetStatus(c.UserContext(), app.shard, app.ws, app.clientID, id, status, reason)
 		if err != nil {
 			return err
 		}
@@ -236,14 +193,13 @@ func (h handlers) setWebhookStatus(status, reason string) fiber.Handler {
 	}
 }
 
-func (h handlers) testWebhook(c *fiber.Ctx) error {
-	id, err := subPath(c)
+func (h subHandlers) testWebhook(c *fiber.Ctx) error {
+	id, app, err := h.pathSub(c)
 	if err != nil {
 		return err
 	}
-	res := api.Console(c)
 	ctx := c.UserContext()
-	d, sub, err := h.webhooks.NewTestDelivery(ctx, res.Shard, res.Workspace.ID, c.Params("clientId"), id)
+	d, sub, err := h.webhooks.NewTestDelivery(ctx, app.shard, app.ws, app.clientID, id)
 	if err != nil {
 		return err
 	}
@@ -252,7 +208,7 @@ func (h handlers) testWebhook(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if err := h.webhooks.RecordTest(ctx, res.Shard, res.Workspace.ID, d, Sent{At: at, Result: result}); err != nil {
+	if err := h.webhooks.RecordTest(ctx, app.shard, app.ws, d, Sent{At: at, Result: result}); err != nil {
 		return err
 	}
 	out := TestResult{Delivered: result.OK(), Status: result.Status, DeliveryID: pmapi.FormatID(DeliveryPrefix, d.ID)}
@@ -263,8 +219,8 @@ func (h handlers) testWebhook(c *fiber.Ctx) error {
 	return api.Created(c, out)
 }
 
-func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
-	id, err := subPath(c)
+func (h subHandlers) rotateWebhookSecret(c *fiber.Ctx) error {
+	id, app, err := h.pathSub(c)
 	if err != nil {
 		return err
 	}
@@ -279,8 +235,7 @@ func (h handlers) rotateWebhookSecret(c *fiber.Ctx) error {
 		}
 		grace = time.Duration(*req.GraceSeconds) * time.Second
 	}
-	res := api.Console(c)
-	sub, secret, err := h.webhooks.Rotate(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), id, grace)
+	sub, secret, err := h.webhooks.Rotate(c.UserContext(), app.shard, app.ws, app.clientID, id, grace)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,9 @@ type Subscription struct {
 	CreatedAt          time.Time
 	UpdatedAt          time.Time
 	DisabledAt         *time.Time
+	// ProjectIDs keeps the subscription to events of these projects; nil for
+	// every project (projectfilter.go).
+	ProjectIDs []uuid.UUID
 	// RetryJobID and RetryAt name the River job that sends the waiting
 	// deliveries, and when (retry.go).
 	RetryJobID       *int64
@@ -90,6 +93,7 @@ func ToView(s Subscription) SubscriptionView {
 		Circuit:            circuit,
 		CircuitOpenedAt:    s.Health.OpenedAt,
 		MaxPerSecond:       s.MaxPerSecond,
+		ProjectIDs:         projectsView(s.ProjectIDs),
 		CreatedAt:          s.CreatedAt,
 		UpdatedAt:          s.UpdatedAt,
 		DisabledAt:         s.DisabledAt,
@@ -99,7 +103,7 @@ func ToView(s Subscription) SubscriptionView {
 const subColumns = `s.id, s.client_id, s.url, s.events, s.status, s.secret_prefix, s.previous_valid_until,
 	s.disabled_reason, s.failing_since, s.circuit, s.consecutive_failures, s.circuit_opened_at, s.probe_at,
 	s.max_per_second, s.retry_job_id, s.retry_at, s.created_at, s.updated_at, s.disabled_at, s.secret_sealed,
-	s.previous_secret_sealed, s.workspace_id`
+	s.previous_secret_sealed, s.workspace_id, s.project_ids`
 
 func scanSub(row pgx.Row) (Subscription, error) {
 	var s Subscription
@@ -127,6 +131,7 @@ func scanSub(row pgx.Row) (Subscription, error) {
 		&s.secret,
 		&s.previous,
 		&s.workspace,
+		&s.ProjectIDs,
 	)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return s, pmapi.NotFound("subscription")
@@ -172,6 +177,7 @@ func (st Store) Create(
 	clientID, url string,
 	events []string,
 	perSecond *int,
+	projects []uuid.UUID,
 ) (Subscription, string, error) {
 	secret, id := NewSecret(), pmapi.NewID()
 	var s Subscription
@@ -183,12 +189,15 @@ func (st Store) Create(
 		if !ok {
 			return pmapi.NotFound("app")
 		}
+		if err := checkProjects(ctx, tx, ws, projects); err != nil {
+			return err
+		}
 		s, err = scanSub(
 			tx.QueryRow(
 				ctx,
 				`insert into webhook_subscriptions as s
-				(workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second)
-				values ($1, $2, $3, $4, $5, $6, $7, $8) returning `+subColumns,
+				(workspace_id, id, client_id, url, events, secret_sealed, secret_prefix, max_per_second, project_ids)
+				values ($1, $2, $3, $4, $5, $6, $7, $8, $9) returning `+subColumns,
 				ws,
 				id,
 				clientID,
@@ -197,6 +206,7 @@ func (st Store) Create(
 				st.Box.Seal(secret, secretAt(ws, id, colSecret)),
 				secret[:12],
 				perSecond,
+				projects,
 			),
 		)
 		return err
@@ -339,23 +349,6 @@ func (st Store) setStatusTx(
 		ws,
 		event.Event{Type: typ, Data: DisabledEvent{SubscriptionID: pmapi.FormatID(SubscriptionPrefix, id), Reason: reason}},
 	)
-}
-
-// SetRate sets or clears (nil) a subscription's cap on deliveries a second.
-func (st Store) SetRate(
-	ctx context.Context,
-	shard *tenant.Shard,
-	ws uuid.UUID,
-	clientID string,
-	id uuid.UUID,
-	perSecond *int,
-) (Subscription, error) {
-	var s Subscription
-	err := shard.Batch(ctx, ws, func(b *pgx.Batch) {
-		storekit.QueueRow(b, &s, scanSub, `update webhook_subscriptions s set max_per_second = $4, updated_at = now()
-			where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning `+subColumns, ws, clientID, id, perSecond)
-	})
-	return s, err
 }
 
 // Rotate gives the subscription a new secret; the old one keeps signing

@@ -29,6 +29,7 @@ type SubscriptionView struct {
 	Circuit            string     `json:"circuit" enum:"CLOSED,OPEN,HALF_OPEN" doc:"The endpoint's circuit breaker: OPEN after consecutive failures, when deliveries wait for a probe instead of being attempted; HALF_OPEN while the probe is sent"`
 	CircuitOpenedAt    *time.Time `json:"circuitOpenedAt" doc:"When the circuit last opened; null while it is CLOSED"`
 	MaxPerSecond       *int       `json:"maxPerSecond" doc:"At most this many deliveries a second to the endpoint; null for no cap"`
+	ProjectIDs         *[]string  `json:"projectIds" doc:"Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project"`
 	CreatedAt          time.Time  `json:"createdAt"`
 	UpdatedAt          time.Time  `json:"updatedAt"`
 	DisabledAt         *time.Time `json:"disabledAt"`
@@ -45,14 +46,19 @@ type SubscriptionList api.PageOf[SubscriptionView]
 
 // CreateRequest subscribes an HTTPS endpoint.
 type CreateRequest struct {
-	URL          string   `json:"url" example:"https://hooks.example.com/pmapi"`
-	Events       []string `json:"events" example:"[\"task.status_changed\"]"`
-	MaxPerSecond *int     `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); left out, no cap"`
+	URL          string    `json:"url" example:"https://hooks.example.com/pmapi"`
+	Events       []string  `json:"events" example:"[\"task.status_changed\"]"`
+	MaxPerSecond *int      `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); left out, no cap"`
+	ProjectIDs   *[]string `json:"projectIds,omitempty" minItems:"1" maxItems:"100" doc:"Deliver only events of these projects of the workspace (events of no project, such as webhook.test, still come); left out or null, every project"`
 }
 
-// UpdateRequest changes a subscription; absent fields stay.
+// UpdateRequest changes a subscription; absent fields stay, null removes the
+// cap or the project filter.
 type UpdateRequest struct {
-	MaxPerSecond *int `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); null removes the cap"`
+	URL          *string   `json:"url,omitempty" nullable:"false" example:"https://hooks.example.com/pmapi" doc:"A new HTTPS endpoint, checked as at creation"`
+	Events       *[]string `json:"events,omitempty" nullable:"false" doc:"The event types, replacing the list (checked as at creation)"`
+	ProjectIDs   *[]string `json:"projectIds,omitempty" minItems:"1" maxItems:"100" doc:"Deliver only events of these projects (replacing the list); null for every project"`
+	MaxPerSecond *int      `json:"maxPerSecond,omitempty" minimum:"1" maximum:"1000" doc:"Cap the deliveries a second to the endpoint (1 to 1000); null removes the cap"`
 }
 
 // RotateRequest rotates a secret; the body may be left out.

@@ -686,16 +686,16 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The app's subscriptions (never their secrets)
-         * @description The app's subscriptions (never their secrets).
+         * The subscriptions of an app (never their secrets)
+         * @description The subscriptions of an app (never their secrets).
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
         get: operations["listWebhooks"];
         put?: never;
         /**
-         * Subscribe an HTTPS endpoint to events; the signing secret is returned once
-         * @description Subscribe an HTTPS endpoint to events; the signing secret is returned once.
+         * Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once
+         * @description Subscribe an HTTPS endpoint of an app to events; the signing secret is returned once.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -713,12 +713,18 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * One subscription of an app (never its secret)
+         * @description One subscription of an app (never its secret).
+         *
+         *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
+         */
+        get: operations["getWebhook"];
         put?: never;
         post?: never;
         /**
-         * Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED
-         * @description Stop a subscription at once (pending retries are cancelled); the row stays, DISABLED.
+         * Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED
+         * @description Stop a subscription of an app at once (pending retries are cancelled); the row stays, DISABLED.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -726,8 +732,8 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a subscription's rate cap (maxPerSecond; null removes it)
-         * @description Change a subscription's rate cap (maxPerSecond; null removes it).
+         * Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+         * @description Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -744,8 +750,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Disable a subscription (as delete)
-         * @description Disable a subscription (as delete).
+         * Disable a subscription of an app (as delete)
+         * @description Disable a subscription of an app (as delete).
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -766,8 +772,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a disabled subscription
-         * @description Enable a disabled subscription.
+         * Enable a disabled subscription of an app
+         * @description Enable a disabled subscription of an app.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -788,8 +794,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * New signing secret (returned once); the old one keeps signing alongside for the grace period
-         * @description New signing secret (returned once); the old one keeps signing alongside for the grace period.
+         * New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period
+         * @description New signing secret of a subscription of an app (returned once); the old one keeps signing alongside for the grace period.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -810,8 +816,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Send a webhook.test event now and report the endpoint's answer
-         * @description Send a webhook.test event now and report the endpoint's answer.
+         * Send a webhook.test event to a subscription of an app now and report the endpoint's answer
+         * @description Send a webhook.test event to a subscription of an app now and report the endpoint's answer.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -2520,6 +2526,156 @@ export interface paths {
         get: operations["listEventTypes"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The subscriptions of the calling app (never their secrets)
+         * @description The subscriptions of the calling app (never their secrets).
+         *
+         *     Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        get: operations["listWebhookSubscriptions"];
+        put?: never;
+        /**
+         * Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once
+         * @description Subscribe an HTTPS endpoint of the calling app to events; the signing secret is returned once.
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        post: operations["createWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions/{subId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One subscription of the calling app (never its secret)
+         * @description One subscription of the calling app (never its secret).
+         *
+         *     Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        get: operations["getWebhookSubscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED
+         * @description Stop a subscription of the calling app at once (pending retries are cancelled); the row stays, DISABLED.
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        delete: operations["deleteWebhookSubscription"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
+         * @description Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap).
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        patch: operations["updateWebhookSubscription"];
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions/{subId}/disable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable a subscription of the calling app (as delete)
+         * @description Disable a subscription of the calling app (as delete).
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        post: operations["disableWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions/{subId}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled subscription of the calling app
+         * @description Enable a disabled subscription of the calling app.
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        post: operations["enableWebhookSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions/{subId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period
+         * @description New signing secret of a subscription of the calling app (returned once); the old one keeps signing alongside for the grace period.
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        post: operations["rotateWebhookSubscriptionSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/webhooks/subscriptions/{subId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer
+         * @description Send a webhook.test event to a subscription of the calling app now and report the endpoint's answer.
+         *
+         *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
+         */
+        post: operations["testWebhookSubscription"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4429,6 +4585,8 @@ export interface components {
             events: string[];
             /** @description Cap the deliveries a second to the endpoint (1 to 1000); left out, no cap */
             maxPerSecond?: number | null;
+            /** @description Deliver only events of these projects of the workspace (events of no project, such as webhook.test, still come); left out or null, every project */
+            projectIds?: string[] | null;
             /** @example https://hooks.example.com/pmapi */
             url: string;
         };
@@ -4568,6 +4726,8 @@ export interface components {
              * @description While set, deliveries are also signed with the previous secret
              */
             previousValidUntil?: string | null;
+            /** @description Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project */
+            projectIds?: string[] | null;
             /** @description The new whsec_ + base64 secret, for both signature schemes; shown only in this response */
             secret: string;
             /** @description First characters of the current secret, to recognise it */
@@ -4611,6 +4771,8 @@ export interface components {
              * @description While set, deliveries are also signed with the previous secret
              */
             previousValidUntil?: string | null;
+            /** @description Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project */
+            projectIds?: string[] | null;
             /** @description whsec_ + base64 of 32 bytes: signs every delivery (both schemes); shown only in this response */
             secret: string;
             /** @description First characters of the current secret, to recognise it */
@@ -4668,6 +4830,8 @@ export interface components {
              * @description While set, deliveries are also signed with the previous secret
              */
             previousValidUntil: string | null;
+            /** @description Only events of these projects are delivered (and events of no project, such as webhook.test); null for every project */
+            projectIds: string[] | null;
             /** @description First characters of the current secret, to recognise it */
             secretPrefix: string;
             status: components["schemas"]["AppStatus"];
@@ -4699,8 +4863,17 @@ export interface components {
             data?: components["schemas"]["WebhookTestEvent"];
         };
         WebhookUpdateRequest: {
+            /** @description The event types, replacing the list (checked as at creation) */
+            events?: string[];
             /** @description Cap the deliveries a second to the endpoint (1 to 1000); null removes the cap */
             maxPerSecond?: number | null;
+            /** @description Deliver only events of these projects (replacing the list); null for every project */
+            projectIds?: string[] | null;
+            /**
+             * @description A new HTTPS endpoint, checked as at creation
+             * @example https://hooks.example.com/pmapi
+             */
+            url?: string;
         };
         /** @description Success answer carrying Workspace */
         WorkspaceEnvelope: {
@@ -7671,6 +7844,68 @@ export interface operations {
             };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The clientId of the resource, as the API gave it */
+                clientId: string;
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17004,6 +17239,995 @@ export interface operations {
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    listWebhookSubscriptions: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50 */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionListEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    createWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost) */
+                "Idempotency-Key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionCreatedEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `INVALID_WEBHOOK_URL`, `URL_NOT_ALLOWED`, `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `error.code` is `CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type: `error.code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    getWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    deleteWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    updateWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookUpdateRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `INVALID_WEBHOOK_URL`, `URL_NOT_ALLOWED`, `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type: `error.code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    disableWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `error.code` is `CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    enableWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `error.code` is `CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    rotateWebhookSubscriptionSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost) */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRotateRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSecretRotatedEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `error.code` is `CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type: `error.code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    testWebhookSubscription: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description The subId of the resource, as the API gave it */
+                subId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestResultEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `APP_DISABLED`, `INSUFFICIENT_SCOPE`, `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Conflict: `error.code` is `CONFLICT` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            429: {
+                headers: {
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description Seconds until a request will be allowed */
+                    "Retry-After"?: number;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
                     [name: string]: unknown;
                 };
                 content: {

@@ -172,6 +172,33 @@ describe("the SDK against the server", () => {
   // read twice, the second time with the first answer's ETag.
 });
 
+describe("the app manages its own webhook subscriptions with its key", () => {
+  test("create with a project filter, change, list, delete; another workspace's key finds nothing", async () => {
+    const project = await unwrap(pm.POST("/openapi/v1/resource/project/create", { body: { name: "hooked" } }));
+    const created = await unwrap(pm.POST("/openapi/v1/webhooks/subscriptions", {
+      body: { url: "http://127.0.0.1:9/hook", events: ["task.created"], projectIds: [project.id] },
+    }));
+    assert.match(created.secret, /^whsec_/);
+    assert.deepEqual(created.projectIds, [project.id]);
+    const subId = created.id ?? assert.fail("no id");
+    const path = { params: { path: { subId } } };
+    const changed = await unwrap(pm.PATCH("/openapi/v1/webhooks/subscriptions/{subId}", {
+      ...path,
+      body: { projectIds: null, maxPerSecond: 10 },
+    }));
+    assert.equal(changed.projectIds, null);
+    assert.equal(changed.maxPerSecond, 10);
+    assert.deepEqual(changed.events, ["task.created"]);
+    const listed = await unwrap(pm.GET("/openapi/v1/webhooks/subscriptions", {}));
+    assert.ok(listed.items.some((s) => s.id === subId));
+    const e = await rejection(unwrap(other.GET("/openapi/v1/webhooks/subscriptions/{subId}", path)));
+    assert.equal(e.status, 404);
+    assert.equal(e.code, "NOT_FOUND");
+    const deleted = await unwrap(pm.DELETE("/openapi/v1/webhooks/subscriptions/{subId}", path));
+    assert.equal(deleted.status, "DISABLED");
+  });
+});
+
 describe("webhook deliveries verify with both schemes", () => {
   interface Delivery {
     headers: IncomingHttpHeaders;

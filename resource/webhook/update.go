@@ -1,0 +1,74 @@
+package webhook
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/tenant"
+)
+
+// Change is what an update of a subscription sets; what it leaves unset stays.
+// The handler has checked every value already (the URL against the SSRF
+// guard, the events against the catalogue).
+type Change struct {
+	URL    *string
+	Events []string // nil: unchanged
+	// SetProjects sets the project filter to Projects (nil: every project).
+	SetProjects bool
+	Projects    []uuid.UUID
+	// SetRate sets the cap to MaxPerSecond (nil: no cap).
+	SetRate      bool
+	MaxPerSecond *int
+}
+
+// Update applies ch to one of the app's subscriptions. A new project filter is
+// checked against the workspace's projects in the same transaction; without
+// one the update is a single statement.
+func (st Store) Update(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID string,
+	id uuid.UUID,
+	ch Change,
+) (Subscription, error) {
+	sets := []string{"updated_at = now()"}
+	args := []any{ws, clientID, id}
+	set := func(column string, v any) {
+		args = append(args, v)
+		sets = append(sets, column+" = $"+strconv.Itoa(len(args)))
+	}
+	if ch.URL != nil {
+		set("url", *ch.URL)
+	}
+	if ch.Events != nil {
+		set("events", ch.Events)
+	}
+	if ch.SetProjects {
+		set("project_ids", ch.Projects)
+	}
+	if ch.SetRate {
+		set("max_per_second", ch.MaxPerSecond)
+	}
+	sql := "update webhook_subscriptions s set " + strings.Join(sets, ", ") +
+		" where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning " + subColumns
+	var s Subscription
+	if len(ch.Projects) == 0 {
+		err := shard.Batch(ctx, ws, func(b *pgx.Batch) { storekit.QueueRow(b, &s, scanSub, sql, args...) })
+		return s, err
+	}
+	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		if err := checkProjects(ctx, tx, ws, ch.Projects); err != nil {
+			return err
+		}
+		var err error
+		s, err = scanSub(tx.QueryRow(ctx, sql, args...))
+		return err
+	})
+	return s, err
+}
