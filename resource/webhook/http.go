@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -49,7 +50,8 @@ func Resource(d HTTPDeps) api.Resource {
 		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts",
 			"event_log", "workspace_event_seq"},
 		Events: EventTypes(), AppInUse: AppInUse,
-		TagDoc: "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
+		QuotaUse: &api.QuotaUse{Kind: quota.Webhooks, Used: CountActive},
+		TagDoc:   "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
 		Operations: func(cat api.Catalog) []api.Operation {
 			known := map[string]bool{"*": true}
 			for _, t := range cat.Events {
@@ -85,7 +87,8 @@ func (h handlers) operations() []api.Operation {
 		Read: ScopeRead, Write: ScopeWrite}
 	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
 	return append(subs.Ops([]api.Operation{
-		{Method: http.MethodPost, Path: "", ID: "createWebhook", Fails: badURL, Idempotent: true, SecretField: "secret",
+		{Method: http.MethodPost, Path: "", ID: "createWebhook", Fails: append(badURL, pmapi.CodeQuotaExceeded),
+			Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint to events; the signing secret is returned once",
 			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Handler: h.createWebhook},
 		{Method: http.MethodPatch, Path: "/{subId}", ID: "updateWebhook", Fails: badURL, Status: http.StatusOK,
@@ -101,7 +104,8 @@ func (h handlers) operations() []api.Operation {
 			Summary: "Disable a subscription (as delete)",
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
 		{Method: http.MethodPost, Path: "/{subId}/enable", ID: "enableWebhook", Status: http.StatusOK,
-			Summary: "Enable a disabled subscription",
+			Fails:   []pmapi.Code{pmapi.CodeQuotaExceeded},
+			Summary: "Enable a disabled subscription (within the workspace's webhooks quota)",
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("ACTIVE", "")},
 		{Method: http.MethodPost, Path: "/{subId}/test", ID: "testWebhook",
 			Summary: "Send a webhook.test event now and report the endpoint's answer",
