@@ -76,7 +76,9 @@ func Hold(ctx context.Context, tx pgx.Tx, ws uuid.UUID, k Kind, used func() (int
 		return err
 	}
 	if n >= *limit {
+		observe(k, n, *limit, true)
 		return Exceeded(k, *limit, n)
 	}
+	observe(k, n+1, *limit, false)
 	return nil
 }
