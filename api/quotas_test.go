@@ -61,13 +61,14 @@ func TestGoingOverACountQuotaIs429WithoutRetryAfter(t *testing.T) {
 	t.Parallel()
 	env := apitest.Shared(t)
 	tn := env.NewTenant(t)
-	if r := quotas(t, env, tn.WorkspaceID, "PUT", map[string]any{"apps": 1, "keysPerApp": 1, "webhooks": 0}); r.Status != 200 {
+	set := map[string]any{"apps": 1, "keysPerApp": 1, "webhooks": 0}
+	if r := quotas(t, env, tn.WorkspaceID, "PUT", set); r.Status != 200 {
 		t.Fatalf("put: %d %s", r.Status, r.Raw)
 	}
 	for _, c := range []struct {
 		name, quota, path string
-		body          map[string]any
-		used          float64
+		body              map[string]any
+		used              float64
 	}{
 		{"apps", "apps", "/openapi/v1/apps",
 			map[string]any{"workspaceId": tn.WorkspaceID, "name": "one too many", "scopes": []string{}}, 1},
@@ -92,7 +93,8 @@ func TestGoingOverACountQuotaIs429WithoutRetryAfter(t *testing.T) {
 	if r := tn.Console(t, "DELETE", "/openapi/v1/apps/"+tn.ClientID+"/keys/"+keys[0], nil); r.Status != 200 {
 		t.Fatalf("revoke: %d %s", r.Status, r.Raw)
 	}
-	if r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/keys", map[string]any{"scopes": []string{}}); r.Status != 201 {
+	r := tn.Console(t, "POST", "/openapi/v1/apps/"+tn.ClientID+"/keys", map[string]any{"scopes": []string{}})
+	if r.Status != 201 {
 		t.Errorf("a key after a revocation made room: %d %s", r.Status, r.Raw)
 	}
 	// Another workspace has no quotas.

@@ -268,8 +268,8 @@ func SetRateLimit(
 	if perMinute != nil && (*perMinute < 1 || *perMinute > 1000000) {
 		return App{}, pmapi.Invalid("perMinute", "perMinute must be from 1 to 1000000, or null for the default")
 	}
-	return changeApp(ctx, shard, ws, clientID, audit.AppRateLimitSet, "update apps set rate_limit_per_minute = $3, updated_at = now()"+appWhere,
-		perMinute)
+	return changeApp(ctx, shard, ws, clientID, audit.AppRateLimitSet,
+		"update apps set rate_limit_per_minute = $3, updated_at = now()"+appWhere, perMinute)
 }
 
 // RotateAppSecret replaces the app's secret and returns the new one, once.
