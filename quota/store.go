@@ -33,7 +33,9 @@ func Get(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (Limits, error)
 }
 
 // Set replaces workspace ws's limits and records the change in its audit
-// log, in one transaction.
+// log, in one transaction. The update takes the insert's updated_at (its
+// default, now()): Citus refuses a function that is not immutable in the
+// DO UPDATE SET of an insert on a distributed table.
 func Set(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l Limits) (Limits, error) {
 	if err := l.Validate(); err != nil {
 		return Limits{}, err
@@ -44,7 +46,8 @@ func Set(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, l Limits) (Limi
 		out, err = scan(tx.QueryRow(ctx, `insert into workspace_quotas (workspace_id, `+columns+`)
 			values ($1, $2, $3, $4, $5)
 			on conflict (workspace_id) do update set apps = excluded.apps, keys_per_app = excluded.keys_per_app,
-				webhooks = excluded.webhooks, requests_per_month = excluded.requests_per_month, updated_at = now()
+				webhooks = excluded.webhooks, requests_per_month = excluded.requests_per_month,
+				updated_at = excluded.updated_at
 			returning `+columns, ws, l.Apps, l.KeysPerApp, l.Webhooks, l.RequestsPerMonth))
 		if err != nil {
 			return err
