@@ -36,6 +36,7 @@ const (
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"
 	CodeUnsupportedMedia   Code = "UNSUPPORTED_MEDIA_TYPE"
 	CodeRateLimited        Code = "RATE_LIMITED"
+	CodeQuotaExceeded      Code = "QUOTA_EXCEEDED"
 	CodeInternal           Code = "INTERNAL"
 	CodeServiceUnavailable Code = "SERVICE_UNAVAILABLE"
 )

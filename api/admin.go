@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -250,9 +251,17 @@ func onWorkspace(c *fiber.Ctx, do func(ctx context.Context, id uuid.UUID) (tenan
 }
 
 func (s *Server) adminSetStatus(status string) fiber.Handler {
+	action := audit.WorkspaceSuspended
+	if status == tenant.StatusActive {
+		action = audit.WorkspaceResumed
+	}
 	return func(c *fiber.Ctx) error {
-		return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (tenant.Workspace, error) {
-			return s.Directory.SetStatus(ctx, id, status)
+		return onWorkspace(c, func(ctx context.Context, id uuid.UUID) (w tenant.Workspace, err error) {
+			err = s.auditedDirectoryChange(ctx, id, action, func(ctx context.Context) (err error) {
+				w, err = s.Directory.SetStatus(ctx, id, status)
+				return err
+			})
+			return w, err
 		})
 	}
 }
@@ -263,7 +272,12 @@ func (s *Server) adminPlaceWorkspace(c *fiber.Ctx) error {
 		if err != nil {
 			return tenant.Workspace{}, err
 		}
-		return s.Directory.Place(ctx, id, req.Shard, authz.HasUsers)
+		w, err := s.Directory.Place(ctx, id, req.Shard, authz.HasUsers)
+		if err != nil {
+			return w, err
+		}
+		// Recorded on the shard the workspace now lives on, once it is there.
+		return w, s.recordOperatorAction(ctx, w, audit.WorkspacePlaced)
 	})
 }
 

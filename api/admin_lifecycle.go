@@ -9,6 +9,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 	"github.com/pmapi/pmapi/tenant/workspacedata"
 )
@@ -115,12 +116,16 @@ func (s *Server) adminEraseWorkspace(c *fiber.Ctx) error {
 	ctx := c.UserContext()
 	// Suspended first: the admin API then refuses new users and sessions in
 	// it (403 WORKSPACE_SUSPENDED) while the job runs.
-	if w.Status != tenant.StatusSuspended {
-		if w, err = s.Directory.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil {
-			return err
+	var e *workspacedata.Erasure
+	err = s.auditedDirectoryChange(ctx, w.ID, audit.WorkspaceErased, func(ctx context.Context) error {
+		if w.Status != tenant.StatusSuspended {
+			if w, err = s.Directory.SetStatus(ctx, w.ID, tenant.StatusSuspended); err != nil {
+				return err
+			}
 		}
-	}
-	e, err := workspacedata.Start(ctx, s.Directory, w.ID)
+		e, err = workspacedata.Start(ctx, s.Directory, w.ID)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -6,8 +6,11 @@ import (
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -52,7 +55,7 @@ func (s *Server) adminPlacementOperations() []Operation {
 			Description: "The Citus shard and node holding the workspace." + placementNote,
 			Result:      PlacementView{},
 			Status:      http.StatusOK,
-			Handler:     s.adminPlacement(nil),
+			Handler:     s.adminPlacement(nil, ""),
 		},
 		{
 			Method:  http.MethodPost,
@@ -68,7 +71,7 @@ func (s *Server) adminPlacementOperations() []Operation {
 				"answers when done. A workspace already isolated is left as it is." + placementNote,
 			Result:  PlacementView{},
 			Status:  http.StatusOK,
-			Handler: s.adminPlacement((*tenant.Placer).Isolate),
+			Handler: s.adminPlacement((*tenant.Placer).Isolate, audit.WorkspaceIsolated),
 		},
 		{
 			Method:  http.MethodPost,
@@ -99,9 +102,11 @@ func placementView(w tenant.Workspace, p tenant.Placement) PlacementView {
 	}
 }
 
-// adminPlacement answers a workspace's placement after act (nil: as it is).
+// adminPlacement answers a workspace's placement after act (nil: as it is),
+// recording act in the workspace's audit log as action.
 func (s *Server) adminPlacement(
 	act func(*tenant.Placer, context.Context, tenant.Workspace) (tenant.Placement, error),
+	action string,
 ) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		w, err := s.pathWorkspace(c)
@@ -114,6 +119,11 @@ func (s *Server) adminPlacement(
 		p, err := act(s.Placer, c.UserContext(), w)
 		if err != nil {
 			return err
+		}
+		if action != "" {
+			if err := s.recordOperatorAction(c.UserContext(), w, action); err != nil {
+				return err
+			}
 		}
 		return respond(c, http.StatusOK, placementView(w, p))
 	}
@@ -132,6 +142,9 @@ func (s *Server) adminMoveWorkspace(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if err := s.recordOperatorAction(c.UserContext(), w, audit.WorkspaceMoved); err != nil {
+		return err
+	}
 	return respond(c, http.StatusOK, placementView(w, p))
 }
 
@@ -141,4 +154,50 @@ func (s *Server) pathWorkspace(c *fiber.Ctx) (tenant.Workspace, error) {
 		return tenant.Workspace{}, err
 	}
 	return s.Directory.Get(c.UserContext(), id)
+}
+
+// auditedDirectoryChange makes change, an operator's change to the
+// directory, with its entry in the workspace's audit log. The directory and
+// the workspace's rows may be different databases, so there is no one
+// transaction: the entry is written first in a transaction on the
+// workspace's shard that commits only after change has, so a change that
+// fails leaves no entry; only a shard that fails between the two commits
+// leaves the change without its entry, and the request then fails (503).
+func (s *Server) auditedDirectoryChange(
+	ctx context.Context,
+	id uuid.UUID,
+	action string,
+	change func(ctx context.Context) error,
+) error {
+	w, err := s.Directory.Get(ctx, id)
+	if err != nil {
+		return err
+	}
+	shard, err := s.Directory.ShardOf(w)
+	if err != nil {
+		return err
+	}
+	return shard.Tx(ctx, id, func(tx pgx.Tx) error {
+		if err := audit.Record(ctx, tx, id, action, workspaceTarget(id)); err != nil {
+			return err
+		}
+		return change(ctx)
+	})
+}
+
+// recordOperatorAction records a change already made to where a workspace's
+// rows live (placement, isolation, a move): those wait for every open
+// transaction on the workspace's shards, so none can stay open across them.
+func (s *Server) recordOperatorAction(ctx context.Context, w tenant.Workspace, action string) error {
+	shard, err := s.Directory.ShardOf(w)
+	if err != nil {
+		return err
+	}
+	return shard.Tx(ctx, w.ID, func(tx pgx.Tx) error {
+		return audit.Record(ctx, tx, w.ID, action, workspaceTarget(w.ID))
+	})
+}
+
+func workspaceTarget(id uuid.UUID) audit.Target {
+	return audit.Target{Type: "workspace", ID: id.String()}
 }

@@ -85,7 +85,7 @@ func (s *Server) appOperations() []Operation {
 			Method:      http.MethodPost,
 			Path:        "/openapi/v1/apps",
 			ID:          "createApp",
-			Fails:       []pmapi.Code{pmapi.CodeForbidden, pmapi.CodeScopeNotAllowed},
+			Fails:       []pmapi.Code{pmapi.CodeForbidden, pmapi.CodeScopeNotAllowed, pmapi.CodeQuotaExceeded},
 			Tag:         tag,
 			Auth:        AuthSession,
 			Idempotent:  true,

@@ -23,11 +23,11 @@ const (
 func (s *Server) authFor(op Operation) []fiber.Handler {
 	switch op.Auth {
 	case AuthAdmin:
-		return []fiber.Handler{s.requireAdmin}
+		return []fiber.Handler{s.requireAdmin, s.origin}
 	case AuthSession:
-		return []fiber.Handler{s.requireSession}
+		return []fiber.Handler{s.requireSession, s.origin}
 	case AuthKey:
-		return []fiber.Handler{s.requireKey, s.limit, s.requireScope(op.Scope)}
+		return []fiber.Handler{s.requireKey, s.limit, s.requireScope(op.Scope), s.origin}
 	}
 	return nil
 }

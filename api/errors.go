@@ -35,6 +35,7 @@ var statusOf = map[pmapi.Code]int{
 	pmapi.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	pmapi.CodeIdempotencyReused:  http.StatusUnprocessableEntity,
 	pmapi.CodeRateLimited:        http.StatusTooManyRequests,
+	pmapi.CodeQuotaExceeded:      http.StatusTooManyRequests,
 	pmapi.CodeInternal:           http.StatusInternalServerError,
 	pmapi.CodeServiceUnavailable: http.StatusServiceUnavailable,
 }

@@ -161,6 +161,7 @@ func isoConsoleDrivers() map[string]func(isoCtx) {
 		"GET /openapi/v1/session": func(c isoCtx) { c.own(c.console("GET", "/openapi/v1/session", nil)) },
 		"GET /openapi/v1/me":      func(c isoCtx) { c.own(c.key("GET", "/openapi/v1/me", nil)) },
 		"GET /openapi/v1/apps":    func(c isoCtx) { c.own(c.console("GET", "/openapi/v1/apps", nil)) },
+		"GET /openapi/v1/audit":   func(c isoCtx) { c.own(c.console("GET", "/openapi/v1/audit", nil)) },
 		// The body's workspaceId must be the signed-in user's workspace;
 		// another is not found (404), whether or not it exists.
 		"POST /openapi/v1/apps": func(c isoCtx) {

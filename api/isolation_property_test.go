@@ -108,6 +108,9 @@ var isoSkipped = map[string]string{
 	"POST /admin/v1/workspaces/{workspaceId}/users":                     isoByDesign + " (used in set-up)",
 	"POST /admin/v1/workspaces/{workspaceId}/users/{userId}/sessions":   isoByDesign,
 	"PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit": isoByDesign,
+	"GET /admin/v1/workspaces/{workspaceId}/quotas":                     isoByDesign,
+	"PUT /admin/v1/workspaces/{workspaceId}/quotas":                     isoByDesign,
+	"GET /admin/v1/workspaces/{workspaceId}/audit":                      isoByDesign,
 	"GET /admin/v1/workspaces/{workspaceId}/placement":                  "operator token, Citus placement",
 	"POST /admin/v1/workspaces/{workspaceId}/isolate":                   "operator token, Citus placement",
 	"POST /admin/v1/workspaces/{workspaceId}/move":                      "operator token, Citus placement",
@@ -138,6 +141,7 @@ var isoOwnOnly = map[string]string{
 	"GET /openapi/v1/session": "the session's own workspace",
 	"GET /openapi/v1/me":      "the credential's own workspace",
 	"GET /openapi/v1/apps":    "the session's own apps",
+	"GET /openapi/v1/audit":   "the session's own workspace's log",
 }
 
 // ownUntilSucceeded drives, in own mode, each operation that has not yet

@@ -93,7 +93,7 @@ func (s *Server) keyOperations() []Operation {
 			Method:      http.MethodPost,
 			Path:        base,
 			ID:          "createKey",
-			Fails:       []pmapi.Code{pmapi.CodeScopeNotAllowed},
+			Fails:       []pmapi.Code{pmapi.CodeScopeNotAllowed, pmapi.CodeQuotaExceeded},
 			Tag:         tag,
 			Auth:        AuthSession,
 			Idempotent:  true,

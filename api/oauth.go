@@ -332,7 +332,7 @@ func (s *Server) token(c *fiber.Ctx) error {
 		if form.Get("device_code") == "" {
 			return oauthFail(c, "invalid_request", "device_code is required", false)
 		}
-		t, err := s.OAuth.RedeemDevice(c.UserContext(), cl.res, cl.id, form.Get("device_code"))
+		t, err := s.OAuth.RedeemDevice(asApp(c, cl.id), cl.res, cl.id, form.Get("device_code"))
 		return s.tokenAnswer(c, t, err, cl.viaHeader)
 	case "refresh_token":
 		return s.refresh(c)
@@ -363,7 +363,7 @@ func (s *Server) refresh(c *fiber.Ctx) error {
 		}
 		narrow = &asked
 	}
-	t, err := s.OAuth.Refresh(c.UserContext(), cl.res, cl.id, token, narrow)
+	t, err := s.OAuth.Refresh(asApp(c, cl.id), cl.res, cl.id, token, narrow)
 	return s.tokenAnswer(c, t, err, cl.viaHeader)
 }
 
@@ -376,7 +376,7 @@ func (s *Server) revoke(c *fiber.Ctx) error {
 	if form.Get("token") == "" {
 		return oauthFail(c, "invalid_request", "token is required", false)
 	}
-	if err := s.OAuth.Revoke(c.UserContext(), cl.res, cl.id, form.Get("token")); err != nil {
+	if err := s.OAuth.Revoke(asApp(c, cl.id), cl.res, cl.id, form.Get("token")); err != nil {
 		return err
 	}
 	return c.JSON(Empty{})

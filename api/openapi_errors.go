@@ -86,7 +86,9 @@ func (b *builder) addFailures(o *openapi3.Operation, op Operation) error {
 			r := openapi3.NewResponse().WithJSONSchemaRef(envRef).
 				WithDescription(http.StatusText(st) + ": `error.code` is " + strings.Join(text, ", "))
 			r.Extensions = map[string]any{ErrorCodesExtension: names}
-			if st == http.StatusTooManyRequests {
+			// A quota's 429 has no Retry-After: only a deletion or the
+			// operator makes room.
+			if st == http.StatusTooManyRequests && slices.Contains(codes, pmapi.CodeRateLimited) {
 				r.Headers = rateLimitHeaders()
 				r.Headers["Retry-After"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
 					Description: "Seconds until a request will be allowed",

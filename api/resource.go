@@ -33,6 +33,9 @@ type Resource struct {
 	// AppInUse, when set, keeps an app with something active of this resource
 	// from being deleted (it is disabled instead).
 	AppInUse authz.AppInUse
+	// QuotaUse, when set, counts the rows of this resource a quota limits,
+	// for GET /admin/v1/workspaces/{id}/quotas.
+	QuotaUse *QuotaUse
 	// TagDoc describes, in the document, the tag of its operations.
 	TagDoc string
 	// Operations builds its routes once every registration is known: some
@@ -49,6 +52,7 @@ type Catalog struct {
 	Search   []facet.Search
 	Cascade  []facet.Cascade
 	AppInUse []authz.AppInUse
+	QuotaUse []QuotaUse
 	// TagDocs describes the tags of the resources' operations (TagDoc).
 	TagDocs map[string]string
 	// ReadScopes maps each event type to the read scope of the resource that
@@ -99,6 +103,9 @@ func catalogOf(resources []Resource) (Catalog, error) {
 		}
 		if r.AppInUse != nil {
 			c.AppInUse = append(c.AppInUse, r.AppInUse)
+		}
+		if r.QuotaUse != nil {
+			c.QuotaUse = append(c.QuotaUse, *r.QuotaUse)
 		}
 	}
 	sort.Slice(c.Events, func(i, j int) bool { return c.Events[i].Name < c.Events[j].Name })

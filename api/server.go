@@ -188,6 +188,8 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.adminOperations()...)
 	ops = append(ops, s.adminPlacementOperations()...)
 	ops = append(ops, s.adminLifecycleOperations()...)
+	ops = append(ops, s.adminQuotaOperations()...)
+	ops = append(ops, s.auditOperations()...)
 	ops = append(ops, s.sessionOperations()...)
 	ops = append(ops, s.appOperations()...)
 	ops = append(ops, s.keyOperations()...)

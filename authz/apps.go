@@ -11,6 +11,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -77,8 +79,9 @@ type NewApp struct {
 }
 
 // CreateApp registers the app's client id in the directory, then writes the app on
-// the workspace's shard. If the shard write fails the directory entry is removed,
-// so no client id points at nothing. The secret is returned once.
+// the workspace's shard, within the workspace's apps quota. If the shard write
+// fails the directory entry is removed, so no client id points at nothing. The
+// secret is returned once.
 func CreateApp(
 	ctx context.Context,
 	dir *tenant.Directory,
@@ -93,7 +96,13 @@ func CreateApp(
 	}
 	var app App
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		var err error
+		err := quota.Hold(ctx, tx, ws, quota.Apps, func() (n int64, err error) {
+			err = tx.QueryRow(ctx, "select count(*) from apps where workspace_id = $1", ws).Scan(&n)
+			return n, err
+		})
+		if err != nil {
+			return err
+		}
 		app, err = scanApp(
 			tx.QueryRow(
 				ctx,
@@ -109,7 +118,10 @@ func CreateApp(
 				in.CreatedBy,
 			),
 		)
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.AppCreated, appTarget(clientID))
 	})
 	if err != nil {
 		_ = dir.UnregisterClient(context.WithoutCancel(ctx), clientID)
@@ -170,8 +182,12 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 		if p.Scopes != nil {
 			app.Scopes = *p.Scopes
 		}
+		action := audit.AppUpdated
 		if p.Status != nil && *p.Status != app.Status {
 			app.Status = *p.Status
+			if app.Status == AppDisabled {
+				action = audit.AppDisabled
+			}
 		}
 		// Go decides disabled_at from the locked row (Citus refuses now() in
 		// CASE or COALESCE of an UPDATE): an app disabled again keeps the time
@@ -183,7 +199,7 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 				disabledAt = "now()"
 			}
 		}
-		app, err = changeAppTx(ctx, tx, ws, clientID, `update apps set name = $3, description = $4, scopes = $5,
+		app, err = changeAppTx(ctx, tx, ws, clientID, action, `update apps set name = $3, description = $4, scopes = $5,
 			status = $6, disabled_at = `+disabledAt+`, updated_at = now()`+appWhere,
 			app.Name, app.Description, app.Scopes.Names(), app.Status)
 		return err
@@ -202,25 +218,44 @@ func appForUpdate(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string)
 		"select "+appColumns+" from apps where workspace_id = $1 and client_id = $2 for update", ws, clientID))
 }
 
-// changeAppTx runs one update of the app inside tx and tells every instance
-// to drop the app's credentials from its cache.
-func changeAppTx(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID, sql string, args ...any) (App, error) {
+// changeAppTx runs one update of the app inside tx, records it in the audit
+// log as action and tells every instance to drop the app's credentials from
+// its cache.
+func changeAppTx(
+	ctx context.Context,
+	tx pgx.Tx,
+	ws uuid.UUID,
+	clientID, action, sql string,
+	args ...any,
+) (App, error) {
 	app, err := scanApp(tx.QueryRow(ctx, sql, append([]any{ws, clientID}, args...)...))
 	if err != nil {
+		return app, err
+	}
+	if err := audit.Record(ctx, tx, ws, action, appTarget(clientID)); err != nil {
 		return app, err
 	}
 	return app, tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
 }
 
 // changeApp is changeAppTx in a transaction of its own.
-func changeApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID, sql string, args ...any) (App, error) {
+func changeApp(
+	ctx context.Context,
+	shard *tenant.Shard,
+	ws uuid.UUID,
+	clientID, action, sql string,
+	args ...any,
+) (App, error) {
 	var app App
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) (err error) {
-		app, err = changeAppTx(ctx, tx, ws, clientID, sql, args...)
+		app, err = changeAppTx(ctx, tx, ws, clientID, action, sql, args...)
 		return err
 	})
 	return app, err
 }
+
+// appTarget names an app in the audit log.
+func appTarget(clientID string) audit.Target { return audit.Target{Type: "app", ID: clientID} }
 
 // SetRateLimit sets or clears (nil) the app's per-key rate limit override.
 func SetRateLimit(
@@ -233,14 +268,14 @@ func SetRateLimit(
 	if perMinute != nil && (*perMinute < 1 || *perMinute > 1000000) {
 		return App{}, pmapi.Invalid("perMinute", "perMinute must be from 1 to 1000000, or null for the default")
 	}
-	return changeApp(ctx, shard, ws, clientID, "update apps set rate_limit_per_minute = $3, updated_at = now()"+appWhere,
-		perMinute)
+	return changeApp(ctx, shard, ws, clientID, audit.AppRateLimitSet,
+		"update apps set rate_limit_per_minute = $3, updated_at = now()"+appWhere, perMinute)
 }
 
 // RotateAppSecret replaces the app's secret and returns the new one, once.
 func RotateAppSecret(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID string) (App, string, error) {
 	secret := NewAppSecret()
-	app, err := changeApp(ctx, shard, ws, clientID,
+	app, err := changeApp(ctx, shard, ws, clientID, audit.AppSecretRotated,
 		"update apps set secret_hash = $3, secret_prefix = $4, updated_at = now()"+appWhere,
 		hashSecret(secret), secret[:secretDisplayPrefix])
 	return app, secret, err
@@ -316,6 +351,13 @@ func DeleteApp(
 			}
 			removed = true
 		}
+		action := audit.AppDisabled
+		if removed {
+			action = audit.AppDeleted
+		}
+		if err := audit.Record(ctx, tx, ws, action, appTarget(clientID)); err != nil {
+			return err
+		}
 		return tenant.Invalidate(ctx, tx, tenant.ClientChanged(clientID))
 	})
 	if err == nil && removed {
@@ -369,3 +411,17 @@ func AppExists(ctx context.Context, tx pgx.Tx, ws uuid.UUID, clientID string) (b
 }
 
 const appExistsSQL = "select exists(select 1 from apps where workspace_id = $1 and client_id = $2)"
+
+// QuotaUse counts what the apps and keysPerApp quotas limit in workspace ws:
+// its apps, and the live keys (neither revoked nor expired) of its app that
+// has the most.
+func QuotaUse(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (apps, keysPerApp int64, err error) {
+	err = shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue("select count(*) from apps where workspace_id = $1", ws).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&apps) })
+		b.Queue(`select coalesce(max(n), 0) from (select count(*) as n from api_keys where workspace_id = $1
+			and revoked_at is null and (expires_at is null or expires_at > now()) group by client_id) k`, ws).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&keysPerApp) })
+	})
+	return apps, keysPerApp, err
+}

@@ -9,6 +9,8 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -81,7 +83,8 @@ type NewKey struct {
 }
 
 // CreateKey issues a key for the app. Its scopes must be within the app's declared
-// scopes (SCOPE_NOT_ALLOWED otherwise, and nothing is written).
+// scopes (SCOPE_NOT_ALLOWED otherwise, and nothing is written), and the app's
+// live keys (neither revoked nor expired) within the keysPerApp quota.
 func CreateKey(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -106,6 +109,14 @@ func CreateKey(
 				With("notAllowed", app.Scopes.Missing(in.Scopes)).
 				With("allowed", app.Scopes.Names())
 		}
+		err = quota.Hold(ctx, tx, ws, quota.KeysPerApp, func() (n int64, err error) {
+			err = tx.QueryRow(ctx, `select count(*) from api_keys where workspace_id = $1 and client_id = $2
+				and revoked_at is null and (expires_at is null or expires_at > now())`, ws, clientID).Scan(&n)
+			return n, err
+		})
+		if err != nil {
+			return err
+		}
 		key, err = scanKey(
 			tx.QueryRow(
 				ctx,
@@ -122,7 +133,10 @@ func CreateKey(
 				in.ExpiresAt,
 			),
 		)
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.KeyCreated, keyTarget(key.ID))
 	})
 	if err != nil {
 		return Key{}, "", err
@@ -158,7 +172,8 @@ func ListKeys(
 const keyWhere = " where workspace_id = $1 and client_id = $2 and id = $3 returning " + keyColumns
 
 // changeKey runs one update on a key of the app inside a transaction that also
-// tells every instance to drop the key from its cache.
+// records it in the audit log as action and tells every instance to drop the
+// key from its cache.
 func changeKey(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -166,7 +181,7 @@ func changeKey(
 	clientID string,
 	id uuid.UUID,
 	allowRevoked bool,
-	sql string,
+	action, sql string,
 	args ...any,
 ) (Key, error) {
 	var key Key
@@ -193,6 +208,9 @@ func changeKey(
 		if key, err = scanKey(tx.QueryRow(ctx, sql, all...)); err != nil {
 			return err
 		}
+		if err := audit.Record(ctx, tx, ws, action, keyTarget(id)); err != nil {
+			return err
+		}
 		return tenant.Invalidate(ctx, tx, tenant.KeyChanged(id))
 	})
 	return key, err
@@ -207,7 +225,7 @@ func RenameKey(
 	id uuid.UUID,
 	name string,
 ) (Key, error) {
-	return changeKey(ctx, shard, ws, clientID, id, true, "update api_keys set name = $4"+keyWhere, name)
+	return changeKey(ctx, shard, ws, clientID, id, true, audit.KeyRenamed, "update api_keys set name = $4"+keyWhere, name)
 }
 
 // RenewKey moves expiresAt to the date given. Without one it extends the key
@@ -232,7 +250,7 @@ func RenewKey(
 	default:
 		until = *expiresAt
 	}
-	return changeKey(ctx, shard, ws, clientID, id, false, sql, until)
+	return changeKey(ctx, shard, ws, clientID, id, false, audit.KeyRenewed, sql, until)
 }
 
 // RevokeKey sets revokedAt; the record stays for audit.
@@ -244,6 +262,7 @@ func RevokeKey(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 		clientID,
 		id,
 		false,
+		audit.KeyRevoked,
 		"update api_keys set revoked_at = now(), previous_hash = null, previous_expires_at = null"+keyWhere,
 	)
 }
@@ -267,7 +286,7 @@ func RegenerateKey(
 		t := time.Now().Add(grace)
 		previousUntil = &t
 	}
-	key, err := changeKey(ctx, shard, ws, clientID, id, false, `update api_keys set
+	key, err := changeKey(ctx, shard, ws, clientID, id, false, audit.KeyRegenerated, `update api_keys set
 		previous_hash = case when $7::timestamptz is null then null else hash end, previous_expires_at = $7,
 		hash = $4, prefix = $5, last_four = $6`+keyWhere,
 		hashSecret(value), value[:KeyDisplayPrefix], value[len(value)-4:], previousUntil)
@@ -275,4 +294,9 @@ func RegenerateKey(
 		return Key{}, "", err
 	}
 	return key, value, nil
+}
+
+// keyTarget names a key in the audit log as the API shows its id.
+func keyTarget(id uuid.UUID) audit.Target {
+	return audit.Target{Type: "key", ID: pmapi.FormatID(KeyIDPrefix, id)}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -191,7 +192,10 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 				id,
 				user.ID,
 			)
-			return err
+			if err != nil {
+				return err
+			}
+			return audit.Record(ctx, tx, ws, audit.DeviceDenied, audit.Target{Type: "app", ID: client})
 		}
 		grant := pmapi.NewID()
 		if _, err := tx.Exec(ctx, `insert into oauth_grants (workspace_id, id, client_id, user_id, scopes)
@@ -206,7 +210,10 @@ func (o *OAuth) Decide(ctx context.Context, shard *tenant.Shard, user User, code
 			user.ID,
 			grant,
 		)
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.DeviceApproved, audit.Target{Type: "grant", ID: grant.String()})
 	})
 }
 
@@ -265,9 +272,15 @@ func (o *OAuth) issue(
 func revokeGrant(ctx context.Context, tx pgx.Tx, ws, grant uuid.UUID) error {
 	// A grant revoked again keeps its first time; the condition does what
 	// coalesce(revoked_at, now()) did, which Citus refuses in an UPDATE.
-	if _, err := tx.Exec(ctx, `update oauth_grants set revoked_at = now()
-		where workspace_id = $1 and id = $2 and revoked_at is null`, ws, grant); err != nil {
+	tag, err := tx.Exec(ctx, `update oauth_grants set revoked_at = now()
+		where workspace_id = $1 and id = $2 and revoked_at is null`, ws, grant)
+	if err != nil {
 		return err
+	}
+	if tag.RowsAffected() > 0 {
+		if err := audit.Record(ctx, tx, ws, audit.TokenRevoked, audit.Target{Type: "grant", ID: grant.String()}); err != nil {
+			return err
+		}
 	}
 	return tenant.Invalidate(ctx, tx, tenant.Invalidation{Kind: "grant", ID: grant.String()})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -60,9 +61,13 @@ func CreateUser(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, email, n
 	}
 	u := User{ID: id, WorkspaceID: ws, Email: email, Name: strings.TrimSpace(name)}
 	err = shard.Tx(ctx, ws, func(tx pgx.Tx) error {
-		return tx.QueryRow(ctx, `insert into users (workspace_id, id, email, name) values ($1, $2, $3, $4)
+		err := tx.QueryRow(ctx, `insert into users (workspace_id, id, email, name) values ($1, $2, $3, $4)
 			returning created_at`, ws, id, u.Email, u.Name).
 			Scan(&u.CreatedAt)
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.UserInvited, audit.Target{Type: "user", ID: id.String()})
 	})
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) && pgErr.Code == "23505" {
@@ -98,9 +103,13 @@ func IssueSession(
 		if !exists {
 			return pmapi.NotFound("user")
 		}
-		return tx.QueryRow(ctx, `insert into sessions (workspace_id, id, user_id, token_hash, expires_at)
+		err := tx.QueryRow(ctx, `insert into sessions (workspace_id, id, user_id, token_hash, expires_at)
 			values ($1, $2, $3, $4, now() + make_interval(secs => $5)) returning created_at, expires_at`,
 			ws, id, user, hashSecret(sid), ttl.Seconds()).Scan(&s.CreatedAt, &s.ExpiresAt)
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.SessionIssued, audit.Target{Type: "session", ID: id.String()})
 	})
 	return sid, s, err
 }

@@ -216,6 +216,27 @@ func TestConsoleInChromium(t *testing.T) {
 	run("device form", chromedp.Navigate(r.base+"/console/device"), chromedp.WaitVisible(chromedp.CSS("#user-code")))
 	audit("device form")
 
+	// The audit log: the sign-in and every change above, filtered with htmx.
+	run("audit log", chromedp.Navigate(r.base+"/console/audit"), chromedp.WaitVisible(chromedp.CSS(`#audit table`)))
+	for _, action := range []string{"session.issued", "app.created", "key.created", "webhook.created",
+		"oauth.device_approved"} {
+		if !strings.Contains(text("#audit"), action) {
+			t.Errorf("the audit log lacks %s:\n%s", action, text("#audit"))
+		}
+	}
+	audit("audit log")
+	run(
+		"filter the audit log",
+		chromedp.SetValue(chromedp.CSS("#f-action"), "key.created"),
+		chromedp.Click(chromedp.CSS(`.filters button`)),
+		chromedp.Sleep(300*time.Millisecond),
+		chromedp.WaitVisible(chromedp.CSS(`#audit table`)),
+	)
+	if log := text("#audit tbody"); !strings.Contains(here(), "action=key.created") ||
+		strings.Contains(log, "app.created") || !strings.Contains(log, "key.created") {
+		t.Errorf("filtered audit log at %s:\n%s", here(), log)
+	}
+
 	// Sign out: the server ends the session.
 	run("sign out", chromedp.Click(chromedp.CSS(`header button`)), chromedp.WaitVisible(chromedp.CSS(`#message`)))
 	if !strings.Contains(text("main"), "signed out") {
@@ -255,6 +276,10 @@ func TestConsoleInChromium(t *testing.T) {
 		}
 	}
 	audit("not found")
+	run("eve's audit log", chromedp.Navigate(r.base+"/console/audit"), chromedp.WaitVisible(chromedp.CSS("#audit")))
+	if body := text("main"); strings.Contains(body, clientID) {
+		t.Errorf("eve's audit log shows ada's changes:\n%s", body)
+	}
 
 	if len(checked) < 10 {
 		t.Errorf("axe-core ran on %d pages", len(checked))

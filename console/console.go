@@ -116,6 +116,7 @@ func (cn *Console) routes() {
 	r.Get("/apps/:clientId/deliveries/:deliveryId", cn.signedIn(cn.deliveryPage))
 	r.Post("/apps/:clientId/deliveries/:deliveryId/replay", cn.signedIn(cn.withCSRF(cn.replayOne)))
 	r.Get("/device", cn.signedIn(cn.devicePage))
+	r.Get("/audit", cn.signedIn(cn.auditPage))
 	r.Post("/device", cn.signedIn(cn.withCSRF(cn.decideDevice)))
 	r.All("/*", func(c *fiber.Ctx) error {
 		return cn.render(c, http.StatusNotFound, "message", view{Title: "Not found",

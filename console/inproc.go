@@ -61,6 +61,11 @@ func (cn *Console) call(c *fiber.Ctx, who creds, method, path string, body, out 
 	req.SetRequestURI(path)
 	req.Header.SetHost(string(c.Context().Host()))
 	req.Header.Set(fiber.HeaderXForwardedProto, c.Protocol())
+	// The page's request id goes with the call, so the audit log names the
+	// request the person made.
+	if id := requestID(c); id != "" {
+		req.Header.Set("X-Request-Id", id)
+	}
 	if who.clientID != "" {
 		req.Header.Set("X-Client-ID", who.clientID)
 	}
@@ -127,3 +132,7 @@ func apiPath(q url.Values, segments ...string) string {
 	}
 	return b.String()
 }
+
+// requestID is the id the API's middleware gave the page's request (the
+// console is mounted on the API's app), from its response header.
+func requestID(c *fiber.Ctx) string { return string(c.Response().Header.Peek("X-Request-Id")) }

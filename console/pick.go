@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -166,7 +167,11 @@ func (cn *Console) issue(c *fiber.Ctx, cd candidate, back string) error {
 		old.clientID != "" {
 		_ = cn.call(c, old, http.MethodDelete, "/openapi/v1/session", nil, nil)
 	}
-	sid, sess, err := authz.IssueSession(c.UserContext(), cd.shard, cd.Workspace.ID, cd.user.ID, cn.cfg.SessionTTL)
+	// The person signing in is the actor of their new session.
+	ctx := audit.WithOrigin(c.UserContext(), audit.Origin{
+		Actor: audit.Actor{Type: audit.ActorUser, ID: cd.user.ID.String()}, IP: c.IP(), RequestID: requestID(c),
+	})
+	sid, sess, err := authz.IssueSession(ctx, cd.shard, cd.Workspace.ID, cd.user.ID, cn.cfg.SessionTTL)
 	if err != nil {
 		return cn.fail(c, internalError(err))
 	}

@@ -217,6 +217,27 @@ func (e ApproveResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for AuditActorType.
+const (
+	AuditActorTypeApp      AuditActorType = "app"
+	AuditActorTypeOperator AuditActorType = "operator"
+	AuditActorTypeUser     AuditActorType = "user"
+)
+
+// Valid indicates whether the value is a known member of the AuditActorType enum.
+func (e AuditActorType) Valid() bool {
+	switch e {
+	case AuditActorTypeApp:
+		return true
+	case AuditActorTypeOperator:
+		return true
+	case AuditActorTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AuthzJWKAlg.
 const (
 	AuthzJWKAlgEs256 AuthzJWKAlg = "ES256"
@@ -333,6 +354,7 @@ const (
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
 	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodeQuotaExceeded        ErrorCode = "QUOTA_EXCEEDED"
 	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
 	ErrorCodeScopeNotAllowed      ErrorCode = "SCOPE_NOT_ALLOWED"
 	ErrorCodeServiceUnavailable   ErrorCode = "SERVICE_UNAVAILABLE"
@@ -376,6 +398,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodeQuotaExceeded:
 		return true
 	case ErrorCodeRateLimited:
 		return true
@@ -1404,6 +1428,65 @@ type ApproveResultEnvelope struct {
 // ApproveResultStatus defines model for ApproveResultStatus.
 type ApproveResultStatus string
 
+// AuditActorType defines model for AuditActorType.
+type AuditActorType string
+
+// AuditActorView defines model for AuditActorView.
+type AuditActorView struct {
+	// Id The user's id, the app's client id, or admin (the operator token) or system (pmapi itself)
+	Id string `json:"id"`
+
+	// Type user: a console session; app: an API key or OAuth token of the app; operator: the admin API or pmapi's own process
+	Type AuditActorType `json:"type"`
+}
+
+// AuditEntryView defines model for AuditEntryView.
+type AuditEntryView struct {
+	// Action What happened, <noun>.<verb>
+	//
+	// Example: key.revoked
+	Action string         `json:"action"`
+	Actor  AuditActorView `json:"actor"`
+
+	// At When the change's transaction began
+	At time.Time `json:"at"`
+
+	// Id Example: aud_01J9Z3Q8W5N6K2M4R7T8V9X0YZ
+	Id string `json:"id"`
+
+	// Ip The address the request came from; null for a change made outside a request
+	Ip nullable.Nullable[string] `json:"ip"`
+
+	// RequestId The request's X-Request-Id; null for a change made outside a request
+	RequestId nullable.Nullable[string] `json:"requestId"`
+	Target    AuditTargetView           `json:"target"`
+}
+
+// AuditList defines model for AuditList.
+type AuditList struct {
+	Items      []AuditEntryView          `json:"items"`
+	NextCursor nullable.Nullable[string] `json:"nextCursor"`
+}
+
+// AuditListEnvelope Success answer carrying AuditList
+type AuditListEnvelope struct {
+	Data AuditList `json:"data"`
+
+	// Success Always true on success
+	Success bool `json:"success"`
+}
+
+// AuditTargetView defines model for AuditTargetView.
+type AuditTargetView struct {
+	// Id Its id as the API shows it (a client id for an app)
+	Id string `json:"id"`
+
+	// Type app, key, webhook, session, user, grant or workspace
+	//
+	// Example: key
+	Type string `json:"type"`
+}
+
 // AuthzIntrospection defines model for AuthzIntrospection.
 type AuthzIntrospection struct {
 	Active    bool    `json:"active"`
@@ -2079,6 +2162,47 @@ type ProjectView struct {
 	StartDate  nullable.Nullable[openapi_types.Date] `json:"startDate"`
 	TargetDate nullable.Nullable[openapi_types.Date] `json:"targetDate"`
 	UpdatedAt  time.Time                             `json:"updatedAt"`
+}
+
+// QuotaView defines model for QuotaView.
+type QuotaView struct {
+	// Limit null: unlimited
+	Limit nullable.Nullable[int64] `json:"limit"`
+
+	// Used The count the limit applies to (for keysPerApp the app with the most live keys); null where pmapi does not count it yet (requestsPerMonth)
+	Used nullable.Nullable[int64] `json:"used"`
+}
+
+// QuotasEnvelope Success answer carrying Quotas
+type QuotasEnvelope struct {
+	Data QuotasView `json:"data"`
+
+	// Success Always true on success
+	Success bool `json:"success"`
+}
+
+// QuotasRequest defines model for QuotasRequest.
+type QuotasRequest struct {
+	// Apps Apps of the workspace (any status); null: unlimited
+	Apps nullable.Nullable[int64] `json:"apps"`
+
+	// KeysPerApp Live keys (neither revoked nor expired) of one app; null: unlimited
+	KeysPerApp nullable.Nullable[int64] `json:"keysPerApp"`
+
+	// RequestsPerMonth API requests a UTC month; stored and shown, not enforced yet; null: unlimited
+	RequestsPerMonth nullable.Nullable[int64] `json:"requestsPerMonth"`
+
+	// Webhooks Active webhook subscriptions of the workspace; null: unlimited
+	Webhooks nullable.Nullable[int64] `json:"webhooks"`
+}
+
+// QuotasView defines model for QuotasView.
+type QuotasView struct {
+	Apps             QuotaView          `json:"apps"`
+	KeysPerApp       QuotaView          `json:"keysPerApp"`
+	RequestsPerMonth QuotaView          `json:"requestsPerMonth"`
+	Webhooks         QuotaView          `json:"webhooks"`
+	WorkspaceId      openapi_types.UUID `json:"workspaceId"`
 }
 
 // RateLimitRequest defines model for RateLimitRequest.
@@ -3311,6 +3435,21 @@ type AdminListWorkspacesParams struct {
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// AdminListAuditParams defines parameters for AdminListAudit.
+type AdminListAuditParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Action Only entries of this action
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// Since Only entries at or after this time (RFC 3339)
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+}
+
 // ListAppsParams defines parameters for ListApps.
 type ListAppsParams struct {
 	// Limit Page size, 1 to 200; default 50
@@ -3423,6 +3562,21 @@ type RotateWebhookSecretParams struct {
 type TestWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// ListAuditParams defines parameters for ListAudit.
+type ListAuditParams struct {
+	// Limit Page size, 1 to 200; default 50
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor nextCursor of the previous page
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Action Only entries of this action
+	Action *string `form:"action,omitempty" json:"action,omitempty"`
+
+	// Since Only entries at or after this time (RFC 3339)
+	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -3998,6 +4152,9 @@ type AdminSetAppRateLimitJSONRequestBody = RateLimitRequest
 // AdminMoveWorkspaceJSONRequestBody defines body for AdminMoveWorkspace for application/json ContentType.
 type AdminMoveWorkspaceJSONRequestBody = MoveWorkspaceRequest
 
+// AdminSetQuotasJSONRequestBody defines body for AdminSetQuotas for application/json ContentType.
+type AdminSetQuotasJSONRequestBody = QuotasRequest
+
 // AdminPlaceWorkspaceJSONRequestBody defines body for AdminPlaceWorkspace for application/json ContentType.
 type AdminPlaceWorkspaceJSONRequestBody = PlaceWorkspaceRequest
 
@@ -4350,6 +4507,15 @@ type ClientInterface interface {
 	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit (the `AdminSetAppRateLimit` operationId).
 	AdminSetAppRateLimit(ctx context.Context, workspaceId string, clientId string, body AdminSetAppRateLimitJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AdminListAudit A workspace's audit log
+	//
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/audit (the `AdminListAudit` operationId).
+	AdminListAudit(ctx context.Context, workspaceId string, params *AdminListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// AdminExportWorkspace Export every row of a workspace as NDJSON
 	//
 	// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
@@ -4398,6 +4564,37 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/placement (the `AdminGetPlacement` operationId).
 	AdminGetPlacement(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminGetQuotas A workspace's quotas and their current use
+	//
+	// Each quota's limit (null: unlimited) and use. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/quotas (the `AdminGetQuotas` operationId).
+	AdminGetQuotas(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminSetQuotasWithBody Set a workspace's quotas (null: unlimited)
+	//
+	// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+	AdminSetQuotasWithBody(ctx context.Context, workspaceId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminSetQuotas Set a workspace's quotas (null: unlimited)
+	//
+	// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+	AdminSetQuotas(ctx context.Context, workspaceId string, body AdminSetQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminResumeWorkspace Resume a suspended workspace
 	//
@@ -4847,9 +5044,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhook(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// EnableWebhook Enable a disabled subscription of an app
+	// EnableWebhook Enable a disabled subscription of an app (within the workspace's webhooks quota)
 	//
-	// Enable a disabled subscription of an app.
+	// Enable a disabled subscription of an app (within the workspace's webhooks quota).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -4886,6 +5083,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
 	TestWebhook(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListAudit The workspace's audit log
+	//
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Corresponds with GET /openapi/v1/audit (the `ListAudit` operationId).
+	ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListEvents Every event of the workspace since a cursor, exactly once and in commit order (catch up after downtime)
 	//
@@ -6350,9 +6556,9 @@ type ClientInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
 	DisableWebhookSubscription(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// EnableWebhookSubscription Enable a disabled subscription of the calling app
+	// EnableWebhookSubscription Enable a disabled subscription of the calling app (within the workspace's webhooks quota)
 	//
-	// Enable a disabled subscription of the calling app.
+	// Enable a disabled subscription of the calling app (within the workspace's webhooks quota).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -6560,6 +6766,25 @@ func (c *Client) AdminSetAppRateLimit(ctx context.Context, workspaceId string, c
 	return c.Client.Do(req)
 }
 
+// AdminListAudit A workspace's audit log
+//
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/audit (the `AdminListAudit` operationId).
+func (c *Client) AdminListAudit(ctx context.Context, workspaceId string, params *AdminListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminListAuditRequest(c.Server, workspaceId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // AdminExportWorkspace Export every row of a workspace as NDJSON
 //
 // Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
@@ -6649,6 +6874,67 @@ func (c *Client) AdminMoveWorkspace(ctx context.Context, workspaceId string, bod
 // Corresponds with GET /admin/v1/workspaces/{workspaceId}/placement (the `AdminGetPlacement` operationId).
 func (c *Client) AdminGetPlacement(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminGetPlacementRequest(c.Server, workspaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminGetQuotas A workspace's quotas and their current use
+//
+// Each quota's limit (null: unlimited) and use. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/quotas (the `AdminGetQuotas` operationId).
+func (c *Client) AdminGetQuotas(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminGetQuotasRequest(c.Server, workspaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminSetQuotasWithBody Set a workspace's quotas (null: unlimited)
+//
+// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+func (c *Client) AdminSetQuotasWithBody(ctx context.Context, workspaceId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminSetQuotasRequestWithBody(c.Server, workspaceId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminSetQuotas Set a workspace's quotas (null: unlimited)
+//
+// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+func (c *Client) AdminSetQuotas(ctx context.Context, workspaceId string, body AdminSetQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminSetQuotasRequest(c.Server, workspaceId, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7547,9 +7833,9 @@ func (c *Client) DisableWebhook(ctx context.Context, clientId string, subId stri
 	return c.Client.Do(req)
 }
 
-// EnableWebhook Enable a disabled subscription of an app
+// EnableWebhook Enable a disabled subscription of an app (within the workspace's webhooks quota)
 //
-// Enable a disabled subscription of an app.
+// Enable a disabled subscription of an app (within the workspace's webhooks quota).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -7617,6 +7903,25 @@ func (c *Client) RotateWebhookSecret(ctx context.Context, clientId string, subId
 // Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
 func (c *Client) TestWebhook(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTestWebhookRequest(c.Server, clientId, subId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAudit The workspace's audit log
+//
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Corresponds with GET /openapi/v1/audit (the `ListAudit` operationId).
+func (c *Client) ListAudit(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAuditRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10500,9 +10805,9 @@ func (c *Client) DisableWebhookSubscription(ctx context.Context, subId string, p
 	return c.Client.Do(req)
 }
 
-// EnableWebhookSubscription Enable a disabled subscription of the calling app
+// EnableWebhookSubscription Enable a disabled subscription of the calling app (within the workspace's webhooks quota)
 //
-// Enable a disabled subscription of the calling app.
+// Enable a disabled subscription of the calling app (within the workspace's webhooks quota).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -10854,6 +11159,103 @@ func NewAdminSetAppRateLimitRequestWithBody(server string, workspaceId string, c
 	return req, nil
 }
 
+// NewAdminListAuditRequest constructs an http.Request for the AdminListAudit method
+func NewAdminListAuditRequest(server string, workspaceId string, params *AdminListAuditParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s/audit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAdminExportWorkspaceRequest constructs an http.Request for the AdminExportWorkspace method
 func NewAdminExportWorkspaceRequest(server string, workspaceId string) (*http.Request, error) {
 	var err error
@@ -10999,6 +11401,87 @@ func NewAdminGetPlacementRequest(server string, workspaceId string) (*http.Reque
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewAdminGetQuotasRequest constructs an http.Request for the AdminGetQuotas method
+func NewAdminGetQuotasRequest(server string, workspaceId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s/quotas", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminSetQuotasRequest calls the generic AdminSetQuotas builder with application/json body
+func NewAdminSetQuotasRequest(server string, workspaceId string, body AdminSetQuotasJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAdminSetQuotasRequestWithBody(server, workspaceId, "application/json", bodyReader)
+}
+
+// NewAdminSetQuotasRequestWithBody constructs an http.Request for the AdminSetQuotas method, with any body, and a specified content type
+func NewAdminSetQuotasRequestWithBody(server string, workspaceId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s/quotas", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -12790,6 +13273,96 @@ func NewTestWebhookRequest(server string, clientId string, subId string, params 
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+	}
+
+	return req, nil
+}
+
+// NewListAuditRequest constructs an http.Request for the ListAudit method
+func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/openapi/v1/audit")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Action != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "action", *params.Action, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Since != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "since", *params.Since, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
 	}
 
 	return req, nil
@@ -18439,6 +19012,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/apps/{clientId}/rate-limit (the `AdminSetAppRateLimit` operationId).
 	AdminSetAppRateLimitWithResponse(ctx context.Context, workspaceId string, clientId string, body AdminSetAppRateLimitJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetAppRateLimitResponse, error)
 
+	// AdminListAuditWithResponse A workspace's audit log
+	//
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/audit (the `AdminListAudit` operationId).
+	AdminListAuditWithResponse(ctx context.Context, workspaceId string, params *AdminListAuditParams, reqEditors ...RequestEditorFn) (*AdminListAuditResponse, error)
+
 	// AdminExportWorkspaceWithResponse Export every row of a workspace as NDJSON
 	//
 	// Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
@@ -18493,6 +19077,39 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/placement (the `AdminGetPlacement` operationId).
 	AdminGetPlacementWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminGetPlacementResponse, error)
+
+	// AdminGetQuotasWithResponse A workspace's quotas and their current use
+	//
+	// Each quota's limit (null: unlimited) and use. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/quotas (the `AdminGetQuotas` operationId).
+	AdminGetQuotasWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminGetQuotasResponse, error)
+
+	// AdminSetQuotasWithBodyWithResponse Set a workspace's quotas (null: unlimited)
+	//
+	// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+	AdminSetQuotasWithBodyWithResponse(ctx context.Context, workspaceId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdminSetQuotasResponse, error)
+
+	// AdminSetQuotasWithResponse Set a workspace's quotas (null: unlimited)
+	//
+	// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+	AdminSetQuotasWithResponse(ctx context.Context, workspaceId string, body AdminSetQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetQuotasResponse, error)
 
 	// AdminResumeWorkspaceWithResponse Resume a suspended workspace
 	//
@@ -18978,9 +19595,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/disable (the `DisableWebhook` operationId).
 	DisableWebhookWithResponse(ctx context.Context, clientId string, subId string, params *DisableWebhookParams, reqEditors ...RequestEditorFn) (*DisableWebhookResponse, error)
 
-	// EnableWebhookWithResponse Enable a disabled subscription of an app
+	// EnableWebhookWithResponse Enable a disabled subscription of an app (within the workspace's webhooks quota)
 	//
-	// Enable a disabled subscription of an app.
+	// Enable a disabled subscription of an app (within the workspace's webhooks quota).
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -19021,6 +19638,17 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /openapi/v1/apps/{clientId}/webhooks/{subId}/test (the `TestWebhook` operationId).
 	TestWebhookWithResponse(ctx context.Context, clientId string, subId string, params *TestWebhookParams, reqEditors ...RequestEditorFn) (*TestWebhookResponse, error)
+
+	// ListAuditWithResponse The workspace's audit log
+	//
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	//
+	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /openapi/v1/audit (the `ListAudit` operationId).
+	ListAuditWithResponse(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*ListAuditResponse, error)
 
 	// ListEventsWithResponse Every event of the workspace since a cursor, exactly once and in commit order (catch up after downtime)
 	//
@@ -20573,9 +21201,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /openapi/v1/webhooks/subscriptions/{subId}/disable (the `DisableWebhookSubscription` operationId).
 	DisableWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *DisableWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*DisableWebhookSubscriptionResponse, error)
 
-	// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
+	// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app (within the workspace's webhooks quota)
 	//
-	// Enable a disabled subscription of the calling app.
+	// Enable a disabled subscription of the calling app (within the workspace's webhooks quota).
 	//
 	// Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
@@ -21057,6 +21685,75 @@ func (r AdminSetAppRateLimitResponse) ContentType() string {
 	return ""
 }
 
+type AdminListAuditResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuditListEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminListAuditResponse) GetJSON200() *AuditListEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminListAuditResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminListAuditResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminListAuditResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminListAuditResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminListAuditResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminListAuditResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminListAuditResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminListAuditResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type AdminExportWorkspaceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21362,6 +22059,158 @@ func (r AdminGetPlacementResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminGetPlacementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdminGetQuotasResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuotasEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminGetQuotasResponse) GetJSON200() *QuotasEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminGetQuotasResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminGetQuotasResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminGetQuotasResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminGetQuotasResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminGetQuotasResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminGetQuotasResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminGetQuotasResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminGetQuotasResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdminSetQuotasResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QuotasEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *ErrorEnvelope
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON200() *QuotasEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON413() *ErrorEnvelope {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AdminSetQuotasResponse) GetJSON415() *ErrorEnvelope {
+	return r.JSON415
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminSetQuotasResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminSetQuotasResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminSetQuotasResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminSetQuotasResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminSetQuotasResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22017,6 +22866,8 @@ type CreateAppResponse struct {
 	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22064,6 +22915,11 @@ func (r CreateAppResponse) GetJSON415() *ErrorEnvelope {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateAppResponse) GetJSON422() *ErrorEnvelope {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateAppResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -22785,6 +23641,8 @@ type CreateKeyResponse struct {
 	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -22832,6 +23690,11 @@ func (r CreateKeyResponse) GetJSON415() *ErrorEnvelope {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateKeyResponse) GetJSON422() *ErrorEnvelope {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateKeyResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23526,6 +24389,8 @@ type CreateWebhookResponse struct {
 	JSON415 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23573,6 +24438,11 @@ func (r CreateWebhookResponse) GetJSON415() *ErrorEnvelope {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r CreateWebhookResponse) GetJSON422() *ErrorEnvelope {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWebhookResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -23958,6 +24828,8 @@ type EnableWebhookResponse struct {
 	JSON409 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
 }
@@ -23995,6 +24867,11 @@ func (r EnableWebhookResponse) GetJSON409() *ErrorEnvelope {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r EnableWebhookResponse) GetJSON422() *ErrorEnvelope {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EnableWebhookResponse) GetJSON429() *ErrorEnvelope {
+	return r.JSON429
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
@@ -24219,6 +25096,82 @@ func (r TestWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r TestWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListAuditResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuditListEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAuditResponse) GetJSON200() *AuditListEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListAuditResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListAuditResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r ListAuditResponse) GetJSON403() *ErrorEnvelope {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListAuditResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r ListAuditResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAuditResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAuditResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAuditResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAuditResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -34907,6 +35860,23 @@ func (c *ClientWithResponses) AdminSetAppRateLimitWithResponse(ctx context.Conte
 	return ParseAdminSetAppRateLimitResponse(rsp)
 }
 
+// AdminListAuditWithResponse A workspace's audit log
+//
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/audit (the `AdminListAudit` operationId).
+func (c *ClientWithResponses) AdminListAuditWithResponse(ctx context.Context, workspaceId string, params *AdminListAuditParams, reqEditors ...RequestEditorFn) (*AdminListAuditResponse, error) {
+	rsp, err := c.AdminListAudit(ctx, workspaceId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminListAuditResponse(rsp)
+}
+
 // AdminExportWorkspaceWithResponse Export every row of a workspace as NDJSON
 //
 // Streams application/x-ndjson, one line per row: `{"table": "...", "row": {...}}`, the workspace's directory row first, then every table that holds its rows (found from the database's catalog), parents before children, rows in key order, all from one snapshot. Secrets appear as stored: hashes and sealed values. An export that fails after its first line ends with `{"error": {...}}`. A workspace being erased answers 409 CONFLICT.
@@ -34990,6 +35960,57 @@ func (c *ClientWithResponses) AdminGetPlacementWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseAdminGetPlacementResponse(rsp)
+}
+
+// AdminGetQuotasWithResponse A workspace's quotas and their current use
+//
+// Each quota's limit (null: unlimited) and use. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/quotas (the `AdminGetQuotas` operationId).
+func (c *ClientWithResponses) AdminGetQuotasWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminGetQuotasResponse, error) {
+	rsp, err := c.AdminGetQuotas(ctx, workspaceId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminGetQuotasResponse(rsp)
+}
+
+// AdminSetQuotasWithBodyWithResponse Set a workspace's quotas (null: unlimited)
+//
+// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+func (c *ClientWithResponses) AdminSetQuotasWithBodyWithResponse(ctx context.Context, workspaceId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AdminSetQuotasResponse, error) {
+	rsp, err := c.AdminSetQuotasWithBody(ctx, workspaceId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminSetQuotasResponse(rsp)
+}
+
+// AdminSetQuotasWithResponse Set a workspace's quotas (null: unlimited)
+//
+// Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/v1/workspaces/{workspaceId}/quotas (the `AdminSetQuotas` operationId).
+func (c *ClientWithResponses) AdminSetQuotasWithResponse(ctx context.Context, workspaceId string, body AdminSetQuotasJSONRequestBody, reqEditors ...RequestEditorFn) (*AdminSetQuotasResponse, error) {
+	rsp, err := c.AdminSetQuotas(ctx, workspaceId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminSetQuotasResponse(rsp)
 }
 
 // AdminResumeWorkspaceWithResponse Resume a suspended workspace
@@ -35740,9 +36761,9 @@ func (c *ClientWithResponses) DisableWebhookWithResponse(ctx context.Context, cl
 	return ParseDisableWebhookResponse(rsp)
 }
 
-// EnableWebhookWithResponse Enable a disabled subscription of an app
+// EnableWebhookWithResponse Enable a disabled subscription of an app (within the workspace's webhooks quota)
 //
-// Enable a disabled subscription of an app.
+// Enable a disabled subscription of an app (within the workspace's webhooks quota).
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -35806,6 +36827,23 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, clien
 		return nil, err
 	}
 	return ParseTestWebhookResponse(rsp)
+}
+
+// ListAuditWithResponse The workspace's audit log
+//
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+//
+// Called by a console user: `X-Client-ID` and the session cookie `sid`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /openapi/v1/audit (the `ListAudit` operationId).
+func (c *ClientWithResponses) ListAuditWithResponse(ctx context.Context, params *ListAuditParams, reqEditors ...RequestEditorFn) (*ListAuditResponse, error) {
+	rsp, err := c.ListAudit(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAuditResponse(rsp)
 }
 
 // ListEventsWithResponse Every event of the workspace since a cursor, exactly once and in commit order (catch up after downtime)
@@ -38205,9 +39243,9 @@ func (c *ClientWithResponses) DisableWebhookSubscriptionWithResponse(ctx context
 	return ParseDisableWebhookSubscriptionResponse(rsp)
 }
 
-// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app
+// EnableWebhookSubscriptionWithResponse Enable a disabled subscription of the calling app (within the workspace's webhooks quota)
 //
-// Enable a disabled subscription of the calling app.
+// Enable a disabled subscription of the calling app (within the workspace's webhooks quota).
 //
 // Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
@@ -38628,6 +39666,60 @@ func ParseAdminSetAppRateLimitResponse(rsp *http.Response) (*AdminSetAppRateLimi
 	return response, nil
 }
 
+// ParseAdminListAuditResponse parses an HTTP response from a AdminListAuditWithResponse call
+func ParseAdminListAuditResponse(rsp *http.Response) (*AdminListAuditResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminListAuditResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuditListEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseAdminExportWorkspaceResponse parses an HTTP response from a AdminExportWorkspaceWithResponse call
 func ParseAdminExportWorkspaceResponse(rsp *http.Response) (*AdminExportWorkspaceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -38866,6 +39958,128 @@ func ParseAdminGetPlacementResponse(rsp *http.Response) (*AdminGetPlacementRespo
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdminGetQuotasResponse parses an HTTP response from a AdminGetQuotasWithResponse call
+func ParseAdminGetQuotasResponse(rsp *http.Response) (*AdminGetQuotasResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminGetQuotasResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuotasEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdminSetQuotasResponse parses an HTTP response from a AdminSetQuotasWithResponse call
+func ParseAdminSetQuotasResponse(rsp *http.Response) (*AdminSetQuotasResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminSetQuotasResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QuotasEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -39451,6 +40665,13 @@ func ParseCreateAppResponse(rsp *http.Response) (*CreateAppResponse, error) {
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
@@ -40085,6 +41306,13 @@ func ParseCreateKeyResponse(rsp *http.Response) (*CreateKeyResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40706,6 +41934,13 @@ func ParseCreateWebhookResponse(rsp *http.Response) (*CreateWebhookResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41053,6 +42288,13 @@ func ParseEnableWebhookResponse(rsp *http.Response) (*EnableWebhookResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41216,6 +42458,67 @@ func ParseTestWebhookResponse(rsp *http.Response) (*TestWebhookResponse, error) 
 			return nil, err
 		}
 		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListAuditResponse parses an HTTP response from a ListAuditWithResponse call
+func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAuditResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuditListEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
 		var dest Error

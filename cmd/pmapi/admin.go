@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -34,6 +35,10 @@ const adminUsage = `usage: pmapi admin <command>
   workspace move ID --node HOST:PORT Citus: move its shards to another node (online)
   workspace export ID                every row of it as NDJSON on standard output, from one snapshot
   workspace erase ID                 cut its credentials off now and queue the erasure of every row of it
+  workspace quotas ID [--apps N] [--keys-per-app N] [--webhooks N] [--requests-per-month N]
+                                     its quotas and their use; with any flag, sets all four (an omitted
+                                     one, or "unlimited", is unlimited)
+  workspace audit ID [--action A] [--since RFC3339]  its audit log, newest first (200 entries)
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
@@ -97,6 +102,12 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	user := fs.String("user", "", "user id")
 	ttl := fs.Duration("ttl", 0, "session lifetime")
 	node := fs.String("node", "", "Citus node HOST:PORT")
+	action := fs.String("action", "", "audit action")
+	since := fs.String("since", "", "audit entries since (RFC 3339)")
+	limits := map[string]*string{}
+	for _, q := range quotaFlags {
+		limits[q] = fs.String(q, "", "quota: a number, or unlimited")
+	}
 	// Flags may follow the positional id.
 	var positional []string
 	for len(args) > 0 {
@@ -122,7 +133,8 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	case "workspace list":
 		return "GET", ws + "?limit=200", nil, nil
 	case "workspace get", "workspace suspend", "workspace resume", "workspace place",
-		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase":
+		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase",
+		"workspace quotas", "workspace audit":
 		wid, err := id()
 		if err != nil {
 			return "", "", nil, err
@@ -140,6 +152,17 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 			return "GET", ws + "/" + wid + "/export", nil, nil
 		case "erase":
 			return "DELETE", ws + "/" + wid, nil, nil
+		case "quotas":
+			return quotasRequest(fs, ws+"/"+wid+"/quotas", limits)
+		case "audit":
+			q := url.Values{"limit": {"200"}}
+			if *action != "" {
+				q.Set("action", *action)
+			}
+			if *since != "" {
+				q.Set("since", *since)
+			}
+			return "GET", ws + "/" + wid + "/audit?" + q.Encode(), nil, nil
 		}
 		return "POST", ws + "/" + wid + "/" + verb, nil, nil
 	case "user create":

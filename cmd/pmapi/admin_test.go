@@ -57,6 +57,25 @@ func TestAdminCLI(t *testing.T) {
 	if !strings.HasPrefix(sess["sid"].(string), "pms_") {
 		t.Errorf("session: %v", sess)
 	}
+	if got := run("workspace", "quotas", id); toJSON(got["apps"]) != `{"limit":null,"used":0}` {
+		t.Errorf("quotas before any: %v", got)
+	}
+	got := run("workspace", "quotas", id, "--apps", "3", "--webhooks", "unlimited")
+	if toJSON(got["apps"]) != `{"limit":3,"used":0}` || toJSON(got["keysPerApp"]) != `{"limit":null,"used":0}` {
+		t.Errorf("quotas set: %v", got)
+	}
+	if err := runAdmin(ctx, []string{"workspace", "quotas", id, "--apps", "many"}, &bytes.Buffer{}); err == nil {
+		t.Error("a quota of many accepted")
+	}
+	// The operator's changes are in the workspace's log, newest first.
+	log := run("workspace", "audit", id, "--action", "quota.updated")["items"].([]any)
+	if len(log) != 1 || toJSON(log[0].(map[string]any)["actor"]) != `{"id":"admin","type":"operator"}` {
+		t.Errorf("audit of quota.updated: %v", log)
+	}
+	if log := run("workspace", "audit", id)["items"].([]any); len(log) != 6 {
+		// suspended, resumed, placed, user invited, session issued, quotas set
+		t.Errorf("audit: %d entries: %v", len(log), log)
+	}
 
 	t.Setenv("PMAPI_SECRET_KEY", deploymentSecret)
 	first, second := run("oauth", "rotate-key"), run("oauth", "rotate-key")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/api"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/resource/internal/route"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -48,7 +49,8 @@ func Resource(d HTTPDeps) api.Resource {
 		Tables: []string{"webhook_subscriptions", "webhook_deliveries", "webhook_attempts",
 			"event_log", "workspace_event_seq"},
 		Events: EventTypes(), AppInUse: AppInUse,
-		TagDoc: "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
+		QuotaUse: &api.QuotaUse{Kind: quota.Webhooks, Used: CountActive},
+		TagDoc:   "Subscriptions of HTTPS endpoints to events, their signed deliveries, replay and the event-type list.",
 		Operations: func(cat api.Catalog) []api.Operation {
 			known := map[string]bool{"*": true}
 			for _, t := range cat.Events {

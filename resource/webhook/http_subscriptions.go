@@ -39,7 +39,8 @@ func sessionApp(c *fiber.Ctx) (anApp, error) {
 func (h subHandlers) operations(noun, app string) []api.Operation {
 	badURL := []pmapi.Code{pmapi.CodeInvalidWebhookURL, pmapi.CodeURLNotAllowed}
 	return []api.Operation{
-		{Method: http.MethodPost, Path: "", ID: "create" + noun, Fails: badURL, Idempotent: true, SecretField: "secret",
+		{Method: http.MethodPost, Path: "", ID: "create" + noun, Fails: append(badURL, pmapi.CodeQuotaExceeded),
+			Idempotent: true, SecretField: "secret",
 			Summary: "Subscribe an HTTPS endpoint of " + app + " to events; the signing secret is returned once",
 			Body:    CreateRequest{}, Result: SubscriptionCreated{}, Handler: h.createWebhook},
 		{Method: http.MethodGet, Path: "", ID: "list" + noun + "s",
@@ -60,7 +61,8 @@ func (h subHandlers) operations(noun, app string) []api.Operation {
 			Summary: "Disable a subscription of " + app + " (as delete)",
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("DISABLED", "disabled by a user")},
 		{Method: http.MethodPost, Path: "/{subId}/enable", ID: "enable" + noun, Status: http.StatusOK,
-			Summary: "Enable a disabled subscription of " + app,
+			Fails:   []pmapi.Code{pmapi.CodeQuotaExceeded},
+			Summary: "Enable a disabled subscription of " + app + " (within the workspace's webhooks quota)",
 			Result:  SubscriptionView{}, Handler: h.setWebhookStatus("ACTIVE", "")},
 		{Method: http.MethodPost, Path: "/{subId}/test", ID: "test" + noun,
 			Summary: "Send a webhook.test event to a subscription of " + app + " now and report the endpoint's answer",

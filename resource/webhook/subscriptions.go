@@ -11,9 +11,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/seal"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -169,7 +171,8 @@ func NewSecret() string {
 }
 
 // Create subscribes url for the app's events, at most perSecond deliveries a
-// second when set; the secret is returned once.
+// second when set, within the workspace's webhooks quota; the secret is
+// returned once.
 func (st Store) Create(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -188,6 +191,9 @@ func (st Store) Create(
 		}
 		if !ok {
 			return pmapi.NotFound("app")
+		}
+		if err := holdQuota(ctx, tx, ws); err != nil {
+			return err
 		}
 		if err := checkProjects(ctx, tx, ws, projects); err != nil {
 			return err
@@ -209,9 +215,37 @@ func (st Store) Create(
 				projects,
 			),
 		)
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.WebhookCreated, subTarget(id))
 	})
 	return s, secret, err
+}
+
+// holdQuota keeps the workspace's active subscriptions within its webhooks
+// quota: a disabled one delivers nothing and leaves room.
+func holdQuota(ctx context.Context, tx pgx.Tx, ws uuid.UUID) error {
+	return quota.Hold(ctx, tx, ws, quota.Webhooks, func() (n int64, err error) {
+		err = tx.QueryRow(ctx, `select count(*) from webhook_subscriptions
+			where workspace_id = $1 and status = 'ACTIVE'`, ws).Scan(&n)
+		return n, err
+	})
+}
+
+// CountActive is the workspace's active subscriptions, the webhooks quota's use.
+func CountActive(ctx context.Context, shard *tenant.Shard, ws uuid.UUID) (int64, error) {
+	var n int64
+	err := shard.Read(ctx, ws, func(b *pgx.Batch) {
+		b.Queue(`select count(*) from webhook_subscriptions where workspace_id = $1 and status = 'ACTIVE'`, ws).
+			QueryRow(func(row pgx.Row) error { return row.Scan(&n) })
+	})
+	return n, err
+}
+
+// subTarget names a subscription in the audit log as the API shows its id.
+func subTarget(id uuid.UUID) audit.Target {
+	return audit.Target{Type: "webhook", ID: pmapi.FormatID(SubscriptionPrefix, id)}
 }
 
 // List returns an app's subscriptions, oldest first.
@@ -253,11 +287,24 @@ func (st Store) SetStatus(
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		cur, err := lockSub(ctx, tx, ws, &clientID, id)
-		if err != nil {
+		if err != nil || cur.Status == status {
+			s = cur
 			return err
 		}
-		s, err = st.setStatusTx(ctx, tx, shard, ws, cur, status, reason, 0)
-		return err
+		action := audit.WebhookDisabled
+		if reason == "deleted" {
+			action = audit.WebhookDeleted
+		}
+		if status == "ACTIVE" {
+			action = audit.WebhookEnabled
+			if err := holdQuota(ctx, tx, ws); err != nil {
+				return err
+			}
+		}
+		if s, err = st.setStatusTx(ctx, tx, shard, ws, cur, status, reason, 0); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, action, subTarget(id))
 	})
 	return s, err
 }
@@ -392,7 +439,10 @@ func (st Store) Rotate(
 		s, err = scanSub(tx.QueryRow(ctx, `update webhook_subscriptions s set `+previous+`,
 			secret_sealed = $3, secret_prefix = $4, updated_at = now()
 			where s.workspace_id = $1 and s.client_id = $5 and s.id = $2 returning `+subColumns, args...))
-		return err
+		if err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.WebhookRotated, subTarget(id))
 	})
 	return s, secret, err
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/pmapi/pmapi/resource/internal/storekit"
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 )
 
@@ -26,9 +26,9 @@ type Change struct {
 	MaxPerSecond *int
 }
 
-// Update applies ch to one of the app's subscriptions. A new project filter is
-// checked against the workspace's projects in the same transaction; without
-// one the update is a single statement.
+// Update applies ch to one of the app's subscriptions, in the transaction that
+// checks a new project filter against the workspace's projects and records
+// the change in the audit log.
 func (st Store) Update(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -58,17 +58,15 @@ func (st Store) Update(
 	sql := "update webhook_subscriptions s set " + strings.Join(sets, ", ") +
 		" where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning " + subColumns
 	var s Subscription
-	if len(ch.Projects) == 0 {
-		err := shard.Batch(ctx, ws, func(b *pgx.Batch) { storekit.QueueRow(b, &s, scanSub, sql, args...) })
-		return s, err
-	}
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
 		if err := checkProjects(ctx, tx, ws, ch.Projects); err != nil {
 			return err
 		}
 		var err error
-		s, err = scanSub(tx.QueryRow(ctx, sql, args...))
-		return err
+		if s, err = scanSub(tx.QueryRow(ctx, sql, args...)); err != nil {
+			return err
+		}
+		return audit.Record(ctx, tx, ws, audit.WebhookUpdated, subTarget(id))
 	})
 	return s, err
 }

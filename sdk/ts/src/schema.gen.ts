@@ -104,6 +104,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workspaces/{workspaceId}/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's audit log
+         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+         *
+         *     Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+         */
+        get: operations["adminListAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/workspaces/{workspaceId}/export": {
         parameters: {
             query?: never;
@@ -185,6 +207,34 @@ export interface paths {
          */
         get: operations["adminGetPlacement"];
         put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin/v1/workspaces/{workspaceId}/quotas": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's quotas and their current use
+         * @description Each quota's limit (null: unlimited) and use. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+         *
+         *     Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+         */
+        get: operations["adminGetQuotas"];
+        /**
+         * Set a workspace's quotas (null: unlimited)
+         * @description Replaces every quota; the change is in the workspace's audit log. Going over a count quota (apps, keysPerApp, webhooks) answers 429 QUOTA_EXCEEDED with `details: {quota, limit, used}` and no Retry-After; a quota lowered below the current use refuses new creations and removes nothing.
+         *
+         *     Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+         */
+        put: operations["adminSetQuotas"];
         post?: never;
         delete?: never;
         options?: never;
@@ -772,8 +822,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a disabled subscription of an app
-         * @description Enable a disabled subscription of an app.
+         * Enable a disabled subscription of an app (within the workspace's webhooks quota)
+         * @description Enable a disabled subscription of an app (within the workspace's webhooks quota).
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
@@ -822,6 +872,28 @@ export interface paths {
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
         post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's audit log
+         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+         *
+         *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -2626,8 +2698,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Enable a disabled subscription of the calling app
-         * @description Enable a disabled subscription of the calling app.
+         * Enable a disabled subscription of the calling app (within the workspace's webhooks quota)
+         * @description Enable a disabled subscription of the calling app (within the workspace's webhooks quota).
          *
          *     Required scope: `webhooks:write` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
          */
@@ -3051,6 +3123,53 @@ export interface components {
         };
         /** @enum {string} */
         ApproveResultStatus: "APPROVED" | "DENIED";
+        /** @enum {string} */
+        AuditActorType: "user" | "app" | "operator";
+        AuditActorView: {
+            /** @description The user's id, the app's client id, or admin (the operator token) or system (pmapi itself) */
+            id: string;
+            /** @description user: a console session; app: an API key or OAuth token of the app; operator: the admin API or pmapi's own process */
+            type: string & components["schemas"]["AuditActorType"];
+        };
+        AuditEntryView: {
+            /**
+             * @description What happened, <noun>.<verb>
+             * @example key.revoked
+             */
+            action: string;
+            actor: components["schemas"]["AuditActorView"];
+            /**
+             * Format: date-time
+             * @description When the change's transaction began
+             */
+            at: string;
+            /** @example aud_01J9Z3Q8W5N6K2M4R7T8V9X0YZ */
+            id: string;
+            /** @description The address the request came from; null for a change made outside a request */
+            ip: string | null;
+            /** @description The request's X-Request-Id; null for a change made outside a request */
+            requestId: string | null;
+            target: components["schemas"]["AuditTargetView"];
+        };
+        AuditList: {
+            items: components["schemas"]["AuditEntryView"][];
+            nextCursor: string | null;
+        };
+        /** @description Success answer carrying AuditList */
+        AuditListEnvelope: {
+            data: components["schemas"]["AuditList"];
+            /** @description Always true on success */
+            success: boolean;
+        };
+        AuditTargetView: {
+            /** @description Its id as the API shows it (a client id for an app) */
+            id: string;
+            /**
+             * @description app, key, webhook, session, user, grant or workspace
+             * @example key
+             */
+            type: string;
+        };
         AuthzIntrospection: {
             active: boolean;
             client_id?: string;
@@ -3234,7 +3353,7 @@ export interface components {
             requestId: string;
         };
         /** @enum {string} */
-        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
+        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
             /** @description Always false on failure */
@@ -3668,6 +3787,54 @@ export interface components {
             targetDate: string | null;
             /** Format: date-time */
             updatedAt: string;
+        };
+        QuotaView: {
+            /**
+             * Format: int64
+             * @description null: unlimited
+             */
+            limit: number | null;
+            /**
+             * Format: int64
+             * @description The count the limit applies to (for keysPerApp the app with the most live keys); null where pmapi does not count it yet (requestsPerMonth)
+             */
+            used: number | null;
+        };
+        /** @description Success answer carrying Quotas */
+        QuotasEnvelope: {
+            data: components["schemas"]["QuotasView"];
+            /** @description Always true on success */
+            success: boolean;
+        };
+        QuotasRequest: {
+            /**
+             * Format: int64
+             * @description Apps of the workspace (any status); null: unlimited
+             */
+            apps: number | null;
+            /**
+             * Format: int64
+             * @description Live keys (neither revoked nor expired) of one app; null: unlimited
+             */
+            keysPerApp: number | null;
+            /**
+             * Format: int64
+             * @description API requests a UTC month; stored and shown, not enforced yet; null: unlimited
+             */
+            requestsPerMonth: number | null;
+            /**
+             * Format: int64
+             * @description Active webhook subscriptions of the workspace; null: unlimited
+             */
+            webhooks: number | null;
+        };
+        QuotasView: {
+            apps: components["schemas"]["QuotaView"];
+            keysPerApp: components["schemas"]["QuotaView"];
+            requestsPerMonth: components["schemas"]["QuotaView"];
+            webhooks: components["schemas"]["QuotaView"];
+            /** Format: uuid */
+            workspaceId: string;
         };
         RRCADeletedEvent: {
             projectId: string;
@@ -4979,6 +5146,12 @@ export type ApproveRequest = components['schemas']['ApproveRequest'];
 export type ApproveResult = components['schemas']['ApproveResult'];
 export type ApproveResultEnvelope = components['schemas']['ApproveResultEnvelope'];
 export type ApproveResultStatus = components['schemas']['ApproveResultStatus'];
+export type AuditActorType = components['schemas']['AuditActorType'];
+export type AuditActorView = components['schemas']['AuditActorView'];
+export type AuditEntryView = components['schemas']['AuditEntryView'];
+export type AuditList = components['schemas']['AuditList'];
+export type AuditListEnvelope = components['schemas']['AuditListEnvelope'];
+export type AuditTargetView = components['schemas']['AuditTargetView'];
 export type AuthzIntrospection = components['schemas']['AuthzIntrospection'];
 export type AuthzJwk = components['schemas']['AuthzJWK'];
 export type AuthzJwkAlg = components['schemas']['AuthzJWKAlg'];
@@ -5070,6 +5243,10 @@ export type ProjectRestoredWebhook = components['schemas']['ProjectRestoredWebho
 export type ProjectUpdateRequest = components['schemas']['ProjectUpdateRequest'];
 export type ProjectUpdatedWebhook = components['schemas']['ProjectUpdatedWebhook'];
 export type ProjectView = components['schemas']['ProjectView'];
+export type QuotaView = components['schemas']['QuotaView'];
+export type QuotasEnvelope = components['schemas']['QuotasEnvelope'];
+export type QuotasRequest = components['schemas']['QuotasRequest'];
+export type QuotasView = components['schemas']['QuotasView'];
 export type RrcaDeletedEvent = components['schemas']['RRCADeletedEvent'];
 export type RateLimitRequest = components['schemas']['RateLimitRequest'];
 export type RegenerateKeyRequest = components['schemas']['RegenerateKeyRequest'];
@@ -5569,6 +5746,66 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    adminListAudit: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50 */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description Only entries of this action */
+                action?: string;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workspaceId of the resource, as the API gave it */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
     adminExportWorkspace: {
         parameters: {
             query?: never;
@@ -5821,6 +6058,130 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    adminGetQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspaceId of the resource, as the API gave it */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotasEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    adminSetQuotas: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The workspaceId of the resource, as the API gave it */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["QuotasRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QuotasEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unsupported Media Type: `error.code` is `UNSUPPORTED_MEDIA_TYPE` */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6460,6 +6821,15 @@ export interface operations {
             };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7148,6 +7518,15 @@ export interface operations {
             };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED` */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7851,6 +8230,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };
@@ -8225,6 +8613,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED` */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             default: components["responses"]["Error"];
         };
     };
@@ -8406,6 +8803,72 @@ export interface operations {
             };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Page size, 1 to 200; default 50 */
+                limit?: number;
+                /** @description nextCursor of the previous page */
+                cursor?: string;
+                /** @description Only entries of this action */
+                action?: string;
+                /** @description Only entries at or after this time (RFC 3339) */
+                since?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditListEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `TOKEN_EXPIRED`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Forbidden: `error.code` is `WORKSPACE_SUSPENDED` */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17448,7 +17911,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
@@ -17967,7 +18430,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
