@@ -81,7 +81,8 @@ end $$;
 -- before (their upper bound is at most before), attempts before deliveries.
 -- A referenced partition is detached first: PostgreSQL refuses to drop one
 -- that a foreign key names, and detaching checks that no attempt points into
--- it. It never drops a partition younger than a day, whatever it is asked.
+-- it. Whatever it is asked, it keeps the last 23 hours: the server asks for
+-- at least 24, and its clock may run a little ahead of the database's.
 -- A short lock timeout keeps it from queueing writers behind a long
 -- transaction: the next run tries again.
 create function pmapi_drop_partitions(before timestamptz) returns integer
@@ -95,7 +96,7 @@ declare
     t       text;
     part    regclass;
 begin
-    if before > now() - interval '24 hours' then
+    if before > now() - interval '23 hours' then
         raise exception 'pmapi_drop_partitions: % is less than 24h ago; the retention is at least 24h', before;
     end if;
     perform set_config('lock_timeout', '5s', true);
