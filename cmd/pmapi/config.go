@@ -143,8 +143,7 @@ func loadConfig() (config, error) {
 	}
 	c.EventRetention, err = time.ParseDuration(env("PMAPI_EVENT_RETENTION", "720h"))
 	if err != nil || webhook.CheckEventRetention(c.EventRetention) != nil {
-		return c, fmt.Errorf("PMAPI_EVENT_RETENTION must be a duration of at least %s, such as 720h (30 days)",
-			webhook.MinEventRetention)
+		return c, fmt.Errorf("PMAPI_EVENT_RETENTION must be a duration of at least 24h, such as 720h (30 days)")
 	}
 	c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String()))
 	if err != nil || c.JobRetention <= 0 {

@@ -38,21 +38,55 @@ as $$
     from pg_class c where c.oid = part
 $$;
 
+-- Partition DDL reaches every shard by nature, so the server role's guard
+-- against multi-shard statements (docs/operations.md, "Citus") is lifted for
+-- the rest of the transaction that runs it, the retention job's own. On plain
+-- PostgreSQL there is no such guard (and the owner may not set Citus's
+-- settings there).
+create function pmapi_allow_partition_ddl() returns void
+language plpgsql
+as $$
+begin
+    if exists (select 1 from pg_extension where extname = 'citus') then
+        perform set_config('citus.multi_task_query_log_level', 'off', true);
+    end if;
+end $$;
+
+-- The partition DDL below takes locks on the three tables and on
+-- webhook_subscriptions (whose foreign key each delivery partition carries),
+-- one table after another, where writers take them in their own order: under
+-- writes that is a deadlock (seen on PostgreSQL and on Citus), whose loser
+-- may be a writer. pmapi_lock_retained takes every lock the DDL needs first,
+-- in one statement and one order, before the DDL, and only when there is DDL
+-- to run; with the lock timeout below the deadlock detector's wait, the
+-- retention is what gives up, and its job tries again a moment later. Writers
+-- wait for the DDL itself, a catalog change of milliseconds, once a day.
+create function pmapi_lock_retained(mode text) returns void
+language plpgsql
+as $$
+begin
+    execute format('lock table webhook_subscriptions, webhook_deliveries, webhook_attempts, event_log in %s mode',
+                   mode);
+end $$;
+
 -- pmapi_make_partitions makes the daily partitions (UTC days, named
 -- <table>_pYYYY_MM_DD as Citus's create_time_partitions names them) of the
 -- three tables that cover [since, until), leaving the days that have one.
--- Citus distributes a partition of a distributed table as it is created.
+-- Each is created on its own and attached, which locks the parent less than
+-- CREATE TABLE ... PARTITION OF; Citus distributes a table attached to a
+-- distributed parent, colocated with it.
 create function pmapi_make_partitions(since timestamptz, until timestamptz) returns integer
 language plpgsql
 security definer
 set search_path = public, pg_catalog
 set timezone = 'UTC'
+set lock_timeout = '500ms'
 as $$
 declare
-    made int := 0;
-    t    text;
-    day  timestamptz;
-    name text;
+    t     text;
+    day   timestamptz;
+    todo  text[] := '{}';
+    i     int;
 begin
     if until - since > interval '400 days' then
         raise exception 'pmapi_make_partitions: % to % is more than 400 days', since, until;
@@ -60,21 +94,31 @@ begin
     foreach t in array array['event_log', 'webhook_deliveries', 'webhook_attempts'] loop
         day := date_trunc('day', since);
         while day < until loop
-            name := format('%s_p%s', t, to_char(day, 'YYYY_MM_DD'));
-            if to_regclass(name) is null and not exists (
+            if to_regclass(format('%s_p%s', t, to_char(day, 'YYYY_MM_DD'))) is null and not exists (
                 select 1 from pg_inherits i
                 where i.inhparent = t::regclass
                   and pmapi_partition_end(i.inhrelid::regclass) > day
                   and pmapi_partition_end(i.inhrelid::regclass) <= day + interval '1 day'
             ) then
-                execute format('create table %I partition of %I for values from (%L) to (%L)',
-                               name, t, day, day + interval '1 day');
-                made := made + 1;
+                todo := todo || array[t, day::text];
             end if;
             day := day + interval '1 day';
         end loop;
     end loop;
-    return made;
+    if cardinality(todo) = 0 then
+        return 0;
+    end if;
+    perform pmapi_allow_partition_ddl();
+    perform pmapi_lock_retained('share row exclusive');
+    for i in 1 .. cardinality(todo) / 2 loop
+        t := todo[2 * i - 1];
+        day := todo[2 * i]::timestamptz;
+        execute format('create table %I (like %I including defaults including constraints)',
+                       format('%s_p%s', t, to_char(day, 'YYYY_MM_DD')), t);
+        execute format('alter table %I attach partition %I for values from (%L) to (%L)',
+                       t, format('%s_p%s', t, to_char(day, 'YYYY_MM_DD')), day, day + interval '1 day');
+    end loop;
+    return cardinality(todo) / 2;
 end $$;
 
 -- pmapi_drop_partitions drops the partitions that hold nothing at or after
@@ -83,37 +127,39 @@ end $$;
 -- that a foreign key names, and detaching checks that no attempt points into
 -- it. Whatever it is asked, it keeps the last 23 hours: the server asks for
 -- at least 24, and its clock may run a little ahead of the database's.
--- A short lock timeout keeps it from queueing writers behind a long
--- transaction: the next run tries again.
 create function pmapi_drop_partitions(before timestamptz) returns integer
 language plpgsql
 security definer
 set search_path = public, pg_catalog
 set timezone = 'UTC'
+set lock_timeout = '500ms'
 as $$
 declare
-    dropped int := 0;
-    t       text;
-    part    regclass;
+    parts regclass[];
+    part  regclass;
 begin
     if before > now() - interval '23 hours' then
         raise exception 'pmapi_drop_partitions: % is less than 24h ago; the retention is at least 24h', before;
     end if;
-    perform set_config('lock_timeout', '5s', true);
-    foreach t in array array['webhook_attempts', 'webhook_deliveries', 'event_log'] loop
-        for part in
-            select i.inhrelid::regclass from pg_inherits i
-            where i.inhparent = t::regclass and pmapi_partition_end(i.inhrelid::regclass) <= before
-            order by pmapi_partition_end(i.inhrelid::regclass)
-        loop
-            if t = 'webhook_deliveries' then
-                execute format('alter table %I detach partition %s', t, part);
-            end if;
-            execute format('drop table %s', part);
-            dropped := dropped + 1;
-        end loop;
+    select coalesce(array_agg(i.inhrelid::regclass order by array_position(
+               array['webhook_attempts', 'webhook_deliveries', 'event_log']::regclass[], i.inhparent::regclass),
+               pmapi_partition_end(i.inhrelid::regclass)), '{}')
+        into parts
+        from pg_inherits i
+        where i.inhparent in ('webhook_attempts'::regclass, 'webhook_deliveries'::regclass, 'event_log'::regclass)
+          and pmapi_partition_end(i.inhrelid::regclass) <= before;
+    if cardinality(parts) = 0 then
+        return 0;
+    end if;
+    perform pmapi_allow_partition_ddl();
+    perform pmapi_lock_retained('access exclusive');
+    foreach part in array parts loop
+        if exists (select 1 from pg_inherits where inhrelid = part and inhparent = 'webhook_deliveries'::regclass) then
+            execute format('alter table webhook_deliveries detach partition %s', part);
+        end if;
+        execute format('drop table %s', part);
     end loop;
-    return dropped;
+    return cardinality(parts);
 end $$;
 
 revoke execute on function pmapi_make_partitions(timestamptz, timestamptz) from public;

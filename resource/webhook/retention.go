@@ -2,8 +2,11 @@ package webhook
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -47,14 +50,37 @@ func KeepPartitions(ctx context.Context, shard *tenant.Shard, retention time.Dur
 	if err := CheckEventRetention(retention); err != nil {
 		return k, err
 	}
-	err := shard.Pool.QueryRow(ctx, "select pmapi_make_partitions($1, $2)", now, now.Add(PartitionsAhead)).
-		Scan(&k.Made)
+	err := ddl(ctx, func() error {
+		return shard.Pool.QueryRow(ctx, "select pmapi_make_partitions($1, $2)", now, now.Add(PartitionsAhead)).
+			Scan(&k.Made)
+	})
 	if err != nil {
 		return k, fmt.Errorf("make partitions: %w", err)
 	}
-	if err := shard.Pool.QueryRow(ctx, "select pmapi_drop_partitions($1)", now.Add(-retention)).
-		Scan(&k.Dropped); err != nil {
+	err = ddl(ctx, func() error {
+		return shard.Pool.QueryRow(ctx, "select pmapi_drop_partitions($1)", now.Add(-retention)).Scan(&k.Dropped)
+	})
+	if err != nil {
 		return k, fmt.Errorf("drop partitions: %w", err)
 	}
 	return k, nil
+}
+
+// ddl runs a partition change again, a few times, when it lost a deadlock to
+// the writes around it or gave up waiting for its lock: both are the retention
+// yielding to traffic, and a moment later it usually goes through.
+func ddl(ctx context.Context, run func() error) error {
+	var err error
+	for try := 1; try <= 5; try++ {
+		var pgErr *pgconn.PgError
+		if err = run(); !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "55P03") {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
+		}
+	}
+	return err
 }
