@@ -29,7 +29,8 @@ func backdate(t *testing.T, table, column, where string, ws uuid.UUID, args ...a
 	ctx := context.Background()
 	admin := testdb.Conn(t, testdb.Database(t).AdminURL)
 	then := time.Now().Add(-pastRetention)
-	if _, err := admin.Exec(ctx, "select pmapi_make_partitions($1, $2)", then.Add(-24*time.Hour), then.Add(24*time.Hour)); err != nil {
+	_, err := admin.Exec(ctx, "select pmapi_make_partitions($1, $2)", then.Add(-24*time.Hour), then.Add(24*time.Hour))
+	if err != nil {
 		t.Fatal(err)
 	}
 	// One time for all: Citus refuses timestamptz arithmetic (a stable
