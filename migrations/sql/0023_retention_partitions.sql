@@ -65,6 +65,9 @@ create function pmapi_lock_retained(mode text) returns void
 language plpgsql
 as $$
 begin
+    if mode not in ('share row exclusive', 'access exclusive') then
+        raise exception 'pmapi_lock_retained: no lock mode %', mode;
+    end if;
     execute format('lock table webhook_subscriptions, webhook_deliveries, webhook_attempts, event_log in %s mode',
                    mode);
 end $$;
@@ -162,6 +165,10 @@ begin
     return cardinality(parts);
 end $$;
 
+-- The server's role calls the two entry points only; the helpers run inside
+-- them, as the owner.
+revoke execute on function pmapi_allow_partition_ddl() from public;
+revoke execute on function pmapi_lock_retained(text) from public;
 revoke execute on function pmapi_make_partitions(timestamptz, timestamptz) from public;
 revoke execute on function pmapi_drop_partitions(timestamptz) from public;
 grant execute on function pmapi_make_partitions(timestamptz, timestamptz) to pmapi_app;

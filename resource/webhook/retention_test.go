@@ -2,6 +2,7 @@ package webhook_test
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -190,7 +191,8 @@ func TestRetentionDropsOldPartitionsUnderWrites(t *testing.T) {
 }
 
 // TestRetentionRefusesLessThanADay: neither the server nor the owner's
-// function drops a day still being written.
+// function drops a day still being written, and the server's role reaches
+// the partition DDL only through the two functions.
 func TestRetentionRefusesLessThanADay(t *testing.T) {
 	ctx := context.Background()
 	shard := testdb.ServerShard(t)
@@ -201,5 +203,13 @@ func TestRetentionRefusesLessThanADay(t *testing.T) {
 	err := shard.Pool.QueryRow(ctx, "select pmapi_drop_partitions(now() - interval '1 hour')").Scan(&n)
 	if err == nil {
 		t.Errorf("pmapi_drop_partitions dropped %d partitions an hour old", n)
+	}
+	// The helpers are the owner's alone: the server's role could otherwise
+	// lock the tables, or lift its own multi-shard guard.
+	for _, helper := range []string{"pmapi_lock_retained('access exclusive')", "pmapi_allow_partition_ddl()"} {
+		if _, err := shard.Pool.Exec(ctx, "select "+helper); err == nil ||
+			!strings.Contains(err.Error(), "permission denied") {
+			t.Errorf("the server's role calls %s: %v", helper, err)
+		}
 	}
 }
