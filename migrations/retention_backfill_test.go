@@ -13,6 +13,8 @@ import (
 	"github.com/pmapi/pmapi/internal/pgcluster"
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/migrations"
+	"github.com/pmapi/pmapi/resource/webhook"
+	"github.com/pmapi/pmapi/tenant"
 )
 
 // TestRetentionPartitionsKeepEveryRow: migration 0023 moves the rows of a
@@ -20,7 +22,7 @@ import (
 // from before 0013 takes its created_at as its event's time), and the server's
 // statements work on them afterwards: the log numbers on from its last event,
 // a delivery is written, moved and read with its attempts, another workspace
-// sees none of it.
+// sees none of it. The store's feed and delivery detail read them.
 func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 	ctx := context.Background()
 	admin := testdb.AdminURL(t)
@@ -157,6 +159,25 @@ func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The store's reads on the moved rows: the feed lists the four events
+	// in order, the bare delivery's detail finds its attempt in its day.
+	pool := testdb.Pool(t, db.AppURL)
+	shard := tenant.NewShard("default", pool, testdb.TenantSetting(t))
+	st := webhook.Store{}
+	page, err := st.Feed(ctx, shard, ws, webhook.FeedQuery{Types: []string{"task.created"}, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Events) != 4 || page.Events[0].Seq != 1 || page.Next != 4 {
+		t.Errorf("the feed after 0023: %d events, next %d; want 4 from 1", len(page.Events), page.Next)
+	}
+	d, attempts, err := st.Detail(ctx, shard, ws, "app", bare)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != "DEAD" || len(attempts) != 1 || attempts[0].LatencyMS != 12.5 {
+		t.Errorf("the bare delivery's detail after 0023: %s with attempts %+v", d.Status, attempts)
 	}
 	err = testdb.InWorkspace(t, app, uuid.NewString(), func(tx pgx.Tx) error {
 		var n int
