@@ -103,6 +103,16 @@ for d in "$api" "$worker" "$job"; do
   has "$d" 'name: pmapi-extra' "extraEnvFrom misses a container"
 done
 has "$worker" 'value: "10s,1m"' "webhookRetrySchedule does not reach the workers"
+for d in "$api" "$worker"; do
+  has "$(grep -A1 'name: PMAPI_EVENT_RETENTION' <<<"$d")" 'value: "720h"' "the default event retention misses a Deployment"
+done
+ret=$(helm template pmapi "$chart" --set config.eventRetention=48h)
+has "$(grep -A1 'name: PMAPI_EVENT_RETENTION' <<<"$(doc Deployment pmapi-worker <<<"$ret")")" 'value: "48h"' \
+  "config.eventRetention does not reach the workers"
+for bad in 23h 0h 30d 1h30m; do
+  helm template pmapi "$chart" --set config.eventRetention=$bad >/dev/null 2>&1 &&
+    fail "config.eventRetention=$bad renders; pmapi refuses less than 24h"
+done
 sm=$(doc ServiceMonitor pmapi <<<"$out")
 has "$sm" 'pmapi/metrics: "true"' "the ServiceMonitor does not select the metrics Services"
 has "$sm" 'jobLabel: app.kubernetes.io/instance' "the ServiceMonitor's job is not the release"

@@ -127,6 +127,9 @@ type Options struct {
 	// that lost their fan-out job, and how old such an event must be
 	// (DefaultSweepEvery, DefaultSweepAfter when zero; tests shrink them).
 	SweepEvery, SweepAfter time.Duration
+	// EventRetention is how long events, deliveries and attempts are kept
+	// (webhook.DefaultEventRetention when zero).
+	EventRetention time.Duration
 }
 
 func (o Options) engine() suggest.Engine {
@@ -170,6 +173,12 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 	if opts.RescueAfter <= 0 {
 		opts.RescueAfter = DefaultRescueAfter
 	}
+	if opts.EventRetention == 0 {
+		opts.EventRetention = webhook.DefaultEventRetention
+	}
+	if err := webhook.CheckEventRetention(opts.EventRetention); err != nil {
+		return nil, err
+	}
 	if opts.CompletedRetention <= 0 {
 		opts.CompletedRetention = DefaultCompletedRetention
 	}
@@ -204,6 +213,7 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 		river.AddWorker(workers, &SimilarityWorker{Directory: dir, Store: analyses})
 		river.AddWorker(workers, &SuggestWorker{Directory: dir, Store: analyses, Engine: opts.engine()})
 		river.AddWorker(workers, &workspacedata.EraseWorker{Directory: dir})
+		river.AddWorker(workers, &RetentionWorker{Directory: dir, Retention: opts.EventRetention, Log: opts.Log})
 		cfg := &river.Config{
 			Schema:     migrations.RiverSchema,
 			Logger:     cmp.Or(opts.RiverLog, opts.Log),
@@ -233,6 +243,11 @@ func NewClients(dir *tenant.Directory, opts Options) (*Clients, error) {
 				river.NewPeriodicJob(
 					river.PeriodicInterval(6*time.Hour),
 					func() (river.JobArgs, *river.InsertOpts) { return MaintenanceArgs{Shard: shardName}, nil },
+					&river.PeriodicJobOpts{RunOnStart: true},
+				),
+				river.NewPeriodicJob(
+					river.PeriodicInterval(RetentionEvery),
+					func() (river.JobArgs, *river.InsertOpts) { return RetentionArgs{Shard: shardName}, nil },
 					&river.PeriodicJobOpts{RunOnStart: true},
 				),
 				river.NewPeriodicJob(

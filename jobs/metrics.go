@@ -27,7 +27,7 @@ var (
 func init() {
 	// Export every kind and state from the start: dashboards see zeros, not gaps.
 	for _, kind := range []string{
-		"maintenance.sweep", "event.fanout", "webhook.deliver", "rrca.similarity", "rrca.suggest",
+		"maintenance.sweep", "event.fanout", "webhook.deliver", "rrca.similarity", "rrca.suggest", "event.retention",
 	} {
 		for _, state := range []string{"completed", "failed", "cancelled", "snoozed"} {
 			riverJobs.WithLabelValues(kind, state)

@@ -24,13 +24,13 @@ var directoryTables = map[string]bool{"workspaces": true, "client_directory": tr
 	"user_emails": true}
 
 // tenantTables lists every table of the public schema with a workspace_id column,
-// less the directory.
+// less the directory and less partitions, which TestPartitionsAreReachedOnlyThroughTheirParent checks.
 func tenantTables(t *testing.T, pool *pgxpool.Pool) []string {
 	t.Helper()
 	rows, err := pool.Query(context.Background(), `select c.relname from pg_class c
 		join pg_namespace n on n.oid = c.relnamespace
 		join pg_attribute a on a.attrelid = c.oid and a.attname = 'workspace_id' and not a.attisdropped
-		where n.nspname = 'public' and c.relkind in ('r', 'p') order by 1`)
+		where n.nspname = 'public' and c.relkind in ('r', 'p') and not c.relispartition order by 1`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,11 +230,7 @@ func TestRLSWithoutWorkspaceSeesAndWritesNothing(t *testing.T) {
 					if n != 0 {
 						return fmt.Errorf("sees %d rows", n)
 					}
-					_, err := tx.Exec(
-						context.Background(),
-						fmt.Sprintf("insert into %s (workspace_id) values ($1)", pgx.Identifier{table}.Sanitize()),
-						uuid.New(),
-					)
+					_, err := tx.Exec(context.Background(), insertWorkspaceSQL(t, table), uuid.New())
 					if !isRLSViolation(err) {
 						return fmt.Errorf("insert without a workspace: got %v, want a row-level security violation", err)
 					}
@@ -279,7 +275,7 @@ func TestRLSWithWorkspaceSeesOnlyItsOwn(t *testing.T) {
 
 	for _, table := range tenantTables(t, testdb.OwnerPool(t)) {
 		err := inTx(t, pool, &as, func(tx pgx.Tx) error {
-			_, err := tx.Exec(ctx, fmt.Sprintf("insert into %s (workspace_id) values ($1)", pgx.Identifier{table}.Sanitize()), b)
+			_, err := tx.Exec(ctx, insertWorkspaceSQL(t, table), b)
 			if !isRLSViolation(err) {
 				return fmt.Errorf("insert of a B row from A: got %v, want a row-level security violation", err)
 			}
@@ -336,4 +332,28 @@ func TestRLSWithWorkspaceSeesOnlyItsOwn(t *testing.T) {
 			t.Fatalf("got %v, want an invalid uuid error", err)
 		}
 	})
+}
+
+// insertWorkspaceSQL inserts a row of table with only its workspace ($1) and,
+// for a partitioned table, its partition key at the current time: without a
+// key the row finds no partition before row-level security is asked.
+func insertWorkspaceSQL(t *testing.T, table string) string {
+	t.Helper()
+	rows, err := testdb.OwnerPool(t).Query(context.Background(), `select a.attname::text
+		from pg_partitioned_table p cross join unnest(p.partattrs) k(attnum)
+		join pg_attribute a on a.attrelid = p.partrelid and a.attnum = k.attnum
+		where p.partrelid = $1::regclass`, table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, vals := []string{"workspace_id"}, []string{"$1"}
+	for _, k := range keys {
+		cols, vals = append(cols, pgx.Identifier{k}.Sanitize()), append(vals, "now()")
+	}
+	return fmt.Sprintf("insert into %s (%s) values (%s)", pgx.Identifier{table}.Sanitize(),
+		strings.Join(cols, ", "), strings.Join(vals, ", "))
 }

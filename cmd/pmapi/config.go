@@ -50,6 +50,7 @@ type config struct {
 	WebhookCAFile      string
 	RescueAfter        time.Duration
 	JobRetention       time.Duration
+	EventRetention     time.Duration
 	RetrySchedule      []time.Duration
 	Breaker            webhook.Breaker
 	JobWorkers         int
@@ -139,6 +140,10 @@ func loadConfig() (config, error) {
 	c.RescueAfter, err = time.ParseDuration(env("PMAPI_JOB_RESCUE_AFTER", jobs.DefaultRescueAfter.String()))
 	if err != nil || c.RescueAfter <= 0 {
 		return c, fmt.Errorf("PMAPI_JOB_RESCUE_AFTER must be a positive duration such as %s", jobs.DefaultRescueAfter)
+	}
+	c.EventRetention, err = time.ParseDuration(env("PMAPI_EVENT_RETENTION", "720h"))
+	if err != nil || webhook.CheckEventRetention(c.EventRetention) != nil {
+		return c, fmt.Errorf("PMAPI_EVENT_RETENTION must be a duration of at least 24h, such as 720h (30 days)")
 	}
 	c.JobRetention, err = time.ParseDuration(env("PMAPI_JOB_RETENTION", jobs.DefaultCompletedRetention.String()))
 	if err != nil || c.JobRetention <= 0 {

@@ -59,3 +59,28 @@ func TestCitusSettings(t *testing.T) {
 		})
 	}
 }
+
+// The event retention: 30 days by default; less than a day is refused at
+// start with the setting named, since a day is one partition.
+func TestEventRetentionSetting(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.EventRetention != 720*time.Hour {
+		t.Errorf("default: %s, want 720h", c.EventRetention)
+	}
+	t.Setenv("PMAPI_EVENT_RETENTION", "24h")
+	if c, err = loadConfig(); err != nil || c.EventRetention != 24*time.Hour {
+		t.Errorf("24h: %s %v", c.EventRetention, err)
+	}
+	for _, bad := range []string{"23h59m", "0s", "-1h", "thirty days"} {
+		t.Run(bad, func(t *testing.T) {
+			t.Setenv("PMAPI_EVENT_RETENTION", bad)
+			_, err := loadConfig()
+			if err == nil || !strings.Contains(err.Error(), "PMAPI_EVENT_RETENTION must be a duration of at least 24h") {
+				t.Errorf("%s: %v", bad, err)
+			}
+		})
+	}
+}

@@ -42,7 +42,8 @@ func (q quieter) WithGroup(name string) slog.Handler {
 
 // housekeepingKinds run on a timer (the event sweeper every minute) and say
 // nothing worth a line when they succeed.
-var housekeepingKinds = map[string]bool{jobs.MaintenanceArgs{}.Kind(): true, jobs.SweepArgs{}.Kind(): true}
+var housekeepingKinds = map[string]bool{jobs.MaintenanceArgs{}.Kind(): true, jobs.SweepArgs{}.Kind(): true,
+	jobs.RetentionArgs{}.Kind(): true}
 
 func housekeeping(r slog.Record) bool {
 	if r.Message != "job" {

@@ -97,6 +97,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		Schedule:           cfg.RetrySchedule,
 		Breaker:            cfg.Breaker,
 		CompletedRetention: cfg.JobRetention,
+		EventRetention:     cfg.EventRetention,
 		Workers:            cfg.JobWorkers,
 		FetchCooldown:      cfg.JobFetchCooldown,
 		Sweeps:             maintenanceSweeps(),

@@ -50,13 +50,18 @@ func (b *bench) seedDeliveryHistory(ctx context.Context) error {
 		)
 		deliveries = append(
 			deliveries,
-			[]any{ws, d, sub, b.appID, event, "task.updated", []byte(`{}`), "SUCCEEDED", 1, 200, at, at, []byte(log)},
+			[]any{ws, d, sub, b.appID, event, "task.updated", []byte(`{}`), "SUCCEEDED", 1, 200, at, at, at, []byte(log)},
 		)
+	}
+	// The month's days get their partitions (the retention job makes only
+	// the days ahead).
+	if _, err := conn.Exec(ctx, "select pmapi_make_partitions($1, now())", month); err != nil {
+		return fmt.Errorf("history partitions: %w", err)
 	}
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"webhook_deliveries"},
 		[]string{
 			"workspace_id", "id", "subscription_id", "client_id", "event_id", "event_type", "data", "status",
-			"attempts", "last_status", "created_at", "completed_at", "attempt_log",
+			"attempts", "last_status", "created_at", "completed_at", "occurred_at", "attempt_log",
 		},
 		pgx.CopyFromRows(deliveries)); err != nil {
 		return fmt.Errorf("copy deliveries: %w", err)

@@ -166,12 +166,14 @@ func (st Store) Deliveries(
 // deliveryDetailSQL reads one of the app's deliveries with its attempt log:
 // the row's own (attempt_log) and, for a delivery written before it (migration
 // 0017), the attempts kept in webhook_attempts, in the log's form; one
-// statement on one shard, the subquery naming the workspace parameter itself.
+// statement on one shard, the subquery naming the workspace parameter itself
+// and the delivery's partition key, so it reads the one partition.
 const deliveryDetailSQL = `select ` + deliveryColumns + `, d.attempt_log,
 	(select jsonb_agg(jsonb_build_object('attempt', a.attempt, 'at', a.at, 'outcome', a.outcome,
 		'statusCode', a.status_code, 'latencyMs', a.latency_ms, 'responseSnippet', a.response_snippet,
 		'error', a.error) order by a.id)
-		from webhook_attempts a where a.workspace_id = $1 and a.delivery_id = $3)
+		from webhook_attempts a where a.workspace_id = $1 and a.delivery_id = $3
+			and a.delivery_occurred_at = d.occurred_at)
 	from webhook_deliveries d where d.workspace_id = $1 and d.client_id = $2 and d.id = $3`
 
 // Detail returns one of the app's deliveries with its attempt log, oldest
@@ -362,6 +364,6 @@ func (st Store) RecordTest(ctx context.Context, shard *tenant.Shard, ws uuid.UUI
 	if !s.Result.OK() {
 		v.Status = StatusDead
 	}
-	a := []Attempt{{Delivery: d.ID, Number: 1, At: s.At, Result: s.Result, Verdict: v}}
+	a := []Attempt{{Delivery: d.ID, OccurredAt: d.When(), Number: 1, At: s.At, Result: s.Result, Verdict: v}}
 	return shard.Batch(ctx, ws, func(b *pgx.Batch) { queueMoves(b, ws, a) })
 }

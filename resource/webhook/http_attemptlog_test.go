@@ -166,15 +166,17 @@ func TestDeliveriesFromBeforeTheLogStillShowTheirAttempts(t *testing.T) {
 	if err := env.Directory.Shards().Default.Tx(ctx, ws, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
 		b.Queue(`insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data,
-				status, attempts, last_status, next_attempt_at, completed_at)
-			values ($1, $2, $3, $4, 'project.created', '{}', 'SUCCEEDED', 2, 204, null, $5),
-			($1, $6, $3, $4, 'project.created', '{}', 'RETRYING', 1, 503, now() - interval '1 second', null)`,
+				status, attempts, last_status, next_attempt_at, completed_at, occurred_at)
+			values ($1, $2, $3, $4, 'project.created', '{}', 'SUCCEEDED', 2, 204, null, $5, now()),
+			($1, $6, $3, $4, 'project.created', '{}', 'RETRYING', 1, 503, now() - interval '1 second', null, now())`,
 			ws, done, sub, tn.ClientID, t2, waiting)
+		// The transaction's now(): the deliveries' event time, which each
+		// attempt names with its delivery.
 		b.Queue(`insert into webhook_attempts (workspace_id, id, delivery_id, attempt, at, outcome, status_code,
-				latency_ms, response_snippet, error)
-			values ($1, $2, $3, 1, $4, 'failed', 500, 12.5, 'oops', 'endpoint answered 500'),
-			($1, $5, $3, 2, $6, 'succeeded', 204, 3.25, null, null),
-			($1, $7, $8, 1, $9, 'failed', 503, 7, null, 'endpoint answered 503')`,
+				latency_ms, response_snippet, error, delivery_occurred_at)
+			values ($1, $2, $3, 1, $4, 'failed', 500, 12.5, 'oops', 'endpoint answered 500', now()),
+			($1, $5, $3, 2, $6, 'succeeded', 204, 3.25, null, null, now()),
+			($1, $7, $8, 1, $9, 'failed', 503, 7, null, 'endpoint answered 503', now())`,
 			ws, uuid.Must(uuid.NewV7()), done, t1, uuid.Must(uuid.NewV7()), t2, uuid.Must(uuid.NewV7()), waiting, t3)
 		return tx.SendBatch(ctx, b).Close()
 	}); err != nil {

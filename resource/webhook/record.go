@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -19,10 +20,14 @@ import (
 // delivery.
 type Attempt struct {
 	Delivery uuid.UUID
-	Number   int
-	At       time.Time
-	Result   Result
-	Verdict  Verdict
+	// OccurredAt is the delivery's event time, its partition key: it keeps
+	// the update that records the attempt to the delivery's partition (zero
+	// looks in every partition).
+	OccurredAt time.Time
+	Number     int
+	At         time.Time
+	Result     Result
+	Verdict    Verdict
 }
 
 func (a Attempt) outcome() string {
@@ -131,7 +136,8 @@ func queueInserts[T any](b *pgx.Batch, ws uuid.UUID, head string, cols int, rows
 // attempt joins its delivery's attempt log ('g'), which a delivery from
 // before the log has as NULL; the state moves only while the delivery waits:
 // a delivery cancelled meanwhile stays cancelled, with the attempt that was
-// made logged all the same.
+// made logged all the same. $4 and $5 bound the deliveries' event times, so
+// only their partitions are read, not every day of the retention.
 const moveDeliveriesSQL = `update webhook_deliveries d
 	set attempt_log = coalesce(d.attempt_log, '[]'::jsonb) || ($3::jsonb -> d.id::text -> 'g'),
 	status = case when d.status in ('PENDING', 'RETRYING') then $3::jsonb -> d.id::text ->> 's' else d.status end,
@@ -143,7 +149,7 @@ const moveDeliveriesSQL = `update webhook_deliveries d
 		then to_timestamp(($3::jsonb -> d.id::text ->> 'n')::double precision / 1e6) else d.next_attempt_at end,
 	completed_at = case when d.status in ('PENDING', 'RETRYING')
 		then to_timestamp(($3::jsonb -> d.id::text ->> 'c')::double precision / 1e6) else d.completed_at end
-	where d.workspace_id = $1 and d.id = any($2)`
+	where d.workspace_id = $1 and d.id = any($2) and d.occurred_at between $4 and $5`
 
 type move struct {
 	Status     string   `json:"s"`
@@ -170,6 +176,7 @@ func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 	}
 	ids := make([]uuid.UUID, len(attempts))
 	moves := make(map[string]move, len(attempts))
+	from, to := occurredBounds(attempts)
 	for i, a := range attempts {
 		ids[i] = a.Delivery
 		m := move{
@@ -184,7 +191,28 @@ func queueMoves(b *pgx.Batch, ws uuid.UUID, attempts []Attempt) {
 		}
 		moves[a.Delivery.String()] = m
 	}
-	b.Queue(moveDeliveriesSQL, ws, ids, moves)
+	b.Queue(moveDeliveriesSQL, ws, ids, moves, from, to)
+}
+
+// occurredBounds are the earliest and latest event times of the attempts'
+// deliveries; an attempt that does not know its delivery's time widens them
+// to every partition.
+func occurredBounds(attempts []Attempt) (from, to pgtype.Timestamptz) {
+	from = pgtype.Timestamptz{InfinityModifier: pgtype.NegativeInfinity, Valid: true}
+	to = pgtype.Timestamptz{InfinityModifier: pgtype.Infinity, Valid: true}
+	var lo, hi time.Time
+	for _, a := range attempts {
+		if a.OccurredAt.IsZero() {
+			return from, to
+		}
+		if lo.IsZero() || a.OccurredAt.Before(lo) {
+			lo = a.OccurredAt
+		}
+		if a.OccurredAt.After(hi) {
+			hi = a.OccurredAt
+		}
+	}
+	return pgtype.Timestamptz{Time: lo, Valid: true}, pgtype.Timestamptz{Time: hi, Valid: true}
 }
 
 // queueHealth stores a locked subscription's circuit.

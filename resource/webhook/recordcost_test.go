@@ -15,7 +15,8 @@ import (
 // attemptRowSQL is how an attempt was recorded before migration 0017: a row
 // of its own, whose foreign key is checked against its delivery.
 const attemptRowSQL = `insert into webhook_attempts
-	(workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms, response_snippet, error) values`
+	(workspace_id, id, delivery_id, attempt, at, outcome, status_code, latency_ms, response_snippet, error,
+	delivery_occurred_at) values`
 
 func attemptRow(a Attempt) []any {
 	l := a.logged()
@@ -29,6 +30,7 @@ func attemptRow(a Attempt) []any {
 		l.LatencyMS,
 		l.ResponseSnippet,
 		l.Error,
+		a.OccurredAt,
 	}
 }
 
@@ -63,11 +65,12 @@ func BenchmarkBackendCPUPerRecordedDelivery(b *testing.B) {
 		id, now := uuid.Must(uuid.NewV7()), time.Now()
 		status := 200
 		a := Attempt{
-			Delivery: id,
-			Number:   1,
-			At:       now,
-			Result:   Result{Status: status, Latency: 3 * time.Millisecond, Snippet: `{"ok":true}`},
-			Verdict:  Verdict{Status: StatusSucceeded},
+			Delivery:   id,
+			OccurredAt: now,
+			Number:     1,
+			At:         now,
+			Result:     Result{Status: status, Latency: 3 * time.Millisecond, Snippet: `{"ok":true}`},
+			Verdict:    Verdict{Status: StatusSucceeded},
 		}
 		d := Delivery{ID: id, SubscriptionID: sub, ClientID: "app", EventID: &id, OccurredAt: &now, EventType: "task.updated",
 			Data: []byte(
@@ -82,7 +85,7 @@ func BenchmarkBackendCPUPerRecordedDelivery(b *testing.B) {
 			ds[i].first = nil
 		}
 		queueNewDeliveries(batch, f.WS, ds)
-		queueInserts(batch, f.WS, attemptRowSQL, 9, as, attemptRow)
+		queueInserts(batch, f.WS, attemptRowSQL, 10, as, attemptRow)
 	}
 	now := func(batch *pgx.Batch, ds []newDelivery, _ []Attempt) { queueNewDeliveries(batch, f.WS, ds) }
 

@@ -109,11 +109,12 @@ func (st Store) RecordRetry(
 		for i, s := range sent {
 			v := Judge(s.Delivery.Attempts+1, s.Result, schedule, s.At)
 			attempts[i] = Attempt{
-				Delivery: s.Delivery.ID,
-				Number:   s.Delivery.Attempts + 1,
-				At:       s.At,
-				Result:   s.Result,
-				Verdict:  v,
+				Delivery:   s.Delivery.ID,
+				OccurredAt: s.Delivery.When(),
+				Number:     s.Delivery.Attempts + 1,
+				At:         s.At,
+				Result:     s.Result,
+				Verdict:    v,
 			}
 			if v.Status == StatusDead {
 				dead++

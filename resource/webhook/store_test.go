@@ -127,8 +127,8 @@ func (f fixture) delivery(t *testing.T) (sub, del uuid.UUID) {
 	f.exec(t, `insert into webhook_subscriptions (workspace_id, id, client_id, url, events, secret_sealed, secret_prefix)
 		values ($1, $2, 'app', 'https://example.com/hook', '{*}', $3, 'whsec_000000')`, f.ws, sub,
 		f.store.Box.Seal("whsec_x", seal.Bind("webhook_subscriptions", "secret_sealed", f.ws.String(), sub.String())))
-	f.exec(t, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, job_id)
-		values ($1, $2, $3, 'app', 'test.ping', '{}', 7)`, f.ws, del, sub)
+	f.exec(t, `insert into webhook_deliveries (workspace_id, id, subscription_id, client_id, event_type, data, job_id,
+		occurred_at) values ($1, $2, $3, 'app', 'test.ping', '{}', 7, now())`, f.ws, del, sub)
 	return sub, del
 }
 

@@ -83,6 +83,8 @@ first ingress host. */}}
 - name: PMAPI_WEBHOOK_RETRY_SCHEDULE
   value: {{ . | quote }}
 {{- end }}
+- name: PMAPI_EVENT_RETENTION
+  value: {{ include "pmapi.eventRetention" . | quote }}
 {{- range $key := list "PMAPI_DATABASE_URL" "PMAPI_SECRET_KEY" }}
 {{ include "pmapi.secretEnv" (dict "key" $key "secret" $.Values.existingSecret) }}
 {{- end }}
@@ -176,4 +178,13 @@ affinity: {{- toYaml . | nindent 2 }}
 {{- with .Values.extraVolumes }}
 volumes: {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/* config.eventRetention, refused below a day as pmapi refuses it at start. */}}
+{{- define "pmapi.eventRetention" -}}
+{{- $r := toString .Values.config.eventRetention -}}
+{{- if or (not (regexMatch "^[0-9]+h$" $r)) (lt (atoi (trimSuffix "h" $r)) 24) -}}
+{{- fail (printf "config.eventRetention must be whole hours of at least 24h, such as 720h, not %q" $r) -}}
+{{- end -}}
+{{- $r -}}
 {{- end -}}
