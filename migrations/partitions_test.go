@@ -10,7 +10,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
-// retainedTables are the tables kept by time partition (0023).
+// retainedTables are the tables kept by time partition (0025).
 var retainedTables = []string{"event_log", "webhook_deliveries", "webhook_attempts"}
 
 // exposedPartitionsSQL lists the partitions of the public schema that break

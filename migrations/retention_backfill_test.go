@@ -17,8 +17,8 @@ import (
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// TestRetentionPartitionsKeepEveryRow: migration 0023 moves the rows of a
-// database at 0022 into the partitioned tables, every value kept (a delivery
+// TestRetentionPartitionsKeepEveryRow: migration 0025 moves the rows of a
+// database at 0024 into the partitioned tables, every value kept (a delivery
 // from before 0013 takes its created_at as its event's time), and the server's
 // statements work on them afterwards: the log numbers on from its last event,
 // a delivery is written, moved and read with its attempts, another workspace
@@ -36,7 +36,7 @@ func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 			t.Errorf("drop %s: %v", name, err)
 		}
 	})
-	if err := migrations.ApplyThrough(ctx, db.OwnerURL, 22); err != nil {
+	if err := migrations.ApplyThrough(ctx, db.OwnerURL, 24); err != nil {
 		t.Fatal(err)
 	}
 	owner := testdb.Conn(t, db.OwnerURL)
@@ -105,7 +105,7 @@ func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 			return err
 		}
 		if fmt.Sprint(seqs) != "[1 2 3]" || !first.Equal(oldAt) {
-			return fmt.Errorf("event_log after 0023: seqs %v, oldest %v; want [1 2 3], %v", seqs, first, oldAt)
+			return fmt.Errorf("event_log after 0025: seqs %v, oldest %v; want [1 2 3], %v", seqs, first, oldAt)
 		}
 		rows, err := tx.Query(ctx, `select id, occurred_at, status from webhook_deliveries where workspace_id = $1`, ws)
 		if err != nil {
@@ -123,7 +123,7 @@ func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 		}
 		if len(got) != 3 || got[old] != "SUCCEEDED "+oldAt.UTC().Format(time.RFC3339Nano) ||
 			got[bare] != "DEAD "+bareAt.UTC().Format(time.RFC3339Nano) || got[fresh] == "" {
-			return fmt.Errorf("deliveries after 0023: %v", got)
+			return fmt.Errorf("deliveries after 0025: %v", got)
 		}
 		var attempts int
 		var attemptAt time.Time
@@ -170,14 +170,14 @@ func TestRetentionPartitionsKeepEveryRow(t *testing.T) {
 		t.Fatal(err)
 	}
 	if len(page.Events) != 4 || page.Events[0].Seq != 1 || page.Next != 4 {
-		t.Errorf("the feed after 0023: %d events, next %d; want 4 from 1", len(page.Events), page.Next)
+		t.Errorf("the feed after 0025: %d events, next %d; want 4 from 1", len(page.Events), page.Next)
 	}
 	d, attempts, err := st.Detail(ctx, shard, ws, "app", bare)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if d.Status != "DEAD" || len(attempts) != 1 || attempts[0].LatencyMS != 12.5 {
-		t.Errorf("the bare delivery's detail after 0023: %s with attempts %+v", d.Status, attempts)
+		t.Errorf("the bare delivery's detail after 0025: %s with attempts %+v", d.Status, attempts)
 	}
 	err = testdb.InWorkspace(t, app, uuid.NewString(), func(tx pgx.Tx) error {
 		var n int

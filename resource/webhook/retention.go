@@ -12,7 +12,7 @@ import (
 )
 
 // Events, deliveries and attempts are kept for the event retention in daily
-// partitions (migration 0023, docs/decisions/event-feed.md): a partition is
+// partitions (migration 0025, docs/decisions/event-feed.md): a partition is
 // dropped whole once every row it can hold is older than the retention, and
 // the days ahead have their partitions before any write needs them.
 
@@ -43,7 +43,7 @@ type Kept struct {
 
 // KeepPartitions makes the partitions from today to PartitionsAhead and drops
 // those wholly older than retention, on the shard's own pool (the Citus
-// coordinator, where DDL runs). The owner's functions of migration 0023 do
+// coordinator, where DDL runs). The owner's functions of migration 0025 do
 // the DDL; the server's role may only call them.
 func KeepPartitions(ctx context.Context, shard *tenant.Shard, retention time.Duration, now time.Time) (Kept, error) {
 	var k Kept
