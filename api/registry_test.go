@@ -18,11 +18,12 @@ import (
 // platformTables are the tenant tables no resource registration owns, each
 // with the one package whose code runs its SQL: authz's users, sessions,
 // apps, keys and OAuth; api/idempotency's records; the webhook package's
-// outbox of events, which the emitter in jobs and the sweeper write through it.
+// outbox of events, which the emitter in jobs and the sweeper write through it;
+// tenant/usage's daily counts.
 var platformTables = map[string]string{
 	"users": "authz", "sessions": "authz", "apps": "authz", "api_keys": "authz",
 	"oauth_grants": "authz", "oauth_device_codes": "authz", "oauth_refresh_tokens": "authz",
-	"idempotency_keys": "idempotency", "events": "webhook",
+	"idempotency_keys": "idempotency", "events": "webhook", "usage_daily": "usage",
 }
 
 // ownerDir is the package directory of registration r: its name without
