@@ -49,20 +49,20 @@ type config struct {
 	// shared rate budget (PMAPI_REPLICA_HEARTBEAT).
 	ReplicaHeartbeat time.Duration
 	// UsageFlush is how often counted usage is written (PMAPI_USAGE_FLUSH).
-	UsageFlush  time.Duration
-	MetricsAddr        string
-	SecretKey          string
-	WebhookLoopback    bool
-	WebhookCAFile      string
-	RescueAfter        time.Duration
-	JobRetention       time.Duration
-	RetrySchedule      []time.Duration
-	Breaker            webhook.Breaker
-	JobWorkers         int
-	JobFetchCooldown   time.Duration
-	OAuthIssuer        string
-	OAuthAccessTTL     time.Duration
-	OAuthReuseGrace    time.Duration
+	UsageFlush       time.Duration
+	MetricsAddr      string
+	SecretKey        string
+	WebhookLoopback  bool
+	WebhookCAFile    string
+	RescueAfter      time.Duration
+	JobRetention     time.Duration
+	RetrySchedule    []time.Duration
+	Breaker          webhook.Breaker
+	JobWorkers       int
+	JobFetchCooldown time.Duration
+	OAuthIssuer      string
+	OAuthAccessTTL   time.Duration
+	OAuthReuseGrace  time.Duration
 	// log and riverLog, when set, replace the logger made from LogLevel and
 	// LogFormat (pmapi dev quiets some lines, observability's handlers do not).
 	log, riverLog *slog.Logger
