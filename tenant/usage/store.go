@@ -95,7 +95,7 @@ func write(ctx context.Context, dir *tenant.Directory, workspace string, rows []
 // Day is one stored row of usage.
 type Day struct {
 	Date     time.Time // midnight UTC
-	ClientID string    // '' for the workspace's own (events)
+	ClientID string    // empty for the workspace's own (events)
 	Counts
 }
 

@@ -40,7 +40,7 @@ func (c *Counts) add(o Counts) {
 func (c Counts) Requests() int64 { return c.Requests2xx + c.Requests4xx + c.Requests5xx }
 
 // key is what a row of usage is counted under. The workspace is its text
-// form, the way the request's middleware already holds it; client is ” for
+// form, the way the request's middleware already holds it; client is empty for
 // what belongs to the workspace rather than to one app (events).
 type key struct {
 	workspace string
