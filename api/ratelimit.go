@@ -117,11 +117,13 @@ func (r *rateLimiter) refund(key uuid.UUID, now time.Time) (rateState, bool) {
 	return b.state(true), true
 }
 
-// state reads the bucket as the whole budget: this replica's part times the
-// replicas, which is what a balancer spreading the key's requests leaves.
+// state reads the bucket as the whole budget: the whole tokens of this
+// replica's part times the replicas, which is what a balancer spreading the
+// key's requests leaves. Whole tokens, so that Remaining is 0 exactly when
+// the next request here would be refused.
 func (b *bucket) state(ok bool) rateState {
 	s := rateState{ok: ok, perMinute: b.perMinute}
-	s.remaining = min(b.perMinute, int(math.Floor(b.tokens*float64(b.share)+1e-9)))
+	s.remaining = min(b.perMinute, int(math.Floor(b.tokens+1e-9))*b.share)
 	if !ok {
 		s.retryAfter = time.Duration((1 - b.tokens) / b.perSecond() * float64(time.Second))
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -34,6 +35,9 @@ const adminUsage = `usage: pmapi admin <command>
   workspace move ID --node HOST:PORT Citus: move its shards to another node (online)
   workspace export ID                every row of it as NDJSON on standard output, from one snapshot
   workspace erase ID                 cut its credentials off now and queue the erasure of every row of it
+  workspace usage ID [--from DATE] [--to DATE]
+                                     requests, events and deliveries per app and UTC day (dates YYYY-MM-DD;
+                                     default the last 30 days); the last minute is not flushed yet
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
@@ -97,6 +101,8 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	user := fs.String("user", "", "user id")
 	ttl := fs.Duration("ttl", 0, "session lifetime")
 	node := fs.String("node", "", "Citus node HOST:PORT")
+	from := fs.String("from", "", "first UTC day, YYYY-MM-DD")
+	to := fs.String("to", "", "last UTC day, YYYY-MM-DD")
 	// Flags may follow the positional id.
 	var positional []string
 	for len(args) > 0 {
@@ -122,7 +128,8 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	case "workspace list":
 		return "GET", ws + "?limit=200", nil, nil
 	case "workspace get", "workspace suspend", "workspace resume", "workspace place",
-		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase":
+		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase",
+		"workspace usage":
 		wid, err := id()
 		if err != nil {
 			return "", "", nil, err
@@ -140,6 +147,19 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 			return "GET", ws + "/" + wid + "/export", nil, nil
 		case "erase":
 			return "DELETE", ws + "/" + wid, nil, nil
+		case "usage":
+			q := url.Values{}
+			if *from != "" {
+				q.Set("from", *from)
+			}
+			if *to != "" {
+				q.Set("to", *to)
+			}
+			path := ws + "/" + wid + "/usage"
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
+			return "GET", path, nil, nil
 		}
 		return "POST", ws + "/" + wid + "/" + verb, nil, nil
 	case "user create":
