@@ -19,6 +19,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promauto"
 
 	"github.com/pmapi/pmapi/internal/tick"
 )
@@ -34,6 +36,13 @@ const expiryBeats = 4
 // forgetAfter is when a dead replica's row is deleted; until then it is only
 // not counted, which leaves a trace an operator can read.
 const forgetAfter = time.Hour
+
+// liveReplicas is the share every key's rate limit is divided by here.
+var liveReplicas = promauto.NewGauge(prometheus.GaugeOpts{
+	Name: "pmapi_rate_budget_replicas",
+	Help: "Live pmapi serve replicas this process counted at its last heartbeat; each enforces that share " +
+		"of every key's rate limit.",
+})
 
 // Membership is this process's place among the replicas.
 type Membership struct {
@@ -82,6 +91,7 @@ func (m *Membership) Beat(ctx context.Context) error {
 		return err
 	}
 	m.count.Store(max(n, 1))
+	liveReplicas.Set(float64(max(n, 1)))
 	return nil
 }
 
