@@ -12,6 +12,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/tenant"
+	"github.com/pmapi/pmapi/tenant/workspacedata"
 )
 
 // upsertSQL adds one row's increments to what is stored: every replica and
@@ -34,7 +35,7 @@ type row struct {
 
 // Flush writes what the counter holds, one transaction per workspace on the
 // node that holds it. A workspace whose write fails keeps its counts for the
-// next flush; one that no longer exists (erased) loses them. The error is
+// next flush; one that no longer exists or is being erased loses them. The error is
 // the first of the failures.
 func (c *Counter) Flush(ctx context.Context, dir *tenant.Directory) error {
 	c.flushing.Lock()
@@ -74,6 +75,11 @@ func write(ctx context.Context, dir *tenant.Directory, workspace string, rows []
 	w, err := dir.Get(ctx, id)
 	if err != nil {
 		return err
+	}
+	// A workspace being erased gets no new rows: its job may have emptied
+	// usage_daily already, and nothing of it may outlive the erasure.
+	if e, err := workspacedata.ErasureOf(ctx, dir, id); err != nil || e != nil {
+		return cmp.Or(err, error(pmapi.NotFound("workspace")))
 	}
 	shard, err := dir.ShardOf(w)
 	if err != nil {
@@ -127,7 +133,7 @@ func Read(ctx context.Context, shard *tenant.Shard, workspace uuid.UUID, from, t
 // MonthRequests is workspace's requests in the current UTC month: what the
 // table holds plus what this process has counted and not flushed. Other
 // replicas' unflushed counts are not in it, so it trails the truth by at
-// most a flush interval of their traffic.
+// most a flush interval of their traffic. It waits for a flush under way.
 func (c *Counter) MonthRequests(ctx context.Context, shard *tenant.Shard, workspace uuid.UUID) (int64, error) {
 	now := time.Now().UTC()
 	first := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)

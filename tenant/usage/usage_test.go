@@ -11,6 +11,7 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 	"github.com/pmapi/pmapi/tenant"
 	"github.com/pmapi/pmapi/tenant/usage"
+	"github.com/pmapi/pmapi/tenant/workspacedata"
 )
 
 // read returns workspace's stored rows of today by client id.
@@ -185,4 +186,24 @@ func topSeries(t *testing.T) map[string]bool {
 		}
 	}
 	return out
+}
+
+// TestNoUsageOutlivesAnErasure: counts of a workspace whose erasure has
+// begun are dropped at the flush, so its job cannot leave usage rows behind.
+func TestNoUsageOutlivesAnErasure(t *testing.T) {
+	t.Parallel()
+	dir, shard := testdb.Directory(t)
+	ws := testdb.Workspace(t, dir, "usage-erased", "")
+	c := usage.NewCounter()
+	c.Request(ws.ID.String(), "app_one", 200, time.Now())
+	if _, err := workspacedata.Start(context.Background(), dir, ws.ID); err != nil {
+		t.Fatal(err)
+	}
+	flush(t, c, dir)
+	if got := read(t, shard, ws.ID); len(got) != 0 {
+		t.Errorf("usage rows of a workspace being erased: %v", got)
+	}
+	if n, err := c.MonthRequests(context.Background(), shard, ws.ID); err != nil || n != 0 {
+		t.Errorf("MonthRequests after the flush: %d %v, want the dropped counts gone", n, err)
+	}
 }
