@@ -45,24 +45,26 @@ type config struct {
 	SessionTTL         time.Duration
 	ShutdownGrace      time.Duration
 	RateLimitPerMinute int
+	MetricsAddr        string
+	SecretKey          string
+	WebhookLoopback    bool
+	WebhookCAFile      string
+	RescueAfter        time.Duration
+	JobRetention       time.Duration
+	RetrySchedule      []time.Duration
+	Breaker            webhook.Breaker
+	JobWorkers         int
+	JobFetchCooldown   time.Duration
+	OAuthIssuer        string
+	OAuthAccessTTL     time.Duration
+	OAuthReuseGrace    time.Duration
+
 	// ReplicaHeartbeat is how often a serve replica renews its place in the
 	// shared rate budget (PMAPI_REPLICA_HEARTBEAT).
 	ReplicaHeartbeat time.Duration
 	// UsageFlush is how often counted usage is written (PMAPI_USAGE_FLUSH).
-	UsageFlush       time.Duration
-	MetricsAddr      string
-	SecretKey        string
-	WebhookLoopback  bool
-	WebhookCAFile    string
-	RescueAfter      time.Duration
-	JobRetention     time.Duration
-	RetrySchedule    []time.Duration
-	Breaker          webhook.Breaker
-	JobWorkers       int
-	JobFetchCooldown time.Duration
-	OAuthIssuer      string
-	OAuthAccessTTL   time.Duration
-	OAuthReuseGrace  time.Duration
+	UsageFlush time.Duration
+
 	// log and riverLog, when set, replace the logger made from LogLevel and
 	// LogFormat (pmapi dev quiets some lines, observability's handlers do not).
 	log, riverLog *slog.Logger
