@@ -9,6 +9,11 @@ import (
 	"github.com/pmapi/pmapi/tenant/usage"
 )
 
+func init() {
+	isoSkipped["GET /admin/v1/workspaces/{workspaceId}/usage"] = isoByDesign +
+		" (TestWorkspaceUsageAcrossReplicas: no other workspace's app in a workspace's usage)"
+}
+
 // replica is one in-process server with a usage counter of its own.
 type replica struct {
 	env     *apitest.Env
