@@ -177,7 +177,8 @@ func offer(t *testing.T, hc *http.Client, bases []string, headers map[string]str
 // replica is killed (no goodbye: its heartbeat just stops), the two left take
 // its share within seconds and the accepted rate is the limit again.
 func TestReplicasShareOneRateBudget(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its processes take ports while no other test is
+	// between choosing a free port and binding it (freeAddr).
 	const (
 		perMinute = 600
 		perSecond = perMinute / 60.0

@@ -48,7 +48,8 @@ func usageItems(t *testing.T, f *fleet, workspace string) map[string]map[string]
 // status class, the events and their deliveries, counted once each; and a
 // second workspace's use is its own.
 func TestUsageAddsUpAcrossReplicasAndARestart(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its processes take ports while no other test is
+	// between choosing a free port and binding it (freeAddr).
 	var hits atomic.Int32
 	rcv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		hits.Add(1)
