@@ -13,6 +13,7 @@ import (
 
 	"github.com/pmapi/pmapi"
 	"github.com/pmapi/pmapi/observability"
+	"github.com/pmapi/pmapi/tenant/usage"
 )
 
 // Keys of values that middleware hands to later handlers and to the access log.
@@ -75,9 +76,10 @@ func recoverPanics(log *slog.Logger) fiber.Handler {
 	}
 }
 
-// accessLog writes one JSON line per request and records its metrics. It never
-// logs headers or bodies, so no credential can reach the log through it.
-func accessLog(log *slog.Logger) fiber.Handler {
+// accessLog writes one JSON line per request and records its metrics and,
+// for a request whose credential named a workspace, its usage. It never logs
+// headers or bodies, so no credential can reach the log through it.
+func accessLog(log *slog.Logger, counter *usage.Counter) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		start := time.Now()
 		err := c.Next()
@@ -102,11 +104,16 @@ func accessLog(log *slog.Logger) fiber.Handler {
 			slog.Int("status", status),
 			slog.Float64("latencyMs", float64(elapsed.Microseconds())/1000),
 		)
-		if ws, ok := c.Locals(localWorkspace).(string); ok {
+		ws, hasWS := c.Locals(localWorkspace).(string)
+		if hasWS {
 			attrs = append(attrs, slog.String("workspaceId", ws))
 		}
-		if cid, ok := c.Locals(localClientID).(string); ok {
+		cid, hasClient := c.Locals(localClientID).(string)
+		if hasClient {
 			attrs = append(attrs, slog.String("clientId", cid))
+		}
+		if counter != nil && hasWS && hasClient {
+			counter.Request(ws, cid, status, start)
 		}
 		if code != "" {
 			attrs = append(attrs, slog.String("code", code))

@@ -19,12 +19,14 @@ import (
 // with the one package whose code runs its SQL: authz's users, sessions,
 // apps, keys and OAuth; api/idempotency's records; the webhook package's
 // outbox of events, which the emitter in jobs and the sweeper write through it;
-// the audit log and its streams (audit); the quotas (quota).
+// the audit log and its streams (audit); the quotas (quota); tenant/usage's
+// daily counts.
 var platformTables = map[string]string{
 	"users": "authz", "sessions": "authz", "apps": "authz", "api_keys": "authz",
 	"oauth_grants": "authz", "oauth_device_codes": "authz", "oauth_refresh_tokens": "authz",
 	"idempotency_keys": "idempotency", "events": "webhook",
 	"audit_streams": "audit", "audit_log": "audit", "workspace_quotas": "quota",
+	"usage_daily": "usage",
 }
 
 // ownerDir is the package directory of registration r: its name without

@@ -14,6 +14,7 @@ import (
 
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/tenant"
+	"github.com/pmapi/pmapi/tenant/usage"
 )
 
 // BodyLimit is the largest request body accepted (413 PAYLOAD_TOO_LARGE above).
@@ -37,6 +38,11 @@ type Deps struct {
 	Auth *authz.Authenticator
 	// RateLimitPerMinute is the default per-credential limit (apps may override).
 	RateLimitPerMinute int
+	// RateShare is how many replicas divide every key's rate limit
+	// (replicas.Membership.Count); nil means this process enforces it alone.
+	RateShare func() int
+	// Usage counts each request of a known workspace; nil counts nothing.
+	Usage *usage.Counter
 	// OAuth runs the device flow and verifies JWTs; nil leaves OAuth off.
 	OAuth *authz.OAuth
 	// RiverUI maps shard names to their River UI handlers, each built with the
@@ -87,7 +93,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	s := &Server{
 		Deps:      d,
 		resources: resources,
-		limiter:   newRateLimiter(d.RateLimitPerMinute),
+		limiter:   newRateLimiter(d.RateLimitPerMinute, d.RateShare),
 		guesses:   &codeGuesses{fails: map[string][]time.Time{}},
 	}
 	if d.OAuth != nil && d.Auth != nil {
@@ -146,7 +152,7 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	guardRequests(app)
 	app.Use(
 		withRequestID,
-		accessLog(cmp.Or(d.AccessLog, d.Log)),
+		accessLog(cmp.Or(d.AccessLog, d.Log), d.Usage),
 		recoverPanics(d.Log),
 		saneQuery,
 		func(c *fiber.Ctx) error {
@@ -190,6 +196,7 @@ func (s *Server) operations() []Operation {
 	ops = append(ops, s.adminLifecycleOperations()...)
 	ops = append(ops, s.adminQuotaOperations()...)
 	ops = append(ops, s.auditOperations()...)
+	ops = append(ops, s.adminUsageOperation())
 	ops = append(ops, s.sessionOperations()...)
 	ops = append(ops, s.appOperations()...)
 	ops = append(ops, s.keyOperations()...)

@@ -100,6 +100,7 @@ func (w *FanoutWorker) Work(ctx context.Context, job *river.Job[FanoutArgs]) err
 	rep, err := w.Webhooks.RecordFanout(context.WithoutCancel(ctx), w.Shard, ws, marked, runs, w.Schedule)
 	if err == nil {
 		countDead(rep.Dead)
+		countFanout(ws, len(events), runs)
 	}
 	return err
 }

@@ -103,6 +103,7 @@ func (w *RetryWorker) Work(ctx context.Context, job *river.Job[RetryArgs]) error
 	dead, err := w.Webhooks.RecordRetry(context.WithoutCancel(ctx), w.Shard, ws, subID, job.ID, sent, more, w.Schedule)
 	if err == nil {
 		countDead(dead)
+		countRetry(ws, sent)
 	}
 	return err
 }

@@ -3011,6 +3011,46 @@ type UpdateAppRequest struct {
 	Status nullable.Nullable[AppStatus] `json:"status,omitempty"`
 }
 
+// UsageItem defines model for UsageItem.
+type UsageItem struct {
+	// ClientId The app's client id; null for what belongs to the workspace as a whole (events)
+	ClientId nullable.Nullable[string] `json:"clientId"`
+
+	// Date The UTC day
+	Date openapi_types.Date `json:"date"`
+
+	// Deliveries Webhook delivery attempts to the app's subscriptions
+	Deliveries int64 `json:"deliveries"`
+
+	// DeliveriesFailed Of those attempts, the ones that got no 2xx answer
+	DeliveriesFailed int64 `json:"deliveriesFailed"`
+
+	// Events Change events fanned out to webhooks
+	Events int64 `json:"events"`
+
+	// Requests2xx Requests answered below 400 (successes, redirects, 304s)
+	Requests2xx int64 `json:"requests2xx"`
+
+	// Requests4xx Requests answered 4xx, rate-limited ones included
+	Requests4xx int64 `json:"requests4xx"`
+
+	// Requests5xx Requests answered 5xx
+	Requests5xx int64 `json:"requests5xx"`
+}
+
+// UsageList defines model for UsageList.
+type UsageList struct {
+	Items []UsageItem `json:"items"`
+}
+
+// UsageListEnvelope Success answer carrying UsageList
+type UsageListEnvelope struct {
+	Data UsageList `json:"data"`
+
+	// Success Always true on success
+	Success bool `json:"success"`
+}
+
 // UserEnvelope Success answer carrying User
 type UserEnvelope struct {
 	Data UserView `json:"data"`
@@ -3448,6 +3488,15 @@ type AdminListAuditParams struct {
 
 	// Since Only entries at or after this time (RFC 3339)
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+}
+
+// AdminWorkspaceUsageParams defines parameters for AdminWorkspaceUsage.
+type AdminWorkspaceUsageParams struct {
+	// From First UTC day (YYYY-MM-DD), included; default: 30 days before to
+	From *openapi_types.Date `form:"from,omitempty" json:"from,omitempty"`
+
+	// To Last UTC day (YYYY-MM-DD), included; default: today
+	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
 }
 
 // ListAppsParams defines parameters for ListApps.
@@ -4635,6 +4684,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /admin/v1/workspaces/{workspaceId}/suspend (the `AdminSuspendWorkspace` operationId).
 	AdminSuspendWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AdminWorkspaceUsage A workspace's usage per app and UTC day
+	//
+	// Requests by status class, events and webhook deliveries, per app (client id) and UTC day, from `from` to `to` (both included, at most 366 days). Each server process counts in memory and adds its counts to these rows once a minute (PMAPI_USAGE_FLUSH) and when it stops: the last minute is not here yet, and a process that crashes loses the minute it had not written. Days without use have no item.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/usage (the `AdminWorkspaceUsage` operationId).
+	AdminWorkspaceUsage(ctx context.Context, workspaceId string, params *AdminWorkspaceUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdminCreateUserWithBody Create a console user in a workspace
 	//
@@ -7015,6 +7073,25 @@ func (c *Client) AdminPlaceWorkspace(ctx context.Context, workspaceId string, bo
 // Corresponds with POST /admin/v1/workspaces/{workspaceId}/suspend (the `AdminSuspendWorkspace` operationId).
 func (c *Client) AdminSuspendWorkspace(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAdminSuspendWorkspaceRequest(c.Server, workspaceId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AdminWorkspaceUsage A workspace's usage per app and UTC day
+//
+// Requests by status class, events and webhook deliveries, per app (client id) and UTC day, from `from` to `to` (both included, at most 366 days). Each server process counts in memory and adds its counts to these rows once a minute (PMAPI_USAGE_FLUSH) and when it stops: the last minute is not here yet, and a process that crashes loses the minute it had not written. Days without use have no item.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/usage (the `AdminWorkspaceUsage` operationId).
+func (c *Client) AdminWorkspaceUsage(ctx context.Context, workspaceId string, params *AdminWorkspaceUsageParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAdminWorkspaceUsageRequest(c.Server, workspaceId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11594,6 +11671,79 @@ func NewAdminSuspendWorkspaceRequest(server string, workspaceId string) (*http.R
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAdminWorkspaceUsageRequest constructs an http.Request for the AdminWorkspaceUsage method
+func NewAdminWorkspaceUsageRequest(server string, workspaceId string, params *AdminWorkspaceUsageParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "workspaceId", workspaceId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/v1/workspaces/%s/usage", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.To != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -19155,6 +19305,17 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/v1/workspaces/{workspaceId}/suspend (the `AdminSuspendWorkspace` operationId).
 	AdminSuspendWorkspaceWithResponse(ctx context.Context, workspaceId string, reqEditors ...RequestEditorFn) (*AdminSuspendWorkspaceResponse, error)
 
+	// AdminWorkspaceUsageWithResponse A workspace's usage per app and UTC day
+	//
+	// Requests by status class, events and webhook deliveries, per app (client id) and UTC day, from `from` to `to` (both included, at most 366 days). Each server process counts in memory and adds its counts to these rows once a minute (PMAPI_USAGE_FLUSH) and when it stops: the last minute is not here yet, and a process that crashes loses the minute it had not written. Days without use have no item.
+	//
+	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/v1/workspaces/{workspaceId}/usage (the `AdminWorkspaceUsage` operationId).
+	AdminWorkspaceUsageWithResponse(ctx context.Context, workspaceId string, params *AdminWorkspaceUsageParams, reqEditors ...RequestEditorFn) (*AdminWorkspaceUsageResponse, error)
+
 	// AdminCreateUserWithBodyWithResponse Create a console user in a workspace
 	//
 	// Create a console user in a workspace.
@@ -22432,6 +22593,75 @@ func (r AdminSuspendWorkspaceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AdminSuspendWorkspaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type AdminWorkspaceUsageResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *UsageListEnvelope
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *ErrorEnvelope
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *ErrorEnvelope
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *ErrorEnvelope
+	// JSONDefault the response for an HTTP default `application/json` response
+	JSONDefault *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AdminWorkspaceUsageResponse) GetJSON200() *UsageListEnvelope {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AdminWorkspaceUsageResponse) GetJSON400() *ErrorEnvelope {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AdminWorkspaceUsageResponse) GetJSON401() *ErrorEnvelope {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AdminWorkspaceUsageResponse) GetJSON404() *ErrorEnvelope {
+	return r.JSON404
+}
+
+// GetJSONDefault returns the response for an HTTP default `application/json` response
+func (r AdminWorkspaceUsageResponse) GetJSONDefault() *Error {
+	return r.JSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AdminWorkspaceUsageResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AdminWorkspaceUsageResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AdminWorkspaceUsageResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AdminWorkspaceUsageResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -36081,6 +36311,23 @@ func (c *ClientWithResponses) AdminSuspendWorkspaceWithResponse(ctx context.Cont
 	return ParseAdminSuspendWorkspaceResponse(rsp)
 }
 
+// AdminWorkspaceUsageWithResponse A workspace's usage per app and UTC day
+//
+// Requests by status class, events and webhook deliveries, per app (client id) and UTC day, from `from` to `to` (both included, at most 366 days). Each server process counts in memory and adds its counts to these rows once a minute (PMAPI_USAGE_FLUSH) and when it stops: the last minute is not here yet, and a process that crashes loses the minute it had not written. Days without use have no item.
+//
+// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/v1/workspaces/{workspaceId}/usage (the `AdminWorkspaceUsage` operationId).
+func (c *ClientWithResponses) AdminWorkspaceUsageWithResponse(ctx context.Context, workspaceId string, params *AdminWorkspaceUsageParams, reqEditors ...RequestEditorFn) (*AdminWorkspaceUsageResponse, error) {
+	rsp, err := c.AdminWorkspaceUsage(ctx, workspaceId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAdminWorkspaceUsageResponse(rsp)
+}
+
 // AdminCreateUserWithBodyWithResponse Create a console user in a workspace
 //
 // Create a console user in a workspace.
@@ -40231,6 +40478,60 @@ func ParseAdminSuspendWorkspaceResponse(rsp *http.Response) (*AdminSuspendWorksp
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest WorkspaceEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSONDefault = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseAdminWorkspaceUsageResponse parses an HTTP response from a AdminWorkspaceUsageWithResponse call
+func ParseAdminWorkspaceUsageResponse(rsp *http.Response) (*AdminWorkspaceUsageResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AdminWorkspaceUsageResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest UsageListEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -39,6 +39,9 @@ const adminUsage = `usage: pmapi admin <command>
                                      its quotas and their use; with any flag, sets all four (an omitted
                                      one, or "unlimited", is unlimited)
   workspace audit ID [--action A] [--since RFC3339]  its audit log, newest first (200 entries)
+  workspace usage ID [--from DATE] [--to DATE]
+                                     requests, events and deliveries per app and UTC day (dates YYYY-MM-DD;
+                                     default the last 30 days); the last minute is not flushed yet
   user create --workspace ID --email EMAIL --name NAME
   session issue --workspace ID --user USER_ID [--ttl 720h]
   oauth rotate-key        new signing key; the old one stays published until its tokens expire
@@ -108,6 +111,8 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 	for _, q := range quotaFlags {
 		limits[q] = fs.String(q, "", "quota: a number, or unlimited")
 	}
+	from := fs.String("from", "", "first UTC day, YYYY-MM-DD")
+	to := fs.String("to", "", "last UTC day, YYYY-MM-DD")
 	// Flags may follow the positional id.
 	var positional []string
 	for len(args) > 0 {
@@ -134,7 +139,7 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 		return "GET", ws + "?limit=200", nil, nil
 	case "workspace get", "workspace suspend", "workspace resume", "workspace place",
 		"workspace placement", "workspace isolate", "workspace move", "workspace export", "workspace erase",
-		"workspace quotas", "workspace audit":
+		"workspace quotas", "workspace audit", "workspace usage":
 		wid, err := id()
 		if err != nil {
 			return "", "", nil, err
@@ -163,6 +168,19 @@ func adminRequest(noun, verb string, args []string) (method, path string, body a
 				q.Set("since", *since)
 			}
 			return "GET", ws + "/" + wid + "/audit?" + q.Encode(), nil, nil
+		case "usage":
+			q := url.Values{}
+			if *from != "" {
+				q.Set("from", *from)
+			}
+			if *to != "" {
+				q.Set("to", *to)
+			}
+			path := ws + "/" + wid + "/usage"
+			if len(q) > 0 {
+				path += "?" + q.Encode()
+			}
+			return "GET", path, nil, nil
 		}
 		return "POST", ws + "/" + wid + "/" + verb, nil, nil
 	case "user create":

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/pmapi/pmapi/console"
+	"github.com/pmapi/pmapi/internal/replicas"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/resource/webhook"
@@ -58,6 +59,13 @@ type config struct {
 	OAuthIssuer        string
 	OAuthAccessTTL     time.Duration
 	OAuthReuseGrace    time.Duration
+
+	// ReplicaHeartbeat is how often a serve replica renews its place in the
+	// shared rate budget (PMAPI_REPLICA_HEARTBEAT).
+	ReplicaHeartbeat time.Duration
+	// UsageFlush is how often counted usage is written (PMAPI_USAGE_FLUSH).
+	UsageFlush time.Duration
+
 	// log and riverLog, when set, replace the logger made from LogLevel and
 	// LogFormat (pmapi dev quiets some lines, observability's handlers do not).
 	log, riverLog *slog.Logger
@@ -209,6 +217,14 @@ func loadConfig() (config, error) {
 	if c.RateLimitPerMinute, err = strconv.Atoi(env("PMAPI_RATE_LIMIT_PER_MINUTE", "600")); err != nil ||
 		c.RateLimitPerMinute < 1 {
 		return c, fmt.Errorf("PMAPI_RATE_LIMIT_PER_MINUTE must be a positive integer")
+	}
+	c.ReplicaHeartbeat, err = time.ParseDuration(env("PMAPI_REPLICA_HEARTBEAT", replicas.DefaultHeartbeat.String()))
+	if err != nil || c.ReplicaHeartbeat < 100*time.Millisecond || c.ReplicaHeartbeat > time.Minute {
+		return c, fmt.Errorf("PMAPI_REPLICA_HEARTBEAT must be a duration from 100ms to 1m")
+	}
+	if c.UsageFlush, err = time.ParseDuration(env("PMAPI_USAGE_FLUSH", "1m")); err != nil ||
+		c.UsageFlush < time.Second || c.UsageFlush > time.Hour {
+		return c, fmt.Errorf("PMAPI_USAGE_FLUSH must be a duration from 1s to 1h")
 	}
 	return c, nil
 }

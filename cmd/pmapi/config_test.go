@@ -84,3 +84,31 @@ func TestEventRetentionSetting(t *testing.T) {
 		})
 	}
 }
+
+// The shared rate budget's heartbeat and the usage flush: 2 s and a minute by
+// default, bad or out-of-range values named.
+func TestReplicaAndUsageSettings(t *testing.T) {
+	c, err := loadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReplicaHeartbeat != 2*time.Second || c.UsageFlush != time.Minute {
+		t.Errorf("defaults: heartbeat %s, flush %s", c.ReplicaHeartbeat, c.UsageFlush)
+	}
+	t.Setenv("PMAPI_REPLICA_HEARTBEAT", "500ms")
+	t.Setenv("PMAPI_USAGE_FLUSH", "10s")
+	if c, err = loadConfig(); err != nil || c.ReplicaHeartbeat != 500*time.Millisecond || c.UsageFlush != 10*time.Second {
+		t.Errorf("set: %s %s %v", c.ReplicaHeartbeat, c.UsageFlush, err)
+	}
+	for _, bad := range []struct{ name, value string }{
+		{"PMAPI_REPLICA_HEARTBEAT", "10ms"}, {"PMAPI_REPLICA_HEARTBEAT", "often"},
+		{"PMAPI_USAGE_FLUSH", "2h"}, {"PMAPI_USAGE_FLUSH", "0s"},
+	} {
+		t.Run(bad.name+"="+bad.value, func(t *testing.T) {
+			t.Setenv(bad.name, bad.value)
+			if _, err := loadConfig(); err == nil || !strings.Contains(err.Error(), bad.name) {
+				t.Errorf("%s=%s: %v", bad.name, bad.value, err)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -209,12 +210,22 @@ func TestDevServesWhatItPrints(t *testing.T) {
 	if metricsURL == nil {
 		t.Fatalf("banner lacks the metrics address:\n%s", banner)
 	}
-	resp, err = http.Get(metricsURL[1])
-	if err != nil {
-		t.Fatal(err)
+	// The top workspaces gauge has series only after a usage flush that saw
+	// requests (startDev flushes every second): scrape until one has.
+	var scrape []byte
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		get("/openapi/v1/me", map[string]string{"X-Client-ID": appID, "Authorization": apiKey})
+		resp, err = http.Get(metricsURL[1])
+		if err != nil {
+			t.Fatal(err)
+		}
+		scrape, _ = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if bytes.Contains(scrape, []byte("pmapi_usage_top_workspace_requests_per_second{")) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
 	}
-	scrape, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
 	checkScrape(t, scrape)
 	for _, want := range []string{
 		`pmapi_http_requests_total{code="",method="GET",route="/openapi/v1/session",status_class="2xx"}`,
@@ -240,6 +251,7 @@ func startDev(t *testing.T) (banner string, stop func() error) {
 	t.Setenv("PMAPI_DATABASE_URL", testdb.AdminURL(t))
 	t.Setenv("PMAPI_ADMIN_TOKEN", "")
 	t.Setenv("PMAPI_LOG_LEVEL", "warn")
+	t.Setenv("PMAPI_USAGE_FLUSH", "1s")
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

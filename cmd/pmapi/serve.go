@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -15,12 +16,15 @@ import (
 	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/authz"
 	"github.com/pmapi/pmapi/console"
+	"github.com/pmapi/pmapi/internal/replicas"
+	"github.com/pmapi/pmapi/internal/tick"
 	"github.com/pmapi/pmapi/jobs"
 	"github.com/pmapi/pmapi/migrations"
 	"github.com/pmapi/pmapi/observability"
 	"github.com/pmapi/pmapi/resource/registry"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
+	workspaceusage "github.com/pmapi/pmapi/tenant/usage"
 )
 
 // server is the running process: shards, directory, River clients and, when the
@@ -42,6 +46,10 @@ type server struct {
 	// stopAuth ends the credential cache's listener and flushes lastUsedAt.
 	stopAuth func()
 	metrics  *observability.MetricsServer
+	// members is this replica's place in the shared rate budget (API only).
+	members *replicas.Membership
+	// stopBackground ends the heartbeat and the usage flushes.
+	stopBackground func()
 }
 
 func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*server, error) {
@@ -141,6 +149,7 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 			WebhookAllowLoopback: cfg.WebhookLoopback,
 			WebhookLoopbackHTTP:  cfg.webhookLoopbackHTTP,
 		})
+		s.members = replicas.New(s.dir.Pool(), cfg.ReplicaHeartbeat, log)
 		if err == nil {
 			s.app, _, err = api.New(api.Deps{
 				RiverUI:            ui,
@@ -152,6 +161,8 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 				SessionTTL:         cfg.SessionTTL,
 				Auth:               s.auth,
 				RateLimitPerMinute: cfg.RateLimitPerMinute,
+				RateShare:          s.members.Count,
+				Usage:              workspaceusage.Process(),
 				OAuth:              oauth,
 				Placer:             s.placer,
 				PublicURL:          cfg.PublicURL,
@@ -184,7 +195,33 @@ func startServer(ctx context.Context, cfg config, withAPI, withWork bool) (*serv
 		shards.Close()
 		return nil, err
 	}
+	s.startBackground(ctx)
 	return s, nil
+}
+
+// startBackground joins the replicas sharing the rate budget (a first beat
+// now, so the share is right from the first request) and flushes counted
+// usage every PMAPI_USAGE_FLUSH until stop.
+func (s *server) startBackground(ctx context.Context) {
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	if s.members != nil {
+		if err := s.members.Beat(ctx); err != nil {
+			s.log.Warn("joining the replicas failed; enforcing the whole rate limit here until a heartbeat succeeds",
+				"cause", err.Error())
+		}
+		wg.Go(func() { s.members.Run(bg) })
+	}
+	wg.Go(func() { tick.Every(bg, s.cfg.UsageFlush, func() { s.flushUsage(bg) }) })
+	s.stopBackground = func() { cancel(); wg.Wait() }
+}
+
+// flushUsage writes what this process counted; what it could not write it
+// keeps for the next flush.
+func (s *server) flushUsage(ctx context.Context) {
+	if err := workspaceusage.Process().Flush(ctx, s.dir); err != nil {
+		s.log.Warn("usage flush failed; its counts wait for the next flush", "cause", err.Error())
+	}
 }
 
 // ready is /readyz: every shard answers and carries the newest migration.
@@ -240,6 +277,11 @@ func (s *server) stop() {
 	}
 	if err := s.jobs.Stop(ctx); err != nil {
 		s.log.Error("stopping workers", "error", err.Error())
+	}
+	// After the requests and the jobs: nothing is counted past this flush.
+	if s.stopBackground != nil {
+		s.stopBackground()
+		s.flushUsage(ctx)
 	}
 	if s.placer != nil {
 		s.placer.Close()

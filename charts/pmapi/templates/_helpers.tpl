@@ -73,6 +73,8 @@ first ingress host. */}}
 {{- include "pmapi.citusNodes" . }}
 - name: PMAPI_SHUTDOWN_GRACE
   value: {{ .Values.config.shutdownGrace | quote }}
+- name: PMAPI_USAGE_FLUSH
+  value: {{ .Values.config.usageFlush | quote }}
 - name: PMAPI_PUBLIC_URL
   value: {{ include "pmapi.publicURL" . | quote }}
 {{- with .Values.config.webhookCAFile }}
@@ -102,6 +104,8 @@ first ingress host. */}}
   value: ":8080"
 - name: PMAPI_RATE_LIMIT_PER_MINUTE
   value: {{ .Values.config.rateLimitPerMinute | quote }}
+- name: PMAPI_REPLICA_HEARTBEAT
+  value: {{ .Values.config.replicaHeartbeat | quote }}
 {{- with (.Values.config.oauthIssuer | default (include "pmapi.publicURL" .)) }}
 - name: PMAPI_OAUTH_ISSUER
   value: {{ . | quote }}

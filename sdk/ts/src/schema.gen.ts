@@ -308,6 +308,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/admin/v1/workspaces/{workspaceId}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A workspace's usage per app and UTC day
+         * @description Requests by status class, events and webhook deliveries, per app (client id) and UTC day, from `from` to `to` (both included, at most 366 days). Each server process counts in memory and adds its counts to these rows once a minute (PMAPI_USAGE_FLUSH) and when it stops: the last minute is not here yet, and a process that crashes loses the minute it had not written. Days without use have no item.
+         *
+         *     Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
+         */
+        get: operations["adminWorkspaceUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin/v1/workspaces/{workspaceId}/users": {
         parameters: {
             query?: never;
@@ -4668,6 +4690,54 @@ export interface components {
             /** @description DISABLED stops every credential of the app with 403 APP_DISABLED; ACTIVE re-enables */
             status?: (string & components["schemas"]["AppStatus"]) | null;
         };
+        UsageItem: {
+            /** @description The app's client id; null for what belongs to the workspace as a whole (events) */
+            clientId: string | null;
+            /**
+             * Format: date
+             * @description The UTC day
+             */
+            date: string;
+            /**
+             * Format: int64
+             * @description Webhook delivery attempts to the app's subscriptions
+             */
+            deliveries: number;
+            /**
+             * Format: int64
+             * @description Of those attempts, the ones that got no 2xx answer
+             */
+            deliveriesFailed: number;
+            /**
+             * Format: int64
+             * @description Change events fanned out to webhooks
+             */
+            events: number;
+            /**
+             * Format: int64
+             * @description Requests answered below 400 (successes, redirects, 304s)
+             */
+            requests2xx: number;
+            /**
+             * Format: int64
+             * @description Requests answered 4xx, rate-limited ones included
+             */
+            requests4xx: number;
+            /**
+             * Format: int64
+             * @description Requests answered 5xx
+             */
+            requests5xx: number;
+        };
+        UsageList: {
+            items: components["schemas"]["UsageItem"][];
+        };
+        /** @description Success answer carrying UsageList */
+        UsageListEnvelope: {
+            data: components["schemas"]["UsageList"];
+            /** @description Always true on success */
+            success: boolean;
+        };
         /** @description Success answer carrying User */
         UserEnvelope: {
             data: components["schemas"]["UserView"];
@@ -5374,6 +5444,9 @@ export type TokenRequest = components['schemas']['TokenRequest'];
 export type TokenResponse = components['schemas']['TokenResponse'];
 export type TokenResponseTokenType = components['schemas']['TokenResponseTokenType'];
 export type UpdateAppRequest = components['schemas']['UpdateAppRequest'];
+export type UsageItem = components['schemas']['UsageItem'];
+export type UsageList = components['schemas']['UsageList'];
+export type UsageListEnvelope = components['schemas']['UsageListEnvelope'];
 export type UserEnvelope = components['schemas']['UserEnvelope'];
 export type UserView = components['schemas']['UserView'];
 export type WebhookAttemptOutcome = components['schemas']['WebhookAttemptOutcome'];
@@ -6335,6 +6408,62 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["WorkspaceEnvelope"];
+                };
+            };
+            /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unauthorized: `error.code` is `INVALID_TOKEN`, `UNAUTHENTICATED` */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Not Found: `error.code` is `NOT_FOUND` */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            default: components["responses"]["Error"];
+        };
+    };
+    adminWorkspaceUsage: {
+        parameters: {
+            query?: {
+                /** @description First UTC day (YYYY-MM-DD), included; default: 30 days before to */
+                from?: string;
+                /** @description Last UTC day (YYYY-MM-DD), included; default: today */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The workspaceId of the resource, as the API gave it */
+                workspaceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageListEnvelope"];
                 };
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
