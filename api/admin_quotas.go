@@ -97,6 +97,9 @@ func (s *Server) adminSetQuotas(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
+	if s.months != nil {
+		s.months.Forget(w.ID)
+	}
 	return s.answerQuotas(c, shard, w.ID, l)
 }
 
@@ -124,6 +127,13 @@ func (s *Server) answerQuotas(c *fiber.Ctx, shard *tenant.Shard, ws uuid.UUID, l
 			return err
 		}
 		used[u.Kind] = &n
+	}
+	if s.Usage != nil {
+		n, err := s.Usage.MonthRequests(ctx, shard, ws)
+		if err != nil {
+			return err
+		}
+		used[quota.RequestsPerMonth] = &n
 	}
 	view := func(k quota.Kind) QuotaView { return QuotaView{Limit: l.Of(k), Used: used[k]} }
 	return respond(c, http.StatusOK, QuotasView{

@@ -86,13 +86,15 @@ func (b *builder) addFailures(o *openapi3.Operation, op Operation) error {
 			r := openapi3.NewResponse().WithJSONSchemaRef(envRef).
 				WithDescription(http.StatusText(st) + ": `error.code` is " + strings.Join(text, ", "))
 			r.Extensions = map[string]any{ErrorCodesExtension: names}
-			// A quota's 429 has no Retry-After: only a deletion or the
-			// operator makes room.
+			// A count quota's 429 alone has no Retry-After: only a deletion
+			// or the operator makes room. A key's 429 has one: the rate
+			// limit's refill, or the next month for requestsPerMonth.
 			if st == http.StatusTooManyRequests && slices.Contains(codes, pmapi.CodeRateLimited) {
 				r.Headers = rateLimitHeaders()
 				r.Headers["Retry-After"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{
-					Description: "Seconds until a request will be allowed",
-					Schema:      openapi3.NewSchemaRef("", openapi3.NewIntegerSchema()),
+					Description: "Seconds until a request will be allowed: the rate limit's refill " +
+						"(RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth)",
+					Schema: openapi3.NewSchemaRef("", openapi3.NewIntegerSchema()),
 				}}}
 			}
 			o.AddResponse(st, r)
@@ -111,7 +113,9 @@ func failures(op Operation) map[int][]pmapi.Code {
 	switch op.Auth {
 	case AuthKey:
 		codes = append(codes, pmapi.CodeUnauthenticated, pmapi.CodeInvalidToken, pmapi.CodeTokenExpired,
-			pmapi.CodeAppDisabled, pmapi.CodeWorkspaceSuspended, pmapi.CodeRateLimited)
+			pmapi.CodeAppDisabled, pmapi.CodeWorkspaceSuspended, pmapi.CodeRateLimited,
+			// The workspace's requestsPerMonth quota (quota.MonthGuard).
+			pmapi.CodeQuotaExceeded)
 		if op.Scope != "" || op.ScopeInHandler {
 			codes = append(codes, pmapi.CodeInsufficientScope)
 		}

@@ -157,6 +157,9 @@ func (s *Server) limit(c *fiber.Ctx) error {
 			With("retryAfterSeconds", secs)
 	}
 	c.Locals(localLimiter, s.limiter)
+	if err := s.admitMonth(c); err != nil {
+		return err
+	}
 	return c.Next()
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/pmapi/pmapi/authz"
+	"github.com/pmapi/pmapi/quota"
 	"github.com/pmapi/pmapi/tenant"
 	"github.com/pmapi/pmapi/tenant/usage"
 )
@@ -41,8 +42,12 @@ type Deps struct {
 	// RateShare is how many replicas divide every key's rate limit
 	// (replicas.Membership.Count); nil means this process enforces it alone.
 	RateShare func() int
-	// Usage counts each request of a known workspace; nil counts nothing.
+	// Usage counts each request of a known workspace; nil counts nothing and
+	// leaves the requestsPerMonth quota unenforced (it is read from usage).
 	Usage *usage.Counter
+	// QuotaRefresh is how often a replica reads a workspace's requestsPerMonth
+	// quota and month of requests again (quota.MonthGuard); a minute when 0.
+	QuotaRefresh time.Duration
 	// OAuth runs the device flow and verifies JWTs; nil leaves OAuth off.
 	OAuth *authz.OAuth
 	// RiverUI maps shard names to their River UI handlers, each built with the
@@ -70,6 +75,7 @@ type Server struct {
 	resources []Resource
 	catalog   Catalog
 	limiter   *rateLimiter
+	months    *quota.MonthGuard // nil without Usage
 	guesses   *codeGuesses
 }
 
@@ -95,6 +101,9 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 		resources: resources,
 		limiter:   newRateLimiter(d.RateLimitPerMinute, d.RateShare),
 		guesses:   &codeGuesses{fails: map[string][]time.Time{}},
+	}
+	if d.Usage != nil {
+		s.months = quota.NewMonthGuard(d.Usage.MonthRequests, cmp.Or(d.QuotaRefresh, time.Minute))
 	}
 	if d.OAuth != nil && d.Auth != nil {
 		d.Auth.Bearer = d.OAuth

@@ -5,7 +5,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promauto"
 )
 
-// Quota pressure, labelled by quota kind only (three values): which workspace
+// Quota pressure, labelled by quota kind only (four values): which workspace
 // is near its quota is in the logs of its refused requests and in
 // GET /admin/v1/workspaces/{id}/quotas, not in a label that would grow with
 // the workspaces.
@@ -13,12 +13,13 @@ var (
 	pressure = promauto.NewHistogramVec(prometheus.HistogramOpts{
 		Name: "pmapi_quota_pressure_ratio",
 		Help: "Creations held to a count quota, by the share of the quota they leave used (used/limit after " +
-			"the creation; a refused one is observed at its current use), by quota.",
+			"the creation; a refused one is observed at its current use), and each workspace's month of " +
+			"requests at every refresh of its requestsPerMonth quota and at every refused request, by quota.",
 		Buckets: []float64{0.5, 0.8, 0.9, 1},
 	}, []string{"quota"})
 	exceeded = promauto.NewCounterVec(prometheus.CounterOpts{
 		Name: "pmapi_quota_exceeded_total",
-		Help: "Creations refused with 429 QUOTA_EXCEEDED, by quota.",
+		Help: "Creations and requests refused with 429 QUOTA_EXCEEDED, by quota.",
 	}, []string{"quota"})
 )
 
@@ -35,10 +36,10 @@ func observe(k Kind, used, limit int64, refused bool) {
 	}
 }
 
-// The count quotas' series exist from the start, at zero, so a rule on them
+// Every quota's series exist from the start, at zero, so a rule on them
 // reads a value rather than nothing.
 func init() {
-	for _, k := range []Kind{Apps, KeysPerApp, Webhooks} {
+	for _, k := range Kinds() {
 		pressure.WithLabelValues(string(k))
 		exceeded.WithLabelValues(string(k))
 	}

@@ -9090,14 +9090,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -9169,14 +9169,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -9429,7 +9429,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -9554,7 +9554,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -9912,14 +9912,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10043,14 +10043,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10174,14 +10174,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10305,14 +10305,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10436,14 +10436,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10526,14 +10526,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10636,14 +10636,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10767,14 +10767,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -10898,14 +10898,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11032,14 +11032,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11129,14 +11129,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11260,14 +11260,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11391,14 +11391,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11481,14 +11481,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11578,14 +11578,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11709,14 +11709,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11819,14 +11819,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -11950,14 +11950,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12081,14 +12081,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12212,14 +12212,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12303,14 +12303,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12402,14 +12402,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12533,14 +12533,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12664,14 +12664,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12758,14 +12758,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -12889,14 +12889,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13020,14 +13020,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13151,14 +13151,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13282,14 +13282,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13372,14 +13372,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13477,14 +13477,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13608,14 +13608,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13739,14 +13739,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13849,14 +13849,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -13946,14 +13946,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14077,14 +14077,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14168,14 +14168,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14281,14 +14281,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14393,14 +14393,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14486,14 +14486,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14620,14 +14620,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14732,14 +14732,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14828,14 +14828,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -14962,14 +14962,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15058,14 +15058,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15151,14 +15151,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15263,14 +15263,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15399,14 +15399,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15535,14 +15535,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15632,14 +15632,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15766,14 +15766,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15868,14 +15868,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -15982,14 +15982,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16094,14 +16094,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16188,14 +16188,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16291,14 +16291,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16422,14 +16422,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16553,14 +16553,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16684,14 +16684,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16775,14 +16775,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -16886,14 +16886,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17017,14 +17017,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17148,14 +17148,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17258,14 +17258,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17452,14 +17452,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17583,14 +17583,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17674,14 +17674,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17786,14 +17786,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -17909,14 +17909,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18047,7 +18047,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18131,14 +18131,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18222,14 +18222,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18335,14 +18335,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18447,14 +18447,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18566,7 +18566,7 @@ export interface operations {
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18693,14 +18693,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
@@ -18805,14 +18805,14 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description Too Many Requests: `error.code` is `RATE_LIMITED` */
+            /** @description Too Many Requests: `error.code` is `QUOTA_EXCEEDED`, `RATE_LIMITED` */
             429: {
                 headers: {
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
-                    /** @description Seconds until a request will be allowed */
+                    /** @description Seconds until a request will be allowed: the rate limit's refill (RATE_LIMITED), or the start of the next UTC month (QUOTA_EXCEEDED of requestsPerMonth) */
                     "Retry-After"?: number;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
