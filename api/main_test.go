@@ -35,6 +35,10 @@ var idInLabel = regexp.MustCompile(
 		`|(workspace|client_?id|key)="`,
 )
 
+// topWorkspacesGauge is tenant/usage's gauge of the ten busiest workspaces,
+// the one metric a workspace labels.
+const topWorkspacesGauge = "pmapi_usage_top_workspace_requests_per_second"
+
 func checkScrapeAfterTraffic() int {
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
@@ -59,9 +63,18 @@ func checkScrapeAfterTraffic() int {
 		return 1
 	}
 	// No label carries a workspace, key or id: no UUIDs, no prefixed ids or
-	// credentials, no workspace or client label.
+	// credentials, no workspace or client label. The one exception is the
+	// usage gauge of the busiest workspaces, bounded by design to ten series.
+	top := 0
 	for _, line := range strings.Split(rec.Body.String(), "\n") {
 		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, topWorkspacesGauge+"{") {
+			if top++; top > 10 {
+				fmt.Fprintf(os.Stderr, "%s has more than ten series: %s\n", topWorkspacesGauge, line)
+				return 1
+			}
 			continue
 		}
 		if leak := idInLabel.FindString(line); leak != "" {
