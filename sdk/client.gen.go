@@ -508,6 +508,21 @@ func (e ListDeliveriesStatus) Valid() bool {
 	}
 }
 
+// Defines values for ListRRCASort.
+const (
+	ListRRCASortUpdatedat ListRRCASort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the ListRRCASort enum.
+func (e ListRRCASort) Valid() bool {
+	switch e {
+	case ListRRCASortUpdatedat:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OAuthErrorError.
 const (
 	OAuthErrorErrorAccessDenied         OAuthErrorError = "access_denied"
@@ -1838,6 +1853,9 @@ type ListActionItemsSortDir string
 
 // ListDeliveriesStatus defines model for ListDeliveriesStatus.
 type ListDeliveriesStatus string
+
+// ListRRCASort defines model for ListRRCASort.
+type ListRRCASort string
 
 // MoveWorkspaceRequest defines model for MoveWorkspaceRequest.
 type MoveWorkspaceRequest struct {
@@ -3488,10 +3506,13 @@ type ListActionItemsParams struct {
 	CreatedAfter  *time.Time `form:"createdAfter,omitempty" json:"createdAfter,omitempty"`
 	CreatedBefore *time.Time `form:"createdBefore,omitempty" json:"createdBefore,omitempty"`
 
-	// Sort Default createdAt; items without a due date sort after every date
+	// UpdatedSince Only items whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort Default createdAt; items without a due date sort after every date; updatedAt ascending is a mirror's walk (docs/sdk.md, Incremental sync): a row changed during the walk comes again later, and a page holds only changes no transaction still under way can precede
 	Sort *ListActionItemsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// SortDir Default desc (newest first)
+	// SortDir Default desc (newest first), asc for sort=updatedAt
 	SortDir         *ListActionItemsSortDir `form:"sortDir,omitempty" json:"sortDir,omitempty"`
 	IncludeArchived *bool                   `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
@@ -3549,6 +3570,12 @@ type ListNotesParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+
 	// ProjectId Omit for the notes of the whole workspace
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
 
@@ -3592,7 +3619,13 @@ type ListProjectsParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor nextCursor of the previous page
-	Cursor    *string             `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort      *ListRRCASort       `form:"sort,omitempty" json:"sort,omitempty"`
 	RagStatus *ProjectRagStatus   `form:"ragStatus,omitempty" json:"ragStatus,omitempty"`
 	OwnerId   *openapi_types.UUID `form:"ownerId,omitempty" json:"ownerId,omitempty"`
 
@@ -3662,6 +3695,12 @@ type ListRisksParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+
 	// ProjectId Omit for the risks of the whole workspace
 	ProjectId *string             `form:"projectId,omitempty" json:"projectId,omitempty"`
 	Status    *RiskStatus         `form:"status,omitempty" json:"status,omitempty"`
@@ -3697,11 +3736,17 @@ type ListRRCAParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor nextCursor of the previous page
-	Cursor          *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
-	Phase           *RrcaPhase `form:"phase,omitempty" json:"phase,omitempty"`
-	ProjectId       *string    `form:"projectId,omitempty" json:"projectId,omitempty"`
-	SourceRiskId    *string    `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
-	IncludeArchived *bool      `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort            *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+	Phase           *RrcaPhase    `form:"phase,omitempty" json:"phase,omitempty"`
+	ProjectId       *string       `form:"projectId,omitempty" json:"projectId,omitempty"`
+	SourceRiskId    *string       `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
+	IncludeArchived *bool         `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
 
 // CreateRRCAParams defines parameters for CreateRRCA.
@@ -3859,6 +3904,12 @@ type ListTasksParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// ProjectId Only this project's tasks (prj_...)
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
@@ -13353,6 +13404,18 @@ func NewListActionItemsRequest(server string, params *ListActionItemsParams) (*h
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Sort != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -13872,6 +13935,30 @@ func NewListNotesRequest(server string, params *ListNotesParams) (*http.Request,
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.ProjectId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -14263,6 +14350,30 @@ func NewListProjectsRequest(server string, params *ListProjectsParams) (*http.Re
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -14840,6 +14951,30 @@ func NewListRisksRequest(server string, params *ListRisksParams) (*http.Request,
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.ProjectId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -15143,6 +15278,30 @@ func NewListRRCARequest(server string, params *ListRRCAParams) (*http.Request, e
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -16721,6 +16880,30 @@ func NewListTasksRequest(server string, params *ListTasksParams) (*http.Request,
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -3261,6 +3261,8 @@ export interface components {
         ListActionItemsSortDir: "asc" | "desc";
         /** @enum {string} */
         ListDeliveriesStatus: "PENDING" | "RETRYING" | "SUCCEEDED" | "DEAD" | "CANCELLED";
+        /** @enum {string} */
+        ListRRCASort: "updatedAt";
         MoveWorkspaceRequest: {
             /**
              * @description host:port of an active node of the cluster, as pg_dist_node names it
@@ -4854,6 +4856,7 @@ export type KeyView = components['schemas']['KeyView'];
 export type ListActionItemsSort = components['schemas']['ListActionItemsSort'];
 export type ListActionItemsSortDir = components['schemas']['ListActionItemsSortDir'];
 export type ListDeliveriesStatus = components['schemas']['ListDeliveriesStatus'];
+export type ListRrcaSort = components['schemas']['ListRRCASort'];
 export type MoveWorkspaceRequest = components['schemas']['MoveWorkspaceRequest'];
 export type NoteCreateRequest = components['schemas']['NoteCreateRequest'];
 export type NoteCreatedWebhook = components['schemas']['NoteCreatedWebhook'];
@@ -9742,9 +9745,11 @@ export interface operations {
                 dueBefore?: string;
                 createdAfter?: string;
                 createdBefore?: string;
-                /** @description Default createdAt; items without a due date sort after every date */
+                /** @description Only items whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description Default createdAt; items without a due date sort after every date; updatedAt ascending is a mirror's walk (docs/sdk.md, Incremental sync): a row changed during the walk comes again later, and a page holds only changes no transaction still under way can precede */
                 sort?: string & components["schemas"]["ListActionItemsSort"];
-                /** @description Default desc (newest first) */
+                /** @description Default desc (newest first), asc for sort=updatedAt */
                 sortDir?: string & components["schemas"]["ListActionItemsSortDir"];
                 includeArchived?: boolean;
             };
@@ -10685,6 +10690,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["ListRRCASort"];
                 /** @description Omit for the notes of the whole workspace */
                 projectId?: string;
                 /** @description Case-insensitive substring of the body */
@@ -11507,6 +11516,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["ListRRCASort"];
                 ragStatus?: components["schemas"]["ProjectRagStatus"];
                 ownerId?: string;
                 /** @description Case-insensitive substring of the name */
@@ -12576,6 +12589,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["ListRRCASort"];
                 /** @description Omit for the risks of the whole workspace */
                 projectId?: string;
                 status?: components["schemas"]["RiskStatus"];
@@ -13053,6 +13070,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["ListRRCASort"];
                 phase?: components["schemas"]["RrcaPhase"];
                 projectId?: string;
                 sourceRiskId?: string;
@@ -15979,6 +16000,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["ListRRCASort"];
                 /** @description Only this project's tasks (prj_...) */
                 projectId?: string;
                 /** @description Only tasks in this status; omitted: every status */
