@@ -25,12 +25,13 @@ type SyncQuery struct {
 // SortUpdatedAt is the sort value of a mirror's walk.
 const SortUpdatedAt = "updatedAt"
 
-func (q SyncQuery) syncing() SyncQuery { return q }
+// SyncParams is the query's sync parameters, for DecodeSync.
+func (q SyncQuery) SyncParams() SyncQuery { return q }
 
 // syncPager is a list's query that embeds ListQuery and SyncQuery.
 type syncPager interface {
 	pager
-	syncing() SyncQuery
+	SyncParams() SyncQuery
 }
 
 // Keyset is where a page of a list starts and in which order it goes: the
@@ -64,7 +65,7 @@ func DecodeSync[Q syncPager](c *fiber.Ctx, list string) (q Q, k Keyset, err erro
 	if q, err = DecodeQuery[Q](c); err != nil {
 		return q, k, err
 	}
-	s := q.syncing()
+	s := q.SyncParams()
 	k = Keyset{UpdatedSince: s.UpdatedSince, ByUpdate: s.Sort == SortUpdatedAt}
 	raw, err := decodeCursor(SortedList(list, k), q.paging().Cursor)
 	if err != nil || raw == "" {

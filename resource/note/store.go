@@ -44,7 +44,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
 	w.Page(f.Page)
-	sql := "select " + columns + " from notes n where " + w.SQL() + " order by " + w.Order() + " limit " + storekit.Limit(f.Limit)
+	sql := "select " + columns + " from notes n where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

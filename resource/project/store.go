@@ -98,9 +98,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "name")
 	w.Live(f.IncludeArchived)
 	w.Page(f.Page)
-	sql := "select " + columns + " from projects p where " + w.SQL() + " order by " + w.Order() + " limit " + storekit.Limit(
-		f.Limit,
-	)
+	sql := "select " + columns + " from projects p where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 

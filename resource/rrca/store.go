@@ -238,9 +238,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("source_risk_id", f.SourceRiskID)
 	w.Live(f.IncludeArchived)
 	w.Page(f.Page)
-	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by " + w.Order() + " limit " + storekit.Limit(
-		f.Limit,
-	)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

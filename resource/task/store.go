@@ -88,7 +88,8 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
 	w.Page(f.Page)
-	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by " + w.Order() + " limit " + storekit.Limit(f.Limit)
+	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

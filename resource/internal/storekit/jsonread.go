@@ -12,8 +12,9 @@ import (
 )
 
 // ListJSON reads a list page in one round trip (shard.Read, with the plan
-// the lists keep: genericPlans; a walk by updatedAt reads its horizon first) and writes each row's JSON with row straight
-// from its wire values into rows. limit is the statement's LIMIT.
+// the lists keep: genericPlans; a walk by updatedAt reads its horizon
+// first) and writes each row's JSON with row straight from its wire values
+// into rows. limit is the statement's LIMIT.
 func ListJSON(
 	ctx context.Context,
 	shard *tenant.Shard,
