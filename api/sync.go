@@ -19,7 +19,7 @@ import (
 // SyncQuery documents the two parameters of a list a client can mirror.
 type SyncQuery struct {
 	UpdatedSince *time.Time `query:"updatedSince" doc:"Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)"`
-	Sort         string     `query:"sort" enum:"updatedAt" doc:"updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order"`
+	Sort         string     `query:"sort" enum:"updatedAt" enumName:"SyncSort" doc:"updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order"`
 }
 
 // SortUpdatedAt is the sort value of a mirror's walk.

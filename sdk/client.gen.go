@@ -508,21 +508,6 @@ func (e ListDeliveriesStatus) Valid() bool {
 	}
 }
 
-// Defines values for ListRRCASort.
-const (
-	ListRRCASortUpdatedat ListRRCASort = "updatedAt"
-)
-
-// Valid indicates whether the value is a known member of the ListRRCASort enum.
-func (e ListRRCASort) Valid() bool {
-	switch e {
-	case ListRRCASortUpdatedat:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for OAuthErrorError.
 const (
 	OAuthErrorErrorAccessDenied         OAuthErrorError = "access_denied"
@@ -904,6 +889,21 @@ func (e SuggestCandidateType) Valid() bool {
 	case SuggestCandidateTypeRrca:
 		return true
 	case SuggestCandidateTypeTask:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SyncSort.
+const (
+	SyncSortUpdatedat SyncSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the SyncSort enum.
+func (e SyncSort) Valid() bool {
+	switch e {
+	case SyncSortUpdatedat:
 		return true
 	default:
 		return false
@@ -1854,9 +1854,6 @@ type ListActionItemsSortDir string
 // ListDeliveriesStatus defines model for ListDeliveriesStatus.
 type ListDeliveriesStatus string
 
-// ListRRCASort defines model for ListRRCASort.
-type ListRRCASort string
-
 // MoveWorkspaceRequest defines model for MoveWorkspaceRequest.
 type MoveWorkspaceRequest struct {
 	// Node host:port of an active node of the cluster, as pg_dist_node names it
@@ -2700,6 +2697,9 @@ type SuggestCandidate struct {
 
 // SuggestCandidateType defines model for SuggestCandidateType.
 type SuggestCandidateType string
+
+// SyncSort defines model for SyncSort.
+type SyncSort string
 
 // TaskBatchOperation defines model for TaskBatchOperation.
 type TaskBatchOperation struct {
@@ -3574,7 +3574,7 @@ type ListNotesParams struct {
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 
 	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
-	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// ProjectId Omit for the notes of the whole workspace
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
@@ -3625,7 +3625,7 @@ type ListProjectsParams struct {
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 
 	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
-	Sort      *ListRRCASort       `form:"sort,omitempty" json:"sort,omitempty"`
+	Sort      *SyncSort           `form:"sort,omitempty" json:"sort,omitempty"`
 	RagStatus *ProjectRagStatus   `form:"ragStatus,omitempty" json:"ragStatus,omitempty"`
 	OwnerId   *openapi_types.UUID `form:"ownerId,omitempty" json:"ownerId,omitempty"`
 
@@ -3699,7 +3699,7 @@ type ListRisksParams struct {
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 
 	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
-	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// ProjectId Omit for the risks of the whole workspace
 	ProjectId *string             `form:"projectId,omitempty" json:"projectId,omitempty"`
@@ -3742,11 +3742,11 @@ type ListRRCAParams struct {
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 
 	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
-	Sort            *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
-	Phase           *RrcaPhase    `form:"phase,omitempty" json:"phase,omitempty"`
-	ProjectId       *string       `form:"projectId,omitempty" json:"projectId,omitempty"`
-	SourceRiskId    *string       `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
-	IncludeArchived *bool         `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+	Sort            *SyncSort  `form:"sort,omitempty" json:"sort,omitempty"`
+	Phase           *RrcaPhase `form:"phase,omitempty" json:"phase,omitempty"`
+	ProjectId       *string    `form:"projectId,omitempty" json:"projectId,omitempty"`
+	SourceRiskId    *string    `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
+	IncludeArchived *bool      `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
 
 // CreateRRCAParams defines parameters for CreateRRCA.
@@ -3909,7 +3909,7 @@ type ListTasksParams struct {
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
 
 	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
-	Sort *ListRRCASort `form:"sort,omitempty" json:"sort,omitempty"`
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// ProjectId Only this project's tasks (prj_...)
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`

@@ -3261,8 +3261,6 @@ export interface components {
         ListActionItemsSortDir: "asc" | "desc";
         /** @enum {string} */
         ListDeliveriesStatus: "PENDING" | "RETRYING" | "SUCCEEDED" | "DEAD" | "CANCELLED";
-        /** @enum {string} */
-        ListRRCASort: "updatedAt";
         MoveWorkspaceRequest: {
             /**
              * @description host:port of an active node of the cluster, as pg_dist_node names it
@@ -4116,6 +4114,8 @@ export interface components {
         };
         /** @enum {string} */
         SuggestCandidateType: "rrca" | "node" | "risk" | "task";
+        /** @enum {string} */
+        SyncSort: "updatedAt";
         /** @description The request body of a task.archived delivery */
         TaskArchivedWebhook: components["schemas"]["WebhookBody"] & {
             data?: components["schemas"]["TaskView"];
@@ -4856,7 +4856,6 @@ export type KeyView = components['schemas']['KeyView'];
 export type ListActionItemsSort = components['schemas']['ListActionItemsSort'];
 export type ListActionItemsSortDir = components['schemas']['ListActionItemsSortDir'];
 export type ListDeliveriesStatus = components['schemas']['ListDeliveriesStatus'];
-export type ListRrcaSort = components['schemas']['ListRRCASort'];
 export type MoveWorkspaceRequest = components['schemas']['MoveWorkspaceRequest'];
 export type NoteCreateRequest = components['schemas']['NoteCreateRequest'];
 export type NoteCreatedWebhook = components['schemas']['NoteCreatedWebhook'];
@@ -4997,6 +4996,7 @@ export type SessionIssuedEnvelope = components['schemas']['SessionIssuedEnvelope
 export type SessionView = components['schemas']['SessionView'];
 export type SuggestCandidate = components['schemas']['SuggestCandidate'];
 export type SuggestCandidateType = components['schemas']['SuggestCandidateType'];
+export type SyncSort = components['schemas']['SyncSort'];
 export type TaskArchivedWebhook = components['schemas']['TaskArchivedWebhook'];
 export type TaskAssignedEvent = components['schemas']['TaskAssignedEvent'];
 export type TaskAssignedWebhook = components['schemas']['TaskAssignedWebhook'];
@@ -10693,7 +10693,7 @@ export interface operations {
                 /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
                 updatedSince?: string;
                 /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
-                sort?: string & components["schemas"]["ListRRCASort"];
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Omit for the notes of the whole workspace */
                 projectId?: string;
                 /** @description Case-insensitive substring of the body */
@@ -11519,7 +11519,7 @@ export interface operations {
                 /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
                 updatedSince?: string;
                 /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
-                sort?: string & components["schemas"]["ListRRCASort"];
+                sort?: string & components["schemas"]["SyncSort"];
                 ragStatus?: components["schemas"]["ProjectRagStatus"];
                 ownerId?: string;
                 /** @description Case-insensitive substring of the name */
@@ -12592,7 +12592,7 @@ export interface operations {
                 /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
                 updatedSince?: string;
                 /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
-                sort?: string & components["schemas"]["ListRRCASort"];
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Omit for the risks of the whole workspace */
                 projectId?: string;
                 status?: components["schemas"]["RiskStatus"];
@@ -13073,7 +13073,7 @@ export interface operations {
                 /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
                 updatedSince?: string;
                 /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
-                sort?: string & components["schemas"]["ListRRCASort"];
+                sort?: string & components["schemas"]["SyncSort"];
                 phase?: components["schemas"]["RrcaPhase"];
                 projectId?: string;
                 sourceRiskId?: string;
@@ -16003,7 +16003,7 @@ export interface operations {
                 /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
                 updatedSince?: string;
                 /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
-                sort?: string & components["schemas"]["ListRRCASort"];
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Only this project's tasks (prj_...) */
                 projectId?: string;
                 /** @description Only tasks in this status; omitted: every status */
