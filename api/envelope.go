@@ -76,6 +76,9 @@ func ListRows[F any](c *fiber.Ctx, list string, limit int, f F,
 		var next *string
 		if last, more := rows.Cut(limit); more {
 			cursor := EncodeCursor(list, last.String())
+			if rows.ByUpdate {
+				cursor = EncodeCursor(list+":"+SortUpdatedAt, UpdateCursorKey(rows.LastAt(), last))
+			}
 			next = &cursor
 		}
 		b = append(rows.B, `],"nextCursor":`...)

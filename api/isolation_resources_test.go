@@ -6,8 +6,8 @@ func isoProjectDrivers() map[string]func(isoCtx) {
 	const base = isoR + "project/"
 	return map[string]func(isoCtx){
 		"GET " + base + "list": isoList(base+"list", func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"q": c.w.mark}, {"ragStatus": "GREEN"}, {"includeArchived": "true"},
-				{"ownerId": c.w.tn.UserID}, {"limit": "1"}}
+			return withSync([]map[string]string{{}, {"q": c.w.mark}, {"ragStatus": "GREEN"}, {"includeArchived": "true"},
+				{"ownerId": c.w.tn.UserID}, {"limit": "1"}})
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"q": c.x.mark}, {"ownerId": c.x.tn.UserID}}
 		}),
@@ -46,9 +46,9 @@ func isoTaskDrivers() map[string]func(isoCtx) {
 	return isoMerge(isoAssigned{
 		base: base, kind: "task", idField: "taskId", userField: "assigneeId",
 		ownFilters: func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "TODO"},
+			return withSync([]map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "TODO"},
 				{"assigneeId": c.w.tn.UserID}, {"q": c.w.mark}, {"dueAfter": "2027-01-01"},
-				{"includeArchived": "true"}, {"limit": "1"}}
+				{"includeArchived": "true"}, {"limit": "1"}})
 		},
 		foreignFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"assigneeId": c.x.tn.UserID},
@@ -82,9 +82,9 @@ func isoRiskNoteDrivers() map[string]func(isoCtx) {
 	return isoMerge(isoAssigned{
 		base: risk, kind: "risk", idField: "riskId", userField: "ownerId",
 		ownFilters: func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "OPEN"},
+			return withSync([]map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"status": "OPEN"},
 				{"severity": "HIGH"}, {"ownerId": c.w.tn.UserID}, {"q": c.w.mark},
-				{"createdAfter": "2020-01-01T00:00:00Z"}, {"includeArchived": "true"}, {"limit": "1"}}
+				{"createdAfter": "2020-01-01T00:00:00Z"}, {"includeArchived": "true"}, {"limit": "1"}})
 		},
 		foreignFilters: func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"ownerId": c.x.tn.UserID},
@@ -96,8 +96,8 @@ func isoRiskNoteDrivers() map[string]func(isoCtx) {
 		},
 	}.drivers(), map[string]func(isoCtx){
 		"GET " + note + "list": isoList(note+"list", func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"q": c.w.mark},
-				{"limit": "1"}}
+			return withSync([]map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"q": c.w.mark},
+				{"limit": "1"}})
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"q": c.x.mark}}
 		}),
@@ -115,9 +115,9 @@ func isoActionItemDrivers() map[string]func(isoCtx) {
 	const base = isoR + "action-item/"
 	return map[string]func(isoCtx){
 		"GET " + base + "list": isoList(base+"list", func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"q": c.w.mark},
+			return withSync([]map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"q": c.w.mark},
 				{"ownerHint": c.w.mark}, {"status": "OPEN"},
-				{"sort": "dueDate", "sortDir": "asc"}, {"includeArchived": "true"}, {"limit": "1"}}
+				{"sort": "dueDate", "sortDir": "asc"}, {"includeArchived": "true"}, {"limit": "1"}})
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")}, {"q": c.x.mark},
 				{"ownerHint": c.x.mark}}
@@ -184,4 +184,11 @@ func isoActionItemDrivers() map[string]func(isoCtx) {
 				oneOf(c, map[string]string{}, map[string]string{"kind": "NOTE"})))
 		},
 	}
+}
+
+// withSync adds a mirror's queries (updatedSince, sort=updatedAt) to a
+// list's own queries: a walk shows nothing of another workspace either.
+func withSync(qs []map[string]string) []map[string]string {
+	return append(qs, map[string]string{"updatedSince": "2000-01-01T00:00:00Z"}, map[string]string{"sort": "updatedAt"},
+		map[string]string{"sort": "updatedAt", "updatedSince": "2000-01-01"})
 }

@@ -125,8 +125,8 @@ func isoRRCADrivers() map[string]func(isoCtx) {
 	}
 	return map[string]func(isoCtx){
 		"GET " + isoRRCA: isoList(isoRRCA, func(c isoCtx) []map[string]string {
-			return []map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"phase": "DEFINE"},
-				{"includeArchived": "true"}, {"sourceRiskId": c.w.pick(c.s.rnd, "risk")}, {"limit": "1"}}
+			return withSync([]map[string]string{{}, {"projectId": c.w.pick(c.s.rnd, "project")}, {"phase": "DEFINE"},
+				{"includeArchived": "true"}, {"sourceRiskId": c.w.pick(c.s.rnd, "risk")}, {"limit": "1"}})
 		}, func(c isoCtx) []map[string]string {
 			return []map[string]string{{"projectId": c.x.pick(c.s.rnd, "project")},
 				{"sourceRiskId": c.x.pick(c.s.rnd, "risk")}}

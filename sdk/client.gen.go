@@ -919,6 +919,21 @@ func (e SuggestCandidateType) Valid() bool {
 	}
 }
 
+// Defines values for SyncSort.
+const (
+	SyncSortUpdatedat SyncSort = "updatedAt"
+)
+
+// Valid indicates whether the value is a known member of the SyncSort enum.
+func (e SyncSort) Valid() bool {
+	switch e {
+	case SyncSortUpdatedat:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TaskBatchOperationOp.
 const (
 	TaskBatchOperationOpArchive TaskBatchOperationOp = "archive"
@@ -2807,6 +2822,9 @@ type SuggestCandidate struct {
 // SuggestCandidateType defines model for SuggestCandidateType.
 type SuggestCandidateType string
 
+// SyncSort defines model for SyncSort.
+type SyncSort string
+
 // TaskBatchOperation defines model for TaskBatchOperation.
 type TaskBatchOperation struct {
 	AssigneeId  nullable.Nullable[openapi_types.UUID] `json:"assigneeId,omitempty"`
@@ -3714,10 +3732,13 @@ type ListActionItemsParams struct {
 	CreatedAfter  *time.Time `form:"createdAfter,omitempty" json:"createdAfter,omitempty"`
 	CreatedBefore *time.Time `form:"createdBefore,omitempty" json:"createdBefore,omitempty"`
 
-	// Sort Default createdAt; items without a due date sort after every date
+	// UpdatedSince Only items whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort Default createdAt; items without a due date sort after every date; updatedAt ascending is a mirror's walk (docs/sdk.md, Incremental sync): a row changed during the walk comes again later, and a page holds only changes no transaction still under way can precede
 	Sort *ListActionItemsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// SortDir Default desc (newest first)
+	// SortDir Default desc (newest first), asc for sort=updatedAt
 	SortDir         *ListActionItemsSortDir `form:"sortDir,omitempty" json:"sortDir,omitempty"`
 	IncludeArchived *bool                   `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
 }
@@ -3775,6 +3796,12 @@ type ListNotesParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
+
 	// ProjectId Omit for the notes of the whole workspace
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
 
@@ -3818,7 +3845,13 @@ type ListProjectsParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor nextCursor of the previous page
-	Cursor    *string             `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort      *SyncSort           `form:"sort,omitempty" json:"sort,omitempty"`
 	RagStatus *ProjectRagStatus   `form:"ragStatus,omitempty" json:"ragStatus,omitempty"`
 	OwnerId   *openapi_types.UUID `form:"ownerId,omitempty" json:"ownerId,omitempty"`
 
@@ -3888,6 +3921,12 @@ type ListRisksParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
+
 	// ProjectId Omit for the risks of the whole workspace
 	ProjectId *string             `form:"projectId,omitempty" json:"projectId,omitempty"`
 	Status    *RiskStatus         `form:"status,omitempty" json:"status,omitempty"`
@@ -3923,7 +3962,13 @@ type ListRRCAParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 
 	// Cursor nextCursor of the previous page
-	Cursor          *string    `form:"cursor,omitempty" json:"cursor,omitempty"`
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort            *SyncSort  `form:"sort,omitempty" json:"sort,omitempty"`
 	Phase           *RrcaPhase `form:"phase,omitempty" json:"phase,omitempty"`
 	ProjectId       *string    `form:"projectId,omitempty" json:"projectId,omitempty"`
 	SourceRiskId    *string    `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
@@ -4085,6 +4130,12 @@ type ListTasksParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// UpdatedSince Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)
+	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// Sort updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order
+	Sort *SyncSort `form:"sort,omitempty" json:"sort,omitempty"`
 
 	// ProjectId Only this project's tasks (prj_...)
 	ProjectId *string `form:"projectId,omitempty" json:"projectId,omitempty"`
@@ -14576,6 +14627,18 @@ func NewListActionItemsRequest(server string, params *ListActionItemsParams) (*h
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Sort != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -15095,6 +15158,30 @@ func NewListNotesRequest(server string, params *ListNotesParams) (*http.Request,
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.ProjectId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -15486,6 +15573,30 @@ func NewListProjectsRequest(server string, params *ListProjectsParams) (*http.Re
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -16063,6 +16174,30 @@ func NewListRisksRequest(server string, params *ListRisksParams) (*http.Request,
 
 		}
 
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.ProjectId != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "projectId", *params.ProjectId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
@@ -16366,6 +16501,30 @@ func NewListRRCARequest(server string, params *ListRRCAParams) (*http.Request, e
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -17944,6 +18103,30 @@ func NewListTasksRequest(server string, params *ListTasksParams) (*http.Request,
 		if params.Cursor != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updatedSince", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {

@@ -11,6 +11,10 @@ type Rows struct {
 	n    int
 	last int          // where the last object (its comma included) starts
 	keys [2]uuid.UUID // the keys of the last object and of the one before
+	ats  [2]int64     // their updatedAt in a walk by updatedAt (StartAt)
+	// ByUpdate says the page is a walk by updatedAt (StartAt): its cursor
+	// holds the last row's time too.
+	ByUpdate bool
 	// Dates are the page's time columns' last dates (RowJSON.Append).
 	Dates Dates
 }
@@ -25,6 +29,17 @@ func (r *Rows) Start(key uuid.UUID) {
 	r.n++
 	r.keys[0], r.keys[1] = r.keys[1], key
 }
+
+// StartAt is Start for a row of a walk by updatedAt, us its updatedAt in
+// microseconds since the Unix epoch.
+func (r *Rows) StartAt(key uuid.UUID, us int64) {
+	r.Start(key)
+	r.ByUpdate = true
+	r.ats[0], r.ats[1] = r.ats[1], us
+}
+
+// LastAt is the updatedAt of the row Cut answered, in a walk by updatedAt.
+func (r *Rows) LastAt() int64 { return r.ats[0] }
 
 // Len is how many objects B holds.
 func (r *Rows) Len() int { return r.n }

@@ -41,8 +41,9 @@ type ListQuery struct {
 	DueBefore       *time.Time `query:"dueBefore" format:"date-time" doc:"dueDate before"`
 	CreatedAfter    *time.Time `query:"createdAfter" format:"date-time"`
 	CreatedBefore   *time.Time `query:"createdBefore" format:"date-time"`
-	Sort            string     `query:"sort" enum:"createdAt,updatedAt,dueDate,title" doc:"Default createdAt; items without a due date sort after every date"`
-	SortDir         string     `query:"sortDir" enum:"asc,desc" doc:"Default desc (newest first)"`
+	UpdatedSince    *time.Time `query:"updatedSince" doc:"Only items whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC)"`
+	Sort            string     `query:"sort" enum:"createdAt,updatedAt,dueDate,title" doc:"Default createdAt; items without a due date sort after every date; updatedAt ascending is a mirror's walk (docs/sdk.md, Incremental sync): a row changed during the walk comes again later, and a page holds only changes no transaction still under way can precede"`
+	SortDir         string     `query:"sortDir" enum:"asc,desc" doc:"Default desc (newest first), asc for sort=updatedAt"`
 	IncludeArchived bool       `query:"includeArchived"`
 }
 
@@ -127,7 +128,8 @@ func (h handlers) list(c *fiber.Ctx) error {
 	}
 	f := Filter{Status: q.Status, ProjectID: q.ProjectID, OwnerHint: q.OwnerHint, Q: q.Q,
 		DueAfter: q.DueAfter, DueBefore: q.DueBefore, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
-		IncludeArchived: q.IncludeArchived, Sort: q.Sort, Desc: q.SortDir != "asc", Limit: q.Limit + 1}
+		IncludeArchived: q.IncludeArchived, UpdatedSince: q.UpdatedSince, Sort: q.Sort, Limit: q.Limit + 1,
+		Desc: q.SortDir == "desc" || (q.SortDir == "" && q.Sort != api.SortUpdatedAt)}
 	// The cursor carries the sort it was made for, so a cursor from another
 	// ordering is refused rather than giving a wrong page.
 	list := "action-items:" + q.Sort + ":" + q.SortDir

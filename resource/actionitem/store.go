@@ -56,6 +56,7 @@ type Filter struct {
 	CreatedAfter    *time.Time
 	CreatedBefore   *time.Time
 	IncludeArchived bool
+	UpdatedSince    *time.Time
 	// Sort is a key of SortFields; Desc flips the order.
 	Sort string
 	Desc bool
@@ -94,6 +95,12 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("due_date", f.DueAfter, f.DueBefore)
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
+	w.Within("updated_at", f.UpdatedSince, nil)
+	if f.Sort == "updatedAt" && !f.Desc {
+		// A mirror's walk (api.SyncQuery): only changes no transaction
+		// under way can precede.
+		w.Add("a.updated_at < ?", &storekit.Horizon{})
+	}
 	expr, typ := sortKey(f.Sort)
 	dir, cmp := "asc", ">"
 	if f.Desc {

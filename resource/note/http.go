@@ -28,6 +28,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the note list's parameters.
 type ListQuery struct {
 	api.ListQuery
+	api.SyncQuery
 	ProjectID *uuid.UUID `query:"projectId" id:"project" doc:"Omit for the notes of the whole workspace"`
 	Q         string     `query:"q" doc:"Case-insensitive substring of the body"`
 }
@@ -39,7 +40,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodGet, Path: "list", ID: "listNotes",
 			Summary: "Notes, newest first",
 			Query:   ListQuery{}, Result: List{},
-			Handler: route.List("notes", api.DecodeList[ListQuery], filter, h.notes.List)},
+			Handler: route.List("notes", api.DecodeSync[ListQuery], filter, h.notes.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getNote",
 			Summary: "One note",
 			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
@@ -57,8 +58,8 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 
 // filter is the store's filter of a list's query, asking for one row past
 // the page.
-func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
-	return Filter{ProjectID: q.ProjectID, Q: q.Q, Before: before, Limit: q.Limit + 1}, q.Limit
+func filter(q ListQuery, k api.Keyset) (Filter, int) {
+	return Filter{ProjectID: q.ProjectID, Q: q.Q, Page: k, Limit: q.Limit + 1}, q.Limit
 }
 
 // parseCreate reads the project a note goes into and its text, checking the

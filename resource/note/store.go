@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -33,7 +34,7 @@ var record = storekit.Record[Note]{Noun: "note", ByID: getSQL, Fields: fields, J
 type Filter struct {
 	ProjectID *uuid.UUID
 	Q         string
-	Before    *uuid.UUID
+	Page      api.Keyset // updatedSince, the order and where the page starts
 	Limit     int
 }
 
@@ -42,8 +43,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w := storekit.NewWhere("n", ws)
 	w.Equal("project_id", f.ProjectID)
 	w.Contains(f.Q, "body")
-	w.Before(f.Before)
-	sql := "select " + columns + " from notes n where " + w.SQL() + " order by n.id desc limit " + storekit.Limit(f.Limit)
+	w.Page(f.Page)
+	sql := "select " + columns + " from notes n where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

@@ -2,6 +2,7 @@ package project
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -31,6 +32,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the project list's parameters.
 type ListQuery struct {
 	api.ListQuery
+	api.SyncQuery
 	RAGStatus       string     `query:"ragStatus" enum:"GREEN,AMBER,RED"`
 	OwnerID         *uuid.UUID `query:"ownerId" format:"uuid"`
 	Q               string     `query:"q" doc:"Case-insensitive substring of the name"`
@@ -96,18 +98,19 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 }
 
 func (h handlers) list(c *fiber.Ctx) error {
-	q, before, err := api.DecodeList[ListQuery](c, "projects")
+	q, k, err := api.DecodeSync[ListQuery](c, "projects")
 	if err != nil {
 		return err
 	}
 	f := Filter{RAGStatus: q.RAGStatus, OwnerID: q.OwnerID, Q: q.Q, IncludeArchived: q.IncludeArchived,
-		Before: before, Limit: q.Limit + 1}
+		Page: k, Limit: q.Limit + 1}
 	shard, ws := api.Tenant(c)
 	projects, err := h.projects.List(c.UserContext(), shard, ws, f)
 	if err != nil {
 		return err
 	}
-	projects, next := api.Page("projects", projects, q.Limit, func(p Project) uuid.UUID { return p.ID })
+	projects, next := api.PageSorted("projects", k, projects, q.Limit, func(p Project) uuid.UUID { return p.ID },
+		func(p Project) time.Time { return p.UpdatedAt })
 	return api.OK(c, List{Items: api.Views(projects, ToView), NextCursor: next})
 }
 

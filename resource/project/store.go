@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -85,7 +86,7 @@ type Filter struct {
 	OwnerID         *uuid.UUID
 	Q               string
 	IncludeArchived bool
-	Before          *uuid.UUID // keyset: ids are time-ordered, lists go newest first
+	Page            api.Keyset // updatedSince, the order and where the page starts
 	Limit           int
 }
 
@@ -96,10 +97,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("owner_id", f.OwnerID)
 	w.Contains(f.Q, "name")
 	w.Live(f.IncludeArchived)
-	w.Before(f.Before)
-	sql := "select " + columns + " from projects p where " + w.SQL() + " order by p.id desc limit " + storekit.Limit(
-		f.Limit,
-	)
+	w.Page(f.Page)
+	sql := "select " + columns + " from projects p where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.List(ctx, shard, ws, scan, sql, w.Args()...)
 }
 

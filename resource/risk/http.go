@@ -28,6 +28,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the risk list's parameters.
 type ListQuery struct {
 	api.ListQuery
+	api.SyncQuery
 	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Omit for the risks of the whole workspace"`
 	Status          string     `query:"status" enum:"OPEN,MITIGATING,RESOLVED"`
 	Severity        string     `query:"severity" enum:"LOW,MEDIUM,HIGH,CRITICAL"`
@@ -45,7 +46,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodGet, Path: "list", ID: "listRisks",
 			Summary: "Risks, newest first; without projectId, the whole workspace's",
 			Query:   ListQuery{}, Result: List{},
-			Handler: route.List("risks", api.DecodeList[ListQuery], filter, h.risks.List)},
+			Handler: route.List("risks", api.DecodeSync[ListQuery], filter, h.risks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getRisk",
 			Summary: "One risk",
 			Query:   api.IDQuery{}, Result: View{}, Handler: route.Detail(ParseID, record.Detail)},
@@ -66,10 +67,10 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 
 // filter is the store's filter of a list's query, asking for one row past
 // the page.
-func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+func filter(q ListQuery, k api.Keyset) (Filter, int) {
 	return Filter{ProjectID: q.ProjectID, Status: q.Status, Severity: q.Severity, OwnerID: q.OwnerID, Q: q.Q,
 		CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore, IncludeArchived: q.IncludeArchived,
-		Before: before, Limit: q.Limit + 1}, q.Limit
+		Page: k, Limit: q.Limit + 1}, q.Limit
 }
 
 // riskID reads the risk an archive or restore body names.

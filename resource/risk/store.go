@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -58,7 +59,7 @@ type Filter struct {
 	CreatedAfter    *time.Time
 	CreatedBefore   *time.Time
 	IncludeArchived bool
-	Before          *uuid.UUID
+	Page            api.Keyset // updatedSince, the order and where the page starts
 	Limit           int
 }
 
@@ -72,8 +73,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Contains(f.Q, "title", "description")
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
-	w.Before(f.Before)
-	sql := "select " + columns + " from risks r where " + w.SQL() + " order by r.id desc limit " + storekit.Limit(f.Limit)
+	w.Page(f.Page)
+	sql := "select " + columns + " from risks r where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

@@ -20,6 +20,7 @@ import (
 // ListQuery documents and decodes the analysis list's parameters.
 type ListQuery struct {
 	api.ListQuery
+	api.SyncQuery
 	Phase           string     `query:"phase" enum:"DEFINE,CONTAIN,ANALYZE,CORRECT,VERIFY,CLOSED"`
 	ProjectID       *uuid.UUID `query:"projectId" id:"project"`
 	SourceRiskID    *uuid.UUID `query:"sourceRiskId" id:"risk"`
@@ -87,7 +88,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodGet, Path: "", ID: "listRRCA",
 			Summary: "Analyses, newest first",
 			Query:   ListQuery{}, Result: List{},
-			Handler: route.List("rrca", api.DecodeList[ListQuery], filter, h.analyses.List)},
+			Handler: route.List("rrca", api.DecodeSync[ListQuery], filter, h.analyses.List)},
 		{Method: http.MethodPost, Path: "", ID: "createRRCA", Idempotent: true,
 			Summary: "Start an analysis, from scratch or from a risk (sourceRiskId copies its title and description)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.analyses.Create, ToView)},
@@ -164,9 +165,9 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 
 // filter is the store's filter of a list's query, asking for one row past
 // the page.
-func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+func filter(q ListQuery, k api.Keyset) (Filter, int) {
 	return Filter{Phase: q.Phase, ProjectID: q.ProjectID, SourceRiskID: q.SourceRiskID,
-		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}, q.Limit
+		IncludeArchived: q.IncludeArchived, Page: k, Limit: q.Limit + 1}, q.Limit
 }
 
 // inPath reads the analysis the path names.

@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/actionitem"
@@ -225,7 +226,7 @@ type Filter struct {
 	ProjectID       *uuid.UUID
 	SourceRiskID    *uuid.UUID
 	IncludeArchived bool
-	Before          *uuid.UUID
+	Page            api.Keyset // updatedSince, the order and where the page starts
 	Limit           int
 }
 
@@ -236,10 +237,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Equal("project_id", f.ProjectID)
 	w.Equal("source_risk_id", f.SourceRiskID)
 	w.Live(f.IncludeArchived)
-	w.Before(f.Before)
-	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by a.id desc limit " + storekit.Limit(
-		f.Limit,
-	)
+	w.Page(f.Page)
+	sql := "select " + columns + " from rrca_analyses a where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

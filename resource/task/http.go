@@ -30,6 +30,7 @@ func Resource(s Store) api.Resource {
 // ListQuery documents and decodes the task list's parameters; all are optional.
 type ListQuery struct {
 	api.ListQuery
+	api.SyncQuery
 	ProjectID       *uuid.UUID `query:"projectId" id:"project" doc:"Only this project's tasks (prj_...)"`
 	Status          string     `query:"status" enum:"TODO,IN_PROGRESS,BLOCKED,REVIEW,DONE" doc:"Only tasks in this status; omitted: every status"`
 	AssigneeID      *uuid.UUID `query:"assigneeId" format:"uuid" doc:"Only tasks assigned to this user"`
@@ -55,7 +56,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodGet, Path: "list", ID: "listTasks",
 			Summary: "Tasks, newest first",
 			Query:   ListQuery{}, Result: List{},
-			Handler: route.List("tasks", api.DecodeList[ListQuery], filter, h.tasks.List)},
+			Handler: route.List("tasks", api.DecodeSync[ListQuery], filter, h.tasks.List)},
 		{Method: http.MethodGet, Path: "detail", ID: "getTask",
 			Summary: "One task",
 			Query:   DetailQuery{}, Result: View{}, Handler: route.Detail(ParseID, h.tasks.Detail)},
@@ -85,10 +86,10 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 
 // filter is the store's filter of a list's query, asking for one row past
 // the page.
-func filter(q ListQuery, before *uuid.UUID) (Filter, int) {
+func filter(q ListQuery, k api.Keyset) (Filter, int) {
 	return Filter{ProjectID: q.ProjectID, Status: q.Status, AssigneeID: q.AssigneeID, Q: q.Q,
 		DueAfter: q.DueAfter, DueBefore: q.DueBefore, CreatedAfter: q.CreatedAfter, CreatedBefore: q.CreatedBefore,
-		IncludeArchived: q.IncludeArchived, Before: before, Limit: q.Limit + 1}, q.Limit
+		IncludeArchived: q.IncludeArchived, Page: k, Limit: q.Limit + 1}, q.Limit
 }
 
 // The single writes are the batch's operations run one at a time: each

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -72,7 +73,7 @@ type Filter struct {
 	CreatedAfter    *time.Time
 	CreatedBefore   *time.Time
 	IncludeArchived bool
-	Before          *uuid.UUID // keyset: ids are time-ordered, lists go newest first
+	Page            api.Keyset // updatedSince, the order and where the page starts
 	Limit           int
 }
 
@@ -86,8 +87,9 @@ func (s Store) List(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Fi
 	w.Within("due_date", f.DueAfter, f.DueBefore)
 	w.Within("created_at", f.CreatedAfter, f.CreatedBefore)
 	w.Live(f.IncludeArchived)
-	w.Before(f.Before)
-	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by t.id desc limit " + storekit.Limit(f.Limit)
+	w.Page(f.Page)
+	sql := "select " + columns + " from tasks t where " + w.SQL() + " order by " + w.Order() +
+		" limit " + storekit.Limit(f.Limit)
 	return storekit.ListJSON(ctx, shard, ws, f.Limit, viewJSON, rows, sql, w.Args()...)
 }
 

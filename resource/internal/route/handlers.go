@@ -26,22 +26,23 @@ type Parse func(s string) (uuid.UUID, error)
 type Has = func(field string) bool
 
 // List answers a page of the list named list, written by the store straight
-// from PostgreSQL's wire values (api.ListRows). decode is api.DecodeList of
+// from PostgreSQL's wire values (api.ListRows). decode is api.DecodeSync of
 // the resource's query; filter makes the store's filter of the query and the
-// cursor's position, asking for one row past the page, and says the page's
-// limit.
+// keyset (its order, updatedSince and the cursor's position, which the
+// store hands storekit.Where.Page), asking for one row past the page, and
+// says the page's limit.
 func List[Query, Filter any](
 	list string,
-	decode func(c *fiber.Ctx, list string) (Query, *uuid.UUID, error),
-	filter func(q Query, before *uuid.UUID) (f Filter, limit int),
+	decode func(c *fiber.Ctx, list string) (Query, api.Keyset, error),
+	filter func(q Query, k api.Keyset) (f Filter, limit int),
 	read func(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, f Filter, rows *jsonw.Rows) error,
 ) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		q, before, err := decode(c, list)
+		q, k, err := decode(c, list)
 		if err != nil {
 			return err
 		}
-		f, limit := filter(q, before)
+		f, limit := filter(q, k)
 		return api.ListRows(c, list, limit, f, read)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // ListJSON reads a list page in one round trip (shard.Read, with the plan
-// the lists keep: genericPlans) and writes each row's JSON with row straight
-// from its wire values into rows. limit is the statement's LIMIT.
+// the lists keep: genericPlans; a walk by updatedAt reads its horizon
+// first) and writes each row's JSON with row straight from its wire values
+// into rows. limit is the statement's LIMIT.
 func ListJSON(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -29,13 +30,29 @@ func ListJSON(
 	if shard.Mode() != tenant.SetLocal {
 		sets = genericPlans
 	}
+	byUpdate, err := fillHorizon(ctx, shard, ws, args)
+	if err != nil {
+		return err
+	}
+	at := -1
+	if byUpdate {
+		at = row.index("updated_at")
+	}
 	return shard.ReadWith(ctx, ws, sets, func(b *pgx.Batch) {
 		b.Queue(sql, args...).Query(func(r pgx.Rows) error {
 			// A read sent again (shard.Read after a placement move) starts
 			// the page again.
 			*rows = from
 			return eachJSON(r, row, limit, func(key uuid.UUID, values [][]byte) (err error) {
-				rows.Start(key)
+				if at < 0 {
+					rows.Start(key)
+				} else {
+					us, err := timestamptz(values[at])
+					if err != nil {
+						return err
+					}
+					rows.StartAt(key, us)
+				}
 				rows.B, err = row.Append(rows.B, values, &rows.Dates)
 				return err
 			})

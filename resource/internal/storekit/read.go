@@ -69,7 +69,7 @@ func Get[T any](
 }
 
 // List reads the rows of a query of the workspace in one round trip
-// (shard.Read).
+// (shard.Read), two in a walk by updatedAt (Where.Page: its horizon first).
 func List[T any](
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -79,6 +79,9 @@ func List[T any](
 	args ...any,
 ) ([]T, error) {
 	var out []T
+	if _, err := fillHorizon(ctx, shard, ws, args); err != nil {
+		return nil, err
+	}
 	err := shard.Read(ctx, ws, func(b *pgx.Batch) { QueueRows(b, &out, scan, sql, args...) })
 	return out, err
 }

@@ -152,6 +152,17 @@ func isInt(oid uint32) bool {
 	return oid == pgtype.Int2OID || oid == pgtype.Int4OID || oid == pgtype.Int8OID
 }
 
+// index is where the result column named column is among the row's; a
+// list walked by updatedAt has its view's updated_at column.
+func (r *RowJSON) index(column string) int {
+	for i := range r.cols {
+		if r.cols[i].column == column {
+			return i
+		}
+	}
+	panic("storekit: the view has no column " + column)
+}
+
 // Key is the row's key, its first column.
 func (r *RowJSON) Key(values [][]byte) (uuid.UUID, error) {
 	if len(values) == 0 || len(values[0]) != 16 {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/pmapi/pmapi/api"
 )
 
 // Where is the WHERE clause of a list query and its arguments. It always
@@ -13,9 +15,10 @@ import (
 // is the safety net, the explicit predicate is what uses the indexes and what
 // lets Citus route the query to one shard (docs/decisions/tenancy-and-citus.md).
 type Where struct {
-	alias string
-	conds []string
-	args  []any
+	alias    string
+	conds    []string
+	args     []any
+	byUpdate bool
 }
 
 // NewWhere starts the clause of a list over the table aliased alias.
@@ -93,6 +96,31 @@ func (w *Where) Before(before *uuid.UUID) {
 	if before != nil {
 		w.Add(w.alias+".id < ?", *before)
 	}
+}
+
+// Page is a list's keyset (api.Keyset): updatedSince, and the page's start
+// in its order, newest first below the cursor's id or, in a walk by
+// updatedAt, past the cursor's time and id and below the horizon (Horizon),
+// which the read fills in before it sends the page.
+func (w *Where) Page(k api.Keyset) {
+	w.Within("updated_at", k.UpdatedSince, nil)
+	if !k.ByUpdate {
+		w.Before(k.Before)
+		return
+	}
+	w.byUpdate = true
+	if k.After != nil {
+		w.Add("("+w.alias+".updated_at, "+w.alias+".id) > (?, ?)", k.After.At, k.After.ID)
+	}
+	w.Add(w.alias+".updated_at < ?", &Horizon{})
+}
+
+// Order is the list's ORDER BY, without the words: the keyset's (Page).
+func (w *Where) Order() string {
+	if w.byUpdate {
+		return w.alias + ".updated_at, " + w.alias + ".id"
+	}
+	return w.alias + ".id desc"
 }
 
 // SQL is the clause, without the word WHERE.

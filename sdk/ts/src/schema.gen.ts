@@ -4459,6 +4459,8 @@ export interface components {
         };
         /** @enum {string} */
         SuggestCandidateType: "rrca" | "node" | "risk" | "task";
+        /** @enum {string} */
+        SyncSort: "updatedAt";
         /** @description The request body of a task.archived delivery */
         TaskArchivedWebhook: components["schemas"]["WebhookBody"] & {
             data?: components["schemas"]["TaskView"];
@@ -5414,6 +5416,7 @@ export type SessionIssuedEnvelope = components['schemas']['SessionIssuedEnvelope
 export type SessionView = components['schemas']['SessionView'];
 export type SuggestCandidate = components['schemas']['SuggestCandidate'];
 export type SuggestCandidateType = components['schemas']['SuggestCandidateType'];
+export type SyncSort = components['schemas']['SyncSort'];
 export type TaskArchivedWebhook = components['schemas']['TaskArchivedWebhook'];
 export type TaskAssignedEvent = components['schemas']['TaskAssignedEvent'];
 export type TaskAssignedWebhook = components['schemas']['TaskAssignedWebhook'];
@@ -10569,9 +10572,11 @@ export interface operations {
                 dueBefore?: string;
                 createdAfter?: string;
                 createdBefore?: string;
-                /** @description Default createdAt; items without a due date sort after every date */
+                /** @description Only items whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description Default createdAt; items without a due date sort after every date; updatedAt ascending is a mirror's walk (docs/sdk.md, Incremental sync): a row changed during the walk comes again later, and a page holds only changes no transaction still under way can precede */
                 sort?: string & components["schemas"]["ListActionItemsSort"];
-                /** @description Default desc (newest first) */
+                /** @description Default desc (newest first), asc for sort=updatedAt */
                 sortDir?: string & components["schemas"]["ListActionItemsSortDir"];
                 includeArchived?: boolean;
             };
@@ -11512,6 +11517,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Omit for the notes of the whole workspace */
                 projectId?: string;
                 /** @description Case-insensitive substring of the body */
@@ -12334,6 +12343,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["SyncSort"];
                 ragStatus?: components["schemas"]["ProjectRagStatus"];
                 ownerId?: string;
                 /** @description Case-insensitive substring of the name */
@@ -13403,6 +13416,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Omit for the risks of the whole workspace */
                 projectId?: string;
                 status?: components["schemas"]["RiskStatus"];
@@ -13880,6 +13897,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["SyncSort"];
                 phase?: components["schemas"]["RrcaPhase"];
                 projectId?: string;
                 sourceRiskId?: string;
@@ -16806,6 +16827,10 @@ export interface operations {
                 limit?: number;
                 /** @description nextCursor of the previous page */
                 cursor?: string;
+                /** @description Only rows whose updatedAt is at or after this instant (RFC 3339, or a date meaning its midnight UTC) */
+                updatedSince?: string;
+                /** @description updatedAt: oldest change first, ties by id, for mirroring (docs/sdk.md, Incremental sync); a row changed during the walk comes again later; a page holds only changes no transaction still under way can precede; omitted: the list's default order */
+                sort?: string & components["schemas"]["SyncSort"];
                 /** @description Only this project's tasks (prj_...) */
                 projectId?: string;
                 /** @description Only tasks in this status; omitted: every status */
