@@ -4,7 +4,8 @@
 // transaction so that no change commits without its entry and no entry
 // without its change. The server's role may append and read, never update or
 // delete (migration 0024); an erasure removes a workspace's entries through
-// their stream row (docs/decisions/audit-and-quotas.md).
+// their stream row, and the event retention drops whole days of the log
+// (migration 0028, KeepPartitions; docs/decisions/audit-and-quotas.md).
 package audit
 
 import (

@@ -128,7 +128,7 @@ type Options struct {
 	// (DefaultSweepEvery, DefaultSweepAfter when zero; tests shrink them).
 	SweepEvery, SweepAfter time.Duration
 	// EventRetention is how long events, deliveries and attempts are kept
-	// (webhook.DefaultEventRetention when zero).
+	// (webhook.DefaultEventRetention when zero), and the audit log with them.
 	EventRetention time.Duration
 }
 

@@ -7,16 +7,17 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/resource/webhook"
 	"github.com/pmapi/pmapi/tenant"
 )
 
-// RetentionEvery is how often each shard's event partitions are kept: the
-// days ahead made, those past the retention dropped.
+// RetentionEvery is how often each shard's event and audit partitions are
+// kept: the days ahead made, those past the retention dropped.
 const RetentionEvery = time.Hour
 
-// RetentionArgs asks for one shard's event, delivery and attempt partitions
-// to be kept (webhook.KeepPartitions).
+// RetentionArgs asks for one shard's event, delivery, attempt and audit log
+// partitions to be kept (webhook.KeepPartitions, then audit.KeepPartitions).
 type RetentionArgs struct {
 	Shard string `json:"shard"`
 }
@@ -33,6 +34,10 @@ type RetentionWorker struct {
 }
 
 // Work runs on the shard's own pool, the Citus coordinator, where DDL runs.
+// The audit log is kept after the events, each owner's function in a
+// transaction of its own: the two lock disjoint tables and never at once, so
+// they cannot deadlock each other. Either failing fails the job, which River
+// runs again; what was done stays done.
 func (w *RetentionWorker) Work(ctx context.Context, job *river.Job[RetentionArgs]) error {
 	shard, err := w.Directory.Shards().Get(job.Args.Shard)
 	if err != nil {
@@ -44,6 +49,13 @@ func (w *RetentionWorker) Work(ctx context.Context, job *river.Job[RetentionArgs
 	}
 	if kept.Made > 0 || kept.Dropped > 0 {
 		w.Log.Info("event partitions kept", "shard", shard.Name, "made", kept.Made, "dropped", kept.Dropped)
+	}
+	audited, err := audit.KeepPartitions(ctx, shard, w.Retention, time.Now())
+	if err != nil {
+		return err
+	}
+	if audited.Made > 0 || audited.Dropped > 0 {
+		w.Log.Info("audit partitions kept", "shard", shard.Name, "made", audited.Made, "dropped", audited.Dropped)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ import (
 
 // TestRetentionJobRunsOnStart: a working process runs the event.retention
 // job as it starts, as the server's role, and it drops a day past the
-// retention while the coming week stays; a retention under a day is refused
+// retention of the events and of the audit log while the coming week stays; a retention under a day is refused
 // before any client is made.
 func TestRetentionJobRunsOnStart(t *testing.T) {
 	ctx := context.Background()
@@ -31,16 +31,22 @@ func TestRetentionJobRunsOnStart(t *testing.T) {
 		old, old.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	oldest := func() time.Time {
+	if _, err := testdb.Conn(t, testdb.Database(t).AdminURL).Exec(ctx, "select pmapi_make_audit_partitions($1, $2)",
+		old, old.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	end := func(agg, table string) time.Time {
 		var end time.Time
-		if err := owner.QueryRow(ctx, `select min(pmapi_partition_end(inhrelid::regclass)) from pg_inherits
-			where inhparent = 'event_log'::regclass`).Scan(&end); err != nil {
+		if err := owner.QueryRow(ctx, `select `+agg+`(pmapi_partition_end(inhrelid::regclass)) from pg_inherits
+			where inhparent = $1::regclass`, table).Scan(&end); err != nil {
 			t.Fatal(err)
 		}
 		return end
 	}
-	if !oldest().Before(time.Now().Add(-webhook.DefaultEventRetention)) {
-		t.Fatal("no partition past the retention to drop")
+	for _, table := range []string{"event_log", "audit_log"} {
+		if !end("min", table).Before(time.Now().Add(-webhook.DefaultEventRetention)) {
+			t.Fatalf("no %s partition past the retention to drop", table)
+		}
 	}
 
 	clients, err := jobs.NewClients(dir, jobs.Options{Work: true})
@@ -55,15 +61,14 @@ func TestRetentionJobRunsOnStart(t *testing.T) {
 	}
 	defer clients.Stop(ctx)
 	waitForJob(t, events, jobs.RetentionArgs{}.Kind())
-	if end := oldest(); end.Before(time.Now().Add(-webhook.DefaultEventRetention)) {
-		t.Errorf("the oldest event_log partition ends %v, past the retention", end)
+	for _, table := range []string{"event_log", "audit_log"} {
+		if oldest := end("min", table); oldest.Before(time.Now().Add(-webhook.DefaultEventRetention)) {
+			t.Errorf("the oldest %s partition ends %v, past the retention", table, oldest)
+		}
 	}
-	var ahead time.Time
-	if err := owner.QueryRow(ctx, `select max(pmapi_partition_end(inhrelid::regclass)) from pg_inherits
-		where inhparent = 'webhook_deliveries'::regclass`).Scan(&ahead); err != nil {
-		t.Fatal(err)
-	}
-	if ahead.Before(time.Now().Add(6 * 24 * time.Hour)) {
-		t.Errorf("deliveries have partitions up to %v only, want a week ahead", ahead)
+	for _, table := range []string{"webhook_deliveries", "audit_log"} {
+		if ahead := end("max", table); ahead.Before(time.Now().Add(6 * 24 * time.Hour)) {
+			t.Errorf("%s has partitions up to %v only, want a week ahead", table, ahead)
+		}
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"github.com/pmapi/pmapi/internal/testkit/testdb"
 )
 
-// retainedTables are the tables kept by time partition (0025).
-var retainedTables = []string{"event_log", "webhook_deliveries", "webhook_attempts"}
+// retainedTables are the tables kept by time partition (0025, 0028).
+var retainedTables = []string{"event_log", "webhook_deliveries", "webhook_attempts", "audit_log"}
 
 // exposedPartitionsSQL lists the partitions of the public schema that break
 // the rule for partitions: the server's role holds no privilege on one (it
