@@ -57,8 +57,8 @@ func auditView(e audit.Entry) AuditEntryView {
 
 const auditDescription = "Every change to the workspace's credentials and configuration (apps, keys, " +
 	"webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each " +
-	"written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) " +
-	"and `since`."
+	"written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days " +
+	"by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`."
 
 func (s *Server) auditOperations() []Operation {
 	return []Operation{

@@ -4609,7 +4609,7 @@ type ClientInterface interface {
 
 	// AdminListAudit A workspace's audit log
 	//
-	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 	//
 	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
 	//
@@ -5195,7 +5195,7 @@ type ClientInterface interface {
 
 	// ListAudit The workspace's audit log
 	//
-	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -6877,7 +6877,7 @@ func (c *Client) AdminSetAppRateLimit(ctx context.Context, workspaceId string, c
 
 // AdminListAudit A workspace's audit log
 //
-// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 //
 // Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
 //
@@ -8043,7 +8043,7 @@ func (c *Client) TestWebhook(ctx context.Context, clientId string, subId string,
 
 // ListAudit The workspace's audit log
 //
-// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
@@ -19347,7 +19347,7 @@ type ClientWithResponsesInterface interface {
 
 	// AdminListAuditWithResponse A workspace's audit log
 	//
-	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 	//
 	// Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
 	//
@@ -19985,7 +19985,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListAuditWithResponse The workspace's audit log
 	//
-	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+	// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 	//
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
@@ -36275,7 +36275,7 @@ func (c *ClientWithResponses) AdminSetAppRateLimitWithResponse(ctx context.Conte
 
 // AdminListAuditWithResponse A workspace's audit log
 //
-// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 //
 // Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
 //
@@ -37261,7 +37261,7 @@ func (c *ClientWithResponses) TestWebhookWithResponse(ctx context.Context, clien
 
 // ListAuditWithResponse The workspace's audit log
 //
-// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+// Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
 //
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //

@@ -113,7 +113,7 @@ export interface paths {
         };
         /**
          * A workspace's audit log
-         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
          *
          *     Operator only: `Authorization: Bearer <PMAPI_ADMIN_TOKEN>`.
          */
@@ -909,7 +909,7 @@ export interface paths {
         };
         /**
          * The workspace's audit log
-         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction. Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
+         * @description Every change to the workspace's credentials and configuration (apps, keys, webhook subscriptions, sessions, OAuth grants, quotas, the operator's actions), newest first, each written in the change's own transaction and kept for the event retention (PMAPI_EVENT_RETENTION, 30 days by default). Filters: `action` (one of the actions listed in docs/operations.md) and `since`.
          *
          *     Called by a console user: `X-Client-ID` and the session cookie `sid`.
          */
