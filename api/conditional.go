@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
+	"sync"
 
 	gojson "github.com/goccy/go-json"
 	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
 
 	"github.com/pmapi/pmapi"
 )
@@ -183,6 +185,17 @@ func badTags(header string) error {
 
 type preconditionKey struct{}
 
+// precondition is an If-Match on its way to the store. It holds for the
+// first row a store checks it against (the one the request names: its store
+// checks before touching any other); a cascade to other rows in the same
+// transaction is not held to it, and a transaction run again after a
+// serialization failure checks the same row again.
+type precondition struct {
+	tags entityTags
+	mu   sync.Mutex
+	row  *uuid.UUID
+}
+
 // requireMatch is the middleware of an operation that changes one resource:
 // it hands the If-Match it was sent, if any, to the store (IfMatch).
 func requireMatch(c *fiber.Ctx) error {
@@ -194,26 +207,46 @@ func requireMatch(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	c.SetUserContext(context.WithValue(c.UserContext(), preconditionKey{}, tags))
+	c.SetUserContext(context.WithValue(c.UserContext(), preconditionKey{}, &precondition{tags: tags}))
 	return c.Next()
 }
 
-// IfMatch checks the request's If-Match against data, the resource as its
-// detail GET shows it (its view), read under the update's row lock: nil when
+// IfMatch checks the request's If-Match against data, the row id as its
+// detail GET shows it (its view), read under the change's row lock: nil when
 // there is no If-Match or one of its tags is the ETag that GET answers with,
-// 412 PRECONDITION_FAILED otherwise. The changing store calls it once, on the
+// 412 PRECONDITION_FAILED otherwise. A store calls it right after locking the
 // row the request names, before it writes anything.
-func IfMatch(ctx context.Context, data any) error {
-	want, ok := ctx.Value(preconditionKey{}).(entityTags)
-	if !ok || want.any {
+func IfMatch(ctx context.Context, id uuid.UUID, data any) error {
+	return IfMatchRead(ctx, id, func() (any, error) { return data, nil })
+}
+
+// IfMatchRead is IfMatch for a detail that takes more than the locked row
+// (an analysis with its corrective actions): read makes it, and runs only
+// when there is a tag to compare it with.
+func IfMatchRead(ctx context.Context, id uuid.UUID, read func() (any, error)) error {
+	p, ok := ctx.Value(preconditionKey{}).(*precondition)
+	if !ok {
+		return nil
+	}
+	p.mu.Lock()
+	if p.row == nil {
+		p.row = &id
+	}
+	mine := *p.row == id
+	p.mu.Unlock()
+	if !mine || p.tags.any {
 		// "*" asks only that the resource exist, which the lock has shown.
 		return nil
+	}
+	data, err := read()
+	if err != nil {
+		return err
 	}
 	body, err := gojson.Marshal(envelope{Success: true, Data: data})
 	if err != nil {
 		return err
 	}
-	if !want.strongMatch(ETag(body)) {
+	if !p.tags.strongMatch(ETag(body)) {
 		return pmapi.Errorf(pmapi.CodePreconditionFailed,
 			"the resource has changed since the ETag given in If-Match: nothing was changed; GET it again")
 	}

@@ -136,7 +136,8 @@ func condCases() map[string]condCase {
 		"getActionItem": {own: true, path: func(w *condWorld) string { return q(condR+"action-item/detail", "id", w.item) },
 			change: update("action-item/update", "actionItemId", func(w *condWorld) string { return w.item },
 				map[string]any{"title": "Item renamed"})},
-		"listActionItemLogs": {own: true, path: func(w *condWorld) string { return q(condR + "action-item/" + w.item + "/logs") },
+		"listActionItemLogs": {own: true,
+			path: func(w *condWorld) string { return q(condR + "action-item/" + w.item + "/logs") },
 			change: func(t *testing.T, w *condWorld) {
 				mustStatus(t, w.a.Do(t, "POST", condR+"action-item/"+w.item+"/log",
 					map[string]any{"kind": "NOTE", "message": "A log line"}), 201)
