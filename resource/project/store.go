@@ -12,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/facet"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -156,6 +157,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (p Project, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
+			return p, err
+		}
+		if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
 			return p, err
 		}
 		next := cur

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -122,6 +123,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (r Risk, err error) {
 		cur, err := record.Lock(ctx, tx, ws, id)
 		if err != nil {
+			return r, err
+		}
+		if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
 			return r, err
 		}
 		next := cur

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/internal/jsonw"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
@@ -146,6 +147,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, id uuid.UUID, ch Changes) (Task, error) {
 	cur, err := record.Lock(ctx, tx, ws, id)
 	if err != nil {
+		return cur, err
+	}
+	if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
 		return cur, err
 	}
 	next, err := apply(cur, ch)
