@@ -70,7 +70,10 @@ func revalidate(c *fiber.Ctx) error {
 	// RFC 9110 section 15.4.5: a 304 carries the ETag, Cache-Control and Vary
 	// the 200 would have carried.
 	c.Set(headerETag, tag)
-	c.Set(fiber.HeaderCacheControl, revalidateCacheControl)
+	if len(res.Header.Peek(fiber.HeaderCacheControl)) == 0 {
+		// A handler's own (no-store for an answer holding a secret) stands.
+		c.Set(fiber.HeaderCacheControl, revalidateCacheControl)
+	}
 	c.Set(fiber.HeaderVary, revalidateVary)
 	if given.weakMatch(tag) {
 		// A 304 costs the caller no request of its rate limit.
