@@ -170,6 +170,16 @@ func condCases() map[string]condCase {
 				mustStatus(t, w.a.Console(t, "PATCH", "/openapi/v1/apps/"+w.a.ClientID+"/webhooks/"+w.sub,
 					map[string]any{"maxPerSecond": 5}), 200)
 			}},
+		"listAudit": {console: true, path: func(*condWorld) string { return q("/openapi/v1/audit") },
+			change: func(t *testing.T, w *condWorld) { renameApp(t, w, "audited") }},
+		"getWebhook": {console: true, own: true,
+			path:   func(w *condWorld) string { return "/openapi/v1/apps/" + w.a.ClientID + "/webhooks/" + w.sub },
+			change: func(t *testing.T, w *condWorld) { capDeliveries(t, w, 7) }},
+		"listWebhookSubscriptions": {path: func(*condWorld) string { return q("/openapi/v1/webhooks/subscriptions") },
+			change: func(t *testing.T, w *condWorld) { capDeliveries(t, w, 9) }},
+		"getWebhookSubscription": {own: true,
+			path:   func(w *condWorld) string { return "/openapi/v1/webhooks/subscriptions/" + w.sub },
+			change: func(t *testing.T, w *condWorld) { capDeliveries(t, w, 11) }},
 		"listDeliveries": {path: func(*condWorld) string { return q("/openapi/v1/webhooks/deliveries") },
 			change: func(t *testing.T, w *condWorld) { testDelivery(t, w) }},
 		// A delivery's record changes only with its attempts, and the test
@@ -207,6 +217,13 @@ func mustStatus(t *testing.T, r *apitest.Response, want int) *apitest.Response {
 func renameApp(t *testing.T, w *condWorld, name string) {
 	t.Helper()
 	mustStatus(t, w.a.Console(t, "PATCH", "/openapi/v1/apps/"+w.a.ClientID, map[string]any{"name": name}), 200)
+}
+
+// capDeliveries changes the subscription's delivery cap through the console.
+func capDeliveries(t *testing.T, w *condWorld, perSecond int) {
+	t.Helper()
+	mustStatus(t, w.a.Console(t, "PATCH", "/openapi/v1/apps/"+w.a.ClientID+"/webhooks/"+w.sub,
+		map[string]any{"maxPerSecond": perSecond}), 200)
 }
 
 func renameRRCA(t *testing.T, w *condWorld, title string) {

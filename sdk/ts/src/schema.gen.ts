@@ -3375,7 +3375,7 @@ export interface components {
             requestId: string;
         };
         /** @enum {string} */
-        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
+        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
             /** @description Always false on failure */
@@ -5158,9 +5158,17 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+        IfMatch: string;
+        /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Strong entity tag of this exact answer: send it back in If-None-Match to poll, and on a resource's detail in If-Match to update only the version read */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type ActionItemArchivedWebhook = components['schemas']['ActionItemArchivedWebhook'];
@@ -5487,6 +5495,9 @@ export type WorkspaceListEnvelope = components['schemas']['WorkspaceListEnvelope
 export type WorkspaceStatus = components['schemas']['WorkspaceStatus'];
 export type WorkspaceView = components['schemas']['WorkspaceView'];
 export type ResponseError = components['responses']['Error'];
+export type ParameterIfMatch = components['parameters']['IfMatch'];
+export type ParameterIfNoneMatch = components['parameters']['IfNoneMatch'];
+export type HeaderETag = components['headers']['ETag'];
 export type $defs = Record<string, never>;
 export interface operations {
     oauthMetadata: {
@@ -6806,7 +6817,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6815,11 +6829,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -6972,7 +7003,10 @@ export interface operations {
     getApp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -6984,11 +7018,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7184,7 +7235,10 @@ export interface operations {
                 /** @description Deliveries created at or after */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7196,11 +7250,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7347,7 +7418,10 @@ export interface operations {
     getAppDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7361,11 +7435,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7497,7 +7588,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7509,11 +7603,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["KeyListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8202,7 +8313,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8214,11 +8328,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8374,7 +8505,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8388,11 +8522,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8954,7 +9105,10 @@ export interface operations {
                 /** @description Only entries at or after this time (RFC 3339) */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8963,11 +9117,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9020,7 +9191,10 @@ export interface operations {
                 /** @description At most this many events, 1 to 200 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9029,10 +9203,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -9044,6 +9223,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EventFeedEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9117,7 +9318,10 @@ export interface operations {
     getCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9126,10 +9330,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -9141,6 +9350,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CredentialEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9496,7 +9727,10 @@ export interface operations {
                 /** @description As the device shows it; case, dashes and spaces do not matter */
                 user_code: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9505,11 +9739,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DevicePendingEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9811,6 +10062,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -9885,6 +10138,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -9942,6 +10204,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10009,6 +10273,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10465,7 +10738,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10474,10 +10750,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10489,6 +10770,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -10575,7 +10878,10 @@ export interface operations {
                 sortDir?: string & components["schemas"]["ListActionItemsSortDir"];
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10584,10 +10890,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10599,6 +10910,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -10666,6 +10999,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10740,6 +11075,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -10797,6 +11141,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10864,6 +11210,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11065,7 +11420,10 @@ export interface operations {
                 cursor?: string;
                 kind?: components["schemas"]["ActionItemLogKind"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The actionItemId of the resource, as the API gave it */
                 actionItemId: string;
@@ -11077,10 +11435,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11092,6 +11455,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemLogListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11420,7 +11805,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11429,10 +11817,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11444,6 +11837,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["NoteEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11517,7 +11932,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the body */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11526,10 +11944,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11541,6 +11964,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["NoteListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11608,6 +12053,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -11682,6 +12129,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -11736,7 +12192,10 @@ export interface operations {
     patchNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11801,6 +12260,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -11849,6 +12317,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -11916,6 +12386,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12242,7 +12721,10 @@ export interface operations {
                 /** @description Project id (prj_...) */
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12251,10 +12733,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12266,6 +12753,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12341,7 +12850,10 @@ export interface operations {
                 /** @description Include archived projects; default false */
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12350,10 +12862,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12365,6 +12882,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12697,7 +13236,10 @@ export interface operations {
                 cursor?: string;
                 projectId: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12706,10 +13248,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12721,6 +13268,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectMembersEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12788,6 +13357,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -12862,6 +13433,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -12919,6 +13499,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -12993,6 +13575,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13050,6 +13641,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13117,6 +13710,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13311,7 +13913,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13320,10 +13925,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13335,6 +13945,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RiskEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -13416,7 +14048,10 @@ export interface operations {
                 createdBefore?: string;
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13425,10 +14060,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13440,6 +14080,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RiskListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -13507,6 +14169,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13581,6 +14245,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13638,6 +14311,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13712,6 +14387,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13766,7 +14450,10 @@ export interface operations {
     patchRisk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13831,6 +14518,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13885,7 +14581,10 @@ export interface operations {
                 sourceRiskId?: string;
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13894,10 +14593,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13909,6 +14613,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14104,7 +14830,10 @@ export interface operations {
     getRRCA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14116,10 +14845,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14131,6 +14865,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14195,7 +14951,10 @@ export interface operations {
     updateRRCA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14256,6 +15015,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14420,7 +15188,10 @@ export interface operations {
     getFiveWhyRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14434,10 +15205,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14449,6 +15225,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaRunEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14516,6 +15314,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -14593,6 +15393,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -14650,6 +15459,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -14723,6 +15534,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
                 headers: {
@@ -14764,7 +15584,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14776,10 +15599,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14791,6 +15619,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaCorrectiveActionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14994,7 +15844,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15006,10 +15859,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15021,6 +15879,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaSuggestionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -15085,7 +15965,10 @@ export interface operations {
     getLookAcrossRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15099,10 +15982,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15114,6 +16002,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaRunEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -15568,7 +16478,10 @@ export interface operations {
                 cursor?: string;
                 kind?: components["schemas"]["RrcaNodeKind"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15580,10 +16493,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15595,6 +16513,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaNodeListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16012,6 +16952,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -16085,6 +17027,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
                 headers: {
@@ -16124,7 +17075,10 @@ export interface operations {
                 /** @description 1 to 200; default 50 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -16136,10 +17090,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16151,6 +17110,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaSimilarListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16230,7 +17211,10 @@ export interface operations {
                 /** @description Only items changed at or after this time (RFC 3339 or a date) */
                 updatedSince?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16239,10 +17223,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16254,6 +17243,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SearchResultsEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16321,6 +17332,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -16388,6 +17401,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16714,7 +17736,10 @@ export interface operations {
                 /** @description Task id (tsk_...) */
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16723,10 +17748,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16738,6 +17768,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TaskEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16825,7 +17877,10 @@ export interface operations {
                 /** @description Include archived tasks; default false */
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16834,10 +17889,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16849,6 +17909,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TaskListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16916,6 +17998,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -16990,6 +18074,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17047,6 +18140,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -17121,6 +18216,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17175,7 +18279,10 @@ export interface operations {
     patchTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17240,6 +18347,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17285,7 +18401,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17294,11 +18413,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17391,7 +18527,10 @@ export interface operations {
                 /** @description Deliveries created at or after */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17400,10 +18539,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17415,6 +18559,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17610,7 +18776,10 @@ export interface operations {
     getDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The deliveryId of the resource, as the API gave it */
                 deliveryId: string;
@@ -17622,10 +18791,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17637,6 +18811,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17848,7 +19044,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17857,10 +19056,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17872,6 +19076,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -18067,7 +19293,10 @@ export interface operations {
     getWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The subId of the resource, as the API gave it */
                 subId: string;
@@ -18079,10 +19308,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -18094,6 +19328,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
