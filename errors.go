@@ -31,6 +31,7 @@ const (
 	CodeNotImplemented     Code = "NOT_IMPLEMENTED"
 	CodeConflict           Code = "CONFLICT"
 	CodeGateNotMet         Code = "GATE_NOT_MET"
+	CodePreconditionFailed Code = "PRECONDITION_FAILED"
 	CodeCursorExpired      Code = "CURSOR_EXPIRED"
 	CodeIdempotencyReused  Code = "IDEMPOTENCY_KEY_REUSED"
 	CodePayloadTooLarge    Code = "PAYLOAD_TOO_LARGE"

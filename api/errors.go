@@ -31,6 +31,7 @@ var statusOf = map[pmapi.Code]int{
 	pmapi.CodeConflict:           http.StatusConflict,
 	pmapi.CodeGateNotMet:         http.StatusConflict,
 	pmapi.CodeCursorExpired:      http.StatusGone,
+	pmapi.CodePreconditionFailed: http.StatusPreconditionFailed,
 	pmapi.CodePayloadTooLarge:    http.StatusRequestEntityTooLarge,
 	pmapi.CodeUnsupportedMedia:   http.StatusUnsupportedMediaType,
 	pmapi.CodeIdempotencyReused:  http.StatusUnprocessableEntity,

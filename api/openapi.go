@@ -99,6 +99,7 @@ func BuildDocument(ops []Operation, c Catalog) (*openapi3.T, error) {
 		if err != nil {
 			return nil, err
 		}
+		b.conditionalDoc(o, op, resp)
 		o.AddResponse(op.Status, resp)
 		if err := b.addFailures(o, op); err != nil {
 			return nil, err

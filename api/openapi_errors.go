@@ -143,6 +143,9 @@ func failures(op Operation) map[int][]pmapi.Code {
 	if op.Idempotent {
 		codes = append(codes, pmapi.CodeConflict, pmapi.CodeIdempotencyReused)
 	}
+	if op.IfMatch {
+		codes = append(codes, pmapi.CodePreconditionFailed)
+	}
 	codes = append(codes, op.Fails...)
 	out := map[int][]pmapi.Code{}
 	for _, c := range codes {

@@ -67,7 +67,11 @@ type Operation struct {
 	// credentials, input and Idempotent already imply (a status move's
 	// INVALID_TRANSITION, an RRCA gate's GATE_NOT_MET); the document declares
 	// them (failures).
-	Fails   []pmapi.Code
+	Fails []pmapi.Code
+	// IfMatch marks an operation that changes one resource: it honours
+	// If-Match, which its store checks under the row's lock (api.IfMatch),
+	// and a stale one is 412 PRECONDITION_FAILED.
+	IfMatch bool
 	Handler fiber.Handler
 }
 

@@ -171,6 +171,12 @@ func New(d Deps, resources []Resource) (*fiber.App, *Server, error) {
 	)
 	for _, op := range s.ops {
 		handlers := s.authFor(op)
+		if op.Revalidates() {
+			handlers = append(handlers, revalidate)
+		}
+		if op.IfMatch {
+			handlers = append(handlers, requireMatch)
+		}
 		switch {
 		case op.Idempotent:
 			handlers = append(handlers, s.idempotent(op.SecretField))

@@ -354,6 +354,7 @@ const (
 	ErrorCodeNotFound             ErrorCode = "NOT_FOUND"
 	ErrorCodeNotImplemented       ErrorCode = "NOT_IMPLEMENTED"
 	ErrorCodePayloadTooLarge      ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodePreconditionFailed   ErrorCode = "PRECONDITION_FAILED"
 	ErrorCodeQuotaExceeded        ErrorCode = "QUOTA_EXCEEDED"
 	ErrorCodeRateLimited          ErrorCode = "RATE_LIMITED"
 	ErrorCodeScopeNotAllowed      ErrorCode = "SCOPE_NOT_ALLOWED"
@@ -398,6 +399,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeNotImplemented:
 		return true
 	case ErrorCodePayloadTooLarge:
+		return true
+	case ErrorCodePreconditionFailed:
 		return true
 	case ErrorCodeQuotaExceeded:
 		return true
@@ -3481,6 +3484,12 @@ type WorkspaceView struct {
 	WorkspaceId openapi_types.UUID           `json:"workspaceId"`
 }
 
+// IfMatch defines model for IfMatch.
+type IfMatch = string
+
+// IfNoneMatch defines model for IfNoneMatch.
+type IfNoneMatch = string
+
 // Error defines model for Error.
 type Error = ErrorEnvelope
 
@@ -3524,12 +3533,21 @@ type ListAppsParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateAppParams defines parameters for CreateApp.
 type CreateAppParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetAppParams defines parameters for GetApp.
+type GetAppParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListAppDeliveriesParams defines parameters for ListAppDeliveries.
@@ -3545,12 +3563,21 @@ type ListAppDeliveriesParams struct {
 
 	// Since Deliveries created at or after
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ReplayAppFailedDeliveriesParams defines parameters for ReplayAppFailedDeliveries.
 type ReplayAppFailedDeliveriesParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetAppDeliveryParams defines parameters for GetAppDelivery.
+type GetAppDeliveryParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ReplayAppDeliveryParams defines parameters for ReplayAppDelivery.
@@ -3566,6 +3593,9 @@ type ListKeysParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateKeyParams defines parameters for CreateKey.
@@ -3599,12 +3629,21 @@ type ListWebhooksParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetWebhookParams defines parameters for GetWebhook.
+type GetWebhookParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DisableWebhookParams defines parameters for DisableWebhook.
@@ -3644,6 +3683,9 @@ type ListAuditParams struct {
 
 	// Since Only entries at or after this time (RFC 3339)
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListEventsParams defines parameters for ListEvents.
@@ -3659,6 +3701,15 @@ type ListEventsParams struct {
 
 	// Limit At most this many events, 1 to 200
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetCredentialParams defines parameters for GetCredential.
+type GetCredentialParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // OauthApproveParams defines parameters for OauthApprove.
@@ -3671,18 +3722,27 @@ type OauthApproveParams struct {
 type OauthDevicePendingParams struct {
 	// UserCode As the device shows it; case, dashes and spaces do not matter
 	UserCode string `form:"user_code" json:"user_code"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ArchiveActionItemParams defines parameters for ArchiveActionItem.
 type ArchiveActionItemParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // AttachActionItemProjectParams defines parameters for AttachActionItemProject.
 type AttachActionItemProjectParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // BatchActionItemsParams defines parameters for BatchActionItems.
@@ -3706,6 +3766,9 @@ type DeleteActionItemParams struct {
 // GetActionItemParams defines parameters for GetActionItem.
 type GetActionItemParams struct {
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListActionItemsParams defines parameters for ListActionItems.
@@ -3741,18 +3804,27 @@ type ListActionItemsParams struct {
 	// SortDir Default desc (newest first), asc for sort=updatedAt
 	SortDir         *ListActionItemsSortDir `form:"sortDir,omitempty" json:"sortDir,omitempty"`
 	IncludeArchived *bool                   `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // RestoreActionItemParams defines parameters for RestoreActionItem.
 type RestoreActionItemParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateActionItemParams defines parameters for UpdateActionItem.
 type UpdateActionItemParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // AddActionItemLogParams defines parameters for AddActionItemLog.
@@ -3769,6 +3841,9 @@ type ListActionItemLogsParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string            `form:"cursor,omitempty" json:"cursor,omitempty"`
 	Kind   *ActionItemLogKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateNoteParams defines parameters for CreateNote.
@@ -3786,6 +3861,9 @@ type DeleteNoteParams struct {
 // GetNoteParams defines parameters for GetNote.
 type GetNoteParams struct {
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListNotesParams defines parameters for ListNotes.
@@ -3807,18 +3885,33 @@ type ListNotesParams struct {
 
 	// Q Case-insensitive substring of the body
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// PatchNoteParams defines parameters for PatchNote.
+type PatchNoteParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateNoteParams defines parameters for UpdateNote.
 type UpdateNoteParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ArchiveProjectParams defines parameters for ArchiveProject.
 type ArchiveProjectParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateProjectParams defines parameters for CreateProject.
@@ -3837,6 +3930,9 @@ type DeleteProjectParams struct {
 type GetProjectParams struct {
 	// Id Project id (prj_...)
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListProjectsParams defines parameters for ListProjects.
@@ -3860,6 +3956,9 @@ type ListProjectsParams struct {
 
 	// IncludeArchived Include archived projects; default false
 	IncludeArchived *bool `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // AddProjectMemberParams defines parameters for AddProjectMember.
@@ -3882,24 +3981,36 @@ type ListProjectMembersParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor    *string `form:"cursor,omitempty" json:"cursor,omitempty"`
 	ProjectId string  `form:"projectId" json:"projectId"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // RestoreProjectParams defines parameters for RestoreProject.
 type RestoreProjectParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateProjectParams defines parameters for UpdateProject.
 type UpdateProjectParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ArchiveRiskParams defines parameters for ArchiveRisk.
 type ArchiveRiskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // CreateRiskParams defines parameters for CreateRisk.
@@ -3911,6 +4022,9 @@ type CreateRiskParams struct {
 // GetRiskParams defines parameters for GetRisk.
 type GetRiskParams struct {
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListRisksParams defines parameters for ListRisks.
@@ -3942,18 +4056,33 @@ type ListRisksParams struct {
 	// CreatedBefore Created before
 	CreatedBefore   *time.Time `form:"createdBefore,omitempty" json:"createdBefore,omitempty"`
 	IncludeArchived *bool      `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // RestoreRiskParams defines parameters for RestoreRisk.
 type RestoreRiskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// PatchRiskParams defines parameters for PatchRisk.
+type PatchRiskParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateRiskParams defines parameters for UpdateRisk.
 type UpdateRiskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListRRCAParams defines parameters for ListRRCA.
@@ -3973,6 +4102,9 @@ type ListRRCAParams struct {
 	ProjectId       *string    `form:"projectId,omitempty" json:"projectId,omitempty"`
 	SourceRiskId    *string    `form:"sourceRiskId,omitempty" json:"sourceRiskId,omitempty"`
 	IncludeArchived *bool      `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateRRCAParams defines parameters for CreateRRCA.
@@ -3981,22 +4113,46 @@ type CreateRRCAParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetRRCAParams defines parameters for GetRRCA.
+type GetRRCAParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateRRCAParams defines parameters for UpdateRRCA.
+type UpdateRRCAParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // SuggestFiveWhyParams defines parameters for SuggestFiveWhy.
 type SuggestFiveWhyParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// GetFiveWhyRunParams defines parameters for GetFiveWhyRun.
+type GetFiveWhyRunParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // AdvanceRRCAParams defines parameters for AdvanceRRCA.
 type AdvanceRRCAParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ArchiveRRCAParams defines parameters for ArchiveRRCA.
 type ArchiveRRCAParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListCorrectiveActionsParams defines parameters for ListCorrectiveActions.
@@ -4006,6 +4162,9 @@ type ListCorrectiveActionsParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateCorrectiveActionParams defines parameters for CreateCorrectiveAction.
@@ -4021,6 +4180,15 @@ type ListLookAcrossParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetLookAcrossRunParams defines parameters for GetLookAcrossRun.
+type GetLookAcrossRunParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // SuggestLookAcrossParams defines parameters for SuggestLookAcross.
@@ -4049,6 +4217,9 @@ type ListRRCANodesParams struct {
 	// Cursor nextCursor of the previous page
 	Cursor *string       `form:"cursor,omitempty" json:"cursor,omitempty"`
 	Kind   *RrcaNodeKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateRRCANodeParams defines parameters for CreateRRCANode.
@@ -4067,12 +4238,18 @@ type AcceptRRCANodeParams struct {
 type RestoreRRCAParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // ListSimilarRRCAParams defines parameters for ListSimilarRRCA.
 type ListSimilarRRCAParams struct {
 	// Limit 1 to 200; default 50
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // SearchParams defines parameters for Search.
@@ -4097,12 +4274,18 @@ type SearchParams struct {
 
 	// UpdatedSince Only items changed at or after this time (RFC 3339 or a date)
 	UpdatedSince *string `form:"updatedSince,omitempty" json:"updatedSince,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ArchiveTaskParams defines parameters for ArchiveTask.
 type ArchiveTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // BatchTasksParams defines parameters for BatchTasks.
@@ -4121,6 +4304,9 @@ type CreateTaskParams struct {
 type GetTaskParams struct {
 	// Id Task id (tsk_...)
 	Id string `form:"id" json:"id"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListTasksParams defines parameters for ListTasks.
@@ -4163,18 +4349,39 @@ type ListTasksParams struct {
 
 	// IncludeArchived Include archived tasks; default false
 	IncludeArchived *bool `form:"includeArchived,omitempty" json:"includeArchived,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // RestoreTaskParams defines parameters for RestoreTask.
 type RestoreTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// PatchTaskParams defines parameters for PatchTask.
+type PatchTaskParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // UpdateTaskParams defines parameters for UpdateTask.
 type UpdateTaskParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
+// GetSessionParams defines parameters for GetSession.
+type GetSessionParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListDeliveriesParams defines parameters for ListDeliveries.
@@ -4190,12 +4397,21 @@ type ListDeliveriesParams struct {
 
 	// Since Deliveries created at or after
 	Since *time.Time `form:"since,omitempty" json:"since,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ReplayFailedDeliveriesParams defines parameters for ReplayFailedDeliveries.
 type ReplayFailedDeliveriesParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetDeliveryParams defines parameters for GetDelivery.
+type GetDeliveryParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ReplayDeliveryParams defines parameters for ReplayDelivery.
@@ -4211,12 +4427,21 @@ type ListWebhookSubscriptionsParams struct {
 
 	// Cursor nextCursor of the previous page
 	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateWebhookSubscriptionParams defines parameters for CreateWebhookSubscription.
 type CreateWebhookSubscriptionParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// GetWebhookSubscriptionParams defines parameters for GetWebhookSubscription.
+type GetWebhookSubscriptionParams struct {
+	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // DisableWebhookSubscriptionParams defines parameters for DisableWebhookSubscription.
@@ -4863,7 +5088,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId} (the `GetApp` operationId).
-	GetApp(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetApp(ctx context.Context, clientId string, params *GetAppParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateAppWithBody Change an app's name, description or status
 	//
@@ -4925,7 +5150,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
-	GetAppDelivery(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetAppDelivery(ctx context.Context, clientId string, deliveryId string, params *GetAppDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReplayAppDelivery Deliver one of an app's events again as a new delivery (replayOf names the original)
 	//
@@ -5120,7 +5345,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
-	GetWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhook(ctx context.Context, clientId string, subId string, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookWithBody Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -5218,7 +5443,7 @@ type ClientInterface interface {
 	// Required scope: none to call it (scopes, if any, are checked as said above); any valid API key or OAuth access token, with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
-	GetCredential(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetCredential(ctx context.Context, params *GetCredentialParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// OauthDevicePage The verification URI: sends the browser to the console's approval page, keeping user_code
 	//
@@ -5726,7 +5951,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-	PatchNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchNoteWithBody(ctx context.Context, params *PatchNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchNote Rewrite a note (emits note.updated)
 	//
@@ -5737,7 +5962,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-	PatchNote(ctx context.Context, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchNote(ctx context.Context, params *PatchNoteParams, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateNoteWithBody Rewrite a note (emits note.updated)
 	//
@@ -6035,7 +6260,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-	PatchRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchRiskWithBody(ctx context.Context, params *PatchRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchRisk Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -6046,7 +6271,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-	PatchRisk(ctx context.Context, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchRisk(ctx context.Context, params *PatchRiskParams, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRiskWithBody Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -6108,7 +6333,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId} (the `GetRRCA` operationId).
-	GetRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetRRCA(ctx context.Context, rrcaId string, params *GetRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRRCAWithBody Edit an analysis's title or problem statement
 	//
@@ -6119,7 +6344,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-	UpdateRRCAWithBody(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRRCAWithBody(ctx context.Context, rrcaId string, params *UpdateRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateRRCA Edit an analysis's title or problem statement
 	//
@@ -6130,7 +6355,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-	UpdateRRCA(ctx context.Context, rrcaId string, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateRRCA(ctx context.Context, rrcaId string, params *UpdateRRCAParams, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SuggestFiveWhy Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY
 	//
@@ -6148,7 +6373,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/5why/suggestions/{runId} (the `GetFiveWhyRun` operationId).
-	GetFiveWhyRun(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetFiveWhyRun(ctx context.Context, rrcaId string, runId string, params *GetFiveWhyRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AdvanceRRCAWithBody Move to the next phase (409 GATE_NOT_MET naming the gate)
 	//
@@ -6228,7 +6453,7 @@ type ClientInterface interface {
 	// Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across/runs/{runId} (the `GetLookAcrossRun` operationId).
-	GetLookAcrossRun(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetLookAcrossRun(ctx context.Context, rrcaId string, runId string, params *GetLookAcrossRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SuggestLookAcross Start a look-across run over every other project of the workspace
 	//
@@ -6474,7 +6699,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-	PatchTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchTaskWithBody(ctx context.Context, params *PatchTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PatchTask Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -6485,7 +6710,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-	PatchTask(ctx context.Context, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PatchTask(ctx context.Context, params *PatchTaskParams, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateTaskWithBody Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -6525,7 +6750,7 @@ type ClientInterface interface {
 	// Called by a console user: `X-Client-ID` and the session cookie `sid`.
 	//
 	// Corresponds with GET /openapi/v1/session (the `GetSession` operationId).
-	GetSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetSession(ctx context.Context, params *GetSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListDeliveries The calling app's deliveries, newest first
 	//
@@ -6565,7 +6790,7 @@ type ClientInterface interface {
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/webhooks/deliveries/{deliveryId} (the `GetDelivery` operationId).
-	GetDelivery(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetDelivery(ctx context.Context, deliveryId string, params *GetDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReplayDelivery Deliver the same event again as a new delivery (replayOf names the original)
 	//
@@ -6632,7 +6857,7 @@ type ClientInterface interface {
 	// Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 	//
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
-	GetWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GetWebhookSubscription(ctx context.Context, subId string, params *GetWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookSubscriptionWithBody Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -7381,8 +7606,8 @@ func (c *Client) DeleteApp(ctx context.Context, clientId string, reqEditors ...R
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with GET /openapi/v1/apps/{clientId} (the `GetApp` operationId).
-func (c *Client) GetApp(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAppRequest(c.Server, clientId)
+func (c *Client) GetApp(ctx context.Context, clientId string, params *GetAppParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAppRequest(c.Server, clientId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7503,8 +7728,8 @@ func (c *Client) ReplayAppFailedDeliveries(ctx context.Context, clientId string,
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
-func (c *Client) GetAppDelivery(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetAppDeliveryRequest(c.Server, clientId, deliveryId)
+func (c *Client) GetAppDelivery(ctx context.Context, clientId string, deliveryId string, params *GetAppDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetAppDeliveryRequest(c.Server, clientId, deliveryId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7888,8 +8113,8 @@ func (c *Client) DeleteWebhook(ctx context.Context, clientId string, subId strin
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
-func (c *Client) GetWebhook(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookRequest(c.Server, clientId, subId)
+func (c *Client) GetWebhook(ctx context.Context, clientId string, subId string, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookRequest(c.Server, clientId, subId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -8086,8 +8311,8 @@ func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEd
 // Required scope: none to call it (scopes, if any, are checked as said above); any valid API key or OAuth access token, with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
-func (c *Client) GetCredential(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetCredentialRequest(c.Server)
+func (c *Client) GetCredential(ctx context.Context, params *GetCredentialParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCredentialRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9074,8 +9299,8 @@ func (c *Client) ListNotes(ctx context.Context, params *ListNotesParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-func (c *Client) PatchNoteWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchNoteRequestWithBody(c.Server, contentType, body)
+func (c *Client) PatchNoteWithBody(ctx context.Context, params *PatchNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchNoteRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9095,8 +9320,8 @@ func (c *Client) PatchNoteWithBody(ctx context.Context, contentType string, body
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-func (c *Client) PatchNote(ctx context.Context, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchNoteRequest(c.Server, body)
+func (c *Client) PatchNote(ctx context.Context, params *PatchNoteParams, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchNoteRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9673,8 +9898,8 @@ func (c *Client) RestoreRisk(ctx context.Context, params *RestoreRiskParams, bod
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-func (c *Client) PatchRiskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchRiskRequestWithBody(c.Server, contentType, body)
+func (c *Client) PatchRiskWithBody(ctx context.Context, params *PatchRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchRiskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9694,8 +9919,8 @@ func (c *Client) PatchRiskWithBody(ctx context.Context, contentType string, body
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-func (c *Client) PatchRisk(ctx context.Context, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchRiskRequest(c.Server, body)
+func (c *Client) PatchRisk(ctx context.Context, params *PatchRiskParams, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchRiskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9816,8 +10041,8 @@ func (c *Client) CreateRRCA(ctx context.Context, params *CreateRRCAParams, body 
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId} (the `GetRRCA` operationId).
-func (c *Client) GetRRCA(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetRRCARequest(c.Server, rrcaId)
+func (c *Client) GetRRCA(ctx context.Context, rrcaId string, params *GetRRCAParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetRRCARequest(c.Server, rrcaId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9837,8 +10062,8 @@ func (c *Client) GetRRCA(ctx context.Context, rrcaId string, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-func (c *Client) UpdateRRCAWithBody(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateRRCARequestWithBody(c.Server, rrcaId, contentType, body)
+func (c *Client) UpdateRRCAWithBody(ctx context.Context, rrcaId string, params *UpdateRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRRCARequestWithBody(c.Server, rrcaId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9858,8 +10083,8 @@ func (c *Client) UpdateRRCAWithBody(ctx context.Context, rrcaId string, contentT
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-func (c *Client) UpdateRRCA(ctx context.Context, rrcaId string, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateRRCARequest(c.Server, rrcaId, body)
+func (c *Client) UpdateRRCA(ctx context.Context, rrcaId string, params *UpdateRRCAParams, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateRRCARequest(c.Server, rrcaId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9896,8 +10121,8 @@ func (c *Client) SuggestFiveWhy(ctx context.Context, rrcaId string, params *Sugg
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/5why/suggestions/{runId} (the `GetFiveWhyRun` operationId).
-func (c *Client) GetFiveWhyRun(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetFiveWhyRunRequest(c.Server, rrcaId, runId)
+func (c *Client) GetFiveWhyRun(ctx context.Context, rrcaId string, runId string, params *GetFiveWhyRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetFiveWhyRunRequest(c.Server, rrcaId, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10056,8 +10281,8 @@ func (c *Client) ListLookAcross(ctx context.Context, rrcaId string, params *List
 // Required scope: `rrca:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across/runs/{runId} (the `GetLookAcrossRun` operationId).
-func (c *Client) GetLookAcrossRun(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetLookAcrossRunRequest(c.Server, rrcaId, runId)
+func (c *Client) GetLookAcrossRun(ctx context.Context, rrcaId string, runId string, params *GetLookAcrossRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetLookAcrossRunRequest(c.Server, rrcaId, runId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10542,8 +10767,8 @@ func (c *Client) RestoreTask(ctx context.Context, params *RestoreTaskParams, bod
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-func (c *Client) PatchTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchTaskRequestWithBody(c.Server, contentType, body)
+func (c *Client) PatchTaskWithBody(ctx context.Context, params *PatchTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTaskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10563,8 +10788,8 @@ func (c *Client) PatchTaskWithBody(ctx context.Context, contentType string, body
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-func (c *Client) PatchTask(ctx context.Context, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPatchTaskRequest(c.Server, body)
+func (c *Client) PatchTask(ctx context.Context, params *PatchTaskParams, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatchTaskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10643,8 +10868,8 @@ func (c *Client) EndSession(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Called by a console user: `X-Client-ID` and the session cookie `sid`.
 //
 // Corresponds with GET /openapi/v1/session (the `GetSession` operationId).
-func (c *Client) GetSession(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetSessionRequest(c.Server)
+func (c *Client) GetSession(ctx context.Context, params *GetSessionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetSessionRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10723,8 +10948,8 @@ func (c *Client) ReplayFailedDeliveries(ctx context.Context, params *ReplayFaile
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/webhooks/deliveries/{deliveryId} (the `GetDelivery` operationId).
-func (c *Client) GetDelivery(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetDeliveryRequest(c.Server, deliveryId)
+func (c *Client) GetDelivery(ctx context.Context, deliveryId string, params *GetDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDeliveryRequest(c.Server, deliveryId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10860,8 +11085,8 @@ func (c *Client) DeleteWebhookSubscription(ctx context.Context, subId string, re
 // Required scope: `webhooks:read` (an API key granted it, or an OAuth access token carrying it), with `X-Client-ID`.
 //
 // Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
-func (c *Client) GetWebhookSubscription(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGetWebhookSubscriptionRequest(c.Server, subId)
+func (c *Client) GetWebhookSubscription(ctx context.Context, subId string, params *GetWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookSubscriptionRequest(c.Server, subId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -12054,6 +12279,21 @@ func NewListAppsRequest(server string, params *ListAppsParams) (*http.Request, e
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -12147,7 +12387,7 @@ func NewDeleteAppRequest(server string, clientId string) (*http.Request, error) 
 }
 
 // NewGetAppRequest constructs an http.Request for the GetApp method
-func NewGetAppRequest(server string, clientId string) (*http.Request, error) {
+func NewGetAppRequest(server string, clientId string, params *GetAppParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -12175,6 +12415,21 @@ func NewGetAppRequest(server string, clientId string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -12345,6 +12600,21 @@ func NewListAppDeliveriesRequest(server string, clientId string, params *ListApp
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -12411,7 +12681,7 @@ func NewReplayAppFailedDeliveriesRequestWithBody(server string, clientId string,
 }
 
 // NewGetAppDeliveryRequest constructs an http.Request for the GetAppDelivery method
-func NewGetAppDeliveryRequest(server string, clientId string, deliveryId string) (*http.Request, error) {
+func NewGetAppDeliveryRequest(server string, clientId string, deliveryId string, params *GetAppDeliveryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -12446,6 +12716,21 @@ func NewGetAppDeliveryRequest(server string, clientId string, deliveryId string)
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -12575,6 +12860,21 @@ func NewListKeysRequest(server string, clientId string, params *ListKeysParams) 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -13041,6 +13341,21 @@ func NewListWebhooksRequest(server string, clientId string, params *ListWebhooks
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -13148,7 +13463,7 @@ func NewDeleteWebhookRequest(server string, clientId string, subId string) (*htt
 }
 
 // NewGetWebhookRequest constructs an http.Request for the GetWebhook method
-func NewGetWebhookRequest(server string, clientId string, subId string) (*http.Request, error) {
+func NewGetWebhookRequest(server string, clientId string, subId string, params *GetWebhookParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13183,6 +13498,21 @@ func NewGetWebhookRequest(server string, clientId string, subId string) (*http.R
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -13566,6 +13896,21 @@ func NewListAuditRequest(server string, params *ListAuditParams) (*http.Request,
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -13656,11 +14001,26 @@ func NewListEventsRequest(server string, params *ListEventsParams) (*http.Reques
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetCredentialRequest constructs an http.Request for the GetCredential method
-func NewGetCredentialRequest(server string) (*http.Request, error) {
+func NewGetCredentialRequest(server string, params *GetCredentialParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -13681,6 +14041,21 @@ func NewGetCredentialRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -13891,6 +14266,21 @@ func NewOauthDevicePendingRequest(server string, params *OauthDevicePendingParam
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -14204,6 +14594,17 @@ func NewArchiveActionItemRequestWithBody(server string, params *ArchiveActionIte
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -14257,6 +14658,17 @@ func NewAttachActionItemProjectRequestWithBody(server string, params *AttachActi
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -14476,6 +14888,21 @@ func NewGetActionItemRequest(server string, params *GetActionItemParams) (*http.
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -14686,6 +15113,21 @@ func NewListActionItemsRequest(server string, params *ListActionItemsParams) (*h
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -14737,6 +15179,17 @@ func NewRestoreActionItemRequestWithBody(server string, params *RestoreActionIte
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -14792,6 +15245,17 @@ func NewUpdateActionItemRequestWithBody(server string, params *UpdateActionItemP
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -14941,6 +15405,21 @@ func NewListActionItemLogsRequest(server string, actionItemId string, params *Li
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -15103,6 +15582,21 @@ func NewGetNoteRequest(server string, params *GetNoteParams) (*http.Request, err
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -15217,22 +15711,37 @@ func NewListNotesRequest(server string, params *ListNotesParams) (*http.Request,
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewPatchNoteRequest calls the generic PatchNote builder with application/json body
-func NewPatchNoteRequest(server string, body PatchNoteJSONRequestBody) (*http.Request, error) {
+func NewPatchNoteRequest(server string, params *PatchNoteParams, body PatchNoteJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPatchNoteRequestWithBody(server, "application/json", bodyReader)
+	return NewPatchNoteRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPatchNoteRequestWithBody constructs an http.Request for the PatchNote method, with any body, and a specified content type
-func NewPatchNoteRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPatchNoteRequestWithBody(server string, params *PatchNoteParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -15256,6 +15765,21 @@ func NewPatchNoteRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -15308,6 +15832,17 @@ func NewUpdateNoteRequestWithBody(server string, params *UpdateNoteParams, conte
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -15363,6 +15898,17 @@ func NewArchiveProjectRequestWithBody(server string, params *ArchiveProjectParam
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -15527,6 +16073,21 @@ func NewGetProjectRequest(server string, params *GetProjectParams) (*http.Reques
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -15663,6 +16224,21 @@ func NewListProjectsRequest(server string, params *ListProjectsParams) (*http.Re
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -15849,6 +16425,21 @@ func NewListProjectMembersRequest(server string, params *ListProjectMembersParam
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -15900,6 +16491,17 @@ func NewRestoreProjectRequestWithBody(server string, params *RestoreProjectParam
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -15957,6 +16559,17 @@ func NewUpdateProjectRequestWithBody(server string, params *UpdateProjectParams,
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -16010,6 +16623,17 @@ func NewArchiveRiskRequestWithBody(server string, params *ArchiveRiskParams, con
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -16117,6 +16741,21 @@ func NewGetRiskRequest(server string, params *GetRiskParams) (*http.Request, err
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -16305,6 +16944,21 @@ func NewListRisksRequest(server string, params *ListRisksParams) (*http.Request,
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -16358,24 +17012,35 @@ func NewRestoreRiskRequestWithBody(server string, params *RestoreRiskParams, con
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
 }
 
 // NewPatchRiskRequest calls the generic PatchRisk builder with application/json body
-func NewPatchRiskRequest(server string, body PatchRiskJSONRequestBody) (*http.Request, error) {
+func NewPatchRiskRequest(server string, params *PatchRiskParams, body PatchRiskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPatchRiskRequestWithBody(server, "application/json", bodyReader)
+	return NewPatchRiskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPatchRiskRequestWithBody constructs an http.Request for the PatchRisk method, with any body, and a specified content type
-func NewPatchRiskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPatchRiskRequestWithBody(server string, params *PatchRiskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -16399,6 +17064,21 @@ func NewPatchRiskRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -16451,6 +17131,17 @@ func NewUpdateRiskRequestWithBody(server string, params *UpdateRiskParams, conte
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -16593,6 +17284,21 @@ func NewListRRCARequest(server string, params *ListRRCAParams) (*http.Request, e
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -16652,7 +17358,7 @@ func NewCreateRRCARequestWithBody(server string, params *CreateRRCAParams, conte
 }
 
 // NewGetRRCARequest constructs an http.Request for the GetRRCA method
-func NewGetRRCARequest(server string, rrcaId string) (*http.Request, error) {
+func NewGetRRCARequest(server string, rrcaId string, params *GetRRCAParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -16682,22 +17388,37 @@ func NewGetRRCARequest(server string, rrcaId string) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewUpdateRRCARequest calls the generic UpdateRRCA builder with application/json body
-func NewUpdateRRCARequest(server string, rrcaId string, body UpdateRRCAJSONRequestBody) (*http.Request, error) {
+func NewUpdateRRCARequest(server string, rrcaId string, params *UpdateRRCAParams, body UpdateRRCAJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateRRCARequestWithBody(server, rrcaId, "application/json", bodyReader)
+	return NewUpdateRRCARequestWithBody(server, rrcaId, params, "application/json", bodyReader)
 }
 
 // NewUpdateRRCARequestWithBody constructs an http.Request for the UpdateRRCA method, with any body, and a specified content type
-func NewUpdateRRCARequestWithBody(server string, rrcaId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateRRCARequestWithBody(server string, rrcaId string, params *UpdateRRCAParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -16728,6 +17449,21 @@ func NewUpdateRRCARequestWithBody(server string, rrcaId string, contentType stri
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -16782,7 +17518,7 @@ func NewSuggestFiveWhyRequest(server string, rrcaId string, params *SuggestFiveW
 }
 
 // NewGetFiveWhyRunRequest constructs an http.Request for the GetFiveWhyRun method
-func NewGetFiveWhyRunRequest(server string, rrcaId string, runId string) (*http.Request, error) {
+func NewGetFiveWhyRunRequest(server string, rrcaId string, runId string, params *GetFiveWhyRunParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -16817,6 +17553,21 @@ func NewGetFiveWhyRunRequest(server string, rrcaId string, runId string) (*http.
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -16879,6 +17630,17 @@ func NewAdvanceRRCARequestWithBody(server string, rrcaId string, params *Advance
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -16926,6 +17688,17 @@ func NewArchiveRRCARequest(server string, rrcaId string, params *ArchiveRRCAPara
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -17001,6 +17774,21 @@ func NewListCorrectiveActionsRequest(server string, rrcaId string, params *ListC
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -17138,11 +17926,26 @@ func NewListLookAcrossRequest(server string, rrcaId string, params *ListLookAcro
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewGetLookAcrossRunRequest constructs an http.Request for the GetLookAcrossRun method
-func NewGetLookAcrossRunRequest(server string, rrcaId string, runId string) (*http.Request, error) {
+func NewGetLookAcrossRunRequest(server string, rrcaId string, runId string, params *GetLookAcrossRunParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -17177,6 +17980,21 @@ func NewGetLookAcrossRunRequest(server string, rrcaId string, runId string) (*ht
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -17451,6 +18269,21 @@ func NewListRRCANodesRequest(server string, rrcaId string, params *ListRRCANodes
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -17657,6 +18490,17 @@ func NewRestoreRRCARequest(server string, rrcaId string, params *RestoreRRCAPara
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -17718,6 +18562,21 @@ func NewListSimilarRRCARequest(server string, rrcaId string, params *ListSimilar
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -17842,6 +18701,21 @@ func NewSearchRequest(server string, params *SearchParams) (*http.Request, error
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -17893,6 +18767,17 @@ func NewArchiveTaskRequestWithBody(server string, params *ArchiveTaskParams, con
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
 		}
 
 	}
@@ -18055,6 +18940,21 @@ func NewGetTaskRequest(server string, params *GetTaskParams) (*http.Request, err
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -18255,6 +19155,21 @@ func NewListTasksRequest(server string, params *ListTasksParams) (*http.Request,
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -18308,24 +19223,35 @@ func NewRestoreTaskRequestWithBody(server string, params *RestoreTaskParams, con
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
 }
 
 // NewPatchTaskRequest calls the generic PatchTask builder with application/json body
-func NewPatchTaskRequest(server string, body PatchTaskJSONRequestBody) (*http.Request, error) {
+func NewPatchTaskRequest(server string, params *PatchTaskParams, body PatchTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPatchTaskRequestWithBody(server, "application/json", bodyReader)
+	return NewPatchTaskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPatchTaskRequestWithBody constructs an http.Request for the PatchTask method, with any body, and a specified content type
-func NewPatchTaskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPatchTaskRequestWithBody(server string, params *PatchTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -18349,6 +19275,21 @@ func NewPatchTaskRequestWithBody(server string, contentType string, body io.Read
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -18403,6 +19344,17 @@ func NewUpdateTaskRequestWithBody(server string, params *UpdateTaskParams, conte
 			req.Header.Set("Idempotency-Key", headerParam0)
 		}
 
+		if params.IfMatch != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -18436,7 +19388,7 @@ func NewEndSessionRequest(server string) (*http.Request, error) {
 }
 
 // NewGetSessionRequest constructs an http.Request for the GetSession method
-func NewGetSessionRequest(server string) (*http.Request, error) {
+func NewGetSessionRequest(server string, params *GetSessionParams) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -18457,6 +19409,21 @@ func NewGetSessionRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -18573,6 +19540,21 @@ func NewListDeliveriesRequest(server string, params *ListDeliveriesParams) (*htt
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -18632,7 +19614,7 @@ func NewReplayFailedDeliveriesRequestWithBody(server string, params *ReplayFaile
 }
 
 // NewGetDeliveryRequest constructs an http.Request for the GetDelivery method
-func NewGetDeliveryRequest(server string, deliveryId string) (*http.Request, error) {
+func NewGetDeliveryRequest(server string, deliveryId string, params *GetDeliveryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -18660,6 +19642,21 @@ func NewGetDeliveryRequest(server string, deliveryId string) (*http.Request, err
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -18804,6 +19801,21 @@ func NewListWebhookSubscriptionsRequest(server string, params *ListWebhookSubscr
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -18897,7 +19909,7 @@ func NewDeleteWebhookSubscriptionRequest(server string, subId string) (*http.Req
 }
 
 // NewGetWebhookSubscriptionRequest constructs an http.Request for the GetWebhookSubscription method
-func NewGetWebhookSubscriptionRequest(server string, subId string) (*http.Request, error) {
+func NewGetWebhookSubscriptionRequest(server string, subId string, params *GetWebhookSubscriptionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -18925,6 +19937,21 @@ func NewGetWebhookSubscriptionRequest(server string, subId string) (*http.Reques
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IfNoneMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-None-Match", *params.IfNoneMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-None-Match", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -19629,7 +20656,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId} (the `GetApp` operationId).
-	GetAppWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*GetAppResponse, error)
+	GetAppWithResponse(ctx context.Context, clientId string, params *GetAppParams, reqEditors ...RequestEditorFn) (*GetAppResponse, error)
 
 	// UpdateAppWithBodyWithResponse Change an app's name, description or status
 	//
@@ -19695,7 +20722,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
-	GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error)
+	GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, params *GetAppDeliveryParams, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error)
 
 	// ReplayAppDeliveryWithResponse Deliver one of an app's events again as a new delivery (replayOf names the original)
 	//
@@ -19904,7 +20931,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
-	GetWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
+	GetWebhookWithResponse(ctx context.Context, clientId string, subId string, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error)
 
 	// UpdateWebhookWithBodyWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -20014,7 +21041,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
-	GetCredentialWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
+	GetCredentialWithResponse(ctx context.Context, params *GetCredentialParams, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error)
 
 	// OauthDevicePageWithResponse The verification URI: sends the browser to the console's approval page, keeping user_code
 	//
@@ -20542,7 +21569,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-	PatchNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error)
+	PatchNoteWithBodyWithResponse(ctx context.Context, params *PatchNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error)
 
 	// PatchNoteWithResponse Rewrite a note (emits note.updated)
 	//
@@ -20553,7 +21580,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-	PatchNoteWithResponse(ctx context.Context, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error)
+	PatchNoteWithResponse(ctx context.Context, params *PatchNoteParams, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error)
 
 	// UpdateNoteWithBodyWithResponse Rewrite a note (emits note.updated)
 	//
@@ -20861,7 +21888,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-	PatchRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error)
+	PatchRiskWithBodyWithResponse(ctx context.Context, params *PatchRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error)
 
 	// PatchRiskWithResponse Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -20872,7 +21899,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-	PatchRiskWithResponse(ctx context.Context, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error)
+	PatchRiskWithResponse(ctx context.Context, params *PatchRiskParams, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error)
 
 	// UpdateRiskWithBodyWithResponse Change a risk; status moves follow the table (400 INVALID_TRANSITION otherwise)
 	//
@@ -20938,7 +21965,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId} (the `GetRRCA` operationId).
-	GetRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*GetRRCAResponse, error)
+	GetRRCAWithResponse(ctx context.Context, rrcaId string, params *GetRRCAParams, reqEditors ...RequestEditorFn) (*GetRRCAResponse, error)
 
 	// UpdateRRCAWithBodyWithResponse Edit an analysis's title or problem statement
 	//
@@ -20949,7 +21976,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-	UpdateRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error)
+	UpdateRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, params *UpdateRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error)
 
 	// UpdateRRCAWithResponse Edit an analysis's title or problem statement
 	//
@@ -20960,7 +21987,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-	UpdateRRCAWithResponse(ctx context.Context, rrcaId string, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error)
+	UpdateRRCAWithResponse(ctx context.Context, rrcaId string, params *UpdateRRCAParams, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error)
 
 	// SuggestFiveWhyWithResponse Start a 5-why suggestion run; its WHY_SUGGESTION nodes appear under the deepest WHY when READY
 	//
@@ -20982,7 +22009,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/5why/suggestions/{runId} (the `GetFiveWhyRun` operationId).
-	GetFiveWhyRunWithResponse(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*GetFiveWhyRunResponse, error)
+	GetFiveWhyRunWithResponse(ctx context.Context, rrcaId string, runId string, params *GetFiveWhyRunParams, reqEditors ...RequestEditorFn) (*GetFiveWhyRunResponse, error)
 
 	// AdvanceRRCAWithBodyWithResponse Move to the next phase (409 GATE_NOT_MET naming the gate)
 	//
@@ -21070,7 +22097,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across/runs/{runId} (the `GetLookAcrossRun` operationId).
-	GetLookAcrossRunWithResponse(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*GetLookAcrossRunResponse, error)
+	GetLookAcrossRunWithResponse(ctx context.Context, rrcaId string, runId string, params *GetLookAcrossRunParams, reqEditors ...RequestEditorFn) (*GetLookAcrossRunResponse, error)
 
 	// SuggestLookAcrossWithResponse Start a look-across run over every other project of the workspace
 	//
@@ -21334,7 +22361,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-	PatchTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error)
+	PatchTaskWithBodyWithResponse(ctx context.Context, params *PatchTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error)
 
 	// PatchTaskWithResponse Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -21345,7 +22372,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-	PatchTaskWithResponse(ctx context.Context, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error)
+	PatchTaskWithResponse(ctx context.Context, params *PatchTaskParams, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error)
 
 	// UpdateTaskWithBodyWithResponse Change a task's fields or status (emits task.status_changed, task.assigned and task.updated as they apply); a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. Both POST and PATCH are served.
 	//
@@ -21389,7 +22416,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/session (the `GetSession` operationId).
-	GetSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSessionResponse, error)
+	GetSessionWithResponse(ctx context.Context, params *GetSessionParams, reqEditors ...RequestEditorFn) (*GetSessionResponse, error)
 
 	// ListDeliveriesWithResponse The calling app's deliveries, newest first
 	//
@@ -21433,7 +22460,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/webhooks/deliveries/{deliveryId} (the `GetDelivery` operationId).
-	GetDeliveryWithResponse(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*GetDeliveryResponse, error)
+	GetDeliveryWithResponse(ctx context.Context, deliveryId string, params *GetDeliveryParams, reqEditors ...RequestEditorFn) (*GetDeliveryResponse, error)
 
 	// ReplayDeliveryWithResponse Deliver the same event again as a new delivery (replayOf names the original)
 	//
@@ -21510,7 +22537,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
-	GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error)
+	GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *GetWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error)
 
 	// UpdateWebhookSubscriptionWithBodyWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -23182,6 +24209,20 @@ func (r HealthzResponse) ContentType() string {
 	return ""
 }
 
+// ListAppsResponse200Headers the declared response headers of an HTTP 200 response for ListApps
+type ListAppsResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// ListAppsResponse304Headers the declared response headers of an HTTP 304 response for ListApps
+type ListAppsResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type ListAppsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23197,6 +24238,10 @@ type ListAppsResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAppsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListAppsResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23445,6 +24490,20 @@ func (r DeleteAppResponse) ContentType() string {
 	return ""
 }
 
+// GetAppResponse200Headers the declared response headers of an HTTP 200 response for GetApp
+type GetAppResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// GetAppResponse304Headers the declared response headers of an HTTP 304 response for GetApp
+type GetAppResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type GetAppResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23460,6 +24519,10 @@ type GetAppResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAppResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetAppResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23611,6 +24674,20 @@ func (r UpdateAppResponse) ContentType() string {
 	return ""
 }
 
+// ListAppDeliveriesResponse200Headers the declared response headers of an HTTP 200 response for ListAppDeliveries
+type ListAppDeliveriesResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// ListAppDeliveriesResponse304Headers the declared response headers of an HTTP 304 response for ListAppDeliveries
+type ListAppDeliveriesResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type ListAppDeliveriesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23626,6 +24703,10 @@ type ListAppDeliveriesResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAppDeliveriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListAppDeliveriesResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23791,6 +24872,20 @@ func (r ReplayAppFailedDeliveriesResponse) ContentType() string {
 	return ""
 }
 
+// GetAppDeliveryResponse200Headers the declared response headers of an HTTP 200 response for GetAppDelivery
+type GetAppDeliveryResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// GetAppDeliveryResponse304Headers the declared response headers of an HTTP 304 response for GetAppDelivery
+type GetAppDeliveryResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type GetAppDeliveryResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23806,6 +24901,10 @@ type GetAppDeliveryResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetAppDeliveryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetAppDeliveryResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23957,6 +25056,20 @@ func (r ReplayAppDeliveryResponse) ContentType() string {
 	return ""
 }
 
+// ListKeysResponse200Headers the declared response headers of an HTTP 200 response for ListKeys
+type ListKeysResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// ListKeysResponse304Headers the declared response headers of an HTTP 304 response for ListKeys
+type ListKeysResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type ListKeysResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23972,6 +25085,10 @@ type ListKeysResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListKeysResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListKeysResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -24705,6 +25822,20 @@ func (r RotateAppSecretResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhooksResponse200Headers the declared response headers of an HTTP 200 response for ListWebhooks
+type ListWebhooksResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// ListWebhooksResponse304Headers the declared response headers of an HTTP 304 response for ListWebhooks
+type ListWebhooksResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type ListWebhooksResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -24720,6 +25851,10 @@ type ListWebhooksResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhooksResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWebhooksResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -24968,6 +26103,20 @@ func (r DeleteWebhookResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookResponse200Headers the declared response headers of an HTTP 200 response for GetWebhook
+type GetWebhookResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// GetWebhookResponse304Headers the declared response headers of an HTTP 304 response for GetWebhook
+type GetWebhookResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type GetWebhookResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -24983,6 +26132,10 @@ type GetWebhookResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -25515,6 +26668,20 @@ func (r TestWebhookResponse) ContentType() string {
 	return ""
 }
 
+// ListAuditResponse200Headers the declared response headers of an HTTP 200 response for ListAudit
+type ListAuditResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// ListAuditResponse304Headers the declared response headers of an HTTP 304 response for ListAudit
+type ListAuditResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type ListAuditResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -25530,6 +26697,10 @@ type ListAuditResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListAuditResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListAuditResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -25593,8 +26764,23 @@ func (r ListAuditResponse) ContentType() string {
 
 // ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
 type ListEventsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListEventsResponse304Headers the declared response headers of an HTTP 304 response for ListEvents
+type ListEventsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -25631,6 +26817,8 @@ type ListEventsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListEventsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListEventsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListEventsResponse429Headers
 }
@@ -25706,8 +26894,23 @@ func (r ListEventsResponse) ContentType() string {
 
 // GetCredentialResponse200Headers the declared response headers of an HTTP 200 response for GetCredential
 type GetCredentialResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetCredentialResponse304Headers the declared response headers of an HTTP 304 response for GetCredential
+type GetCredentialResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -25740,6 +26943,8 @@ type GetCredentialResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetCredentialResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetCredentialResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetCredentialResponse429Headers
 }
@@ -26070,6 +27275,20 @@ func (r OauthDeviceCodeResponse) ContentType() string {
 	return ""
 }
 
+// OauthDevicePendingResponse200Headers the declared response headers of an HTTP 200 response for OauthDevicePending
+type OauthDevicePendingResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// OauthDevicePendingResponse304Headers the declared response headers of an HTTP 304 response for OauthDevicePending
+type OauthDevicePendingResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 // OauthDevicePendingResponse429Headers the declared response headers of an HTTP 429 response for OauthDevicePending
 type OauthDevicePendingResponse429Headers struct {
 	RateLimit           *string
@@ -26097,6 +27316,10 @@ type OauthDevicePendingResponse struct {
 	JSON429 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *OauthDevicePendingResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *OauthDevicePendingResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *OauthDevicePendingResponse429Headers
 }
@@ -26550,6 +27773,8 @@ type ArchiveActionItemResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -26594,6 +27819,11 @@ func (r ArchiveActionItemResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ArchiveActionItemResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveActionItemResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -26684,6 +27914,8 @@ type AttachActionItemProjectResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -26728,6 +27960,11 @@ func (r AttachActionItemProjectResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AttachActionItemProjectResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r AttachActionItemProjectResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -27188,8 +28425,23 @@ func (r DeleteActionItemResponse) ContentType() string {
 
 // GetActionItemResponse200Headers the declared response headers of an HTTP 200 response for GetActionItem
 type GetActionItemResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetActionItemResponse304Headers the declared response headers of an HTTP 304 response for GetActionItem
+type GetActionItemResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -27224,6 +28476,8 @@ type GetActionItemResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetActionItemResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetActionItemResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetActionItemResponse429Headers
 }
@@ -27294,8 +28548,23 @@ func (r GetActionItemResponse) ContentType() string {
 
 // ListActionItemsResponse200Headers the declared response headers of an HTTP 200 response for ListActionItems
 type ListActionItemsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListActionItemsResponse304Headers the declared response headers of an HTTP 304 response for ListActionItems
+type ListActionItemsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -27330,6 +28599,8 @@ type ListActionItemsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListActionItemsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListActionItemsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListActionItemsResponse429Headers
 }
@@ -27432,6 +28703,8 @@ type RestoreActionItemResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -27476,6 +28749,11 @@ func (r RestoreActionItemResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RestoreActionItemResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreActionItemResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -27566,6 +28844,8 @@ type UpdateActionItemResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -27610,6 +28890,11 @@ func (r UpdateActionItemResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateActionItemResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateActionItemResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -27802,8 +29087,23 @@ func (r AddActionItemLogResponse) ContentType() string {
 
 // ListActionItemLogsResponse200Headers the declared response headers of an HTTP 200 response for ListActionItemLogs
 type ListActionItemLogsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListActionItemLogsResponse304Headers the declared response headers of an HTTP 304 response for ListActionItemLogs
+type ListActionItemLogsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -27838,6 +29138,8 @@ type ListActionItemLogsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListActionItemLogsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListActionItemLogsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListActionItemLogsResponse429Headers
 }
@@ -28176,8 +29478,23 @@ func (r DeleteNoteResponse) ContentType() string {
 
 // GetNoteResponse200Headers the declared response headers of an HTTP 200 response for GetNote
 type GetNoteResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetNoteResponse304Headers the declared response headers of an HTTP 304 response for GetNote
+type GetNoteResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -28212,6 +29529,8 @@ type GetNoteResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetNoteResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetNoteResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetNoteResponse429Headers
 }
@@ -28282,8 +29601,23 @@ func (r GetNoteResponse) ContentType() string {
 
 // ListNotesResponse200Headers the declared response headers of an HTTP 200 response for ListNotes
 type ListNotesResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListNotesResponse304Headers the declared response headers of an HTTP 304 response for ListNotes
+type ListNotesResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -28318,6 +29652,8 @@ type ListNotesResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListNotesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListNotesResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListNotesResponse429Headers
 }
@@ -28418,6 +29754,8 @@ type PatchNoteResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -28455,6 +29793,11 @@ func (r PatchNoteResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r PatchNoteResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r PatchNoteResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -28540,6 +29883,8 @@ type UpdateNoteResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -28584,6 +29929,11 @@ func (r UpdateNoteResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateNoteResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateNoteResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -28674,6 +30024,8 @@ type ArchiveProjectResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -28718,6 +30070,11 @@ func (r ArchiveProjectResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ArchiveProjectResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveProjectResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -29044,8 +30401,23 @@ func (r DeleteProjectResponse) ContentType() string {
 
 // GetProjectResponse200Headers the declared response headers of an HTTP 200 response for GetProject
 type GetProjectResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetProjectResponse304Headers the declared response headers of an HTTP 304 response for GetProject
+type GetProjectResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -29080,6 +30452,8 @@ type GetProjectResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetProjectResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetProjectResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetProjectResponse429Headers
 }
@@ -29150,8 +30524,23 @@ func (r GetProjectResponse) ContentType() string {
 
 // ListProjectsResponse200Headers the declared response headers of an HTTP 200 response for ListProjects
 type ListProjectsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProjectsResponse304Headers the declared response headers of an HTTP 304 response for ListProjects
+type ListProjectsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -29186,6 +30575,8 @@ type ListProjectsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListProjectsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListProjectsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProjectsResponse429Headers
 }
@@ -29524,8 +30915,23 @@ func (r RemoveProjectMemberResponse) ContentType() string {
 
 // ListProjectMembersResponse200Headers the declared response headers of an HTTP 200 response for ListProjectMembers
 type ListProjectMembersResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListProjectMembersResponse304Headers the declared response headers of an HTTP 304 response for ListProjectMembers
+type ListProjectMembersResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -29560,6 +30966,8 @@ type ListProjectMembersResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListProjectMembersResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListProjectMembersResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListProjectMembersResponse429Headers
 }
@@ -29662,6 +31070,8 @@ type RestoreProjectResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -29706,6 +31116,11 @@ func (r RestoreProjectResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RestoreProjectResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreProjectResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -29796,6 +31211,8 @@ type UpdateProjectResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -29840,6 +31257,11 @@ func (r UpdateProjectResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateProjectResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateProjectResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -29930,6 +31352,8 @@ type ArchiveRiskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -29974,6 +31398,11 @@ func (r ArchiveRiskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ArchiveRiskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveRiskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -30166,8 +31595,23 @@ func (r CreateRiskResponse) ContentType() string {
 
 // GetRiskResponse200Headers the declared response headers of an HTTP 200 response for GetRisk
 type GetRiskResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetRiskResponse304Headers the declared response headers of an HTTP 304 response for GetRisk
+type GetRiskResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -30202,6 +31646,8 @@ type GetRiskResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRiskResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRiskResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRiskResponse429Headers
 }
@@ -30272,8 +31718,23 @@ func (r GetRiskResponse) ContentType() string {
 
 // ListRisksResponse200Headers the declared response headers of an HTTP 200 response for ListRisks
 type ListRisksResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListRisksResponse304Headers the declared response headers of an HTTP 304 response for ListRisks
+type ListRisksResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -30308,6 +31769,8 @@ type ListRisksResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRisksResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListRisksResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRisksResponse429Headers
 }
@@ -30410,6 +31873,8 @@ type RestoreRiskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -30454,6 +31919,11 @@ func (r RestoreRiskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RestoreRiskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreRiskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -30542,6 +32012,8 @@ type PatchRiskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -30579,6 +32051,11 @@ func (r PatchRiskResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r PatchRiskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r PatchRiskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -30664,6 +32141,8 @@ type UpdateRiskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -30708,6 +32187,11 @@ func (r UpdateRiskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateRiskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateRiskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -30766,8 +32250,23 @@ func (r UpdateRiskResponse) ContentType() string {
 
 // ListRRCAResponse200Headers the declared response headers of an HTTP 200 response for ListRRCA
 type ListRRCAResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListRRCAResponse304Headers the declared response headers of an HTTP 304 response for ListRRCA
+type ListRRCAResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -30802,6 +32301,8 @@ type ListRRCAResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRRCAResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListRRCAResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRRCAResponse429Headers
 }
@@ -31006,8 +32507,23 @@ func (r CreateRRCAResponse) ContentType() string {
 
 // GetRRCAResponse200Headers the declared response headers of an HTTP 200 response for GetRRCA
 type GetRRCAResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetRRCAResponse304Headers the declared response headers of an HTTP 304 response for GetRRCA
+type GetRRCAResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -31042,6 +32558,8 @@ type GetRRCAResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetRRCAResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetRRCAResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetRRCAResponse429Headers
 }
@@ -31142,6 +32660,8 @@ type UpdateRRCAResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -31179,6 +32699,11 @@ func (r UpdateRRCAResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateRRCAResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateRRCAResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -31352,8 +32877,23 @@ func (r SuggestFiveWhyResponse) ContentType() string {
 
 // GetFiveWhyRunResponse200Headers the declared response headers of an HTTP 200 response for GetFiveWhyRun
 type GetFiveWhyRunResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetFiveWhyRunResponse304Headers the declared response headers of an HTTP 304 response for GetFiveWhyRun
+type GetFiveWhyRunResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -31388,6 +32928,8 @@ type GetFiveWhyRunResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetFiveWhyRunResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetFiveWhyRunResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetFiveWhyRunResponse429Headers
 }
@@ -31490,6 +33032,8 @@ type AdvanceRRCAResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -31534,6 +33078,11 @@ func (r AdvanceRRCAResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r AdvanceRRCAResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r AdvanceRRCAResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -31624,6 +33173,8 @@ type ArchiveRRCAResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -31664,6 +33215,11 @@ func (r ArchiveRRCAResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ArchiveRRCAResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveRRCAResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -31712,8 +33268,23 @@ func (r ArchiveRRCAResponse) ContentType() string {
 
 // ListCorrectiveActionsResponse200Headers the declared response headers of an HTTP 200 response for ListCorrectiveActions
 type ListCorrectiveActionsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListCorrectiveActionsResponse304Headers the declared response headers of an HTTP 304 response for ListCorrectiveActions
+type ListCorrectiveActionsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -31748,6 +33319,8 @@ type ListCorrectiveActionsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListCorrectiveActionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListCorrectiveActionsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListCorrectiveActionsResponse429Headers
 }
@@ -31952,8 +33525,23 @@ func (r CreateCorrectiveActionResponse) ContentType() string {
 
 // ListLookAcrossResponse200Headers the declared response headers of an HTTP 200 response for ListLookAcross
 type ListLookAcrossResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListLookAcrossResponse304Headers the declared response headers of an HTTP 304 response for ListLookAcross
+type ListLookAcrossResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -31988,6 +33576,8 @@ type ListLookAcrossResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListLookAcrossResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListLookAcrossResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListLookAcrossResponse429Headers
 }
@@ -32058,8 +33648,23 @@ func (r ListLookAcrossResponse) ContentType() string {
 
 // GetLookAcrossRunResponse200Headers the declared response headers of an HTTP 200 response for GetLookAcrossRun
 type GetLookAcrossRunResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetLookAcrossRunResponse304Headers the declared response headers of an HTTP 304 response for GetLookAcrossRun
+type GetLookAcrossRunResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -32094,6 +33699,8 @@ type GetLookAcrossRunResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetLookAcrossRunResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetLookAcrossRunResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetLookAcrossRunResponse429Headers
 }
@@ -32552,8 +34159,23 @@ func (r RejectLookAcrossResponse) ContentType() string {
 
 // ListRRCANodesResponse200Headers the declared response headers of an HTTP 200 response for ListRRCANodes
 type ListRRCANodesResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListRRCANodesResponse304Headers the declared response headers of an HTTP 304 response for ListRRCANodes
+type ListRRCANodesResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -32588,6 +34210,8 @@ type ListRRCANodesResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListRRCANodesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListRRCANodesResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListRRCANodesResponse429Headers
 }
@@ -33057,6 +34681,8 @@ type RestoreRRCAResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *ErrorEnvelope
 	// JSON429 the response for an HTTP 429 `application/json` response
@@ -33097,6 +34723,11 @@ func (r RestoreRRCAResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RestoreRRCAResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreRRCAResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
@@ -33145,8 +34776,23 @@ func (r RestoreRRCAResponse) ContentType() string {
 
 // ListSimilarRRCAResponse200Headers the declared response headers of an HTTP 200 response for ListSimilarRRCA
 type ListSimilarRRCAResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListSimilarRRCAResponse304Headers the declared response headers of an HTTP 304 response for ListSimilarRRCA
+type ListSimilarRRCAResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -33181,6 +34827,8 @@ type ListSimilarRRCAResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSimilarRRCAResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListSimilarRRCAResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSimilarRRCAResponse429Headers
 }
@@ -33251,8 +34899,23 @@ func (r ListSimilarRRCAResponse) ContentType() string {
 
 // SearchResponse200Headers the declared response headers of an HTTP 200 response for Search
 type SearchResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// SearchResponse304Headers the declared response headers of an HTTP 304 response for Search
+type SearchResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -33287,6 +34950,8 @@ type SearchResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SearchResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *SearchResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *SearchResponse429Headers
 }
@@ -33389,6 +35054,8 @@ type ArchiveTaskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -33433,6 +35100,11 @@ func (r ArchiveTaskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ArchiveTaskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r ArchiveTaskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -33759,8 +35431,23 @@ func (r CreateTaskResponse) ContentType() string {
 
 // GetTaskResponse200Headers the declared response headers of an HTTP 200 response for GetTask
 type GetTaskResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetTaskResponse304Headers the declared response headers of an HTTP 304 response for GetTask
+type GetTaskResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -33795,6 +35482,8 @@ type GetTaskResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetTaskResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetTaskResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetTaskResponse429Headers
 }
@@ -33865,8 +35554,23 @@ func (r GetTaskResponse) ContentType() string {
 
 // ListTasksResponse200Headers the declared response headers of an HTTP 200 response for ListTasks
 type ListTasksResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListTasksResponse304Headers the declared response headers of an HTTP 304 response for ListTasks
+type ListTasksResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -33901,6 +35605,8 @@ type ListTasksResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListTasksResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListTasksResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListTasksResponse429Headers
 }
@@ -34003,6 +35709,8 @@ type RestoreTaskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -34047,6 +35755,11 @@ func (r RestoreTaskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RestoreTaskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r RestoreTaskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -34135,6 +35848,8 @@ type PatchTaskResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -34172,6 +35887,11 @@ func (r PatchTaskResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r PatchTaskResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r PatchTaskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -34257,6 +35977,8 @@ type UpdateTaskResponse struct {
 	JSON404 *ErrorEnvelope
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -34301,6 +36023,11 @@ func (r UpdateTaskResponse) GetJSON404() *ErrorEnvelope {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UpdateTaskResponse) GetJSON409() *ErrorEnvelope {
 	return r.JSON409
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateTaskResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -34426,6 +36153,20 @@ func (r EndSessionResponse) ContentType() string {
 	return ""
 }
 
+// GetSessionResponse200Headers the declared response headers of an HTTP 200 response for GetSession
+type GetSessionResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+// GetSessionResponse304Headers the declared response headers of an HTTP 304 response for GetSession
+type GetSessionResponse304Headers struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
 type GetSessionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -34439,6 +36180,10 @@ type GetSessionResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetSessionResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetSessionResponse304Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -34497,8 +36242,23 @@ func (r GetSessionResponse) ContentType() string {
 
 // ListDeliveriesResponse200Headers the declared response headers of an HTTP 200 response for ListDeliveries
 type ListDeliveriesResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListDeliveriesResponse304Headers the declared response headers of an HTTP 304 response for ListDeliveries
+type ListDeliveriesResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -34533,6 +36293,8 @@ type ListDeliveriesResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListDeliveriesResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListDeliveriesResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListDeliveriesResponse429Headers
 }
@@ -34737,8 +36499,23 @@ func (r ReplayFailedDeliveriesResponse) ContentType() string {
 
 // GetDeliveryResponse200Headers the declared response headers of an HTTP 200 response for GetDelivery
 type GetDeliveryResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetDeliveryResponse304Headers the declared response headers of an HTTP 304 response for GetDelivery
+type GetDeliveryResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -34773,6 +36550,8 @@ type GetDeliveryResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetDeliveryResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetDeliveryResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetDeliveryResponse429Headers
 }
@@ -35018,8 +36797,23 @@ func (r ListEventTypesResponse) ContentType() string {
 
 // ListWebhookSubscriptionsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookSubscriptions
 type ListWebhookSubscriptionsResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// ListWebhookSubscriptionsResponse304Headers the declared response headers of an HTTP 304 response for ListWebhookSubscriptions
+type ListWebhookSubscriptionsResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -35054,6 +36848,8 @@ type ListWebhookSubscriptionsResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListWebhookSubscriptionsResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *ListWebhookSubscriptionsResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListWebhookSubscriptionsResponse429Headers
 }
@@ -35364,8 +37160,23 @@ func (r DeleteWebhookSubscriptionResponse) ContentType() string {
 
 // GetWebhookSubscriptionResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookSubscription
 type GetWebhookSubscriptionResponse200Headers struct {
+	CacheControl        *string
+	ETag                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	Vary                *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+}
+
+// GetWebhookSubscriptionResponse304Headers the declared response headers of an HTTP 304 response for GetWebhookSubscription
+type GetWebhookSubscriptionResponse304Headers struct {
+	CacheControl        *string
+	ETag                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	Vary                *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -35400,6 +37211,8 @@ type GetWebhookSubscriptionResponse struct {
 	JSONDefault *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *GetWebhookSubscriptionResponse200Headers
+	// Headers304 the parsed response headers for an HTTP 304 response
+	Headers304 *GetWebhookSubscriptionResponse304Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *GetWebhookSubscriptionResponse429Headers
 }
@@ -36707,8 +38520,8 @@ func (c *ClientWithResponses) DeleteAppWithResponse(ctx context.Context, clientI
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/apps/{clientId} (the `GetApp` operationId).
-func (c *ClientWithResponses) GetAppWithResponse(ctx context.Context, clientId string, reqEditors ...RequestEditorFn) (*GetAppResponse, error) {
-	rsp, err := c.GetApp(ctx, clientId, reqEditors...)
+func (c *ClientWithResponses) GetAppWithResponse(ctx context.Context, clientId string, params *GetAppParams, reqEditors ...RequestEditorFn) (*GetAppResponse, error) {
+	rsp, err := c.GetApp(ctx, clientId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -36809,8 +38622,8 @@ func (c *ClientWithResponses) ReplayAppFailedDeliveriesWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/deliveries/{deliveryId} (the `GetAppDelivery` operationId).
-func (c *ClientWithResponses) GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error) {
-	rsp, err := c.GetAppDelivery(ctx, clientId, deliveryId, reqEditors...)
+func (c *ClientWithResponses) GetAppDeliveryWithResponse(ctx context.Context, clientId string, deliveryId string, params *GetAppDeliveryParams, reqEditors ...RequestEditorFn) (*GetAppDeliveryResponse, error) {
+	rsp, err := c.GetAppDelivery(ctx, clientId, deliveryId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -37132,8 +38945,8 @@ func (c *ClientWithResponses) DeleteWebhookWithResponse(ctx context.Context, cli
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/apps/{clientId}/webhooks/{subId} (the `GetWebhook` operationId).
-func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, clientId string, subId string, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
-	rsp, err := c.GetWebhook(ctx, clientId, subId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, clientId string, subId string, params *GetWebhookParams, reqEditors ...RequestEditorFn) (*GetWebhookResponse, error) {
+	rsp, err := c.GetWebhook(ctx, clientId, subId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -37302,8 +39115,8 @@ func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/me (the `GetCredential` operationId).
-func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error) {
-	rsp, err := c.GetCredential(ctx, reqEditors...)
+func (c *ClientWithResponses) GetCredentialWithResponse(ctx context.Context, params *GetCredentialParams, reqEditors ...RequestEditorFn) (*GetCredentialResponse, error) {
+	rsp, err := c.GetCredential(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38118,8 +39931,8 @@ func (c *ClientWithResponses) ListNotesWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-func (c *ClientWithResponses) PatchNoteWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error) {
-	rsp, err := c.PatchNoteWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PatchNoteWithBodyWithResponse(ctx context.Context, params *PatchNoteParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error) {
+	rsp, err := c.PatchNoteWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38135,8 +39948,8 @@ func (c *ClientWithResponses) PatchNoteWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/note/update (the `PatchNote` operationId).
-func (c *ClientWithResponses) PatchNoteWithResponse(ctx context.Context, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error) {
-	rsp, err := c.PatchNote(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PatchNoteWithResponse(ctx context.Context, params *PatchNoteParams, body PatchNoteJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchNoteResponse, error) {
+	rsp, err := c.PatchNote(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38611,8 +40424,8 @@ func (c *ClientWithResponses) RestoreRiskWithResponse(ctx context.Context, param
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-func (c *ClientWithResponses) PatchRiskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error) {
-	rsp, err := c.PatchRiskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PatchRiskWithBodyWithResponse(ctx context.Context, params *PatchRiskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error) {
+	rsp, err := c.PatchRiskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38628,8 +40441,8 @@ func (c *ClientWithResponses) PatchRiskWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/risk/update (the `PatchRisk` operationId).
-func (c *ClientWithResponses) PatchRiskWithResponse(ctx context.Context, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error) {
-	rsp, err := c.PatchRisk(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PatchRiskWithResponse(ctx context.Context, params *PatchRiskParams, body PatchRiskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchRiskResponse, error) {
+	rsp, err := c.PatchRisk(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38730,8 +40543,8 @@ func (c *ClientWithResponses) CreateRRCAWithResponse(ctx context.Context, params
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId} (the `GetRRCA` operationId).
-func (c *ClientWithResponses) GetRRCAWithResponse(ctx context.Context, rrcaId string, reqEditors ...RequestEditorFn) (*GetRRCAResponse, error) {
-	rsp, err := c.GetRRCA(ctx, rrcaId, reqEditors...)
+func (c *ClientWithResponses) GetRRCAWithResponse(ctx context.Context, rrcaId string, params *GetRRCAParams, reqEditors ...RequestEditorFn) (*GetRRCAResponse, error) {
+	rsp, err := c.GetRRCA(ctx, rrcaId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38747,8 +40560,8 @@ func (c *ClientWithResponses) GetRRCAWithResponse(ctx context.Context, rrcaId st
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-func (c *ClientWithResponses) UpdateRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error) {
-	rsp, err := c.UpdateRRCAWithBody(ctx, rrcaId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateRRCAWithBodyWithResponse(ctx context.Context, rrcaId string, params *UpdateRRCAParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error) {
+	rsp, err := c.UpdateRRCAWithBody(ctx, rrcaId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38764,8 +40577,8 @@ func (c *ClientWithResponses) UpdateRRCAWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/rrca/{rrcaId} (the `UpdateRRCA` operationId).
-func (c *ClientWithResponses) UpdateRRCAWithResponse(ctx context.Context, rrcaId string, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error) {
-	rsp, err := c.UpdateRRCA(ctx, rrcaId, body, reqEditors...)
+func (c *ClientWithResponses) UpdateRRCAWithResponse(ctx context.Context, rrcaId string, params *UpdateRRCAParams, body UpdateRRCAJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateRRCAResponse, error) {
+	rsp, err := c.UpdateRRCA(ctx, rrcaId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38798,8 +40611,8 @@ func (c *ClientWithResponses) SuggestFiveWhyWithResponse(ctx context.Context, rr
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/5why/suggestions/{runId} (the `GetFiveWhyRun` operationId).
-func (c *ClientWithResponses) GetFiveWhyRunWithResponse(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*GetFiveWhyRunResponse, error) {
-	rsp, err := c.GetFiveWhyRun(ctx, rrcaId, runId, reqEditors...)
+func (c *ClientWithResponses) GetFiveWhyRunWithResponse(ctx context.Context, rrcaId string, runId string, params *GetFiveWhyRunParams, reqEditors ...RequestEditorFn) (*GetFiveWhyRunResponse, error) {
+	rsp, err := c.GetFiveWhyRun(ctx, rrcaId, runId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38934,8 +40747,8 @@ func (c *ClientWithResponses) ListLookAcrossWithResponse(ctx context.Context, rr
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/resource/rrca/{rrcaId}/look-across/runs/{runId} (the `GetLookAcrossRun` operationId).
-func (c *ClientWithResponses) GetLookAcrossRunWithResponse(ctx context.Context, rrcaId string, runId string, reqEditors ...RequestEditorFn) (*GetLookAcrossRunResponse, error) {
-	rsp, err := c.GetLookAcrossRun(ctx, rrcaId, runId, reqEditors...)
+func (c *ClientWithResponses) GetLookAcrossRunWithResponse(ctx context.Context, rrcaId string, runId string, params *GetLookAcrossRunParams, reqEditors ...RequestEditorFn) (*GetLookAcrossRunResponse, error) {
+	rsp, err := c.GetLookAcrossRun(ctx, rrcaId, runId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39342,8 +41155,8 @@ func (c *ClientWithResponses) RestoreTaskWithResponse(ctx context.Context, param
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-func (c *ClientWithResponses) PatchTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error) {
-	rsp, err := c.PatchTaskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PatchTaskWithBodyWithResponse(ctx context.Context, params *PatchTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error) {
+	rsp, err := c.PatchTaskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39359,8 +41172,8 @@ func (c *ClientWithResponses) PatchTaskWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/resource/task/update (the `PatchTask` operationId).
-func (c *ClientWithResponses) PatchTaskWithResponse(ctx context.Context, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error) {
-	rsp, err := c.PatchTask(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PatchTaskWithResponse(ctx context.Context, params *PatchTaskParams, body PatchTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*PatchTaskResponse, error) {
+	rsp, err := c.PatchTask(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39427,8 +41240,8 @@ func (c *ClientWithResponses) EndSessionWithResponse(ctx context.Context, reqEdi
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/session (the `GetSession` operationId).
-func (c *ClientWithResponses) GetSessionWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetSessionResponse, error) {
-	rsp, err := c.GetSession(ctx, reqEditors...)
+func (c *ClientWithResponses) GetSessionWithResponse(ctx context.Context, params *GetSessionParams, reqEditors ...RequestEditorFn) (*GetSessionResponse, error) {
+	rsp, err := c.GetSession(ctx, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39495,8 +41308,8 @@ func (c *ClientWithResponses) ReplayFailedDeliveriesWithResponse(ctx context.Con
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/webhooks/deliveries/{deliveryId} (the `GetDelivery` operationId).
-func (c *ClientWithResponses) GetDeliveryWithResponse(ctx context.Context, deliveryId string, reqEditors ...RequestEditorFn) (*GetDeliveryResponse, error) {
-	rsp, err := c.GetDelivery(ctx, deliveryId, reqEditors...)
+func (c *ClientWithResponses) GetDeliveryWithResponse(ctx context.Context, deliveryId string, params *GetDeliveryParams, reqEditors ...RequestEditorFn) (*GetDeliveryResponse, error) {
+	rsp, err := c.GetDelivery(ctx, deliveryId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -39614,8 +41427,8 @@ func (c *ClientWithResponses) DeleteWebhookSubscriptionWithResponse(ctx context.
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with GET /openapi/v1/webhooks/subscriptions/{subId} (the `GetWebhookSubscription` operationId).
-func (c *ClientWithResponses) GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error) {
-	rsp, err := c.GetWebhookSubscription(ctx, subId, reqEditors...)
+func (c *ClientWithResponses) GetWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *GetWebhookSubscriptionParams, reqEditors ...RequestEditorFn) (*GetWebhookSubscriptionResponse, error) {
+	rsp, err := c.GetWebhookSubscription(ctx, subId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -41033,6 +42846,9 @@ func ParseListAppsResponse(rsp *http.Response) (*ListAppsResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41068,6 +42884,57 @@ func ParseListAppsResponse(rsp *http.Response) (*ListAppsResponse, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAppsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListAppsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -41251,6 +43118,9 @@ func ParseGetAppResponse(rsp *http.Response) (*GetAppResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41286,6 +43156,57 @@ func ParseGetAppResponse(rsp *http.Response) (*GetAppResponse, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAppResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetAppResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -41387,6 +43308,9 @@ func ParseListAppDeliveriesResponse(rsp *http.Response) (*ListAppDeliveriesRespo
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41422,6 +43346,57 @@ func ParseListAppDeliveriesResponse(rsp *http.Response) (*ListAppDeliveriesRespo
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAppDeliveriesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListAppDeliveriesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -41537,6 +43512,9 @@ func ParseGetAppDeliveryResponse(rsp *http.Response) (*GetAppDeliveryResponse, e
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41572,6 +43550,57 @@ func ParseGetAppDeliveryResponse(rsp *http.Response) (*GetAppDeliveryResponse, e
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetAppDeliveryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetAppDeliveryResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -41673,6 +43702,9 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41708,6 +43740,57 @@ func ParseListKeysResponse(rsp *http.Response) (*ListKeysResponse, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListKeysResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListKeysResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -42301,6 +44384,9 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42336,6 +44422,57 @@ func ParseListWebhooksResponse(rsp *http.Response) (*ListWebhooksResponse, error
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhooksResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWebhooksResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -42519,6 +44656,9 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42554,6 +44694,57 @@ func ParseGetWebhookResponse(rsp *http.Response) (*GetWebhookResponse, error) {
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	}
 
 	return response, nil
@@ -42976,6 +45167,9 @@ func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43013,6 +45207,57 @@ func ParseListAuditResponse(rsp *http.Response) (*ListAuditResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ListAuditResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListAuditResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
+	}
+
 	return response, nil
 }
 
@@ -43036,6 +45281,9 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
@@ -43091,6 +45339,20 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43104,6 +45366,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -43127,6 +45396,65 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListEventsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListEventsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -43198,6 +45526,9 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43238,6 +45569,20 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetCredentialResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43251,6 +45596,13 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -43274,6 +45626,65 @@ func ParseGetCredentialResponse(rsp *http.Response) (*GetCredentialResponse, err
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetCredentialResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCredentialResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -43588,6 +45999,9 @@ func ParseOauthDevicePendingResponse(rsp *http.Response) (*OauthDevicePendingRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43633,6 +46047,54 @@ func ParseOauthDevicePendingResponse(rsp *http.Response) (*OauthDevicePendingRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers OauthDevicePendingResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers OauthDevicePendingResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers OauthDevicePendingResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -44003,6 +46465,13 @@ func ParseArchiveActionItemResponse(rsp *http.Response) (*ArchiveActionItemRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44184,6 +46653,13 @@ func ParseAttachActionItemProjectResponse(rsp *http.Response) (*AttachActionItem
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -44878,6 +47354,9 @@ func ParseGetActionItemResponse(rsp *http.Response) (*GetActionItemResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44925,6 +47404,20 @@ func ParseGetActionItemResponse(rsp *http.Response) (*GetActionItemResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetActionItemResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -44938,6 +47431,13 @@ func ParseGetActionItemResponse(rsp *http.Response) (*GetActionItemResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -44961,6 +47461,65 @@ func ParseGetActionItemResponse(rsp *http.Response) (*GetActionItemResponse, err
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetActionItemResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetActionItemResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -45032,6 +47591,9 @@ func ParseListActionItemsResponse(rsp *http.Response) (*ListActionItemsResponse,
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45079,6 +47641,20 @@ func ParseListActionItemsResponse(rsp *http.Response) (*ListActionItemsResponse,
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListActionItemsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45092,6 +47668,13 @@ func ParseListActionItemsResponse(rsp *http.Response) (*ListActionItemsResponse,
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -45115,6 +47698,65 @@ func ParseListActionItemsResponse(rsp *http.Response) (*ListActionItemsResponse,
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListActionItemsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListActionItemsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -45220,6 +47862,13 @@ func ParseRestoreActionItemResponse(rsp *http.Response) (*RestoreActionItemRespo
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -45402,6 +48051,13 @@ func ParseUpdateActionItemResponse(rsp *http.Response) (*UpdateActionItemRespons
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -45732,6 +48388,9 @@ func ParseListActionItemLogsResponse(rsp *http.Response) (*ListActionItemLogsRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45779,6 +48438,20 @@ func ParseListActionItemLogsResponse(rsp *http.Response) (*ListActionItemLogsRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListActionItemLogsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -45792,6 +48465,13 @@ func ParseListActionItemLogsResponse(rsp *http.Response) (*ListActionItemLogsRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -45815,6 +48495,65 @@ func ParseListActionItemLogsResponse(rsp *http.Response) (*ListActionItemLogsRes
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListActionItemLogsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListActionItemLogsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -46250,6 +48989,9 @@ func ParseGetNoteResponse(rsp *http.Response) (*GetNoteResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46297,6 +49039,20 @@ func ParseGetNoteResponse(rsp *http.Response) (*GetNoteResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetNoteResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46310,6 +49066,13 @@ func ParseGetNoteResponse(rsp *http.Response) (*GetNoteResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -46333,6 +49096,65 @@ func ParseGetNoteResponse(rsp *http.Response) (*GetNoteResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetNoteResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetNoteResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -46404,6 +49226,9 @@ func ParseListNotesResponse(rsp *http.Response) (*ListNotesResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46451,6 +49276,20 @@ func ParseListNotesResponse(rsp *http.Response) (*ListNotesResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListNotesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -46464,6 +49303,13 @@ func ParseListNotesResponse(rsp *http.Response) (*ListNotesResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -46487,6 +49333,65 @@ func ParseListNotesResponse(rsp *http.Response) (*ListNotesResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListNotesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListNotesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -46585,6 +49490,13 @@ func ParsePatchNoteResponse(rsp *http.Response) (*PatchNoteResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -46760,6 +49672,13 @@ func ParseUpdateNoteResponse(rsp *http.Response) (*UpdateNoteResponse, error) {
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -46942,6 +49861,13 @@ func ParseArchiveProjectResponse(rsp *http.Response) (*ArchiveProjectResponse, e
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -47454,6 +50380,9 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47501,6 +50430,20 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetProjectResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47514,6 +50457,13 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -47537,6 +50487,65 @@ func ParseGetProjectResponse(rsp *http.Response) (*GetProjectResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetProjectResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetProjectResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -47608,6 +50617,9 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47655,6 +50667,20 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListProjectsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -47668,6 +50694,13 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -47691,6 +50724,65 @@ func ParseListProjectsResponse(rsp *http.Response) (*ListProjectsResponse, error
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListProjectsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListProjectsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -48126,6 +51218,9 @@ func ParseListProjectMembersResponse(rsp *http.Response) (*ListProjectMembersRes
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48173,6 +51268,20 @@ func ParseListProjectMembersResponse(rsp *http.Response) (*ListProjectMembersRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListProjectMembersResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -48186,6 +51295,13 @@ func ParseListProjectMembersResponse(rsp *http.Response) (*ListProjectMembersRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -48209,6 +51325,65 @@ func ParseListProjectMembersResponse(rsp *http.Response) (*ListProjectMembersRes
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListProjectMembersResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListProjectMembersResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -48314,6 +51489,13 @@ func ParseRestoreProjectResponse(rsp *http.Response) (*RestoreProjectResponse, e
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -48497,6 +51679,13 @@ func ParseUpdateProjectResponse(rsp *http.Response) (*UpdateProjectResponse, err
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48678,6 +51867,13 @@ func ParseArchiveRiskResponse(rsp *http.Response) (*ArchiveRiskResponse, error) 
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -49008,6 +52204,9 @@ func ParseGetRiskResponse(rsp *http.Response) (*GetRiskResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49055,6 +52254,20 @@ func ParseGetRiskResponse(rsp *http.Response) (*GetRiskResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetRiskResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49068,6 +52281,13 @@ func ParseGetRiskResponse(rsp *http.Response) (*GetRiskResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -49091,6 +52311,65 @@ func ParseGetRiskResponse(rsp *http.Response) (*GetRiskResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRiskResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetRiskResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -49162,6 +52441,9 @@ func ParseListRisksResponse(rsp *http.Response) (*ListRisksResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49209,6 +52491,20 @@ func ParseListRisksResponse(rsp *http.Response) (*ListRisksResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListRisksResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49222,6 +52518,13 @@ func ParseListRisksResponse(rsp *http.Response) (*ListRisksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -49245,6 +52548,65 @@ func ParseListRisksResponse(rsp *http.Response) (*ListRisksResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListRisksResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListRisksResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -49350,6 +52712,13 @@ func ParseRestoreRiskResponse(rsp *http.Response) (*RestoreRiskResponse, error) 
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -49526,6 +52895,13 @@ func ParsePatchRiskResponse(rsp *http.Response) (*PatchRiskResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49701,6 +53077,13 @@ func ParseUpdateRiskResponse(rsp *http.Response) (*UpdateRiskResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49848,6 +53231,9 @@ func ParseListRRCAResponse(rsp *http.Response) (*ListRRCAResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -49895,6 +53281,20 @@ func ParseListRRCAResponse(rsp *http.Response) (*ListRRCAResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListRRCAResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -49908,6 +53308,13 @@ func ParseListRRCAResponse(rsp *http.Response) (*ListRRCAResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -49931,6 +53338,65 @@ func ParseListRRCAResponse(rsp *http.Response) (*ListRRCAResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListRRCAResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListRRCAResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -50184,6 +53650,9 @@ func ParseGetRRCAResponse(rsp *http.Response) (*GetRRCAResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -50231,6 +53700,20 @@ func ParseGetRRCAResponse(rsp *http.Response) (*GetRRCAResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetRRCAResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50244,6 +53727,13 @@ func ParseGetRRCAResponse(rsp *http.Response) (*GetRRCAResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -50267,6 +53757,65 @@ func ParseGetRRCAResponse(rsp *http.Response) (*GetRRCAResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetRRCAResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetRRCAResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -50365,6 +53914,13 @@ func ParseUpdateRRCAResponse(rsp *http.Response) (*UpdateRRCAResponse, error) {
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -50674,6 +54230,9 @@ func ParseGetFiveWhyRunResponse(rsp *http.Response) (*GetFiveWhyRunResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -50721,6 +54280,20 @@ func ParseGetFiveWhyRunResponse(rsp *http.Response) (*GetFiveWhyRunResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetFiveWhyRunResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -50734,6 +54307,13 @@ func ParseGetFiveWhyRunResponse(rsp *http.Response) (*GetFiveWhyRunResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -50757,6 +54337,65 @@ func ParseGetFiveWhyRunResponse(rsp *http.Response) (*GetFiveWhyRunResponse, err
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetFiveWhyRunResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetFiveWhyRunResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -50862,6 +54501,13 @@ func ParseAdvanceRRCAResponse(rsp *http.Response) (*AdvanceRRCAResponse, error) 
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -51045,6 +54691,13 @@ func ParseArchiveRRCAResponse(rsp *http.Response) (*ArchiveRRCAResponse, error) 
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -51178,6 +54831,9 @@ func ParseListCorrectiveActionsResponse(rsp *http.Response) (*ListCorrectiveActi
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -51225,6 +54881,20 @@ func ParseListCorrectiveActionsResponse(rsp *http.Response) (*ListCorrectiveActi
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListCorrectiveActionsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51238,6 +54908,13 @@ func ParseListCorrectiveActionsResponse(rsp *http.Response) (*ListCorrectiveActi
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -51261,6 +54938,65 @@ func ParseListCorrectiveActionsResponse(rsp *http.Response) (*ListCorrectiveActi
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListCorrectiveActionsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListCorrectiveActionsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -51514,6 +55250,9 @@ func ParseListLookAcrossResponse(rsp *http.Response) (*ListLookAcrossResponse, e
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -51561,6 +55300,20 @@ func ParseListLookAcrossResponse(rsp *http.Response) (*ListLookAcrossResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListLookAcrossResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51574,6 +55327,13 @@ func ParseListLookAcrossResponse(rsp *http.Response) (*ListLookAcrossResponse, e
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -51597,6 +55357,65 @@ func ParseListLookAcrossResponse(rsp *http.Response) (*ListLookAcrossResponse, e
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListLookAcrossResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListLookAcrossResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -51668,6 +55487,9 @@ func ParseGetLookAcrossRunResponse(rsp *http.Response) (*GetLookAcrossRunRespons
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -51715,6 +55537,20 @@ func ParseGetLookAcrossRunResponse(rsp *http.Response) (*GetLookAcrossRunRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetLookAcrossRunResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -51728,6 +55564,13 @@ func ParseGetLookAcrossRunResponse(rsp *http.Response) (*GetLookAcrossRunRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -51751,6 +55594,65 @@ func ParseGetLookAcrossRunResponse(rsp *http.Response) (*GetLookAcrossRunRespons
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetLookAcrossRunResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetLookAcrossRunResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -52354,6 +56256,9 @@ func ParseListRRCANodesResponse(rsp *http.Response) (*ListRRCANodesResponse, err
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -52401,6 +56306,20 @@ func ParseListRRCANodesResponse(rsp *http.Response) (*ListRRCANodesResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListRRCANodesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -52414,6 +56333,13 @@ func ParseListRRCANodesResponse(rsp *http.Response) (*ListRRCANodesResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -52437,6 +56363,65 @@ func ParseListRRCANodesResponse(rsp *http.Response) (*ListRRCANodesResponse, err
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListRRCANodesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListRRCANodesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -53054,6 +57039,13 @@ func ParseRestoreRRCAResponse(rsp *http.Response) (*RestoreRRCAResponse, error) 
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -53187,6 +57179,9 @@ func ParseListSimilarRRCAResponse(rsp *http.Response) (*ListSimilarRRCAResponse,
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -53234,6 +57229,20 @@ func ParseListSimilarRRCAResponse(rsp *http.Response) (*ListSimilarRRCAResponse,
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListSimilarRRCAResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -53247,6 +57256,13 @@ func ParseListSimilarRRCAResponse(rsp *http.Response) (*ListSimilarRRCAResponse,
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -53270,6 +57286,65 @@ func ParseListSimilarRRCAResponse(rsp *http.Response) (*ListSimilarRRCAResponse,
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListSimilarRRCAResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListSimilarRRCAResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -53341,6 +57416,9 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -53388,6 +57466,20 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -53401,6 +57493,13 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -53424,6 +57523,65 @@ func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers SearchResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers SearchResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -53529,6 +57687,13 @@ func ParseArchiveTaskResponse(rsp *http.Response) (*ArchiveTaskResponse, error) 
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -54041,6 +58206,9 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54088,6 +58256,20 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetTaskResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -54101,6 +58283,13 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -54124,6 +58313,65 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetTaskResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetTaskResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -54195,6 +58443,9 @@ func ParseListTasksResponse(rsp *http.Response) (*ListTasksResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54242,6 +58493,20 @@ func ParseListTasksResponse(rsp *http.Response) (*ListTasksResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListTasksResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -54255,6 +58520,13 @@ func ParseListTasksResponse(rsp *http.Response) (*ListTasksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -54278,6 +58550,65 @@ func ParseListTasksResponse(rsp *http.Response) (*ListTasksResponse, error) {
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListTasksResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListTasksResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -54383,6 +58714,13 @@ func ParseRestoreTaskResponse(rsp *http.Response) (*RestoreTaskResponse, error) 
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -54559,6 +58897,13 @@ func ParsePatchTaskResponse(rsp *http.Response) (*PatchTaskResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54733,6 +59078,13 @@ func ParseUpdateTaskResponse(rsp *http.Response) (*UpdateTaskResponse, error) {
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -54935,6 +59287,9 @@ func ParseGetSessionResponse(rsp *http.Response) (*GetSessionResponse, error) {
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -54965,6 +59320,57 @@ func ParseGetSessionResponse(rsp *http.Response) (*GetSessionResponse, error) {
 
 	}
 
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetSessionResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetSessionResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		response.Headers304 = &headers
+	}
+
 	return response, nil
 }
 
@@ -54988,6 +59394,9 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	case rsp.StatusCode == 304:
+		break // No content-type
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
@@ -55036,6 +59445,20 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListDeliveriesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55049,6 +59472,13 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -55072,6 +59502,65 @@ func ParseListDeliveriesResponse(rsp *http.Response) (*ListDeliveriesResponse, e
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListDeliveriesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListDeliveriesResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -55325,6 +59814,9 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -55372,6 +59864,20 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetDeliveryResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55385,6 +59891,13 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -55408,6 +59921,65 @@ func ParseGetDeliveryResponse(rsp *http.Response) (*GetDeliveryResponse, error) 
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetDeliveryResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetDeliveryResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -55687,6 +60259,9 @@ func ParseListWebhookSubscriptionsResponse(rsp *http.Response) (*ListWebhookSubs
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -55734,6 +60309,20 @@ func ParseListWebhookSubscriptionsResponse(rsp *http.Response) (*ListWebhookSubs
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListWebhookSubscriptionsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -55747,6 +60336,13 @@ func ParseListWebhookSubscriptionsResponse(rsp *http.Response) (*ListWebhookSubs
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -55770,6 +60366,65 @@ func ParseListWebhookSubscriptionsResponse(rsp *http.Response) (*ListWebhookSubs
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers ListWebhookSubscriptionsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListWebhookSubscriptionsResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
@@ -56177,6 +60832,9 @@ func ParseGetWebhookSubscriptionResponse(rsp *http.Response) (*GetWebhookSubscri
 		}
 		response.JSON200 = &dest
 
+	case rsp.StatusCode == 304:
+		break // No content-type
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -56224,6 +60882,20 @@ func ParseGetWebhookSubscriptionResponse(rsp *http.Response) (*GetWebhookSubscri
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetWebhookSubscriptionResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -56237,6 +60909,13 @@ func ParseGetWebhookSubscriptionResponse(rsp *http.Response) (*GetWebhookSubscri
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int
@@ -56260,6 +60939,65 @@ func ParseGetWebhookSubscriptionResponse(rsp *http.Response) (*GetWebhookSubscri
 			headers.XRateLimitReset = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 304:
+		var headers GetWebhookSubscriptionResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Vary"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Vary", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Vary = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		response.Headers304 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetWebhookSubscriptionResponse429Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {

@@ -37,7 +37,7 @@ func TestSDKManagesTheAppsOwnSubscriptions(t *testing.T) {
 	}
 	id := *created.Id
 
-	g, err := c.GetWebhookSubscriptionWithResponse(ctx, id)
+	g, err := c.GetWebhookSubscriptionWithResponse(ctx, id, &pmapisdk.GetWebhookSubscriptionParams{})
 	must(t, "get", g, g.Body, err)
 	l, err := c.ListWebhookSubscriptionsWithResponse(ctx, &pmapisdk.ListWebhookSubscriptionsParams{})
 	must(t, "list", l, l.Body, err)

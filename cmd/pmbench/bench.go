@@ -521,6 +521,15 @@ func (b *bench) runAll(ctx context.Context) error {
 	b.ratio(&list, "pgbench -S", tps)
 	add(list)
 
+	// poll unchanged: the same reads with the ETag they answered, each a 304.
+	polls, err := b.pollScenarios(ctx)
+	if err != nil {
+		return err
+	}
+	for _, s := range polls {
+		add(s)
+	}
+
 	// read-list filtered, search: reads whose cost may grow with the
 	// workspace (-tasks); no reference.
 	add(b.measure("read-list filtered", "closed-loop", func() loopResult {

@@ -44,9 +44,11 @@ func TestQuickRunProducesEveryFigure(t *testing.T) {
 		if _, err := os.Stat(path); err != nil {
 			t.Fatalf("no JSON result: %v", err)
 		}
-		want := []string{"read-detail", "read-list", "read-list filtered", "search", "latency search", "write",
+		want := []string{"read-detail", "read-list", "poll unchanged read-detail", "poll unchanged read-list",
+			"read-list filtered", "search", "latency search", "write",
 			"latency read-detail", "latency write", "deliver", "latency deliver"}
-		noReference := map[string]bool{"read-list filtered": true, "search": true}
+		noReference := map[string]bool{"read-list filtered": true, "search": true,
+			"poll unchanged read-detail": true, "poll unchanged read-list": true}
 		for _, s := range checkScenarios(t, "", rep.Scenarios, want) {
 			if s.Mode == "closed-loop" && !noReference[s.Name] && (s.RefValue <= 0 || s.Ratio <= 0) {
 				t.Errorf("%s: no reference: %+v", s.Name, s)

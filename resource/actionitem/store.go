@@ -9,6 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/pmapi/pmapi"
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/resource/internal/storekit"
 	"github.com/pmapi/pmapi/resource/internal/validate"
@@ -217,6 +218,9 @@ func (s Store) UpdateTx(
 	if err != nil {
 		return Item{}, err
 	}
+	if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
+		return Item{}, err
+	}
 	next := cur
 	var events []event.Event
 	if f.Status != nil {
@@ -253,7 +257,11 @@ func (s Store) AttachTx(
 	shard *tenant.Shard,
 	ws, id, projectID uuid.UUID,
 ) (Item, error) {
-	if _, err := record.Lock(ctx, tx, ws, id); err != nil {
+	cur, err := record.Lock(ctx, tx, ws, id)
+	if err != nil {
+		return Item{}, err
+	}
+	if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
 		return Item{}, err
 	}
 	if err := project.Exists(ctx, tx, ws, projectID); err != nil {

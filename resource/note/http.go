@@ -47,7 +47,7 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodPost, Path: "create", ID: "createNote", Idempotent: true,
 			Summary: "Add a note to a project (emits note.created)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Create(parseCreate, h.notes.Create, ToView)},
-		{Method: route.PostAndPatch, Path: "update", ID: "updateNote",
+		{Method: route.PostAndPatch, Path: "update", ID: "updateNote", IfMatch: true,
 			Summary: "Rewrite a note (emits note.updated)",
 			Body:    UpdateRequest{}, Result: View{}, Handler: route.Update(parseUpdate, h.notes.Update, ToView)},
 		{Method: http.MethodPost, Path: "delete", ID: "deleteNote",

@@ -66,6 +66,13 @@ func (s Store) Create(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, in
 // Update rewrites a note, emitting note.updated.
 func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID, body string) (Note, error) {
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (n Note, err error) {
+		// An If-Match holds the row first; without one the update alone does.
+		if err := api.IfMatchRead(ctx, id, func() (any, error) {
+			cur, err := record.Lock(ctx, tx, ws, id)
+			return ToView(cur), err
+		}); err != nil {
+			return n, err
+		}
 		if n, err = record.Scan(tx.QueryRow(ctx, `update notes n set body = $3, updated_at = now()
 			where n.workspace_id = $1 and n.id = $2 returning `+columns, ws, id, body)); err != nil {
 			return n, err

@@ -158,6 +158,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		if err != nil {
 			return p, err
 		}
+		if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
+			return p, err
+		}
 		next := cur
 		validate.Set(&next.Name, f.Name)
 		validate.Set(&next.Description, f.Description)

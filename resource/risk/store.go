@@ -126,6 +126,9 @@ func (s Store) Update(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 		if err != nil {
 			return r, err
 		}
+		if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
+			return r, err
+		}
 		next := cur
 		var events []event.Event
 		if ch.Status != nil {

@@ -152,6 +152,9 @@ func (s Store) Update(
 		if err != nil {
 			return a, err
 		}
+		if err := s.ifMatch(ctx, tx, ws, cur); err != nil {
+			return a, err
+		}
 		validate.Set(&cur.Title, title)
 		validate.Set(&cur.ProblemStatement, problem)
 		if _, err := tx.Exec(ctx, `update rrca_analyses set title = $3, problem_statement = $4
@@ -186,13 +189,18 @@ func (s Store) Detail(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUID
 			id,
 		)
 		s.Sources.queueCorrective(b, ws, id, &f.Correctives)
-		storekit.QueueRows(b, &f.History, func(row pgx.Row) (p PhaseChange, err error) {
-			err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
-			return p, err
-		}, `select from_phase, to_phase, actor, at from rrca_phase_history
-			where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
+		queueHistory(b, ws, id, &f.History)
 	})
 	return f, err
+}
+
+// queueHistory reads an analysis's phase changes, oldest first.
+func queueHistory(b *pgx.Batch, ws, id uuid.UUID, out *[]PhaseChange) {
+	storekit.QueueRows(b, out, func(row pgx.Row) (p PhaseChange, err error) {
+		err = row.Scan(&p.From, &p.To, &p.Actor, &p.At)
+		return p, err
+	}, `select from_phase, to_phase, actor, at from rrca_phase_history
+			where workspace_id = $1 and rrca_id = $2 order by id`, ws, id)
 }
 
 // queueCorrective reads an analysis's corrective actions with their items'
@@ -251,6 +259,9 @@ func (s Store) Advance(ctx context.Context, shard *tenant.Shard, ws, id uuid.UUI
 	return storekit.Tx(ctx, shard, ws, func(tx pgx.Tx) (a Analysis, err error) {
 		cur, err := get(ctx, tx, ws, id, true)
 		if err != nil {
+			return a, err
+		}
+		if err := s.ifMatch(ctx, tx, ws, cur); err != nil {
 			return a, err
 		}
 		var f Facts
@@ -312,7 +323,9 @@ func (s Store) SetArchived(
 		if err != nil {
 			return before, err
 		}
-		a, err := archival.Set(ctx, tx, shard, s.Events, ws, id, archived)
+		ar := archival
+		ar.Detail = s.detailTx
+		a, err := ar.Set(ctx, tx, shard, s.Events, ws, id, archived)
 		if err != nil || (before.ArchivedAt == nil) == (a.ArchivedAt == nil) {
 			return a, err
 		}

@@ -63,16 +63,17 @@ func (h handlers) operations(api.Catalog) []api.Operation {
 		{Method: http.MethodPost, Path: "create", ID: "createTask", Idempotent: true,
 			Summary: "Create a task in TODO (emits task.created, and task.assigned when it has an assignee)",
 			Body:    CreateRequest{}, Result: View{}, Handler: route.Do(createOp, h.tasks.Do, ToView)},
-		{Method: route.PostAndPatch, Path: "update", ID: "updateTask", Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
+		{Method: route.PostAndPatch, Path: "update", ID: "updateTask", IfMatch: true,
+			Fails: []pmapi.Code{pmapi.CodeInvalidTransition},
 			Summary: "Change a task's fields or status " +
 				"(emits task.status_changed, task.assigned and task.updated as they apply); " +
 				"a status move outside the transition table is 400 INVALID_TRANSITION and changes nothing. " +
 				"Both POST and PATCH are served.",
 			Body: UpdateRequest{}, Result: View{}, Handler: route.Do(updateOp, h.tasks.Do, ToView)},
-		{Method: http.MethodPost, Path: "archive", ID: "archiveTask",
+		{Method: http.MethodPost, Path: "archive", ID: "archiveTask", IfMatch: true,
 			Summary: "Archive a task: it leaves lists unless includeArchived=true (emits task.archived)",
 			Body:    IDRequest{}, Result: View{}, Handler: route.Do(named(OpArchive), h.tasks.Do, ToView)},
-		{Method: http.MethodPost, Path: "restore", ID: "restoreTask",
+		{Method: http.MethodPost, Path: "restore", ID: "restoreTask", IfMatch: true,
 			Summary: "Restore an archived task (emits task.restored)",
 			Body:    IDRequest{}, Result: View{}, Handler: route.Do(named(OpRestore), h.tasks.Do, ToView)},
 		{Method: http.MethodPost, Path: "batch", ID: "batchTasks",

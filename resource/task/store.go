@@ -150,6 +150,9 @@ func (s Store) update(ctx context.Context, tx pgx.Tx, shard *tenant.Shard, ws, i
 	if err != nil {
 		return cur, err
 	}
+	if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
+		return cur, err
+	}
 	next, err := apply(cur, ch)
 	if err != nil {
 		return cur, err

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/event"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -33,6 +34,10 @@ type Archival[T any] struct {
 	// ArchivedAt is the row's stamp.
 	ArchivedAt func(T) *time.Time
 	View       func(T) any
+	// Detail, for a resource whose detail GET shows more than View of the
+	// row (an analysis with its corrective actions), reads that inside the
+	// change's transaction: what an If-Match is compared with.
+	Detail func(ctx context.Context, tx pgx.Tx, ws uuid.UUID, row T) (any, error)
 }
 
 // Set archives or restores the row inside tx, emitting with events.
@@ -53,8 +58,19 @@ func (a Archival[T]) Set(
 		})
 	}
 	cur, err := a.Lock(ctx, tx, ws, id)
-	if err != nil || (a.ArchivedAt(cur) != nil) == archived {
+	if err != nil {
 		return cur, err
+	}
+	if err := api.IfMatchRead(ctx, id, func() (any, error) {
+		if a.Detail != nil {
+			return a.Detail(ctx, tx, ws, cur)
+		}
+		return a.View(cur), nil
+	}); err != nil {
+		return cur, err
+	}
+	if (a.ArchivedAt(cur) != nil) == archived {
+		return cur, nil
 	}
 	sql, typ := a.Restore, a.Noun+".restored"
 	if archived {

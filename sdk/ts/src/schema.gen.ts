@@ -3375,7 +3375,7 @@ export interface components {
             requestId: string;
         };
         /** @enum {string} */
-        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
+        ErrorCode: "APP_DISABLED" | "CONFLICT" | "CURSOR_EXPIRED" | "FORBIDDEN" | "GATE_NOT_MET" | "IDEMPOTENCY_KEY_REUSED" | "INSUFFICIENT_SCOPE" | "INTERNAL" | "INVALID_TOKEN" | "INVALID_TRANSITION" | "INVALID_WEBHOOK_URL" | "METHOD_NOT_ALLOWED" | "NOT_FOUND" | "NOT_IMPLEMENTED" | "PAYLOAD_TOO_LARGE" | "PRECONDITION_FAILED" | "QUOTA_EXCEEDED" | "RATE_LIMITED" | "SCOPE_NOT_ALLOWED" | "SERVICE_UNAVAILABLE" | "TOKEN_EXPIRED" | "UNAUTHENTICATED" | "UNSUPPORTED_MEDIA_TYPE" | "URL_NOT_ALLOWED" | "VALIDATION_FAILED" | "WORKSPACE_SUSPENDED";
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
             /** @description Always false on failure */
@@ -5160,9 +5160,17 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+        IfMatch: string;
+        /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+        IfNoneMatch: string;
+    };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description Strong entity tag of this exact answer: send it back in If-None-Match to poll, and on a resource's detail in If-Match to update only the version read */
+        ETag: string;
+    };
     pathItems: never;
 }
 export type ActionItemArchivedWebhook = components['schemas']['ActionItemArchivedWebhook'];
@@ -5490,6 +5498,9 @@ export type WorkspaceListEnvelope = components['schemas']['WorkspaceListEnvelope
 export type WorkspaceStatus = components['schemas']['WorkspaceStatus'];
 export type WorkspaceView = components['schemas']['WorkspaceView'];
 export type ResponseError = components['responses']['Error'];
+export type ParameterIfMatch = components['parameters']['IfMatch'];
+export type ParameterIfNoneMatch = components['parameters']['IfNoneMatch'];
+export type HeaderETag = components['headers']['ETag'];
 export type $defs = Record<string, never>;
 export interface operations {
     oauthMetadata: {
@@ -6809,7 +6820,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -6818,11 +6832,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -6975,7 +7006,10 @@ export interface operations {
     getApp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -6987,11 +7021,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AppEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7187,7 +7238,10 @@ export interface operations {
                 /** @description Deliveries created at or after */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7199,11 +7253,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7350,7 +7421,10 @@ export interface operations {
     getAppDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7364,11 +7438,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -7500,7 +7591,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7512,11 +7606,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["KeyListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8205,7 +8316,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8217,11 +8331,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8377,7 +8508,10 @@ export interface operations {
     getWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8391,11 +8525,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -8957,7 +9108,10 @@ export interface operations {
                 /** @description Only entries at or after this time (RFC 3339) */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -8966,11 +9120,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9023,7 +9194,10 @@ export interface operations {
                 /** @description At most this many events, 1 to 200 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9032,10 +9206,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -9047,6 +9226,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["EventFeedEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9120,7 +9321,10 @@ export interface operations {
     getCredential: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9129,10 +9333,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -9144,6 +9353,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CredentialEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9499,7 +9730,10 @@ export interface operations {
                 /** @description As the device shows it; case, dashes and spaces do not matter */
                 user_code: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -9508,11 +9742,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["DevicePendingEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -9814,6 +10065,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -9888,6 +10141,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -9945,6 +10207,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10012,6 +10276,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10468,7 +10741,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10477,10 +10753,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10492,6 +10773,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -10580,7 +10883,10 @@ export interface operations {
                 sortDir?: string & components["schemas"]["ListActionItemsSortDir"];
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -10589,10 +10895,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -10604,6 +10915,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -10671,6 +11004,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10745,6 +11080,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -10802,6 +11146,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -10869,6 +11215,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11070,7 +11425,10 @@ export interface operations {
                 cursor?: string;
                 kind?: components["schemas"]["ActionItemLogKind"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The actionItemId of the resource, as the API gave it */
                 actionItemId: string;
@@ -11082,10 +11440,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11097,6 +11460,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ActionItemLogListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11425,7 +11810,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11434,10 +11822,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11449,6 +11842,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["NoteEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11526,7 +11941,10 @@ export interface operations {
                 /** @description Case-insensitive substring of the body */
                 q?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11535,10 +11953,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -11550,6 +11973,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["NoteListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -11617,6 +12062,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -11691,6 +12138,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -11745,7 +12201,10 @@ export interface operations {
     patchNote: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -11810,6 +12269,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -11858,6 +12326,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -11925,6 +12395,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -12251,7 +12730,10 @@ export interface operations {
                 /** @description Project id (prj_...) */
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12260,10 +12742,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12275,6 +12762,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12354,7 +12863,10 @@ export interface operations {
                 /** @description Include archived projects; default false */
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12363,10 +12875,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12378,6 +12895,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12710,7 +13249,10 @@ export interface operations {
                 cursor?: string;
                 projectId: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -12719,10 +13261,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -12734,6 +13281,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["ProjectMembersEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -12801,6 +13370,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -12875,6 +13446,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -12932,6 +13512,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13006,6 +13588,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13063,6 +13654,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13130,6 +13723,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13324,7 +13926,10 @@ export interface operations {
             query: {
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13333,10 +13938,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13348,6 +13958,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RiskEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -13433,7 +14065,10 @@ export interface operations {
                 createdBefore?: string;
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13442,10 +14077,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13457,6 +14097,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RiskListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -13524,6 +14186,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13598,6 +14262,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13655,6 +14328,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -13729,6 +14404,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -13783,7 +14467,10 @@ export interface operations {
     patchRisk: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13841,6 +14528,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13906,7 +14602,10 @@ export interface operations {
                 sourceRiskId?: string;
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -13915,10 +14614,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -13930,6 +14634,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14125,7 +14851,10 @@ export interface operations {
     getRRCA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14137,10 +14866,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14152,6 +14886,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14216,7 +14972,10 @@ export interface operations {
     updateRRCA: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14277,6 +15036,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -14441,7 +15209,10 @@ export interface operations {
     getFiveWhyRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14455,10 +15226,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14470,6 +15246,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaRunEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -14537,6 +15335,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -14614,6 +15414,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -14671,6 +15480,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -14744,6 +15555,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
                 headers: {
@@ -14785,7 +15605,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -14797,10 +15620,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -14812,6 +15640,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaCorrectiveActionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -15015,7 +15865,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15027,10 +15880,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15042,6 +15900,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaSuggestionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -15106,7 +15986,10 @@ export interface operations {
     getLookAcrossRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15120,10 +16003,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15135,6 +16023,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaRunEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -15589,7 +16499,10 @@ export interface operations {
                 cursor?: string;
                 kind?: components["schemas"]["RrcaNodeKind"];
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -15601,10 +16514,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -15616,6 +16534,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaNodeListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16033,6 +16973,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
@@ -16106,6 +17048,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Unprocessable Entity: `error.code` is `IDEMPOTENCY_KEY_REUSED` */
             422: {
                 headers: {
@@ -16145,7 +17096,10 @@ export interface operations {
                 /** @description 1 to 200; default 50 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The rrcaId of the resource, as the API gave it */
                 rrcaId: string;
@@ -16157,10 +17111,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16172,6 +17131,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["RrcaSimilarListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16251,7 +17232,10 @@ export interface operations {
                 /** @description Only items changed at or after this time (RFC 3339 or a date) */
                 updatedSince?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16260,10 +17244,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16275,6 +17264,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["SearchResultsEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16342,6 +17353,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -16409,6 +17422,15 @@ export interface operations {
             };
             /** @description Conflict: `error.code` is `CONFLICT` */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -16735,7 +17757,10 @@ export interface operations {
                 /** @description Task id (tsk_...) */
                 id: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16744,10 +17769,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16759,6 +17789,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TaskEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16850,7 +17902,10 @@ export interface operations {
                 /** @description Include archived tasks; default false */
                 includeArchived?: boolean;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -16859,10 +17914,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -16874,6 +17934,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["TaskListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -16941,6 +18023,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -17015,6 +18099,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17072,6 +18165,8 @@ export interface operations {
             header?: {
                 /** @description Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT */
                 "Idempotency-Key"?: string;
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
             };
             path?: never;
             cookie?: never;
@@ -17146,6 +18241,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17200,7 +18304,10 @@ export interface operations {
     patchTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17265,6 +18372,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             /** @description Request Entity Too Large: `error.code` is `PAYLOAD_TOO_LARGE` */
             413: {
                 headers: {
@@ -17310,7 +18426,10 @@ export interface operations {
     getSession: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17319,11 +18438,28 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["SessionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17416,7 +18552,10 @@ export interface operations {
                 /** @description Deliveries created at or after */
                 since?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17425,10 +18564,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17440,6 +18584,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17635,7 +18801,10 @@ export interface operations {
     getDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The deliveryId of the resource, as the API gave it */
                 deliveryId: string;
@@ -17647,10 +18816,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17662,6 +18836,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookDeliveryDetailEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -17873,7 +19069,10 @@ export interface operations {
                 /** @description nextCursor of the previous page */
                 cursor?: string;
             };
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -17882,10 +19081,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -17897,6 +19101,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionListEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
@@ -18092,7 +19318,10 @@ export interface operations {
     getWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
             path: {
                 /** @description The subId of the resource, as the API gave it */
                 subId: string;
@@ -18104,10 +19333,15 @@ export interface operations {
             /** @description OK */
             200: {
                 headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
                     /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
                     RateLimit?: string;
                     /** @description IETF draft: "default";q=<limit>;w=60 */
                     "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
                     /** @description Requests allowed per minute for this credential */
                     "X-RateLimit-Limit"?: number;
                     /** @description Requests left now */
@@ -18119,6 +19353,28 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["WebhookSubscriptionEnvelope"];
                 };
+            };
+            /** @description Not Modified: the answer is still the one whose ETag If-None-Match named; no body */
+            304: {
+                headers: {
+                    /** @description private, no-cache: keep the answer only to ask again with its ETag */
+                    "Cache-Control"?: string;
+                    ETag: components["headers"]["ETag"];
+                    /** @description IETF draft: "default";r=<remaining>;t=<seconds to full> */
+                    RateLimit?: string;
+                    /** @description IETF draft: "default";q=<limit>;w=60 */
+                    "RateLimit-Policy"?: string;
+                    /** @description The credential headers: an answer is one credential's */
+                    Vary?: string;
+                    /** @description Requests allowed per minute for this credential */
+                    "X-RateLimit-Limit"?: number;
+                    /** @description Requests left now */
+                    "X-RateLimit-Remaining"?: number;
+                    /** @description Unix time at which the allowance is full again */
+                    "X-RateLimit-Reset"?: number;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Bad Request: `error.code` is `VALIDATION_FAILED` */
             400: {
