@@ -2,11 +2,8 @@ package audit
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -40,38 +37,10 @@ func KeepPartitions(ctx context.Context, shard *tenant.Shard, retention time.Dur
 		return k, fmt.Errorf("the audit log's retention must be at least %s (one daily partition), not %s",
 			MinRetention, retention)
 	}
-	err := ddl(ctx, func() error {
-		return shard.Pool.QueryRow(ctx, "select pmapi_make_audit_partitions($1, $2)", now, now.Add(PartitionsAhead)).
-			Scan(&k.Made)
-	})
-	if err != nil {
-		return k, fmt.Errorf("make audit partitions: %w", err)
-	}
-	err = ddl(ctx, func() error {
-		return shard.Pool.QueryRow(ctx, "select pmapi_drop_audit_partitions($1)", now.Add(-retention)).Scan(&k.Dropped)
-	})
-	if err != nil {
-		return k, fmt.Errorf("drop audit partitions: %w", err)
-	}
-	return k, nil
+	var err error
+	k.Made, k.Dropped, err = logPartitions.Keep(ctx, shard, retention, PartitionsAhead, now)
+	return k, err
 }
 
-// ddl runs a partition change again, a few times, when it gave up waiting for
-// its locks (the functions' lock timeout) or lost a deadlock to the writes
-// around it: the retention yields to traffic, and a moment later it usually
-// goes through.
-func ddl(ctx context.Context, run func() error) error {
-	var err error
-	for try := 1; try <= 5; try++ {
-		var pgErr *pgconn.PgError
-		if err = run(); !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "55P03") {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
-		}
-	}
-	return err
-}
+// logPartitions are migration 0028's functions over the log's days.
+var logPartitions = tenant.PartitionKeeper{Make: "pmapi_make_audit_partitions", Drop: "pmapi_drop_audit_partitions"}

@@ -2,11 +2,8 @@ package webhook
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
-
-	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -50,37 +47,11 @@ func KeepPartitions(ctx context.Context, shard *tenant.Shard, retention time.Dur
 	if err := CheckEventRetention(retention); err != nil {
 		return k, err
 	}
-	err := ddl(ctx, func() error {
-		return shard.Pool.QueryRow(ctx, "select pmapi_make_partitions($1, $2)", now, now.Add(PartitionsAhead)).
-			Scan(&k.Made)
-	})
-	if err != nil {
-		return k, fmt.Errorf("make partitions: %w", err)
-	}
-	err = ddl(ctx, func() error {
-		return shard.Pool.QueryRow(ctx, "select pmapi_drop_partitions($1)", now.Add(-retention)).Scan(&k.Dropped)
-	})
-	if err != nil {
-		return k, fmt.Errorf("drop partitions: %w", err)
-	}
-	return k, nil
+	var err error
+	k.Made, k.Dropped, err = eventPartitions.Keep(ctx, shard, retention, PartitionsAhead, now)
+	return k, err
 }
 
-// ddl runs a partition change again, a few times, when it lost a deadlock to
-// the writes around it or gave up waiting for its lock: both are the retention
-// yielding to traffic, and a moment later it usually goes through.
-func ddl(ctx context.Context, run func() error) error {
-	var err error
-	for try := 1; try <= 5; try++ {
-		var pgErr *pgconn.PgError
-		if err = run(); !errors.As(err, &pgErr) || (pgErr.Code != "40P01" && pgErr.Code != "55P03") {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return err
-		case <-time.After(time.Duration(try) * 200 * time.Millisecond):
-		}
-	}
-	return err
-}
+// eventPartitions are migration 0025's functions over the events', the
+// deliveries' and the attempts' days.
+var eventPartitions = tenant.PartitionKeeper{Make: "pmapi_make_partitions", Drop: "pmapi_drop_partitions"}
