@@ -2,7 +2,8 @@ import type { ErrorCode } from "./schema.gen.js";
 
 /**
  * The code of a PmapiError: the envelope's, or UNEXPECTED_RESPONSE for a
- * failure without one (a proxy's error page, a 304 with no body).
+ * failure without one (a proxy's error page, or a 304 with no body:
+ * read a conditional GET with revalidate).
  */
 export type PmapiErrorCode = ErrorCode | "UNEXPECTED_RESPONSE";
 

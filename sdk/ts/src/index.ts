@@ -10,6 +10,7 @@ export {
   type PmapiClient,
   type PmapiClientOptions,
 } from "./client.js";
+export { etag, notModified, preconditionFailed, revalidate, type Revalidated } from "./conditional.js";
 export { PmapiError, unwrap, type FetchResult, type Payload, type PmapiErrorCode } from "./errors.js";
 export { idempotencyKey, replayed } from "./idempotency.js";
 export { items, pages, type Page } from "./pages.js";

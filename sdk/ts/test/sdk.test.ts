@@ -11,15 +11,19 @@ import {
   apiKey,
   bearer,
   createPmapiClient,
+  etag,
   idempotencyKey,
   items,
   pages,
   PmapiError,
+  preconditionFailed,
   replayed,
+  revalidate,
   unwrap,
   verifyStandardWebhook,
   verifyWebhook,
   WebhookVerificationError,
+  type FetchResult,
   type PmapiClient,
   type ProjectCreatedWebhook,
   type ProjectView,
@@ -167,9 +171,86 @@ describe("the SDK against the server", () => {
     assert.ok(theirs.items.every((t) => !ours.has(t.id)), "the other workspace lists our tasks");
   });
 
-  // Conditional requests (ETag, If-None-Match answered by 304) belong here,
-  // beside the other reads, once the server sends ETags: a detail and a list
-  // read twice, the second time with the first answer's ETag.
+  test("a conditional read of a detail and a list is 304 until a change, and takes no token", async () => {
+    const task = tasks[0]!;
+    const detail = (tag?: string) => pm.GET("/openapi/v1/resource/task/detail", {
+      params: { query: { id: task.id }, header: { "If-None-Match": tag } },
+    });
+    const list = (tag?: string) => pm.GET("/openapi/v1/resource/task/list", {
+      params: { query: { projectId: project.id, limit: 100 }, header: { "If-None-Match": tag } },
+    });
+    const remaining = (r: Response) => Number(r.headers.get("X-RateLimit-Remaining"));
+    const polled = async <T,>(read: (tag?: string) => Promise<FetchResult<T>>) => {
+      const first = await read();
+      const tag = etag(first.response);
+      assert.match(tag ?? "", /^"[\w-]+"$/, "a 200 carries a strong ETag");
+      assert.equal((await revalidate(first)).notModified, false);
+      // The bucket refills as time passes, so a 304 may show one more token,
+      // never one fewer: five that each took one would show a drop.
+      let before = remaining(first.response);
+      for (let i = 0; i < 5; i++) {
+        const again = await read(tag);
+        assert.equal(again.response.status, 304);
+        assert.ok(again.data === undefined && !again.error, "a 304 has no body");
+        assert.deepEqual(await revalidate(again), { notModified: true, etag: tag });
+        const left = remaining(again.response);
+        assert.ok(left >= before, `a 304 took a token: X-RateLimit-Remaining ${before} then ${left}`);
+        before = left;
+      }
+    };
+    await polled(detail);
+    await polled(list);
+    const d = await revalidate(detail(etag((await detail()).response)));
+    const l = await revalidate(list(etag((await list()).response)));
+    await unwrap(pm.POST("/openapi/v1/resource/task/update", { body: { taskId: task.id, title: "first, renamed" } }));
+    const changedDetail = await revalidate(detail(d.etag));
+    const changedList = await revalidate(list(l.etag));
+    assert.ok(!changedDetail.notModified && !changedList.notModified, "a change is a 200");
+    assert.equal(changedDetail.data.title, "first, renamed");
+    assert.ok(changedList.data.items.some((t) => t.id === task.id && t.title === "first, renamed"));
+    assert.notEqual(changedDetail.etag, d.etag);
+    assert.notEqual(changedList.etag, l.etag);
+    assert.match(changedDetail.etag ?? "", /^"[\w-]+"$/);
+  });
+
+  test("an update with a stale If-Match is a typed 412 and changes nothing", async () => {
+    const task = tasks[1]!;
+    const read = () => pm.GET("/openapi/v1/resource/task/detail", { params: { query: { id: task.id } } });
+    const update = (title: string, tag: string | undefined) => pm.POST("/openapi/v1/resource/task/update", {
+      params: { header: { "If-Match": tag } },
+      body: { taskId: task.id, title },
+    });
+    const stale = etag((await read()).response);
+    const current = await unwrap(update("second, as read", stale));
+    assert.equal(current.title, "second, as read", "the If-Match of the version read passes");
+    const e = await rejection(unwrap(update("second, from a stale copy", stale)));
+    assert.equal(e.status, 412);
+    assert.equal(e.code, "PRECONDITION_FAILED");
+    assert.ok(preconditionFailed(e));
+    assert.notEqual(e.requestId, "");
+    const after = await read();
+    assert.equal((await unwrap(after)).title, "second, as read", "the stale update changed the task");
+    assert.notEqual(etag(after.response), stale);
+  });
+
+  test("another workspace's ETag-bearing reads stay 404", async () => {
+    const tag = etag((await pm.GET("/openapi/v1/resource/task/detail", {
+      params: { query: { id: tasks[0]!.id } },
+    })).response);
+    for (const t of [tag, "*"]) {
+      const r = await other.GET("/openapi/v1/resource/task/detail", {
+        params: { query: { id: tasks[0]!.id }, header: { "If-None-Match": t } },
+      });
+      assert.equal(r.response.status, 404, `If-None-Match ${t}`);
+      assert.equal(r.response.headers.get("ETag"), null);
+      assert.equal((await rejection(unwrap(r))).code, "NOT_FOUND");
+    }
+    const e = await rejection(unwrap(other.POST("/openapi/v1/resource/task/update", {
+      params: { header: { "If-Match": "*" } },
+      body: { taskId: tasks[0]!.id, title: "not theirs" },
+    })));
+    assert.equal(e.code, "NOT_FOUND");
+  });
 });
 
 describe("the app manages its own webhook subscriptions with its key", () => {
