@@ -311,3 +311,29 @@ func statusOf(req apitest.Request) int {
 	}
 	return 201
 }
+
+// TestIfMatchOtherApp: a subscription of another app of the same workspace
+// stays 404 on both route sets whatever If-Match names, its own current ETag
+// or "*", and is left as it was.
+func TestIfMatchOtherApp(t *testing.T) {
+	env := apitest.New(t, func(d *apitest.Config) { d.WebhookAllowLoopback = true })
+	a := env.NewTenant(t)
+	id, _ := a.Subscribe(t, "https://127.0.0.1:9/hook", "task.created")
+	detail := "/openapi/v1/apps/" + a.ClientID + "/webhooks/" + id
+	current := mustStatus(t, a.Console(t, "GET", detail, nil), 200).Header.Get("ETag")
+	other := *a
+	other.ClientID = mustStatus(t, a.Console(t, "POST", "/openapi/v1/apps", map[string]any{
+		"workspaceId": a.WorkspaceID, "name": "Other", "scopes": []string{"webhooks:read", "webhooks:write"}}),
+		201).Str("clientId")
+	other.Key = other.NewKey(t, "webhooks:read", "webhooks:write")
+	body := map[string]any{"maxPerSecond": 5}
+	for _, tag := range []string{current, "*"} {
+		apitest.WantError(t, send(t, env, &other, apitest.Request{Method: "PATCH",
+			Path: "/openapi/v1/webhooks/subscriptions/" + id, Body: body}, tag), 404, "NOT_FOUND")
+		apitest.WantError(t, sendCase(t, env, a, matchCase{session: true}, apitest.Request{Method: "PATCH",
+			Path: "/openapi/v1/apps/" + other.ClientID + "/webhooks/" + id, Body: body}, tag), 404, "NOT_FOUND")
+	}
+	if after := a.Console(t, "GET", detail, nil); after.Header.Get("ETag") != current {
+		t.Errorf("another app's update changed the subscription: %s", after.Raw)
+	}
+}
