@@ -101,8 +101,8 @@ func (s *Server) appOperations() []Operation {
 		{Method: http.MethodGet, Path: "/openapi/v1/apps/{clientId}", ID: "getApp", Tag: tag, Auth: AuthSession,
 			Summary: "One app", Result: AppView{}, Status: http.StatusOK, Handler: s.getApp},
 		{Method: http.MethodPatch, Path: "/openapi/v1/apps/{clientId}", ID: "updateApp", Tag: tag, Auth: AuthSession,
-			Summary: "Change an app's name, description or status", Body: UpdateAppRequest{}, Result: AppView{},
-			Status: http.StatusOK, Handler: s.updateApp},
+			IfMatch: true, Summary: "Change an app's name, description or status", Body: UpdateAppRequest{},
+			Result: AppView{}, Status: http.StatusOK, Handler: s.updateApp},
 		{Method: http.MethodDelete, Path: "/openapi/v1/apps/{clientId}", ID: "deleteApp", Tag: tag, Auth: AuthSession,
 			Summary: "Delete an app, or disable it while it has active keys, webhooks or OAuth grants", Result: AppDeleted{},
 			Status: http.StatusOK, Handler: s.deleteApp},
@@ -110,6 +110,7 @@ func (s *Server) appOperations() []Operation {
 			Method:  http.MethodPatch,
 			Path:    "/openapi/v1/apps/{clientId}/scopes",
 			ID:      "setAppScopes",
+			IfMatch: true,
 			Fails:   []pmapi.Code{pmapi.CodeScopeNotAllowed},
 			Tag:     tag,
 			Auth:    AuthSession,
@@ -243,7 +244,9 @@ func (s *Server) setAppScopes(c *fiber.Ctx) error {
 // before answering, others hear the notification committed with the change.
 func (s *Server) patchApp(c *fiber.Ctx, patch authz.AppPatch) error {
 	res := resolutionOf(c)
-	app, err := authz.UpdateApp(c.UserContext(), res.Shard, res.Workspace.ID, c.Params("clientId"), patch)
+	ctx := c.UserContext()
+	patch.Check = func(cur authz.App) error { return ifMatchApp(ctx, cur.ClientID, appView(cur)) }
+	app, err := authz.UpdateApp(ctx, res.Shard, res.Workspace.ID, c.Params("clientId"), patch)
 	if err != nil {
 		return err
 	}

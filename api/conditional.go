@@ -196,7 +196,7 @@ type preconditionKey struct{}
 type precondition struct {
 	tags entityTags
 	mu   sync.Mutex
-	row  *uuid.UUID
+	row  *string
 }
 
 // requireMatch is the middleware of an operation that changes one resource:
@@ -227,15 +227,26 @@ func IfMatch(ctx context.Context, id uuid.UUID, data any) error {
 // (an analysis with its corrective actions): read makes it, and runs only
 // when there is a tag to compare it with.
 func IfMatchRead(ctx context.Context, id uuid.UUID, read func() (any, error)) error {
+	return ifMatchKey(ctx, id.String(), read)
+}
+
+// ifMatchApp is IfMatch for an app, whose key is its client id rather than
+// a uuid.
+func ifMatchApp(ctx context.Context, clientID string, data any) error {
+	return ifMatchKey(ctx, "app:"+clientID, func() (any, error) { return data, nil })
+}
+
+// ifMatchKey is the check behind IfMatch and ifMatchApp; key names the row.
+func ifMatchKey(ctx context.Context, key string, read func() (any, error)) error {
 	p, ok := ctx.Value(preconditionKey{}).(*precondition)
 	if !ok {
 		return nil
 	}
 	p.mu.Lock()
 	if p.row == nil {
-		p.row = &id
+		p.row = &key
 	}
-	mine := *p.row == id
+	mine := *p.row == key
 	p.mu.Unlock()
 	if !mine || p.tags.any {
 		// "*" asks only that the resource exist, which the lock has shown.

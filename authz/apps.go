@@ -162,6 +162,10 @@ type AppPatch struct {
 	Description **string // set to a nil *string to clear the description
 	Status      *string
 	Scopes      *Scopes
+	// Check, when set, sees the locked app before anything is written and
+	// may refuse the change: the console's If-Match, which this package
+	// cannot compare itself (the app's representation is the API's).
+	Check func(App) error
 }
 
 // UpdateApp applies patch. Changes that affect authentication (status, scopes)
@@ -172,6 +176,11 @@ func UpdateApp(ctx context.Context, shard *tenant.Shard, ws uuid.UUID, clientID 
 		var err error
 		if app, err = appForUpdate(ctx, tx, ws, clientID); err != nil {
 			return err
+		}
+		if p.Check != nil {
+			if err := p.Check(app); err != nil {
+				return err
+			}
 		}
 		if p.Name != nil {
 			app.Name = *p.Name

@@ -3550,6 +3550,12 @@ type GetAppParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// UpdateAppParams defines parameters for UpdateApp.
+type UpdateAppParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // ListAppDeliveriesParams defines parameters for ListAppDeliveries.
 type ListAppDeliveriesParams struct {
 	// Limit Page size, 1 to 200; default 50
@@ -3616,6 +3622,12 @@ type RenewKeyParams struct {
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
 
+// SetAppScopesParams defines parameters for SetAppScopes.
+type SetAppScopesParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // RotateAppSecretParams defines parameters for RotateAppSecret.
 type RotateAppSecretParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT. The `secret` is shown only once: a replay answers 409 CONFLICT with details.id naming what the first request created (regenerate or rotate it if the first answer was lost)
@@ -3644,6 +3656,12 @@ type CreateWebhookParams struct {
 type GetWebhookParams struct {
 	// IfNoneMatch The ETag of an answer already held (or several, separated by commas, or *): when the answer would be the same, it is 304 Not Modified with no body, and with a key or access token it takes no request from the rate limit
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// UpdateWebhookParams defines parameters for UpdateWebhook.
+type UpdateWebhookParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
 }
 
 // DisableWebhookParams defines parameters for DisableWebhook.
@@ -4444,6 +4462,12 @@ type GetWebhookSubscriptionParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// UpdateWebhookSubscriptionParams defines parameters for UpdateWebhookSubscription.
+type UpdateWebhookSubscriptionParams struct {
+	// IfMatch Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed
+	IfMatch *IfMatch `json:"If-Match,omitempty"`
+}
+
 // DisableWebhookSubscriptionParams defines parameters for DisableWebhookSubscription.
 type DisableWebhookSubscriptionParams struct {
 	// IdempotencyKey Makes the request safe to retry for 24 hours: the same key with the same body replays the first response (with Idempotent-Replayed: true), with another body is 422 IDEMPOTENCY_KEY_REUSED, and while the first request still runs is 409 CONFLICT
@@ -5099,7 +5123,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-	UpdateAppWithBody(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateAppWithBody(ctx context.Context, clientId string, params *UpdateAppParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateApp Change an app's name, description or status
 	//
@@ -5110,7 +5134,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-	UpdateApp(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateApp(ctx context.Context, clientId string, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListAppDeliveries An app's deliveries, newest first, for its workspace's console
 	//
@@ -5276,7 +5300,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-	SetAppScopesWithBody(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SetAppScopesWithBody(ctx context.Context, clientId string, params *SetAppScopesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SetAppScopes Replace the app's declared scopes (keys keep theirs, limited to these)
 	//
@@ -5287,7 +5311,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-	SetAppScopes(ctx context.Context, clientId string, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SetAppScopes(ctx context.Context, clientId string, params *SetAppScopesParams, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RotateAppSecret Replace the app's secret; the new one is returned once
 	//
@@ -5356,7 +5380,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhook Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -5367,7 +5391,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-	UpdateWebhook(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhook(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DisableWebhook Disable a subscription of an app (as delete)
 	//
@@ -6868,7 +6892,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-	UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateWebhookSubscription Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -6879,7 +6903,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-	UpdateWebhookSubscription(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateWebhookSubscription(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DisableWebhookSubscription Disable a subscription of the calling app (as delete)
 	//
@@ -7627,8 +7651,8 @@ func (c *Client) GetApp(ctx context.Context, clientId string, params *GetAppPara
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-func (c *Client) UpdateAppWithBody(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateAppRequestWithBody(c.Server, clientId, contentType, body)
+func (c *Client) UpdateAppWithBody(ctx context.Context, clientId string, params *UpdateAppParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAppRequestWithBody(c.Server, clientId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7648,8 +7672,8 @@ func (c *Client) UpdateAppWithBody(ctx context.Context, clientId string, content
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-func (c *Client) UpdateApp(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateAppRequest(c.Server, clientId, body)
+func (c *Client) UpdateApp(ctx context.Context, clientId string, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateAppRequest(c.Server, clientId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7974,8 +7998,8 @@ func (c *Client) RenewKey(ctx context.Context, clientId string, keyId string, pa
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-func (c *Client) SetAppScopesWithBody(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSetAppScopesRequestWithBody(c.Server, clientId, contentType, body)
+func (c *Client) SetAppScopesWithBody(ctx context.Context, clientId string, params *SetAppScopesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAppScopesRequestWithBody(c.Server, clientId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7995,8 +8019,8 @@ func (c *Client) SetAppScopesWithBody(ctx context.Context, clientId string, cont
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-func (c *Client) SetAppScopes(ctx context.Context, clientId string, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSetAppScopesRequest(c.Server, clientId, body)
+func (c *Client) SetAppScopes(ctx context.Context, clientId string, params *SetAppScopesParams, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetAppScopesRequest(c.Server, clientId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8134,8 +8158,8 @@ func (c *Client) GetWebhook(ctx context.Context, clientId string, subId string, 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-func (c *Client) UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookRequestWithBody(c.Server, clientId, subId, contentType, body)
+func (c *Client) UpdateWebhookWithBody(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequestWithBody(c.Server, clientId, subId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8155,8 +8179,8 @@ func (c *Client) UpdateWebhookWithBody(ctx context.Context, clientId string, sub
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-func (c *Client) UpdateWebhook(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookRequest(c.Server, clientId, subId, body)
+func (c *Client) UpdateWebhook(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookRequest(c.Server, clientId, subId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11106,8 +11130,8 @@ func (c *Client) GetWebhookSubscription(ctx context.Context, subId string, param
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-func (c *Client) UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookSubscriptionRequestWithBody(c.Server, subId, contentType, body)
+func (c *Client) UpdateWebhookSubscriptionWithBody(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookSubscriptionRequestWithBody(c.Server, subId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11127,8 +11151,8 @@ func (c *Client) UpdateWebhookSubscriptionWithBody(ctx context.Context, subId st
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-func (c *Client) UpdateWebhookSubscription(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateWebhookSubscriptionRequest(c.Server, subId, body)
+func (c *Client) UpdateWebhookSubscription(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookSubscriptionRequest(c.Server, subId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -12436,18 +12460,18 @@ func NewGetAppRequest(server string, clientId string, params *GetAppParams) (*ht
 }
 
 // NewUpdateAppRequest calls the generic UpdateApp builder with application/json body
-func NewUpdateAppRequest(server string, clientId string, body UpdateAppJSONRequestBody) (*http.Request, error) {
+func NewUpdateAppRequest(server string, clientId string, params *UpdateAppParams, body UpdateAppJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateAppRequestWithBody(server, clientId, "application/json", bodyReader)
+	return NewUpdateAppRequestWithBody(server, clientId, params, "application/json", bodyReader)
 }
 
 // NewUpdateAppRequestWithBody constructs an http.Request for the UpdateApp method, with any body, and a specified content type
-func NewUpdateAppRequestWithBody(server string, clientId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateAppRequestWithBody(server string, clientId string, params *UpdateAppParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -12478,6 +12502,21 @@ func NewUpdateAppRequestWithBody(server string, clientId string, contentType str
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13176,18 +13215,18 @@ func NewRenewKeyRequestWithBody(server string, clientId string, keyId string, pa
 }
 
 // NewSetAppScopesRequest calls the generic SetAppScopes builder with application/json body
-func NewSetAppScopesRequest(server string, clientId string, body SetAppScopesJSONRequestBody) (*http.Request, error) {
+func NewSetAppScopesRequest(server string, clientId string, params *SetAppScopesParams, body SetAppScopesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSetAppScopesRequestWithBody(server, clientId, "application/json", bodyReader)
+	return NewSetAppScopesRequestWithBody(server, clientId, params, "application/json", bodyReader)
 }
 
 // NewSetAppScopesRequestWithBody constructs an http.Request for the SetAppScopes method, with any body, and a specified content type
-func NewSetAppScopesRequestWithBody(server string, clientId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSetAppScopesRequestWithBody(server string, clientId string, params *SetAppScopesParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13218,6 +13257,21 @@ func NewSetAppScopesRequestWithBody(server string, clientId string, contentType 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -13519,18 +13573,18 @@ func NewGetWebhookRequest(server string, clientId string, subId string, params *
 }
 
 // NewUpdateWebhookRequest calls the generic UpdateWebhook builder with application/json body
-func NewUpdateWebhookRequest(server string, clientId string, subId string, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
+func NewUpdateWebhookRequest(server string, clientId string, subId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateWebhookRequestWithBody(server, clientId, subId, "application/json", bodyReader)
+	return NewUpdateWebhookRequestWithBody(server, clientId, subId, params, "application/json", bodyReader)
 }
 
 // NewUpdateWebhookRequestWithBody constructs an http.Request for the UpdateWebhook method, with any body, and a specified content type
-func NewUpdateWebhookRequestWithBody(server string, clientId string, subId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateWebhookRequestWithBody(server string, clientId string, subId string, params *UpdateWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -13568,6 +13622,21 @@ func NewUpdateWebhookRequestWithBody(server string, clientId string, subId strin
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -19958,18 +20027,18 @@ func NewGetWebhookSubscriptionRequest(server string, subId string, params *GetWe
 }
 
 // NewUpdateWebhookSubscriptionRequest calls the generic UpdateWebhookSubscription builder with application/json body
-func NewUpdateWebhookSubscriptionRequest(server string, subId string, body UpdateWebhookSubscriptionJSONRequestBody) (*http.Request, error) {
+func NewUpdateWebhookSubscriptionRequest(server string, subId string, params *UpdateWebhookSubscriptionParams, body UpdateWebhookSubscriptionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateWebhookSubscriptionRequestWithBody(server, subId, "application/json", bodyReader)
+	return NewUpdateWebhookSubscriptionRequestWithBody(server, subId, params, "application/json", bodyReader)
 }
 
 // NewUpdateWebhookSubscriptionRequestWithBody constructs an http.Request for the UpdateWebhookSubscription method, with any body, and a specified content type
-func NewUpdateWebhookSubscriptionRequestWithBody(server string, subId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateWebhookSubscriptionRequestWithBody(server string, subId string, params *UpdateWebhookSubscriptionParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20000,6 +20069,21 @@ func NewUpdateWebhookSubscriptionRequestWithBody(server string, subId string, co
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IfMatch != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "If-Match", *params.IfMatch, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("If-Match", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -20667,7 +20751,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-	UpdateAppWithBodyWithResponse(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
+	UpdateAppWithBodyWithResponse(ctx context.Context, clientId string, params *UpdateAppParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
 	// UpdateAppWithResponse Change an app's name, description or status
 	//
@@ -20678,7 +20762,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-	UpdateAppWithResponse(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
+	UpdateAppWithResponse(ctx context.Context, clientId string, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error)
 
 	// ListAppDeliveriesWithResponse An app's deliveries, newest first, for its workspace's console
 	//
@@ -20854,7 +20938,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-	SetAppScopesWithBodyWithResponse(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error)
+	SetAppScopesWithBodyWithResponse(ctx context.Context, clientId string, params *SetAppScopesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error)
 
 	// SetAppScopesWithResponse Replace the app's declared scopes (keys keep theirs, limited to these)
 	//
@@ -20865,7 +20949,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-	SetAppScopesWithResponse(ctx context.Context, clientId string, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error)
+	SetAppScopesWithResponse(ctx context.Context, clientId string, params *SetAppScopesParams, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error)
 
 	// RotateAppSecretWithResponse Replace the app's secret; the new one is returned once
 	//
@@ -20942,7 +21026,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+	UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
 	// UpdateWebhookWithResponse Change a subscription of an app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -20953,7 +21037,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-	UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
+	UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error)
 
 	// DisableWebhookWithResponse Disable a subscription of an app (as delete)
 	//
@@ -22548,7 +22632,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-	UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
+	UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
 
 	// UpdateWebhookSubscriptionWithResponse Change a subscription of the calling app: url, events, projectIds, maxPerSecond (absent fields stay; null removes the filter or the cap)
 	//
@@ -22559,7 +22643,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-	UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
+	UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error)
 
 	// DisableWebhookSubscriptionWithResponse Disable a subscription of the calling app (as delete)
 	//
@@ -24597,6 +24681,8 @@ type UpdateAppResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -24628,6 +24714,11 @@ func (r UpdateAppResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateAppResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateAppResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -25655,6 +25746,8 @@ type SetAppScopesResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -25686,6 +25779,11 @@ func (r SetAppScopesResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r SetAppScopesResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r SetAppScopesResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -26210,6 +26308,8 @@ type UpdateWebhookResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -26241,6 +26341,11 @@ func (r UpdateWebhookResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateWebhookResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateWebhookResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -37313,6 +37418,8 @@ type UpdateWebhookSubscriptionResponse struct {
 	JSON403 *ErrorEnvelope
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *ErrorEnvelope
+	// JSON412 the response for an HTTP 412 `application/json` response
+	JSON412 *ErrorEnvelope
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *ErrorEnvelope
 	// JSON415 the response for an HTTP 415 `application/json` response
@@ -37350,6 +37457,11 @@ func (r UpdateWebhookSubscriptionResponse) GetJSON403() *ErrorEnvelope {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r UpdateWebhookSubscriptionResponse) GetJSON404() *ErrorEnvelope {
 	return r.JSON404
+}
+
+// GetJSON412 returns the response for an HTTP 412 `application/json` response
+func (r UpdateWebhookSubscriptionResponse) GetJSON412() *ErrorEnvelope {
+	return r.JSON412
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -38537,8 +38649,8 @@ func (c *ClientWithResponses) GetAppWithResponse(ctx context.Context, clientId s
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-func (c *ClientWithResponses) UpdateAppWithBodyWithResponse(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error) {
-	rsp, err := c.UpdateAppWithBody(ctx, clientId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateAppWithBodyWithResponse(ctx context.Context, clientId string, params *UpdateAppParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error) {
+	rsp, err := c.UpdateAppWithBody(ctx, clientId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38554,8 +38666,8 @@ func (c *ClientWithResponses) UpdateAppWithBodyWithResponse(ctx context.Context,
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId} (the `UpdateApp` operationId).
-func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, clientId string, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error) {
-	rsp, err := c.UpdateApp(ctx, clientId, body, reqEditors...)
+func (c *ClientWithResponses) UpdateAppWithResponse(ctx context.Context, clientId string, params *UpdateAppParams, body UpdateAppJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateAppResponse, error) {
+	rsp, err := c.UpdateApp(ctx, clientId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38826,8 +38938,8 @@ func (c *ClientWithResponses) RenewKeyWithResponse(ctx context.Context, clientId
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-func (c *ClientWithResponses) SetAppScopesWithBodyWithResponse(ctx context.Context, clientId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error) {
-	rsp, err := c.SetAppScopesWithBody(ctx, clientId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SetAppScopesWithBodyWithResponse(ctx context.Context, clientId string, params *SetAppScopesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error) {
+	rsp, err := c.SetAppScopesWithBody(ctx, clientId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38843,8 +38955,8 @@ func (c *ClientWithResponses) SetAppScopesWithBodyWithResponse(ctx context.Conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/scopes (the `SetAppScopes` operationId).
-func (c *ClientWithResponses) SetAppScopesWithResponse(ctx context.Context, clientId string, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error) {
-	rsp, err := c.SetAppScopes(ctx, clientId, body, reqEditors...)
+func (c *ClientWithResponses) SetAppScopesWithResponse(ctx context.Context, clientId string, params *SetAppScopesParams, body SetAppScopesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetAppScopesResponse, error) {
+	rsp, err := c.SetAppScopes(ctx, clientId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38962,8 +39074,8 @@ func (c *ClientWithResponses) GetWebhookWithResponse(ctx context.Context, client
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
-	rsp, err := c.UpdateWebhookWithBody(ctx, clientId, subId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhookWithBody(ctx, clientId, subId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -38979,8 +39091,8 @@ func (c *ClientWithResponses) UpdateWebhookWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/apps/{clientId}/webhooks/{subId} (the `UpdateWebhook` operationId).
-func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
-	rsp, err := c.UpdateWebhook(ctx, clientId, subId, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookWithResponse(ctx context.Context, clientId string, subId string, params *UpdateWebhookParams, body UpdateWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookResponse, error) {
+	rsp, err := c.UpdateWebhook(ctx, clientId, subId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -41444,8 +41556,8 @@ func (c *ClientWithResponses) GetWebhookSubscriptionWithResponse(ctx context.Con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-func (c *ClientWithResponses) UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
-	rsp, err := c.UpdateWebhookSubscriptionWithBody(ctx, subId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookSubscriptionWithBodyWithResponse(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
+	rsp, err := c.UpdateWebhookSubscriptionWithBody(ctx, subId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -41461,8 +41573,8 @@ func (c *ClientWithResponses) UpdateWebhookSubscriptionWithBodyWithResponse(ctx 
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PATCH /openapi/v1/webhooks/subscriptions/{subId} (the `UpdateWebhookSubscription` operationId).
-func (c *ClientWithResponses) UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
-	rsp, err := c.UpdateWebhookSubscription(ctx, subId, body, reqEditors...)
+func (c *ClientWithResponses) UpdateWebhookSubscriptionWithResponse(ctx context.Context, subId string, params *UpdateWebhookSubscriptionParams, body UpdateWebhookSubscriptionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookSubscriptionResponse, error) {
+	rsp, err := c.UpdateWebhookSubscription(ctx, subId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -43261,6 +43373,13 @@ func ParseUpdateAppResponse(rsp *http.Response) (*UpdateAppResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44262,6 +44381,13 @@ func ParseSetAppScopesResponse(rsp *http.Response) (*SetAppScopesResponse, error
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44798,6 +44924,13 @@ func ParseUpdateWebhookResponse(rsp *http.Response) (*UpdateWebhookResponse, err
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope
@@ -61096,6 +61229,13 @@ func ParseUpdateWebhookSubscriptionResponse(rsp *http.Response) (*UpdateWebhookS
 			return nil, err
 		}
 		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 412:
+		var dest ErrorEnvelope
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON412 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest ErrorEnvelope

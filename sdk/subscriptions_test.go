@@ -46,15 +46,23 @@ func TestSDKManagesTheAppsOwnSubscriptions(t *testing.T) {
 	}
 
 	url := rcv.URL + "/b"
-	u, err := c.UpdateWebhookSubscriptionWithResponse(ctx, id, pmapisdk.WebhookUpdateRequest{Url: &url,
-		ProjectIds: nullable.NewNullNullable[[]string]()})
+	tag := g.HTTPResponse.Header.Get("ETag")
+	u, err := c.UpdateWebhookSubscriptionWithResponse(ctx, id, &pmapisdk.UpdateWebhookSubscriptionParams{IfMatch: &tag},
+		pmapisdk.WebhookUpdateRequest{Url: &url, ProjectIds: nullable.NewNullNullable[[]string]()})
 	must(t, "update", u, u.Body, err)
 	if u.JSON200.Data.Url != url || !u.JSON200.Data.ProjectIds.IsNull() ||
 		!slices.Equal(u.JSON200.Data.Events, []string{"task.created"}) {
 		t.Errorf("updated %s", u.Body)
 	}
+	// The tag the update was made against is stale now: the same update is refused.
+	stale, err := c.UpdateWebhookSubscriptionWithResponse(ctx, id,
+		&pmapisdk.UpdateWebhookSubscriptionParams{IfMatch: &tag}, pmapisdk.WebhookUpdateRequest{Url: &url})
+	if err != nil || stale.JSON412 == nil || stale.JSON412.Error.Code != pmapisdk.ErrorCodePreconditionFailed {
+		t.Errorf("update with a stale If-Match: %v %s", err, stale.Body)
+	}
 	metadata := "https://169.254.169.254/latest"
-	bad, err := c.UpdateWebhookSubscriptionWithResponse(ctx, id, pmapisdk.WebhookUpdateRequest{Url: &metadata})
+	bad, err := c.UpdateWebhookSubscriptionWithResponse(ctx, id, &pmapisdk.UpdateWebhookSubscriptionParams{},
+		pmapisdk.WebhookUpdateRequest{Url: &metadata})
 	if err != nil || bad.JSON400 == nil || bad.JSON400.Error.Code != pmapisdk.ErrorCodeUrlNotAllowed {
 		t.Errorf("update to the metadata address: %v %s", err, bad.Body)
 	}

@@ -50,6 +50,7 @@ func (h subHandlers) operations(noun, app string) []api.Operation {
 			Summary: "One subscription of " + app + " (never its secret)",
 			Result:  SubscriptionView{}, Handler: h.getWebhook},
 		{Method: http.MethodPatch, Path: "/{subId}", ID: "update" + noun, Fails: badURL, Status: http.StatusOK,
+			IfMatch: true,
 			Summary: "Change a subscription of " + app + ": url, events, projectIds, maxPerSecond " +
 				"(absent fields stay; null removes the filter or the cap)",
 			Body: UpdateRequest{}, Result: SubscriptionView{}, Handler: h.updateWebhook},

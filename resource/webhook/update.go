@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
+	"github.com/pmapi/pmapi/api"
 	"github.com/pmapi/pmapi/audit"
 	"github.com/pmapi/pmapi/tenant"
 )
@@ -28,7 +29,8 @@ type Change struct {
 
 // Update applies ch to one of the app's subscriptions, in the transaction that
 // checks a new project filter against the workspace's projects and records
-// the change in the audit log.
+// the change in the audit log. The row is locked first so that an If-Match
+// is compared with what the change would overwrite.
 func (st Store) Update(
 	ctx context.Context,
 	shard *tenant.Shard,
@@ -59,10 +61,16 @@ func (st Store) Update(
 		" where s.workspace_id = $1 and s.client_id = $2 and s.id = $3 returning " + subColumns
 	var s Subscription
 	err := shard.Tx(ctx, ws, func(tx pgx.Tx) error {
+		cur, err := lockSub(ctx, tx, ws, &clientID, id)
+		if err != nil {
+			return err
+		}
+		if err := api.IfMatch(ctx, id, ToView(cur)); err != nil {
+			return err
+		}
 		if err := checkProjects(ctx, tx, ws, ch.Projects); err != nil {
 			return err
 		}
-		var err error
 		if s, err = scanSub(tx.QueryRow(ctx, sql, args...)); err != nil {
 			return err
 		}

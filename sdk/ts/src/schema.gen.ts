@@ -7146,7 +7146,10 @@ export interface operations {
     updateApp: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -7197,6 +7200,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8148,7 +8160,10 @@ export interface operations {
     setAppScopes: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8199,6 +8214,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -8652,7 +8676,10 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The clientId of the resource, as the API gave it */
                 clientId: string;
@@ -8705,6 +8732,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19530,7 +19566,10 @@ export interface operations {
     updateWebhookSubscription: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Change the resource only if it is still as read: the ETag of its detail GET (or several, or * for any existing version). When it has changed since, the answer is 412 PRECONDITION_FAILED and nothing is changed */
+                "If-Match"?: components["parameters"]["IfMatch"];
+            };
             path: {
                 /** @description The subId of the resource, as the API gave it */
                 subId: string;
@@ -19591,6 +19630,15 @@ export interface operations {
             };
             /** @description Not Found: `error.code` is `NOT_FOUND` */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Precondition Failed: `error.code` is `PRECONDITION_FAILED` */
+            412: {
                 headers: {
                     [name: string]: unknown;
                 };
