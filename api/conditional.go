@@ -2,11 +2,12 @@ package api
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"net/http"
 	"sync"
 
+	"github.com/cespare/xxhash/v2"
 	gojson "github.com/goccy/go-json"
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -30,15 +31,18 @@ const (
 	revalidateVary         = "Authorization, X-Client-ID, Cookie"
 )
 
-// ETag is the strong entity tag of body: the first 128 bits of its SHA-256,
-// base64url, quoted. A strong hash rather than Fiber's CRC-32, whose 32 bits
-// two versions of a busy list can share: a client holding the old tag would
-// then miss the change, and an If-Match would pass against a stale copy.
+// ETag is the strong entity tag of body: its 64-bit xxHash, base64url,
+// quoted. 64 bits rather than Fiber's CRC-32, whose 32 bits two versions of a
+// busy list can share (a client holding the old tag would then miss the
+// change, and an If-Match would pass against a stale copy); xxHash rather
+// than SHA-256, which costs 15 µs on a 20 KB list page against 2: a tag needs
+// no resistance to an attacker, who can only read answers of their own.
 func ETag(body []byte) string {
-	sum := sha256.Sum256(body)
-	b := make([]byte, 0, 24)
+	var sum [8]byte
+	binary.BigEndian.PutUint64(sum[:], xxhash.Sum64(body))
+	b := make([]byte, 0, 13)
 	b = append(b, '"')
-	b = base64.RawURLEncoding.AppendEncode(b, sum[:16])
+	b = base64.RawURLEncoding.AppendEncode(b, sum[:])
 	return string(append(b, '"'))
 }
 
